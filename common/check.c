@@ -1,0 +1,47 @@
+#include "common/check.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void die_oom(size_t size, const char *file, int line) {
+    fprintf(stderr, "tta: out of memory allocating %zu bytes at %s:%d\n", size, file, line);
+    exit(1);
+}
+
+void *malloc_check(size_t size, const char *file, int line) {
+    void *p = malloc(size ? size : 1);
+    if (!p) die_oom(size, file, line);
+    return p;
+}
+
+void *calloc_check(size_t n, size_t size, const char *file, int line) {
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p) die_oom(n * size, file, line);
+    return p;
+}
+
+void *realloc_check(void *p, size_t size, const char *file, int line) {
+    void *q = realloc(p, size ? size : 1);
+    if (!q) die_oom(size, file, line);
+    return q;
+}
+
+char *strdup_check(const char *s, const char *file, int line) {
+    return strndup_check(s, strlen(s), file, line);
+}
+
+char *strndup_check(const char *s, size_t n, const char *file, int line) {
+    char *p = malloc_check(n + 1, file, line);
+    memcpy(p, s, n);
+    p[n] = '\0';
+    return p;
+}
+
+void *grow_array(void *p, size_t *cap, size_t need, size_t elem, const char *file, int line) {
+    if (need <= *cap) return p;
+    size_t c = *cap ? *cap : 16;
+    while (c < need) c *= 2;
+    p = realloc_check(p, c * elem, file, line);
+    *cap = c;
+    return p;
+}

@@ -1,0 +1,51 @@
+/* ingest.h: the ingest module's contract. Reads published MLPerf Training and DAWNBench logs
+ * into a SQLite database, and opens (creating or migrating) that database.
+ *
+ * Ownership: the caller owns the sqlite3 handle from tta_db_open and closes it with
+ * sqlite3_close. Error strings returned through char ** are malloc'd; the caller frees them.
+ */
+#ifndef TTA_INGEST_H
+#define TTA_INGEST_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <sqlite3.h>
+
+/* Schema version this build writes (PRAGMA user_version after migration). */
+int tta_schema_version(void);
+
+/* Opens (creating if needed) the database at path, sets WAL mode, foreign keys and a busy
+ * timeout, and applies every pending migration in schemas/. Returns SQLITE_OK and *out, or an
+ * error code with *err ("<path>: reason"). A database written by a newer tta is refused. */
+int tta_db_open(const char *path, sqlite3 **out, char **err);
+
+/* Opens an existing database read-only (reports). Fails if it does not exist or its schema is
+ * older than this build's (run `tta ingest` to migrate). */
+int tta_db_open_readonly(const char *path, sqlite3 **out, char **err);
+
+typedef struct {
+    int jobs;       /* parser threads; <= 0 means the number of online CPUs */
+    int quiet;      /* 1: no per-file error lines on diag */
+} tta_ingest_options;
+
+typedef struct {
+    int64_t files;     /* files seen that tta reads (recognised formats) */
+    int64_t skipped;   /* files seen that are not logs (READMEs, images, ...) */
+    int64_t ingested;  /* stored (new or changed) */
+    int64_t unchanged; /* same content hash as already stored: skipped */
+    int64_t failed;    /* malformed or unreadable: error recorded in sources, nothing else kept */
+    int64_t runs;      /* runs stored by this call */
+    int64_t events;    /* events stored by this call */
+    int64_t bytes;     /* bytes of the files read */
+    double seconds;    /* wall time of the call */
+} tta_ingest_stats;
+
+/* Walks each path (a file or a folder, recursively; symlinks are not followed into folders),
+ * recognises each file by content, parses with opts->jobs threads and stores with one writer,
+ * one transaction per file. Each failed file gets one line "<path>:<line>: <reason>" on diag
+ * (unless quiet) and a row in sources with status 'failed'. Returns 0 when no file failed,
+ * 1 when some did (the others are stored), -1 when the database itself failed (err set). */
+int tta_ingest_paths(sqlite3 *db, const char *const *paths, int n_paths, const tta_ingest_options *opts,
+                     tta_ingest_stats *stats, FILE *diag, char **err);
+
+#endif

@@ -1,0 +1,170 @@
+/* parsed.h: what a parser makes of one file (internal to ingest/).
+ *
+ * A parser turns the bytes of one file into a tta_parsed_file: the raw events (every
+ * :::MLPv0.5.0 / :::MLL / :::MLLOG record, in file order) and what they mean for the run
+ * (start, stop, status, evaluations, epochs, hyperparameters), or a system description, or
+ * power samples. The store (store.c) writes it to SQLite in one transaction.
+ *
+ * Ownership: everything a tta_parsed_file points to is owned by it (strings in its arena,
+ * spans into its mapping of the file) and released by tta_parsed_free. Strings marked
+ * "NULL when unknown" are NUL-terminated; tta_str spans are not.
+ */
+#ifndef TTA_INGEST_PARSED_H
+#define TTA_INGEST_PARSED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ingest/arena.h"
+
+typedef enum {
+    TTA_FMT_UNKNOWN = 0,    /* not a file tta reads (README, image, archive): skipped silently */
+    TTA_FMT_MLPERF_V05,     /* ":::MLPv0.5.0 <bench> <unix s> (<file:line>) <key>[: <value>]" */
+    TTA_FMT_MLPERF_V06,     /* ":::MLL <unix s> <key>: <json>" */
+    TTA_FMT_MLLOG,          /* ":::MLLOG <json>" (v0.7 and later rounds) */
+    TTA_FMT_MLPERF_TEXT,    /* "MLPerf: <bench> [MM/DD/YY HH:MM:SS], <key>[: <value>]" (Alibaba v0.6) */
+    TTA_FMT_POWER,          /* :::MLLOG power log: results/<sys>/<bench>/power/result_N/{node,sw}_N.txt */
+    TTA_FMT_DAWNBENCH_TSV,  /* per-epoch TSV (+ its sibling JSON description) */
+    TTA_FMT_DAWNBENCH_JSON, /* DAWNBench entry description on its own (e.g. inference entries) */
+    TTA_FMT_SYSTEM_JSON,    /* <submitter>/systems/<system>.json */
+    TTA_FMT_ENTRY_JSON,     /* v0.5 results/<system>/entry.json */
+} tta_format;
+
+/* Stable name of a format, as stored in sources.format ("mlperf-v0.5", "mllog", ...). */
+const char *tta_format_name(tta_format f);
+
+typedef struct {
+    const char *p; /* not NUL-terminated; NULL with n == 0 when absent */
+    uint32_t n;
+} tta_str;
+
+typedef enum { TTA_EV_POINT = 0, TTA_EV_START = 1, TTA_EV_END = 2 } tta_event_type;
+
+typedef struct {
+    tta_str key;
+    tta_str value;     /* valid JSON text ("null" when the line had no value) */
+    tta_str metadata;  /* valid JSON object text, or empty */
+    double time_s;     /* unix seconds (time_ms / 1000 for MLLOG); NAN when absent */
+    double epoch_num;  /* metadata epoch_num (v0.5: the value's "epoch"), as logged; NAN when absent */
+    double samples;    /* metadata samples_count / samples; NAN when absent */
+    uint32_t line;     /* 1-based line number in the file */
+    uint8_t type;      /* tta_event_type */
+} tta_event;
+
+typedef enum { TTA_RUN_UNKNOWN = 0, TTA_RUN_SUCCESS = 1, TTA_RUN_ABORTED = 2 } tta_run_status;
+const char *tta_run_status_name(tta_run_status s); /* "unknown", "success", "aborted" */
+
+typedef struct {
+    double time_s;   /* same clock as run_start_s */
+    double epoch;    /* epochs completed at this evaluation, counting from 1
+                        (epoch_num as logged, or a 0-based index + 1); NAN when unknown */
+    double samples;  /* training samples seen at this evaluation; NAN when unknown */
+    double quality;  /* the benchmark's primary metric as logged (top-1, mAP BBOX, BLEU, AUC, F1...) */
+    double quality2; /* second metric where a benchmark has two (maskrcnn SEGM); NAN otherwise */
+    uint32_t line;
+} tta_eval;
+
+typedef struct {
+    double epoch;   /* as in tta_eval.epoch */
+    double start_s; /* NAN when absent */
+    double stop_s;  /* NAN when absent */
+} tta_epoch_mark;
+
+typedef struct {
+    tta_str key;
+    tta_str value; /* JSON text */
+} tta_kv;
+
+/* One training run (an MLPerf result log or a DAWNBench TSV). */
+typedef struct {
+    /* Identity: round ("v0.5", "v0.6", "v0.7", ..., "dawnbench", "local"), division ("closed",
+     * "open"), submitter, system, benchmark (canonical lowercase: resnet, ssd, maskrcnn, gnmt,
+     * transformer, ncf, minigo, bert, dlrm, ...; DAWNBench: cifar10, imagenet, squad,
+     * fashion-mnist). See docs/ingest.md for which comes from the log and which from the path.
+     * NULL when unknown. */
+    char *round, *division, *submitter, *system, *benchmark;
+    char *platform;     /* submission_platform as logged, NULL when absent */
+    int run_index;      /* N of result_N.txt (or of *_N.log), -1 when the name has none */
+    int has_seed;
+    int64_t seed;
+    double run_start_s; /* NAN when absent */
+    double run_stop_s;  /* NAN when absent */
+    tta_run_status status;
+    double target;      /* eval_target / quality target logged by the run; NAN when not logged */
+    double target2;     /* second target (maskrcnn SEGM) when logged; NAN otherwise */
+    double global_batch_size; /* NAN when unknown */
+    double train_samples;     /* training-set size logged (train_samples), NAN when not */
+    double eval_samples;      /* NAN when not logged */
+    double tta_s;       /* only for DAWNBench (time of first epoch at threshold, computed by the
+                           store's views otherwise): NAN */
+    tta_eval *evals;
+    size_t n_evals;
+    tta_epoch_mark *epochs;
+    size_t n_epochs;
+    tta_kv *hparams;    /* optimizer and schedule hyperparameters, batch sizes, DAWNBench misc */
+    size_t n_hparams;
+} tta_run_record;
+
+/* A system description (systems/<name>.json, or v0.5 entry.json, or a DAWNBench entry JSON). */
+typedef struct {
+    char *round, *submitter, *name; /* name = file stem (or results/<system> folder for entry.json) */
+    char *division, *status;        /* NULL when unknown */
+    char *accelerator_model;        /* NULL when unknown */
+    int nodes;                      /* -1 when unknown */
+    int accelerators_per_node;      /* -1 when unknown */
+    int accelerators;               /* total = nodes * per node; 0 for CPU-only; -1 unknown */
+    char *host_processor;           /* NULL when unknown */
+    char *framework;                /* NULL when unknown */
+    char *raw_json;                 /* the description re-serialised as valid JSON */
+} tta_system_record;
+
+typedef struct {
+    char *node;     /* "node_0", "sw_0" (file stem) */
+    double time_s;
+    tta_str key;    /* "power_reading", ... */
+    double value;   /* NAN when the value is not a number */
+} tta_power_sample;
+
+typedef struct {
+    /* Where the power log belongs: the run result_<run_index> of this entry. */
+    char *round, *submitter, *system, *benchmark;
+    int run_index;
+    tta_power_sample *samples;
+    size_t n_samples;
+} tta_power_record;
+
+typedef struct tta_parsed_file {
+    char *path;             /* as given to the parser */
+    tta_format format;
+    uint64_t size;
+    uint64_t hash;          /* tta_hash64 of the content (and of a DAWNBench TSV's sibling JSON) */
+    int failed;             /* 1: error holds "<path>:<line>: <reason>"; nothing else is stored */
+    char *error;
+    tta_event *events;      /* every log record in file order (log formats only) */
+    size_t n_events;
+    tta_run_record run;     /* log formats and DAWNBench TSV */
+    tta_system_record system; /* system / entry / DAWNBench JSON */
+    tta_power_record power;   /* TTA_FMT_POWER */
+    tta_arena arena;        /* owns strings and converted values */
+    void *map;              /* mapping of the file (spans point into it) */
+    size_t map_len;
+} tta_parsed_file;
+
+/* Classifies a file by its content (the first bytes, head) and, where content alone cannot
+ * tell (a JSON file), by its path. head_len may be less than the file's size. */
+tta_format tta_detect_format(const char *path, const char *head, size_t head_len);
+
+/* Parses the file at path (mapping it read-only) into *out, which the caller zeroes first.
+ * Returns 0 on success, also for a file recorded as failed (out->failed = 1 with
+ * out->error set: malformed input is a value, not a crash), and -1 only when the file cannot
+ * be read at all (out->error says why). A TTA_FMT_UNKNOWN file is returned with no records.
+ * Thread-safe: touches no global state. */
+int tta_parse_file(const char *path, tta_parsed_file *out);
+
+/* Parses an in-memory buffer as if it were the file at path (for tests and fuzzing). */
+int tta_parse_buffer(const char *path, const char *data, size_t len, tta_parsed_file *out);
+
+/* Releases everything *f owns and zeroes it. */
+void tta_parsed_free(tta_parsed_file *f);
+
+#endif
