@@ -1,7 +1,7 @@
 # Writes OUT: a C file with every DIR/NNN_*.sql as a string, in order, as tta_migrations[].
 file(GLOB files ${DIR}/[0-9][0-9][0-9]_*.sql)
 list(SORT files)
-set(body "/* Generated from schemas/*.sql by schemas/embed.cmake. Do not edit. */\n#include <stddef.h>\n")
+set(body "/* Generated from the schemas folder by schemas/embed.cmake. Do not edit. */\n#include <stddef.h>\n")
 set(table "const char *const tta_migrations[] = {\n")
 set(i 0)
 foreach(f ${files})

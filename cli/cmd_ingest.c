@@ -1,0 +1,103 @@
+/* cmd_ingest.c: `tta ingest [--jobs N] [--format text|json] PATH...` */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "ingest/ingest.h"
+
+static const char ingest_help[] =
+    "usage: tta ingest [--jobs N] [--format text|json] [--quiet] PATH...\n"
+    "\n"
+    "Reads every MLPerf Training log (:::MLPv0.5.0, :::MLL, :::MLLOG), DAWNBench entry (JSON + TSV),\n"
+    "system description and power log under each PATH (files or folders, recursively) into the\n"
+    "database. Files are recognised by content; anything else is skipped. Unchanged files (same\n"
+    "content hash) are skipped; changed files replace what they gave before. Each file is one\n"
+    "transaction. A malformed file is reported as <path>:<line>: <reason> and recorded.\n"
+    "\n"
+    "  --jobs N        parser threads (default: the number of CPUs)\n"
+    "  --format text   summary on stderr (default); json: one object on stdout with files,\n"
+    "                  ingested, unchanged, failed, runs, events, bytes, seconds\n"
+    "  --quiet         no per-file error lines\n"
+    "\n"
+    "Exit status: 0 no file failed, 1 some failed (the others are stored), 2 usage error.\n";
+
+int cmd_ingest(const tta_cli *cli, int argc, char **argv) {
+    tta_ingest_options opts = {0};
+    int json = 0;
+    const char **paths = calloc((size_t)argc, sizeof *paths);
+    int n_paths = 0;
+    if (!paths) return 1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(ingest_help, stdout);
+            free(paths);
+            return 0;
+        } else if (strcmp(a, "--jobs") == 0 || strcmp(a, "-j") == 0) {
+            long v = i + 1 < argc ? cli_parse_positive(argv[i + 1]) : -1;
+            if (v < 0) {
+                free(paths);
+                return cli_usage_error("ingest", "--jobs needs a positive number");
+            }
+            opts.jobs = (int)v;
+            i++;
+        } else if (strcmp(a, "--format") == 0) {
+            const char *f = i + 1 < argc ? argv[++i] : "";
+            if (strcmp(f, "json") == 0)
+                json = 1;
+            else if (strcmp(f, "text") == 0)
+                json = 0;
+            else {
+                free(paths);
+                return cli_usage_error("ingest", "--format must be text or json, not '%s'", f);
+            }
+        } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
+            opts.quiet = 1;
+        } else if (strcmp(a, "--") == 0) {
+            for (i++; i < argc; i++) paths[n_paths++] = argv[i];
+        } else if (a[0] == '-' && a[1]) {
+            free(paths);
+            return cli_usage_error("ingest", "unknown option '%s'", a);
+        } else {
+            paths[n_paths++] = a;
+        }
+    }
+    if (n_paths == 0) {
+        free(paths);
+        return cli_usage_error("ingest", "no PATH given");
+    }
+    sqlite3 *db = NULL;
+    char *err = NULL;
+    if (tta_db_open(cli->db_path, &db, &err) != SQLITE_OK) {
+        fprintf(stderr, "tta ingest: %s\n", err ? err : cli->db_path);
+        free(err);
+        free(paths);
+        return 1;
+    }
+    tta_ingest_stats st;
+    int rc = tta_ingest_paths(db, paths, n_paths, &opts, &st, stderr, &err);
+    free(paths);
+    if (rc < 0) {
+        fprintf(stderr, "tta ingest: %s\n", err ? err : "database error");
+        free(err);
+        sqlite3_close(db);
+        return 1;
+    }
+    sqlite3_close(db);
+    double mb = st.bytes / 1e6;
+    double mbps = st.seconds > 0 ? mb / st.seconds : 0;
+    if (json) {
+        printf("{\"files\": %lld, \"ingested\": %lld, \"unchanged\": %lld, \"failed\": %lld, \"skipped\": %lld, "
+               "\"runs\": %lld, \"events\": %lld, \"bytes\": %lld, \"seconds\": %.6f}\n",
+               (long long)st.files, (long long)st.ingested, (long long)st.unchanged, (long long)st.failed,
+               (long long)st.skipped, (long long)st.runs, (long long)st.events, (long long)st.bytes, st.seconds);
+    } else {
+        fprintf(stderr,
+                "ingest: %lld files seen, %lld ingested, %lld unchanged, %lld failed (%lld other files skipped); "
+                "%lld runs, %lld events; %.1f MB in %.2f s (%.0f MB/s)\n",
+                (long long)st.files, (long long)st.ingested, (long long)st.unchanged, (long long)st.failed,
+                (long long)st.skipped, (long long)st.runs, (long long)st.events, mb, st.seconds, mbps);
+    }
+    return rc;
+}

@@ -1,0 +1,85 @@
+/* main.c: tta's entry point: global options and command dispatch. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+static const char usage_text[] =
+    "usage: tta [--db PATH] COMMAND [ARGS...]\n"
+    "\n"
+    "Time-to-accuracy analysis of MLPerf Training and DAWNBench results.\n"
+    "\n"
+    "commands:\n"
+    "  ingest [--jobs N] [--format text|json] PATH...   read logs into the database\n"
+    "  ls runs|entries|systems [filters] [--format F]     list what is stored\n"
+    "  report KIND [filters] [--format F]                 variance, speedup, scaling, curves, compare,\n"
+    "                                                     rcp, threshold, html\n"
+    "  replay SPEC [options]                              re-execute a training recipe locally\n"
+    "  verify ENTRY [--runs N]                            replay an ingested entry and check its claim\n"
+    "\n"
+    "The database is --db PATH, else $TTA_DB, else tta.db in the current folder.\n"
+    "`tta COMMAND --help` describes a command.\n";
+
+typedef struct {
+    const char *name;
+    int (*run)(const tta_cli *, int, char **);
+} command;
+
+static const command commands[] = {
+    {"ingest", cmd_ingest},
+    {"ls", cmd_ls},
+};
+
+int cli_usage_error(const char *cmd, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "tta %s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n(see `tta %s --help`)\n", cmd);
+    va_end(ap);
+    return 2;
+}
+
+long cli_parse_positive(const char *s) {
+    if (!s || !*s) return -1;
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (*end || v <= 0) return -1;
+    return v;
+}
+
+int main(int argc, char **argv) {
+    tta_cli cli = {.argv0 = argv[0]};
+    const char *env_db = getenv("TTA_DB");
+    cli.db_path = env_db && *env_db ? env_db : "tta.db";
+    int i = 1;
+    while (i < argc && argv[i][0] == '-') {
+        if (strcmp(argv[i], "--db") == 0 && i + 1 < argc) {
+            cli.db_path = argv[i + 1];
+            i += 2;
+        } else if (strncmp(argv[i], "--db=", 5) == 0) {
+            cli.db_path = argv[i] + 5;
+            i++;
+        } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            fputs(usage_text, stdout);
+            return 0;
+        } else if (strcmp(argv[i], "--version") == 0) {
+            puts("tta 0.1.0");
+            return 0;
+        } else {
+            fprintf(stderr, "tta: unknown option '%s'\n%s", argv[i], usage_text);
+            return 2;
+        }
+    }
+    if (i >= argc) {
+        fputs(usage_text, stderr);
+        return 2;
+    }
+    for (size_t c = 0; c < sizeof commands / sizeof commands[0]; c++) {
+        if (strcmp(argv[i], commands[c].name) == 0) return commands[c].run(&cli, argc - i, argv + i);
+    }
+    fprintf(stderr, "tta: unknown command '%s'\n%s", argv[i], usage_text);
+    return 2;
+}

@@ -1,0 +1,297 @@
+/* ingest.c: `tta ingest`: walk, hash, parse in parallel, store with one writer.
+ *
+ * Parser threads take files from the walked list, map and hash each one, skip it when the
+ * database holds the same content, and otherwise parse it into a tta_parsed_file. They hand
+ * results to the writer (the calling thread) through a bounded queue, so memory stays bounded
+ * by (queue capacity + jobs) files however large the tree.
+ */
+#include "ingest/ingest.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/buf.h"
+#include "common/check.h"
+#include "common/hash.h"
+#include "ingest/parsed.h"
+#include "ingest/store.h"
+#include "ingest/walk.h"
+
+typedef enum { RESULT_SKIPPED, RESULT_UNCHANGED, RESULT_PARSED } result_kind;
+
+typedef struct {
+    result_kind kind;
+    uint64_t bytes;
+    tta_parsed_file parsed; /* RESULT_PARSED */
+    void *map;              /* the file's mapping, which parsed spans point into */
+    size_t map_len;
+} file_result;
+
+typedef struct {
+    const tta_walk_list *files;
+    const tta_stored_source *stored; /* sorted by path */
+    size_t n_stored;
+    pthread_mutex_t lock;
+    pthread_cond_t not_full, not_empty;
+    size_t next_file;   /* next index of files to parse */
+    file_result **queue; /* ring buffer */
+    size_t cap, head, count;
+} ingest_work;
+
+static double now_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int compare_stored(const void *a, const void *b) {
+    return strcmp(((const tta_stored_source *)a)->path, ((const tta_stored_source *)b)->path);
+}
+
+static const tta_stored_source *find_stored(const ingest_work *w, const char *path) {
+    tta_stored_source key = {.path = (char *)path};
+    return bsearch(&key, w->stored, w->n_stored, sizeof key, compare_stored);
+}
+
+/* Hash of a file's own bytes, chained with its sibling description for a DAWNBench TSV
+ * (an entry's JSON belongs to its TSV's run: a changed JSON re-ingests the run). */
+static uint64_t source_hash(const char *path, const void *data, size_t len) {
+    uint64_t h = tta_hash64(data, len, 0);
+    size_t n = strlen(path);
+    if (n > 4 && strcmp(path + n - 4, ".tsv") == 0) {
+        buf sib = {0};
+        buf_append(&sib, path, n - 4);
+        buf_puts(&sib, ".json");
+        int fd = open(buf_str(&sib), O_RDONLY | O_CLOEXEC);
+        buf_free(&sib);
+        if (fd >= 0) {
+            struct stat st;
+            if (fstat(fd, &st) == 0 && st.st_size > 0) {
+                void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+                if (m != MAP_FAILED) {
+                    h = tta_hash64(m, (size_t)st.st_size, h);
+                    munmap(m, (size_t)st.st_size);
+                }
+            }
+            close(fd);
+        }
+    }
+    return h;
+}
+
+/* Records an unreadable file as failed. */
+static void fail_unreadable(file_result *r, const char *path, const char *what, int errnum) {
+    r->kind = RESULT_PARSED;
+    tta_parsed_file *f = &r->parsed;
+    f->path = strdupCheck(path);
+    f->failed = 1;
+    f->format = TTA_FMT_UNKNOWN;
+    buf b = {0};
+    buf_printf(&b, "%s:0: %s: %s", path, what, strerror(errnum));
+    f->error = buf_take(&b);
+}
+
+/* Reads, hashes and (unless unchanged or not a log) parses one file. */
+static file_result *process_file(const ingest_work *w, const tta_walk_file *wf) {
+    file_result *r = callocCheck(1, sizeof *r);
+    int fd = open(wf->path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        fail_unreadable(r, wf->path, "cannot open", errno);
+        return r;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        fail_unreadable(r, wf->path, "cannot stat", errno);
+        close(fd);
+        return r;
+    }
+    size_t len = (size_t)st.st_size;
+    void *map = NULL;
+    if (len > 0) {
+        map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (map == MAP_FAILED) {
+            fail_unreadable(r, wf->path, "cannot map", errno);
+            close(fd);
+            return r;
+        }
+        madvise(map, len, MADV_SEQUENTIAL);
+    }
+    close(fd);
+    const char *data = map ? map : "";
+    size_t head = len < 65536 ? len : 65536;
+    tta_format fmt = tta_detect_format(wf->path, data, head);
+    if (fmt == TTA_FMT_UNKNOWN) {
+        r->kind = RESULT_SKIPPED;
+        if (map) munmap(map, len);
+        return r;
+    }
+    r->bytes = len;
+    uint64_t h = source_hash(wf->path, data, len);
+    const tta_stored_source *old = find_stored(w, wf->path);
+    if (old && old->ok && old->size == len) {
+        char hex[17];
+        tta_hash_hex(h, hex);
+        if (strcmp(hex, old->hash) == 0) {
+            r->kind = RESULT_UNCHANGED;
+            if (map) munmap(map, len);
+            return r;
+        }
+    }
+    r->kind = RESULT_PARSED;
+    if (tta_parse_buffer(wf->path, data, len, &r->parsed) != 0 && !r->parsed.failed) {
+        r->parsed.failed = 1;
+        if (!r->parsed.error) {
+            buf b = {0};
+            buf_printf(&b, "%s:0: cannot parse", wf->path);
+            r->parsed.error = buf_take(&b);
+        }
+    }
+    if (!r->parsed.path) r->parsed.path = strdupCheck(wf->path);
+    r->parsed.size = len;
+    r->parsed.hash = h;
+    r->map = map;
+    r->map_len = len;
+    return r;
+}
+
+static void free_result(file_result *r) {
+    if (r->kind == RESULT_PARSED) tta_parsed_free(&r->parsed);
+    if (r->map) munmap(r->map, r->map_len);
+    free(r);
+}
+
+static void *parser_thread(void *arg) {
+    ingest_work *w = arg;
+    for (;;) {
+        pthread_mutex_lock(&w->lock);
+        size_t i = w->next_file++;
+        pthread_mutex_unlock(&w->lock);
+        if (i >= w->files->n) break;
+        file_result *r = process_file(w, &w->files->files[i]);
+        pthread_mutex_lock(&w->lock);
+        while (w->count == w->cap) pthread_cond_wait(&w->not_full, &w->lock);
+        w->queue[(w->head + w->count) % w->cap] = r;
+        w->count++;
+        pthread_cond_signal(&w->not_empty);
+        pthread_mutex_unlock(&w->lock);
+    }
+    return NULL;
+}
+
+static file_result *next_result(ingest_work *w) {
+    pthread_mutex_lock(&w->lock);
+    while (w->count == 0) pthread_cond_wait(&w->not_empty, &w->lock);
+    file_result *r = w->queue[w->head];
+    w->head = (w->head + 1) % w->cap;
+    w->count--;
+    pthread_cond_signal(&w->not_full);
+    pthread_mutex_unlock(&w->lock);
+    return r;
+}
+
+static int default_jobs(void) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+/* Progress on stderr only for a terminal that allows it (no bar when piped or NO_COLOR). */
+static int progress_allowed(FILE *diag) {
+    const char *nc = getenv("NO_COLOR");
+    return diag && isatty(fileno(diag)) && !(nc && *nc);
+}
+
+int tta_ingest_paths(sqlite3 *db, const char *const *paths, int n_paths, const tta_ingest_options *opts,
+                     tta_ingest_stats *stats, FILE *diag, char **err) {
+    double t0 = now_seconds();
+    memset(stats, 0, sizeof *stats);
+    tta_walk_list files = {0};
+    int status = 0;
+    for (int i = 0; i < n_paths; i++) {
+        if (tta_walk(paths[i], &files, diag) != 0) status = 1;
+    }
+    tta_walk_sort(&files);
+
+    tta_store *store = NULL;
+    if (tta_store_open(db, &store, err) != SQLITE_OK) {
+        tta_walk_free(&files);
+        return -1;
+    }
+    ingest_work w = {.files = &files};
+    tta_stored_source *stored = NULL;
+    size_t n_stored = 0;
+    if (tta_store_load_sources(store, &stored, &n_stored, err) != SQLITE_OK) {
+        tta_store_close(store);
+        tta_walk_free(&files);
+        return -1;
+    }
+    qsort(stored, n_stored, sizeof *stored, compare_stored);
+    w.stored = stored;
+    w.n_stored = n_stored;
+
+    int jobs = opts && opts->jobs > 0 ? opts->jobs : default_jobs();
+    if ((size_t)jobs > files.n && files.n > 0) jobs = (int)files.n;
+    if (jobs < 1) jobs = 1;
+    w.cap = (size_t)jobs * 2 + 2;
+    w.queue = callocCheck(w.cap, sizeof *w.queue);
+    pthread_mutex_init(&w.lock, NULL);
+    pthread_cond_init(&w.not_full, NULL);
+    pthread_cond_init(&w.not_empty, NULL);
+    pthread_t *threads = callocCheck((size_t)jobs, sizeof *threads);
+    int started = 0;
+    for (int i = 0; i < jobs && files.n > 0; i++) {
+        if (pthread_create(&threads[i], NULL, parser_thread, &w) == 0) started++;
+    }
+    /* With no thread started (resources exhausted), the loop below parses inline. */
+    int show_progress = progress_allowed(diag) && !(opts && opts->quiet);
+    int db_failed = 0;
+    for (size_t done = 0; done < files.n; done++) {
+        file_result *r = started ? next_result(&w) : process_file(&w, &files.files[done]);
+        if (r->kind == RESULT_SKIPPED) {
+            stats->skipped++;
+        } else {
+            stats->files++;
+            stats->bytes += (int64_t)r->bytes;
+            if (r->kind == RESULT_UNCHANGED) {
+                stats->unchanged++;
+            } else if (!db_failed) {
+                tta_parsed_file *f = &r->parsed;
+                if (tta_store_write(store, f, &stats->runs, &stats->events, err) != SQLITE_OK) {
+                    db_failed = 1; /* keep draining the queue so threads can finish */
+                } else if (f->failed) {
+                    stats->failed++;
+                    if (diag && !(opts && opts->quiet)) {
+                        if (show_progress) fputs("\r\033[K", diag);
+                        fprintf(diag, "%s\n", f->error ? f->error : f->path);
+                    }
+                } else {
+                    stats->ingested++;
+                }
+            }
+        }
+        free_result(r);
+        if (show_progress && (done % 32 == 0 || done + 1 == files.n))
+            fprintf(diag, "\r\033[Kingest: %zu/%zu files", done + 1, files.n);
+    }
+    if (show_progress) fputs("\r\033[K", diag);
+    for (int i = 0; i < started; i++) pthread_join(threads[i], NULL);
+    free(threads);
+    free(w.queue);
+    pthread_mutex_destroy(&w.lock);
+    pthread_cond_destroy(&w.not_full);
+    pthread_cond_destroy(&w.not_empty);
+    tta_stored_sources_free(stored, n_stored);
+    if (!db_failed && stats->ingested + stats->failed > 0 && tta_store_finish(store, err) != SQLITE_OK) db_failed = 1;
+    tta_store_close(store);
+    tta_walk_free(&files);
+    stats->seconds = now_seconds() - t0;
+    if (db_failed) return -1;
+    return (status || stats->failed) ? 1 : 0;
+}

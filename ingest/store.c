@@ -1,0 +1,428 @@
+/* store.c: writing one parsed file into SQLite, in one transaction, with prepared statements. */
+#include "ingest/store.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/buf.h"
+#include "common/check.h"
+#include "common/hash.h"
+
+enum {
+    ST_BEGIN,
+    ST_COMMIT,
+    ST_ROLLBACK,
+    ST_DELETE_SOURCE,
+    ST_INSERT_SOURCE,
+    ST_INSERT_SYSTEM,
+    ST_INSERT_ENTRY,
+    ST_SELECT_ENTRY,
+    ST_SYSTEM_DIVISION,
+    ST_INSERT_RUN,
+    ST_INSERT_EVENT,
+    ST_INSERT_EVAL,
+    ST_INSERT_EPOCH,
+    ST_INSERT_HPARAM,
+    ST_INSERT_POWER,
+    ST_COUNT
+};
+
+static const char *const statement_sql[ST_COUNT] = {
+    [ST_BEGIN] = "BEGIN IMMEDIATE",
+    [ST_COMMIT] = "COMMIT",
+    [ST_ROLLBACK] = "ROLLBACK",
+    [ST_DELETE_SOURCE] = "DELETE FROM sources WHERE path = ?1",
+    [ST_INSERT_SOURCE] = "INSERT INTO sources(path, size, hash, format, status, error) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    [ST_INSERT_SYSTEM] = "INSERT INTO systems(source_id, round, submitter, name, division, status, accelerator_model,"
+                         " nodes, accelerators_per_node, accelerators, host_processor, framework, description)"
+                         " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+    [ST_INSERT_ENTRY] = "INSERT OR IGNORE INTO entries(round, division, submitter, system, benchmark)"
+                        " VALUES (?1, ?2, ?3, ?4, ?5)",
+    [ST_SELECT_ENTRY] = "SELECT id FROM entries WHERE round = ?1 AND division = ?2 AND submitter = ?3"
+                        " AND system = ?4 AND benchmark = ?5",
+    [ST_SYSTEM_DIVISION] = "SELECT division FROM systems WHERE round = ?1 AND submitter = ?2 AND name = ?3"
+                           " AND division IS NOT NULL ORDER BY id DESC LIMIT 1",
+    [ST_INSERT_RUN] = "INSERT INTO runs(source_id, entry_id, run_index, platform, seed, run_start, run_stop, status,"
+                      " target, target2, global_batch_size, train_samples, eval_samples, dawnbench_tta)"
+                      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+    [ST_INSERT_EVENT] = "INSERT INTO events(run_id, seq, line, time, key, value, metadata, epoch_num, samples)"
+                        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+    [ST_INSERT_EVAL] = "INSERT INTO evaluations(run_id, seq, time, epoch, samples, quality, quality2)"
+                       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    [ST_INSERT_EPOCH] = "INSERT INTO epochs(run_id, seq, epoch, start, stop) VALUES (?1, ?2, ?3, ?4, ?5)",
+    [ST_INSERT_HPARAM] = "INSERT OR IGNORE INTO hyperparameters(run_id, key, value) VALUES (?1, ?2, ?3)",
+    [ST_INSERT_POWER] = "INSERT INTO power_samples(source_id, round, submitter, system, benchmark, run_index, node,"
+                        " time, key, value) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+};
+
+struct tta_store {
+    sqlite3 *db;
+    sqlite3_stmt *st[ST_COUNT];
+    /* The last entry looked up: consecutive files usually belong to the same entry. */
+    char *last_entry_key;
+    int64_t last_entry_id;
+};
+
+static void set_err(char **err, sqlite3 *db, const char *path, const char *what) {
+    if (!err || *err) return;
+    buf b = {0};
+    buf_printf(&b, "%s: %s: %s", path ? path : "database", what, sqlite3_errmsg(db));
+    *err = buf_take(&b);
+}
+
+int tta_store_open(sqlite3 *db, tta_store **out, char **err) {
+    tta_store *s = callocCheck(1, sizeof *s);
+    s->db = db;
+    for (int i = 0; i < ST_COUNT; i++) {
+        if (sqlite3_prepare_v3(db, statement_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &s->st[i], NULL) != SQLITE_OK) {
+            set_err(err, db, NULL, "preparing statement");
+            tta_store_close(s);
+            *out = NULL;
+            return SQLITE_ERROR;
+        }
+    }
+    *out = s;
+    return SQLITE_OK;
+}
+
+void tta_store_close(tta_store *s) {
+    if (!s) return;
+    for (int i = 0; i < ST_COUNT; i++) sqlite3_finalize(s->st[i]);
+    free(s->last_entry_key);
+    free(s);
+}
+
+/* Binding helpers: NULL for absent strings and NaN numbers. */
+static void bind_text(sqlite3_stmt *st, int i, const char *s) {
+    if (s)
+        sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
+    else
+        sqlite3_bind_null(st, i);
+}
+static void bind_span(sqlite3_stmt *st, int i, tta_str s) {
+    if (s.p && s.n)
+        sqlite3_bind_text(st, i, s.p, (int)s.n, SQLITE_STATIC);
+    else
+        sqlite3_bind_null(st, i);
+}
+static void bind_real(sqlite3_stmt *st, int i, double v) {
+    if (isnan(v))
+        sqlite3_bind_null(st, i);
+    else
+        sqlite3_bind_double(st, i, v);
+}
+static void bind_count(sqlite3_stmt *st, int i, int v) {
+    if (v < 0)
+        sqlite3_bind_null(st, i);
+    else
+        sqlite3_bind_int(st, i, v);
+}
+
+/* Steps a statement that returns no rows and resets it. */
+static int exec_stmt(sqlite3_stmt *st) {
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+int tta_store_load_sources(tta_store *s, tta_stored_source **out, size_t *n, char **err) {
+    sqlite3_stmt *st;
+    *out = NULL;
+    *n = 0;
+    if (sqlite3_prepare_v2(s->db, "SELECT path, size, hash, status FROM sources", -1, &st, NULL) != SQLITE_OK) {
+        set_err(err, s->db, NULL, "reading sources");
+        return SQLITE_ERROR;
+    }
+    size_t cap = 0;
+    tta_stored_source *v = NULL;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        growArray(v, &cap, *n + 1);
+        tta_stored_source *e = &v[(*n)++];
+        e->path = strdupCheck((const char *)sqlite3_column_text(st, 0));
+        e->size = (uint64_t)sqlite3_column_int64(st, 1);
+        const char *h = (const char *)sqlite3_column_text(st, 2);
+        snprintf(e->hash, sizeof e->hash, "%s", h ? h : "");
+        const char *status = (const char *)sqlite3_column_text(st, 3);
+        e->ok = status && strcmp(status, "ok") == 0;
+    }
+    sqlite3_finalize(st);
+    *out = v;
+    if (rc != SQLITE_DONE) {
+        set_err(err, s->db, NULL, "reading sources");
+        return rc;
+    }
+    return SQLITE_OK;
+}
+
+void tta_stored_sources_free(tta_stored_source *v, size_t n) {
+    for (size_t i = 0; i < n; i++) free(v[i].path);
+    free(v);
+}
+
+static const char *or_unknown(const char *s) { return s && *s ? s : "unknown"; }
+
+/* Division of a run: as logged, else from its system description, else "unknown" (filled by
+ * tta_store_finish when the description arrives later). */
+static const char *run_division(tta_store *s, const tta_run_record *r, char *tmp, size_t tmp_len) {
+    if (r->division && *r->division) return r->division;
+    sqlite3_stmt *st = s->st[ST_SYSTEM_DIVISION];
+    bind_text(st, 1, or_unknown(r->round));
+    bind_text(st, 2, or_unknown(r->submitter));
+    bind_text(st, 3, or_unknown(r->system));
+    const char *d = "unknown";
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
+        snprintf(tmp, tmp_len, "%s", (const char *)sqlite3_column_text(st, 0));
+        d = tmp;
+    }
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    return d;
+}
+
+/* Finds or creates the entry of a run; returns its id, or -1 on a database error. */
+static int64_t entry_id(tta_store *s, const char *round, const char *division, const char *submitter,
+                        const char *system, const char *benchmark) {
+    buf key = {0};
+    buf_printf(&key, "%s\x1f%s\x1f%s\x1f%s\x1f%s", round, division, submitter, system, benchmark);
+    if (s->last_entry_key && strcmp(s->last_entry_key, buf_str(&key)) == 0) {
+        buf_free(&key);
+        return s->last_entry_id;
+    }
+    const char *fields[5] = {round, division, submitter, system, benchmark};
+    sqlite3_stmt *ins = s->st[ST_INSERT_ENTRY], *sel = s->st[ST_SELECT_ENTRY];
+    for (int i = 0; i < 5; i++) bind_text(ins, i + 1, fields[i]);
+    if (exec_stmt(ins) != SQLITE_OK) {
+        buf_free(&key);
+        return -1;
+    }
+    for (int i = 0; i < 5; i++) bind_text(sel, i + 1, fields[i]);
+    int64_t id = -1;
+    if (sqlite3_step(sel) == SQLITE_ROW) id = sqlite3_column_int64(sel, 0);
+    sqlite3_reset(sel);
+    sqlite3_clear_bindings(sel);
+    /* The cache is only valid within the transaction that may roll back: reset on error. */
+    free(s->last_entry_key);
+    s->last_entry_key = buf_take(&key);
+    s->last_entry_id = id;
+    return id;
+}
+
+/* Writes the run of f; the source row is source_id. */
+static int write_run(tta_store *s, const tta_parsed_file *f, int64_t source_id, int64_t *events) {
+    const tta_run_record *r = &f->run;
+    char division_tmp[64];
+    const char *division = run_division(s, r, division_tmp, sizeof division_tmp);
+    int64_t eid = entry_id(s, or_unknown(r->round), division, or_unknown(r->submitter), or_unknown(r->system),
+                           or_unknown(r->benchmark));
+    if (eid < 0) return SQLITE_ERROR;
+
+    sqlite3_stmt *st = s->st[ST_INSERT_RUN];
+    sqlite3_bind_int64(st, 1, source_id);
+    sqlite3_bind_int64(st, 2, eid);
+    bind_count(st, 3, r->run_index);
+    bind_text(st, 4, r->platform);
+    if (r->has_seed)
+        sqlite3_bind_int64(st, 5, r->seed);
+    else
+        sqlite3_bind_null(st, 5);
+    bind_real(st, 6, r->run_start_s);
+    bind_real(st, 7, r->run_stop_s);
+    bind_text(st, 8, tta_run_status_name(r->status));
+    bind_real(st, 9, r->target);
+    bind_real(st, 10, r->target2);
+    bind_real(st, 11, r->global_batch_size);
+    bind_real(st, 12, r->train_samples);
+    bind_real(st, 13, r->eval_samples);
+    bind_real(st, 14, r->tta_s);
+    int rc = exec_stmt(st);
+    if (rc != SQLITE_OK) return rc;
+    int64_t run_id = sqlite3_last_insert_rowid(s->db);
+
+    st = s->st[ST_INSERT_EVENT];
+    for (size_t i = 0; i < f->n_events; i++) {
+        const tta_event *e = &f->events[i];
+        sqlite3_bind_int64(st, 1, run_id);
+        sqlite3_bind_int64(st, 2, (int64_t)i);
+        sqlite3_bind_int64(st, 3, e->line);
+        bind_real(st, 4, e->time_s);
+        bind_span(st, 5, e->key);
+        bind_span(st, 6, e->value);
+        bind_span(st, 7, e->metadata);
+        bind_real(st, 8, e->epoch_num);
+        bind_real(st, 9, e->samples);
+        if ((rc = exec_stmt(st)) != SQLITE_OK) return rc;
+    }
+    *events += (int64_t)f->n_events;
+
+    st = s->st[ST_INSERT_EVAL];
+    for (size_t i = 0; i < r->n_evals; i++) {
+        const tta_eval *v = &r->evals[i];
+        sqlite3_bind_int64(st, 1, run_id);
+        sqlite3_bind_int64(st, 2, (int64_t)i);
+        bind_real(st, 3, v->time_s);
+        bind_real(st, 4, v->epoch);
+        bind_real(st, 5, v->samples);
+        bind_real(st, 6, v->quality);
+        bind_real(st, 7, v->quality2);
+        if ((rc = exec_stmt(st)) != SQLITE_OK) return rc;
+    }
+    st = s->st[ST_INSERT_EPOCH];
+    for (size_t i = 0; i < r->n_epochs; i++) {
+        const tta_epoch_mark *m = &r->epochs[i];
+        sqlite3_bind_int64(st, 1, run_id);
+        sqlite3_bind_int64(st, 2, (int64_t)i);
+        bind_real(st, 3, m->epoch);
+        bind_real(st, 4, m->start_s);
+        bind_real(st, 5, m->stop_s);
+        if ((rc = exec_stmt(st)) != SQLITE_OK) return rc;
+    }
+    st = s->st[ST_INSERT_HPARAM];
+    for (size_t i = 0; i < r->n_hparams; i++) {
+        sqlite3_bind_int64(st, 1, run_id);
+        bind_span(st, 2, r->hparams[i].key);
+        bind_span(st, 3, r->hparams[i].value);
+        if (!r->hparams[i].key.n) continue;
+        if ((rc = exec_stmt(st)) != SQLITE_OK) return rc;
+    }
+    return SQLITE_OK;
+}
+
+static int write_system(tta_store *s, const tta_parsed_file *f, int64_t source_id) {
+    const tta_system_record *y = &f->system;
+    sqlite3_stmt *st = s->st[ST_INSERT_SYSTEM];
+    sqlite3_bind_int64(st, 1, source_id);
+    bind_text(st, 2, or_unknown(y->round));
+    bind_text(st, 3, or_unknown(y->submitter));
+    bind_text(st, 4, or_unknown(y->name));
+    bind_text(st, 5, y->division);
+    bind_text(st, 6, y->status);
+    bind_text(st, 7, y->accelerator_model);
+    bind_count(st, 8, y->nodes);
+    bind_count(st, 9, y->accelerators_per_node);
+    bind_count(st, 10, y->accelerators);
+    bind_text(st, 11, y->host_processor);
+    bind_text(st, 12, y->framework);
+    bind_text(st, 13, y->raw_json);
+    return exec_stmt(st);
+}
+
+static int write_power(tta_store *s, const tta_parsed_file *f, int64_t source_id) {
+    const tta_power_record *p = &f->power;
+    sqlite3_stmt *st = s->st[ST_INSERT_POWER];
+    for (size_t i = 0; i < p->n_samples; i++) {
+        const tta_power_sample *x = &p->samples[i];
+        sqlite3_bind_int64(st, 1, source_id);
+        bind_text(st, 2, p->round);
+        bind_text(st, 3, p->submitter);
+        bind_text(st, 4, p->system);
+        bind_text(st, 5, p->benchmark);
+        bind_count(st, 6, p->run_index);
+        bind_text(st, 7, x->node);
+        bind_real(st, 8, x->time_s);
+        bind_span(st, 9, x->key);
+        bind_real(st, 10, x->value);
+        int rc = exec_stmt(st);
+        if (rc != SQLITE_OK) return rc;
+    }
+    return SQLITE_OK;
+}
+
+int tta_store_write(tta_store *s, const tta_parsed_file *f, int64_t *runs, int64_t *events, char **err) {
+    assert(f->path);
+    int rc = exec_stmt(s->st[ST_BEGIN]);
+    if (rc != SQLITE_OK) {
+        set_err(err, s->db, f->path, "beginning transaction");
+        return rc;
+    }
+    int64_t run_count = 0, event_count = 0;
+    char hash[17];
+    tta_hash_hex(f->hash, hash);
+
+    sqlite3_stmt *st = s->st[ST_DELETE_SOURCE];
+    bind_text(st, 1, f->path);
+    rc = exec_stmt(st);
+    if (rc == SQLITE_OK) {
+        st = s->st[ST_INSERT_SOURCE];
+        bind_text(st, 1, f->path);
+        sqlite3_bind_int64(st, 2, (int64_t)f->size);
+        bind_text(st, 3, hash);
+        bind_text(st, 4, tta_format_name(f->format));
+        bind_text(st, 5, f->failed ? "failed" : "ok");
+        bind_text(st, 6, f->failed ? f->error : NULL);
+        rc = exec_stmt(st);
+    }
+    int64_t source_id = sqlite3_last_insert_rowid(s->db);
+    if (rc == SQLITE_OK && !f->failed) {
+        switch (f->format) {
+        case TTA_FMT_MLPERF_V05:
+        case TTA_FMT_MLPERF_V06:
+        case TTA_FMT_MLLOG:
+        case TTA_FMT_MLPERF_TEXT:
+        case TTA_FMT_DAWNBENCH_TSV:
+            rc = write_run(s, f, source_id, &event_count);
+            run_count = 1;
+            break;
+        case TTA_FMT_SYSTEM_JSON:
+        case TTA_FMT_ENTRY_JSON:
+        case TTA_FMT_DAWNBENCH_JSON:
+            rc = write_system(s, f, source_id);
+            break;
+        case TTA_FMT_POWER:
+            rc = write_power(s, f, source_id);
+            break;
+        case TTA_FMT_UNKNOWN:
+            break;
+        }
+    }
+    if (rc == SQLITE_OK) rc = exec_stmt(s->st[ST_COMMIT]);
+    if (rc != SQLITE_OK) {
+        set_err(err, s->db, f->path, "storing");
+        exec_stmt(s->st[ST_ROLLBACK]);
+        free(s->last_entry_key);
+        s->last_entry_key = NULL;
+        return rc;
+    }
+    *runs += run_count;
+    *events += event_count;
+    return SQLITE_OK;
+}
+
+int tta_store_finish(tta_store *s, char **err) {
+    /* Entries whose division was unknown when their runs were stored: take the division of
+     * their system description, merging into an existing entry of that division if any. */
+    static const char *const sql =
+        "BEGIN IMMEDIATE;"
+        "CREATE TEMP TABLE IF NOT EXISTS entry_fix(old_id INTEGER PRIMARY KEY, division TEXT);"
+        "DELETE FROM entry_fix;"
+        "INSERT INTO entry_fix SELECT e.id, (SELECT division FROM systems y WHERE y.round = e.round"
+        "   AND y.submitter = e.submitter AND y.name = e.system AND y.division IS NOT NULL"
+        "   ORDER BY y.id DESC LIMIT 1)"
+        " FROM entries e WHERE e.division = 'unknown';"
+        "DELETE FROM entry_fix WHERE division IS NULL;"
+        "INSERT OR IGNORE INTO entries(round, division, submitter, system, benchmark)"
+        " SELECT e.round, f.division, e.submitter, e.system, e.benchmark FROM entry_fix f JOIN entries e ON e.id = f.old_id;"
+        "UPDATE runs SET entry_id = (SELECT n.id FROM entry_fix f JOIN entries o ON o.id = f.old_id"
+        "   JOIN entries n ON n.round = o.round AND n.division = f.division AND n.submitter = o.submitter"
+        "   AND n.system = o.system AND n.benchmark = o.benchmark WHERE f.old_id = runs.entry_id)"
+        " WHERE entry_id IN (SELECT old_id FROM entry_fix);"
+        "DELETE FROM entries WHERE NOT EXISTS (SELECT 1 FROM runs r WHERE r.entry_id = entries.id);"
+        "COMMIT;";
+    char *msg = NULL;
+    free(s->last_entry_key);
+    s->last_entry_key = NULL;
+    int rc = sqlite3_exec(s->db, sql, NULL, NULL, &msg);
+    if (rc != SQLITE_OK) {
+        if (err) {
+            buf b = {0};
+            buf_printf(&b, "database: finishing ingest: %s", msg ? msg : sqlite3_errmsg(s->db));
+            *err = buf_take(&b);
+        }
+        sqlite3_free(msg);
+        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+    }
+    return rc;
+}

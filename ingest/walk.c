@@ -1,0 +1,90 @@
+/* walk.c: recursive listing of input files. */
+#include "ingest/walk.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "common/buf.h"
+#include "common/check.h"
+
+static void add_file(tta_walk_list *list, const char *path, uint64_t size) {
+    growArray(list->files, &list->cap, list->n + 1);
+    list->files[list->n].path = strdupCheck(path);
+    list->files[list->n].size = size;
+    list->n++;
+}
+
+/* Recurses into dir; depth guards against pathological trees. */
+static void walk_dir(const char *dir, tta_walk_list *list, FILE *diag, int depth) {
+    if (depth > 64) {
+        if (diag) fprintf(diag, "%s: folder tree deeper than 64 levels: not descended\n", dir);
+        return;
+    }
+    DIR *d = opendir(dir);
+    if (!d) {
+        if (diag) fprintf(diag, "%s: cannot open folder: %s\n", dir, strerror(errno));
+        return;
+    }
+    struct dirent *de;
+    buf path = {0};
+    while ((de = readdir(d)) != NULL) {
+        if (de->d_name[0] == '.') continue; /* ., .., .git and other hidden entries */
+        buf_clear(&path);
+        size_t dl = strlen(dir);
+        buf_append(&path, dir, dl);
+        if (dl && dir[dl - 1] != '/') buf_putc(&path, '/');
+        buf_puts(&path, de->d_name);
+        struct stat st;
+        if (lstat(buf_str(&path), &st) != 0) continue;
+        if (S_ISDIR(st.st_mode)) {
+            walk_dir(buf_str(&path), list, diag, depth + 1);
+        } else if (S_ISREG(st.st_mode)) {
+            add_file(list, buf_str(&path), (uint64_t)st.st_size);
+        } else if (S_ISLNK(st.st_mode)) {
+            /* A link to a file is read; a link to a folder is not followed (cycles). */
+            struct stat target;
+            if (stat(buf_str(&path), &target) == 0 && S_ISREG(target.st_mode))
+                add_file(list, buf_str(&path), (uint64_t)target.st_size);
+        }
+    }
+    buf_free(&path);
+    closedir(d);
+}
+
+int tta_walk(const char *path, tta_walk_list *list, FILE *diag) {
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        if (diag) fprintf(diag, "%s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    if (S_ISDIR(st.st_mode))
+        walk_dir(path, list, diag, 0);
+    else
+        add_file(list, path, (uint64_t)st.st_size);
+    return 0;
+}
+
+static int is_json(const char *p) {
+    size_t n = strlen(p);
+    return n >= 5 && strcmp(p + n - 5, ".json") == 0;
+}
+
+static int compare_files(const void *a, const void *b) {
+    const tta_walk_file *x = a, *y = b;
+    int jx = is_json(x->path), jy = is_json(y->path);
+    if (jx != jy) return jy - jx;
+    return strcmp(x->path, y->path);
+}
+
+void tta_walk_sort(tta_walk_list *list) {
+    if (list->n > 1) qsort(list->files, list->n, sizeof list->files[0], compare_files);
+}
+
+void tta_walk_free(tta_walk_list *list) {
+    for (size_t i = 0; i < list->n; i++) free(list->files[i].path);
+    free(list->files);
+    memset(list, 0, sizeof *list);
+}

@@ -1,0 +1,30 @@
+/* walk.h: listing the files under the paths given to `tta ingest` (internal to ingest/). */
+#ifndef TTA_INGEST_WALK_H
+#define TTA_INGEST_WALK_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct {
+    char *path;
+    uint64_t size;
+} tta_walk_file;
+
+typedef struct {
+    tta_walk_file *files;
+    size_t n, cap;
+} tta_walk_list;
+
+/* Appends every regular file under path (itself if a file) to list, recursing into folders
+ * but not into symbolic links to folders nor hidden folders (.git). Unreadable folders are
+ * reported on diag and skipped. Returns 0, or -1 when path itself does not exist (reported). */
+int tta_walk(const char *path, tta_walk_list *list, FILE *diag);
+
+/* Orders the list so that descriptions (*.json) come before logs, each group by path: a run
+ * then finds its system's division already stored. */
+void tta_walk_sort(tta_walk_list *list);
+
+void tta_walk_free(tta_walk_list *list);
+
+#endif

@@ -1,0 +1,71 @@
+/* dataset.h: loading entries and their runs from the database for the reports (internal to
+ * reports/). One query per table, no per-run queries: a whole round loads in milliseconds.
+ *
+ * Ownership: tta_entries_load allocates the array and everything it points to; release it
+ * with tta_entries_free.
+ */
+#ifndef TTA_REPORTS_DATASET_H
+#define TTA_REPORTS_DATASET_H
+
+#include <sqlite3.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Selection of entries: NULL / 0 fields match everything; text compares case-insensitively. */
+typedef struct {
+    const char *round, *division, *submitter, *system, *benchmark;
+    int64_t entry_id;
+} tta_filter;
+
+typedef struct {
+    double time_s;   /* seconds since run_start */
+    double epoch;    /* epochs completed, from 1; NAN unknown */
+    double samples;  /* NAN unknown */
+    double quality;
+    double quality2; /* NAN when none */
+    int meets;       /* 1 / 0; -1 when the run has no target */
+} tta_curve_point;
+
+typedef struct {
+    int64_t id;
+    int run_index;      /* -1 when the file name has none */
+    char *file;
+    char *status;       /* success | aborted | unknown */
+    int reached;        /* last evaluation meets the target: 1 / 0; -1 unknown (no evaluation or target) */
+    double tta_s;       /* MLPerf: run_stop - run_start; DAWNBench: first epoch at threshold; NAN unknown */
+    double epochs;      /* epochs to target (samples / training-set size for sample-counted benchmarks);
+                           NAN when the target was not met or progress was not logged */
+    double samples_to_target; /* NAN unknown */
+    double global_batch_size; /* NAN unknown */
+    int has_seed;
+    int64_t seed;
+    tta_curve_point *curve; /* only when loaded with curves */
+    size_t n_curve;
+} tta_run_data;
+
+typedef struct {
+    int64_t id;
+    char *round, *division, *submitter, *system, *benchmark;
+    int accelerators;        /* -1 unknown */
+    int nodes;               /* -1 unknown */
+    char *accelerator_model; /* NULL unknown */
+    char *metric;            /* NULL when no target is known */
+    double target, target2;  /* NAN when none */
+    int higher_is_better;
+    char *unit;              /* "epochs" or "samples" */
+    double train_samples;    /* training-set size logged by the runs; NAN unknown */
+    tta_run_data *runs;      /* ordered by run_index, then file */
+    size_t n_runs;
+} tta_entry_data;
+
+/* Loads the entries matching f (ordered by round, division, submitter, system, benchmark) with
+ * their runs, and each run's evaluation curve when with_curves. Returns SQLITE_OK, or an error
+ * code with *err set (malloc'd). */
+int tta_entries_load(sqlite3 *db, const tta_filter *f, int with_curves, tta_entry_data **out, size_t *n,
+                     char **err);
+void tta_entries_free(tta_entry_data *entries, size_t n);
+
+/* "round/division/submitter/system/benchmark": a stable human name for an entry (malloc'd). */
+char *tta_entry_name(const tta_entry_data *e);
+
+#endif
