@@ -29,7 +29,7 @@ typedef struct {
 
 static const command commands[] = {
     {"ingest", cmd_ingest},
-    {"ls", cmd_ls},
+
 };
 
 int cli_usage_error(const char *cmd, const char *fmt, ...) {

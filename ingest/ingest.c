@@ -126,8 +126,9 @@ static file_result *process_file(const ingest_work *w, const tta_walk_file *wf) 
     }
     close(fd);
     const char *data = map ? map : "";
-    size_t head = len < 65536 ? len : 65536;
-    tta_format fmt = tta_detect_format(wf->path, data, head);
+    /* Detection looks for the first marker, which real logs print after up to hundreds of KB
+     * of shell output: give it the whole mapping (it stops at the first marker). */
+    tta_format fmt = tta_detect_format(wf->path, data, len);
     if (fmt == TTA_FMT_UNKNOWN) {
         r->kind = RESULT_SKIPPED;
         if (map) munmap(map, len);

@@ -5,9 +5,13 @@
  * (start, stop, status, evaluations, epochs, hyperparameters), or a system description, or
  * power samples. The store (store.c) writes it to SQLite in one transaction.
  *
- * Ownership: everything a tta_parsed_file points to is owned by it (strings in its arena,
- * spans into its mapping of the file) and released by tta_parsed_free. Strings marked
- * "NULL when unknown" are NUL-terminated; tta_str spans are not.
+ * Ownership: a tta_parsed_file owns path (malloc'd), its arrays (events, evals, epochs,
+ * hparams, power samples: malloc'd), its arena (strings, converted values) and, when made by
+ * tta_parse_file, the mapping of the file; tta_parsed_free releases them. Other char * fields
+ * point into the arena or at static strings and are never freed one by one. tta_str spans
+ * point into the file's bytes or the arena: with tta_parse_buffer the caller's buffer must
+ * outlive the parsed file. Strings marked "NULL when unknown" are NUL-terminated; tta_str
+ * spans are not.
  */
 #ifndef TTA_INGEST_PARSED_H
 #define TTA_INGEST_PARSED_H

@@ -1,0 +1,221 @@
+/* test_store.c: the database layer: migration, writing parsed files, replacement, failed
+ * files, the run_tta view's rules (tolerance, lower-is-better, DAWNBench TTA, reached), and
+ * the division fix-up from system descriptions. Parsed files are built by hand here so that
+ * the store is tested apart from the parsers. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/buf.h"
+#include "ingest/ingest.h"
+#include "ingest/parsed.h"
+#include "ingest/store.h"
+#include "tta_test.h"
+
+static char db_path[256];
+
+static sqlite3 *fresh_db(void) {
+    snprintf(db_path, sizeof db_path, "/tmp/tta_test_store_%d.db", (int)getpid());
+    unlink(db_path);
+    char wal[300], shm[300];
+    snprintf(wal, sizeof wal, "%s-wal", db_path);
+    snprintf(shm, sizeof shm, "%s-shm", db_path);
+    unlink(wal);
+    unlink(shm);
+    sqlite3 *db = NULL;
+    char *err = NULL;
+    int rc = tta_db_open(db_path, &db, &err);
+    CHECK(rc == SQLITE_OK);
+    if (err) fprintf(stderr, "%s\n", err);
+    free(err);
+    return db;
+}
+
+static double query_real(sqlite3 *db, const char *sql) {
+    sqlite3_stmt *st;
+    double v = NAN;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+        fprintf(stderr, "bad sql: %s: %s\n", sql, sqlite3_errmsg(db));
+        return NAN;
+    }
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) v = sqlite3_column_double(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+static tta_str span(const char *s) { return (tta_str){s, (uint32_t)strlen(s)}; }
+
+/* A run record with evaluations of the given qualities at epochs 1..n, 100 s apart. */
+static void make_run(tta_parsed_file *f, const char *path, const char *round, const char *benchmark,
+                     const char *division, const double *q, size_t n, tta_run_status status) {
+    memset(f, 0, sizeof *f);
+    f->path = (char *)path;
+    f->format = TTA_FMT_MLLOG;
+    f->size = 100;
+    f->hash = 42;
+    f->run.round = (char *)round;
+    f->run.division = (char *)division;
+    f->run.submitter = "Acme";
+    f->run.system = "box8";
+    f->run.benchmark = (char *)benchmark;
+    f->run.run_index = 1;
+    f->run.run_start_s = 1000;
+    f->run.run_stop_s = 1000 + 100.0 * n + 5;
+    f->run.status = status;
+    f->run.target = NAN;
+    f->run.target2 = NAN;
+    f->run.global_batch_size = 256;
+    f->run.train_samples = NAN;
+    f->run.eval_samples = NAN;
+    f->run.tta_s = NAN;
+    static tta_eval evals[16];
+    static tta_event events[2];
+    for (size_t i = 0; i < n; i++) {
+        evals[i] = (tta_eval){.time_s = 1000 + 100.0 * (i + 1), .epoch = (double)(i + 1), .samples = NAN,
+                              .quality = q[i], .quality2 = NAN};
+    }
+    f->run.evals = evals;
+    f->run.n_evals = n;
+    events[0] = (tta_event){.key = span("run_start"), .value = span("null"), .time_s = 1000, .epoch_num = NAN,
+                            .samples = NAN, .line = 1, .type = TTA_EV_START};
+    events[1] = (tta_event){.key = span("run_stop"), .value = span("null"), .metadata = span("{\"status\": \"success\"}"),
+                            .time_s = f->run.run_stop_s, .epoch_num = NAN, .samples = NAN, .line = 2,
+                            .type = TTA_EV_END};
+    f->events = events;
+    f->n_events = 2;
+}
+
+TEST(migration_sets_version) {
+    sqlite3 *db = fresh_db();
+    CHECK(query_real(db, "PRAGMA user_version") == tta_schema_version());
+    CHECK(query_real(db, "SELECT count(*) FROM targets") > 20);
+    sqlite3_close(db);
+    /* reopening is a no-op */
+    sqlite3 *again = NULL;
+    char *err = NULL;
+    CHECK(tta_db_open(db_path, &again, &err) == SQLITE_OK);
+    CHECK(query_real(again, "PRAGMA user_version") == tta_schema_version());
+    CHECK_STR(sqlite3_db_filename(again, "main") ? "ok" : "no", "ok");
+    sqlite3_close(again);
+    free(err);
+}
+
+TEST(newer_schema_is_refused) {
+    sqlite3 *db = fresh_db();
+    sqlite3_exec(db, "PRAGMA user_version = 999", NULL, NULL, NULL);
+    sqlite3_close(db);
+    sqlite3 *again = NULL;
+    char *err = NULL;
+    CHECK(tta_db_open(db_path, &again, &err) != SQLITE_OK);
+    CHECK(err && strstr(err, "newer"));
+    free(err);
+}
+
+TEST(run_tta_view_rules) {
+    sqlite3 *db = fresh_db();
+    tta_store *s;
+    char *err = NULL;
+    CHECK(tta_store_open(db, &s, &err) == SQLITE_OK);
+    int64_t runs = 0, events = 0;
+    tta_parsed_file f;
+    /* GNMT v0.5 target 21.8 BLEU: 21.799999 meets it within the 1e-6 relative tolerance. */
+    double gnmt[] = {19.0, 21.799999, 21.9};
+    make_run(&f, "a/result_1.txt", "v0.5", "gnmt", "closed", gnmt, 3, TTA_RUN_SUCCESS);
+    CHECK(tta_store_write(s, &f, &runs, &events, &err) == SQLITE_OK);
+    /* A run whose last evaluation falls back below the target: not reached, but epochs counts
+     * the first evaluation at the target. */
+    double resnet[] = {0.70, 0.76, 0.758};
+    make_run(&f, "a/result_2.txt", "v0.7", "resnet", "closed", resnet, 3, TTA_RUN_ABORTED);
+    CHECK(tta_store_write(s, &f, &runs, &events, &err) == SQLITE_OK);
+    /* Lower is better: rnnt WER 0.058. */
+    double rnnt[] = {0.09, 0.0581, 0.0579};
+    make_run(&f, "a/result_3.txt", "v1.0", "rnnt", "closed", rnnt, 3, TTA_RUN_SUCCESS);
+    CHECK(tta_store_write(s, &f, &runs, &events, &err) == SQLITE_OK);
+    CHECK(runs == 3);
+    CHECK(events == 6);
+
+    CHECK(query_real(db, "SELECT reached FROM run_tta WHERE file = 'a/result_1.txt'") == 1);
+    CHECK(query_real(db, "SELECT epochs FROM run_tta WHERE file = 'a/result_1.txt'") == 2);
+    CHECK_NEAR(query_real(db, "SELECT tta_s FROM run_tta WHERE file = 'a/result_1.txt'"), 305, 1e-9);
+    CHECK(query_real(db, "SELECT reached FROM run_tta WHERE file = 'a/result_2.txt'") == 0);
+    CHECK(query_real(db, "SELECT epochs FROM run_tta WHERE file = 'a/result_2.txt'") == 2);
+    CHECK(query_real(db, "SELECT reached FROM run_tta WHERE file = 'a/result_3.txt'") == 1);
+    CHECK(query_real(db, "SELECT epochs FROM run_tta WHERE file = 'a/result_3.txt'") == 3);
+    CHECK(query_real(db, "SELECT count(*) FROM events e JOIN runs r ON r.id = e.run_id") == 6);
+    tta_store_close(s);
+    sqlite3_close(db);
+}
+
+TEST(replace_and_failed_files) {
+    sqlite3 *db = fresh_db();
+    tta_store *s;
+    char *err = NULL;
+    CHECK(tta_store_open(db, &s, &err) == SQLITE_OK);
+    int64_t runs = 0, events = 0;
+    tta_parsed_file f;
+    double q[] = {0.5, 0.77};
+    make_run(&f, "x/result_0.txt", "v0.7", "resnet", "closed", q, 2, TTA_RUN_SUCCESS);
+    CHECK(tta_store_write(s, &f, &runs, &events, &err) == SQLITE_OK);
+    CHECK(tta_store_write(s, &f, &runs, &events, &err) == SQLITE_OK); /* replaces, not duplicates */
+    CHECK(query_real(db, "SELECT count(*) FROM runs") == 1);
+    CHECK(query_real(db, "SELECT count(*) FROM evaluations") == 2);
+    CHECK(query_real(db, "SELECT count(*) FROM events") == 2);
+
+    tta_parsed_file bad;
+    memset(&bad, 0, sizeof bad);
+    bad.path = "x/result_0.txt";
+    bad.format = TTA_FMT_MLLOG;
+    bad.failed = 1;
+    bad.error = "x/result_0.txt:7: unterminated JSON object";
+    CHECK(tta_store_write(s, &bad, &runs, &events, &err) == SQLITE_OK);
+    CHECK(query_real(db, "SELECT count(*) FROM runs") == 0);
+    CHECK(query_real(db, "SELECT count(*) FROM sources WHERE status = 'failed' AND error LIKE '%:7: %'") == 1);
+    tta_stored_source *v;
+    size_t n;
+    CHECK(tta_store_load_sources(s, &v, &n, &err) == SQLITE_OK);
+    CHECK(n == 1 && !v[0].ok);
+    tta_stored_sources_free(v, n);
+    tta_store_close(s);
+    sqlite3_close(db);
+}
+
+TEST(division_from_system_description) {
+    sqlite3 *db = fresh_db();
+    tta_store *s;
+    char *err = NULL;
+    CHECK(tta_store_open(db, &s, &err) == SQLITE_OK);
+    int64_t runs = 0, events = 0;
+    tta_parsed_file f;
+    double q[] = {0.5, 0.77};
+    make_run(&f, "y/result_0.txt", "v0.5", "resnet", NULL, q, 2, TTA_RUN_SUCCESS);
+    CHECK(tta_store_write(s, &f, &runs, &events, &err) == SQLITE_OK);
+    CHECK(query_real(db, "SELECT count(*) FROM entries WHERE division = 'unknown'") == 1);
+    tta_parsed_file sys;
+    memset(&sys, 0, sizeof sys);
+    sys.path = "y/entry.json";
+    sys.format = TTA_FMT_ENTRY_JSON;
+    sys.system = (tta_system_record){.round = "v0.5", .submitter = "Acme", .name = "box8", .division = "closed",
+                                     .nodes = 1, .accelerators_per_node = 8, .accelerators = 8,
+                                     .raw_json = "{}"};
+    CHECK(tta_store_write(s, &sys, &runs, &events, &err) == SQLITE_OK);
+    CHECK(tta_store_finish(s, &err) == SQLITE_OK);
+    CHECK(query_real(db, "SELECT count(*) FROM entries WHERE division = 'unknown'") == 0);
+    CHECK(query_real(db, "SELECT count(*) FROM run_tta WHERE division = 'closed' AND accelerators = 8") == 1);
+    /* A later run of the same entry finds the division at once. */
+    make_run(&f, "y/result_1.txt", "v0.5", "resnet", NULL, q, 2, TTA_RUN_SUCCESS);
+    CHECK(tta_store_write(s, &f, &runs, &events, &err) == SQLITE_OK);
+    CHECK(query_real(db, "SELECT count(*) FROM entries") == 1);
+    tta_store_close(s);
+    sqlite3_close(db);
+}
+
+int main(void) {
+    RUN(migration_sets_version);
+    RUN(newer_schema_is_refused);
+    RUN(run_tta_view_rules);
+    RUN(replace_and_failed_files);
+    RUN(division_from_system_description);
+    unlink(db_path);
+    return test_summary();
+}
