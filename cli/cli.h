@@ -4,6 +4,9 @@
 #ifndef TTA_CLI_H
 #define TTA_CLI_H
 
+#include "ingest/ingest.h"
+#include "reports/reports.h"
+
 typedef struct {
     const char *db_path; /* --db, else $TTA_DB, else "tta.db" */
     const char *argv0;
@@ -21,5 +24,16 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
 
 /* Parses a positive integer option value; returns -1 when it is not one. */
 long cli_parse_positive(const char *s);
+
+/* If argv[*i] is a filter option (--round, --division, --submitter, --system, --benchmark,
+ * --entry ID), stores it in f, advances *i past its value and returns 1; returns 0 when it is
+ * not one, -1 when its value is missing or invalid. */
+int cli_filter_option(int argc, char **argv, int *i, tta_filter *f);
+
+/* Likewise for --format table|csv|json|markdown. */
+int cli_format_option(int argc, char **argv, int *i, int *format);
+
+/* Opens the database read-only for a report, printing the reason on failure (returns 1). */
+int cli_open_db_readonly(const tta_cli *cli, const char *cmd, sqlite3 **db);
 
 #endif

@@ -29,6 +29,7 @@ typedef struct {
 
 static const command commands[] = {
     {"ingest", cmd_ingest},
+    {"ls", cmd_ls},
 
 };
 

@@ -83,11 +83,6 @@ static int compare_run_ref(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-static int compare_entry_id(const void *key, const void *elem) {
-    int64_t x = *(const int64_t *)key, y = ((const tta_entry_data *)elem)->id;
-    return (x > y) - (x < y);
-}
-
 static void set_err(char **err, sqlite3 *db, const char *what) {
     if (!err) return;
     buf b = {0};

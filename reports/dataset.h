@@ -11,11 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Selection of entries: NULL / 0 fields match everything; text compares case-insensitively. */
-typedef struct {
-    const char *round, *division, *submitter, *system, *benchmark;
-    int64_t entry_id;
-} tta_filter;
+#include "reports/reports.h"
+
 
 typedef struct {
     double time_s;   /* seconds since run_start */

@@ -1,0 +1,47 @@
+/* options.c: options shared by the listing and report commands: filters and --format. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+int cli_filter_option(int argc, char **argv, int *i, tta_filter *f) {
+    static const char *const names[] = {"--round", "--division", "--submitter", "--system", "--benchmark"};
+    const char **fields[] = {&f->round, &f->division, &f->submitter, &f->system, &f->benchmark};
+    for (int k = 0; k < 5; k++) {
+        if (strcmp(argv[*i], names[k]) == 0) {
+            if (*i + 1 >= argc) return -1;
+            *fields[k] = argv[++*i];
+            return 1;
+        }
+    }
+    if (strcmp(argv[*i], "--entry") == 0) {
+        if (*i + 1 >= argc) return -1;
+        long v = cli_parse_positive(argv[++*i]);
+        if (v < 0) return -1;
+        f->entry_id = v;
+        return 1;
+    }
+    return 0;
+}
+
+int cli_format_option(int argc, char **argv, int *i, int *format) {
+    if (strcmp(argv[*i], "--format") != 0) return 0;
+    if (*i + 1 >= argc) return -1;
+    const char *v = argv[++*i];
+    if (!strcmp(v, "table")) *format = TTA_FORMAT_TABLE;
+    else if (!strcmp(v, "csv")) *format = TTA_FORMAT_CSV;
+    else if (!strcmp(v, "json")) *format = TTA_FORMAT_JSON;
+    else if (!strcmp(v, "markdown") || !strcmp(v, "md")) *format = TTA_FORMAT_MARKDOWN;
+    else return -1;
+    return 1;
+}
+
+int cli_open_db_readonly(const tta_cli *cli, const char *cmd, sqlite3 **db) {
+    char *err = NULL;
+    if (tta_db_open_readonly(cli->db_path, db, &err) != SQLITE_OK) {
+        fprintf(stderr, "tta %s: %s\n", cmd, err ? err : cli->db_path);
+        free(err);
+        return 1;
+    }
+    return 0;
+}

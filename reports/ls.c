@@ -1,0 +1,169 @@
+/* ls.c: `tta ls runs|entries|systems`. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/buf.h"
+#include "reports/dataset.h"
+#include "reports/render.h"
+#include "reports/reports.h"
+
+static const tta_column run_columns[] = {
+    {"round", "round", TTA_COL_TEXT, 0},
+    {"division", "div", TTA_COL_TEXT, 0},
+    {"submitter", "submitter", TTA_COL_TEXT, 0},
+    {"system", "system", TTA_COL_TEXT, 0},
+    {"benchmark", "bench", TTA_COL_TEXT, 0},
+    {"file", "file", TTA_COL_PATH, 0},
+    {"status", "status", TTA_COL_TEXT, 0},
+    {"reached", "reached", TTA_COL_BOOL, 0},
+    {"tta_s", "tta (min)", TTA_COL_MINUTES, 2},
+    {"epochs", "epochs", TTA_COL_NUMBER, 1},
+    {"accelerators", "acc", TTA_COL_INT, 0},
+    {"global_batch_size", "batch", TTA_COL_INT, 0},
+};
+
+static const tta_column entry_columns[] = {
+    {"entry", "id", TTA_COL_INT, 0},
+    {"round", "round", TTA_COL_TEXT, 0},
+    {"division", "div", TTA_COL_TEXT, 0},
+    {"submitter", "submitter", TTA_COL_TEXT, 0},
+    {"system", "system", TTA_COL_TEXT, 0},
+    {"benchmark", "benchmark", TTA_COL_TEXT, 0},
+    {"runs", "runs", TTA_COL_INT, 0},
+    {"reached", "reached", TTA_COL_INT, 0},
+    {"accelerators", "acc", TTA_COL_INT, 0},
+    {"metric", "metric", TTA_COL_TEXT, 0},
+    {"target", "target", TTA_COL_NUMBER, 3},
+    {"tta_mean_s", "mean tta (min)", TTA_COL_MINUTES, 2},
+};
+
+static const tta_column system_columns[] = {
+    {"round", "round", TTA_COL_TEXT, 0},
+    {"submitter", "submitter", TTA_COL_TEXT, 0},
+    {"system", "system", TTA_COL_TEXT, 0},
+    {"division", "div", TTA_COL_TEXT, 0},
+    {"accelerator_model", "accelerator", TTA_COL_TEXT, 0},
+    {"accelerators", "acc", TTA_COL_INT, 0},
+    {"nodes", "nodes", TTA_COL_INT, 0},
+    {"host_processor", "host processor", TTA_COL_TEXT, 0},
+    {"framework", "framework", TTA_COL_TEXT, 0},
+};
+
+static void set_count(tta_table *t, size_t row, size_t col, int v, const char *why) {
+    if (v >= 0) tta_table_set_number(t, row, col, v);
+    else tta_table_set_missing(t, row, col, why);
+}
+
+static int ls_runs(const tta_entry_data *e, size_t n, tta_table *t) {
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < e[i].n_runs; j++) {
+            const tta_run_data *r = &e[i].runs[j];
+            size_t row = tta_table_add_row(t);
+            tta_table_set_text(t, row, 0, e[i].round);
+            tta_table_set_text(t, row, 1, e[i].division);
+            tta_table_set_text(t, row, 2, e[i].submitter);
+            tta_table_set_text(t, row, 3, e[i].system);
+            tta_table_set_text(t, row, 4, e[i].benchmark);
+            tta_table_set_text(t, row, 5, r->file);
+            tta_table_set_text(t, row, 6, r->status);
+            if (r->reached >= 0) tta_table_set_bool(t, row, 7, r->reached);
+            else tta_table_set_missing(t, row, 7, "no evaluation against a known target");
+            if (isnan(r->tta_s)) tta_table_set_missing(t, row, 8, "no run_start/run_stop (or threshold never met)");
+            else tta_table_set_number(t, row, 8, r->tta_s);
+            if (isnan(r->epochs)) tta_table_set_missing(t, row, 9, "target not met or progress not logged");
+            else tta_table_set_number(t, row, 9, r->epochs);
+            set_count(t, row, 10, e[i].accelerators, "no system description");
+            if (isnan(r->global_batch_size)) tta_table_set_missing(t, row, 11, "batch size not logged");
+            else tta_table_set_number(t, row, 11, r->global_batch_size);
+        }
+    return 0;
+}
+
+static int ls_entries(const tta_entry_data *e, size_t n, tta_table *t) {
+    for (size_t i = 0; i < n; i++) {
+        size_t row = tta_table_add_row(t);
+        int reached = 0;
+        double sum = 0;
+        int timed = 0;
+        for (size_t j = 0; j < e[i].n_runs; j++) {
+            reached += e[i].runs[j].reached == 1;
+            if (!isnan(e[i].runs[j].tta_s)) {
+                sum += e[i].runs[j].tta_s;
+                timed++;
+            }
+        }
+        tta_table_set_number(t, row, 0, (double)e[i].id);
+        tta_table_set_text(t, row, 1, e[i].round);
+        tta_table_set_text(t, row, 2, e[i].division);
+        tta_table_set_text(t, row, 3, e[i].submitter);
+        tta_table_set_text(t, row, 4, e[i].system);
+        tta_table_set_text(t, row, 5, e[i].benchmark);
+        tta_table_set_number(t, row, 6, (double)e[i].n_runs);
+        tta_table_set_number(t, row, 7, reached);
+        set_count(t, row, 8, e[i].accelerators, "no system description");
+        if (e[i].metric) tta_table_set_text(t, row, 9, e[i].metric);
+        else tta_table_set_missing(t, row, 9, "no known target for this benchmark");
+        tta_table_set_number(t, row, 10, e[i].target);
+        if (timed) tta_table_set_number(t, row, 11, sum / timed);
+    }
+    return 0;
+}
+
+static int ls_systems(sqlite3 *db, const tta_filter *f, tta_table *t, char **err) {
+    sqlite3_stmt *st;
+    const char *sql =
+        "SELECT round, submitter, name, division, accelerator_model, accelerators, nodes, host_processor, framework"
+        " FROM systems WHERE (?1 IS NULL OR round = ?1 COLLATE NOCASE) AND (?2 IS NULL OR submitter = ?2 COLLATE NOCASE)"
+        " AND (?3 IS NULL OR name = ?3 COLLATE NOCASE) AND (?4 IS NULL OR division = ?4 COLLATE NOCASE)"
+        " ORDER BY round, submitter, name";
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+        buf b = {0};
+        buf_printf(&b, "database: %s", sqlite3_errmsg(db));
+        *err = buf_take(&b);
+        return 1;
+    }
+    const char *binds[4] = {f->round, f->submitter, f->system, f->division};
+    for (int i = 0; i < 4; i++) {
+        if (binds[i]) sqlite3_bind_text(st, i + 1, binds[i], -1, SQLITE_STATIC);
+    }
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        size_t row = tta_table_add_row(t);
+        for (int c = 0; c < 9; c++) {
+            if (sqlite3_column_type(st, c) == SQLITE_NULL) continue;
+            if (c == 5 || c == 6)
+                tta_table_set_number(t, row, (size_t)c, sqlite3_column_double(st, c));
+            else
+                tta_table_set_text(t, row, (size_t)c, (const char *)sqlite3_column_text(st, c));
+        }
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
+int tta_report_ls(sqlite3 *db, const char *what, const tta_filter *f, int format, FILE *out, char **err) {
+    tta_table *t;
+    int rc = 0;
+    if (!strcmp(what, "systems")) {
+        t = tta_table_new(system_columns, sizeof system_columns / sizeof system_columns[0]);
+        rc = ls_systems(db, f, t, err);
+    } else {
+        int runs = !strcmp(what, "runs");
+        if (!runs && strcmp(what, "entries")) {
+            buf b = {0};
+            buf_printf(&b, "nothing to list called '%s' (runs, entries, systems)", what);
+            *err = buf_take(&b);
+            return 1;
+        }
+        tta_entry_data *e;
+        size_t n;
+        if (tta_entries_load(db, f, 0, &e, &n, err) != SQLITE_OK) return 1;
+        t = runs ? tta_table_new(run_columns, sizeof run_columns / sizeof run_columns[0])
+                 : tta_table_new(entry_columns, sizeof entry_columns / sizeof entry_columns[0]);
+        rc = runs ? ls_runs(e, n, t) : ls_entries(e, n, t);
+        tta_entries_free(e, n);
+    }
+    if (rc == 0) tta_table_write(t, (tta_out_format)format, out);
+    tta_table_free(t);
+    return rc;
+}

@@ -1,0 +1,29 @@
+/* reports.h: the reports module's contract: what `tta ls` and `tta report` print, computed
+ * from the database (stats/ does the arithmetic, render.h the writing).
+ *
+ * Every function reads the database given, writes results to out in the requested format and
+ * returns 0, or 1 with *err set (malloc'd; the caller frees) when the database cannot be read
+ * or the request cannot be met (e.g. an unknown entry).
+ */
+#ifndef TTA_REPORTS_H
+#define TTA_REPORTS_H
+
+#include <sqlite3.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Selection of entries: NULL / 0 fields match everything; text compares case-insensitively. */
+typedef struct {
+    const char *round, *division, *submitter, *system, *benchmark;
+    int64_t entry_id;
+} tta_filter;
+
+/* Output formats (render.h's tta_out_format values). */
+enum { TTA_FORMAT_TABLE = 0, TTA_FORMAT_CSV = 1, TTA_FORMAT_JSON = 2, TTA_FORMAT_MARKDOWN = 3 };
+
+/* `tta ls runs|entries|systems`: one row per run (round, division, submitter, system,
+ * benchmark, file, status, reached, tta_s, epochs, accelerators, global_batch_size), per entry
+ * (with runs, reached, accelerators, target) or per system description. */
+int tta_report_ls(sqlite3 *db, const char *what, const tta_filter *f, int format, FILE *out, char **err);
+
+#endif
