@@ -14,10 +14,7 @@ static const char usage_text[] =
     "commands:\n"
     "  ingest [--jobs N] [--format text|json] PATH...   read logs into the database\n"
     "  ls runs|entries|systems [filters] [--format F]     list what is stored\n"
-    "  report KIND [filters] [--format F]                 variance, speedup, scaling, curves, compare,\n"
-    "                                                     rcp, threshold, html\n"
-    "  replay SPEC [options]                              re-execute a training recipe locally\n"
-    "  verify ENTRY [--runs N]                            replay an ingested entry and check its claim\n"
+    "  report variance [filters] [--format F]             stability of TTA and its sources, per entry\n"
     "\n"
     "The database is --db PATH, else $TTA_DB, else tta.db in the current folder.\n"
     "`tta COMMAND --help` describes a command.\n";
@@ -30,6 +27,7 @@ typedef struct {
 static const command commands[] = {
     {"ingest", cmd_ingest},
     {"ls", cmd_ls},
+    {"report", cmd_report},
 
 };
 

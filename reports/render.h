@@ -27,11 +27,15 @@ typedef enum {
     TTA_COL_PATH,            /* a file path: people see its last component, scripts all of it */
 } tta_col_kind;
 
+/* Who sees a column: everyone, only people (table, Markdown, HTML) or only scripts (CSV, JSON). */
+typedef enum { TTA_FOR_ALL = 0, TTA_FOR_PEOPLE, TTA_FOR_SCRIPTS } tta_audience;
+
 typedef struct {
     const char *key;    /* CSV / JSON name */
     const char *header; /* for people, with the unit: "score (min)" */
     tta_col_kind kind;
     int decimals;
+    tta_audience audience;
 } tta_column;
 
 typedef enum { TTA_OUT_TABLE, TTA_OUT_CSV, TTA_OUT_JSON, TTA_OUT_MARKDOWN } tta_out_format;

@@ -26,4 +26,11 @@ enum { TTA_FORMAT_TABLE = 0, TTA_FORMAT_CSV = 1, TTA_FORMAT_JSON = 2, TTA_FORMAT
  * (with runs, reached, accelerators, target) or per system description. */
 int tta_report_ls(sqlite3 *db, const char *what, const tta_filter *f, int format, FILE *out, char **err);
 
+/* `tta report variance`: one row per entry: round, division, submitter, system, benchmark,
+ * accelerators, runs, reached, score_min (the official olympic mean, minutes), tta_mean_s, cv
+ * (population std / mean of the successful runs' TTA) with cv_ci_low/high (95% bootstrap),
+ * epochs_mean/std, tpe_mean_s/tpe_std_s (time per epoch), cv_ratio = CV(epochs)/CV(tpe), and
+ * log_var_share_epochs (share of Var(log TTA) from log epochs). */
+int tta_report_variance(sqlite3 *db, const tta_filter *f, int format, FILE *out, char **err);
+
 #endif

@@ -226,8 +226,9 @@ static void write_people(const tta_table *t, FILE *out, int markdown) {
     /* Columns with one value in every row are said once above the table. */
     buf line = {0};
     for (size_t j = 0; j < nc; j++) {
-        shown[j] = markdown || !column_is_constant(t, text, j);
-        if (!shown[j]) buf_printf(&line, "%s%s: %s", line.len ? "  " : "", t->cols[j].header, text[j]);
+        shown[j] = t->cols[j].audience != TTA_FOR_SCRIPTS && (markdown || !column_is_constant(t, text, j));
+        if (!shown[j] && t->cols[j].audience != TTA_FOR_SCRIPTS)
+            buf_printf(&line, "%s%s: %s", line.len ? "  " : "", t->cols[j].header, text[j]);
     }
     if (line.len) fprintf(out, "%s\n\n", buf_str(&line));
     size_t first = nc, last = 0;
@@ -311,6 +312,7 @@ static void plain_number(const cell *c, buf *out) { buf_json_number(out, c->numb
 
 static void write_csv(const tta_table *t, FILE *out) {
     for (size_t j = 0; j < t->n_cols; j++) {
+        if (t->cols[j].audience == TTA_FOR_PEOPLE) continue;
         csv_field(out, t->cols[j].key);
         fputc(',', out);
     }
@@ -319,6 +321,7 @@ static void write_csv(const tta_table *t, FILE *out) {
     for (size_t i = 0; i < t->n_rows; i++) {
         for (size_t j = 0; j < t->n_cols; j++) {
             const cell *c = &t->cells[i * t->n_cols + j];
+            if (t->cols[j].audience == TTA_FOR_PEOPLE) continue;
             buf_clear(&b);
             if (c->type == CELL_NUMBER) plain_number(c, &b);
             else if (c->type == CELL_TEXT) buf_puts(&b, c->text);
@@ -337,9 +340,12 @@ static void write_json(const tta_table *t, FILE *out) {
     buf_putc(&b, '[');
     for (size_t i = 0; i < t->n_rows; i++) {
         buf_puts(&b, i ? ",\n {" : "\n {");
+        int first = 1;
         for (size_t j = 0; j < t->n_cols; j++) {
             const cell *c = &t->cells[i * t->n_cols + j];
-            if (j) buf_puts(&b, ", ");
+            if (t->cols[j].audience == TTA_FOR_PEOPLE) continue;
+            if (!first) buf_puts(&b, ", ");
+            first = 0;
             buf_json_string(&b, t->cols[j].key, strlen(t->cols[j].key));
             buf_puts(&b, ": ");
             if (c->type == CELL_NUMBER) plain_number(c, &b);
@@ -383,6 +389,7 @@ void tta_xml_escape(buf *out, const char *s) {
 void tta_table_html(const tta_table *t, buf *out) {
     buf_puts(out, "<table>\n<thead><tr>");
     for (size_t j = 0; j < t->n_cols; j++) {
+        if (t->cols[j].audience == TTA_FOR_SCRIPTS) continue;
         buf_puts(out, right_aligned(&t->cols[j]) ? "<th class=\"num\">" : "<th>");
         tta_xml_escape(out, t->cols[j].header);
         buf_puts(out, "</th>");
@@ -392,6 +399,7 @@ void tta_table_html(const tta_table *t, buf *out) {
     for (size_t i = 0; i < t->n_rows; i++) {
         buf_puts(out, "<tr>");
         for (size_t j = 0; j < t->n_cols; j++) {
+            if (t->cols[j].audience == TTA_FOR_SCRIPTS) continue;
             buf_clear(&cellbuf);
             const cell *c = &t->cells[i * t->n_cols + j];
             display(&t->cols[j], c, &cellbuf);

@@ -1,0 +1,61 @@
+/* cmd_report.c: `tta report KIND [filters] [--format F]` */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+static const char report_help[] =
+    "usage: tta report KIND [filters] [--format table|csv|json|markdown]\n"
+    "\n"
+    "kinds:\n"
+    "  variance   per entry: official score (min), CV of TTA with a 95% bootstrap CI, epochs to target and\n"
+    "             time per epoch (mean, std), cv_ratio = CV(epochs)/CV(time per epoch), and the share of\n"
+    "             Var(log TTA) that comes from the number of epochs\n"
+    "\n"
+    "filters: --round R --division D --submitter S --system Y --benchmark B --entry ID\n"
+    "Tables show minutes and percentages; CSV and JSON carry seconds and fractions (score_min: minutes).\n"
+    "docs/statistics.md gives every formula.\n";
+
+typedef int (*report_fn)(sqlite3 *, const tta_filter *, int, FILE *, char **);
+
+static const struct {
+    const char *name;
+    report_fn run;
+} reports[] = {
+    {"variance", tta_report_variance},
+};
+
+int cmd_report(const tta_cli *cli, int argc, char **argv) {
+    tta_filter f = {0};
+    int format = TTA_FORMAT_TABLE;
+    const char *kind = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(report_help, stdout);
+            return 0;
+        }
+        int r = cli_filter_option(argc, argv, &i, &f);
+        if (r == 0) r = cli_format_option(argc, argv, &i, &format);
+        if (r < 0) return cli_usage_error("report", "option '%s' needs a valid value", argv[i]);
+        if (r > 0) continue;
+        if (argv[i][0] == '-') return cli_usage_error("report", "unknown option '%s'", argv[i]);
+        if (kind) return cli_usage_error("report", "one report at a time, not '%s' too", argv[i]);
+        kind = argv[i];
+    }
+    if (!kind) return cli_usage_error("report", "say which report (variance)");
+    for (size_t k = 0; k < sizeof reports / sizeof reports[0]; k++) {
+        if (strcmp(kind, reports[k].name)) continue;
+        sqlite3 *db;
+        if (cli_open_db_readonly(cli, "report", &db)) return 1;
+        char *err = NULL;
+        int rc = reports[k].run(db, &f, format, stdout, &err);
+        if (rc) {
+            fprintf(stderr, "tta report %s: %s\n", kind, err ? err : "failed");
+            free(err);
+        }
+        sqlite3_close(db);
+        return rc;
+    }
+    return cli_usage_error("report", "no report called '%s'", kind);
+}

@@ -1,0 +1,127 @@
+/* variance.c: `tta report variance`: per entry, how stable the TTA is and where its variance
+ * comes from (epochs to target or time per epoch). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/buf.h"
+#include "common/check.h"
+#include "reports/dataset.h"
+#include "reports/render.h"
+#include "reports/reports.h"
+#include "stats/stats.h"
+
+enum {
+    C_ROUND, C_DIVISION, C_SUBMITTER, C_SYSTEM, C_BENCHMARK, C_ACC, C_RUNS, C_REACHED, C_SCORE, C_TTA_MEAN,
+    C_CV, C_CV_LOW, C_CV_HIGH, C_CV_CI, C_EPOCHS_MEAN, C_EPOCHS_STD, C_TPE_MEAN, C_TPE_STD, C_CV_RATIO,
+    C_SHARE, C_COUNT
+};
+
+static const tta_column variance_columns[C_COUNT] = {
+    [C_ROUND] = {"round", "round", TTA_COL_TEXT, 0, 0},
+    [C_DIVISION] = {"division", "div", TTA_COL_TEXT, 0, 0},
+    [C_SUBMITTER] = {"submitter", "submitter", TTA_COL_TEXT, 0, 0},
+    [C_SYSTEM] = {"system", "system", TTA_COL_TEXT, 0, 0},
+    [C_BENCHMARK] = {"benchmark", "bench", TTA_COL_TEXT, 0, 0},
+    [C_ACC] = {"accelerators", "acc", TTA_COL_INT, 0, 0},
+    [C_RUNS] = {"runs", "runs", TTA_COL_INT, 0, 0},
+    [C_REACHED] = {"reached", "ok", TTA_COL_INT, 0, 0},
+    [C_SCORE] = {"score_min", "score (min)", TTA_COL_NUMBER, 2, 0},
+    [C_TTA_MEAN] = {"tta_mean_s", "mean tta (min)", TTA_COL_MINUTES, 2, TTA_FOR_SCRIPTS},
+    [C_CV] = {"cv", "cv (%)", TTA_COL_PERCENT, 1, 0},
+    [C_CV_LOW] = {"cv_ci_low", "cv low (%)", TTA_COL_PERCENT, 1, TTA_FOR_SCRIPTS},
+    [C_CV_HIGH] = {"cv_ci_high", "cv high (%)", TTA_COL_PERCENT, 1, TTA_FOR_SCRIPTS},
+    [C_CV_CI] = {"cv_ci", "95% CI (%)", TTA_COL_TEXT, 0, TTA_FOR_PEOPLE},
+    [C_EPOCHS_MEAN] = {"epochs_mean", "epochs", TTA_COL_NUMBER, 1, 0},
+    [C_EPOCHS_STD] = {"epochs_std", "± ep", TTA_COL_NUMBER, 1, 0},
+    [C_TPE_MEAN] = {"tpe_mean_s", "s/epoch", TTA_COL_SECONDS, 1, 0},
+    [C_TPE_STD] = {"tpe_std_s", "± s", TTA_COL_SECONDS, 1, TTA_FOR_SCRIPTS},
+    [C_CV_RATIO] = {"cv_ratio", "cv ratio", TTA_COL_NUMBER, 2, 0},
+    [C_SHARE] = {"log_var_share_epochs", "ep share", TTA_COL_PERCENT, 0, 0},
+};
+
+/* Seed of the bootstrap: fixed, so that a report is the same every time it is made. */
+#define VARIANCE_BOOTSTRAP_SEED 20190613UL
+#define VARIANCE_BOOTSTRAP_RESAMPLES 2000
+
+static void set_or_missing(tta_table *t, size_t row, size_t col, double v, const char *why) {
+    if (isnan(v)) tta_table_set_missing(t, row, col, why ? why : "not computable");
+    else tta_table_set_number(t, row, col, v);
+}
+
+/* Fills one row for entry e. */
+static void variance_row(tta_table *t, const tta_entry_data *e) {
+    size_t row = tta_table_add_row(t);
+    size_t n = e->n_runs;
+    double *times = mallocCheck((n ? n : 1) * sizeof *times);
+    int *success = mallocCheck((n ? n : 1) * sizeof *success);
+    double *ok_times = mallocCheck((n ? n : 1) * sizeof *ok_times);
+    double *tta = mallocCheck((n ? n : 1) * sizeof *tta), *epochs = mallocCheck((n ? n : 1) * sizeof *epochs);
+    size_t n_ok = 0, reached = 0;
+    for (size_t i = 0; i < n; i++) {
+        const tta_run_data *r = &e->runs[i];
+        times[i] = r->tta_s;
+        success[i] = !strcmp(r->status, "success") && !isnan(r->tta_s);
+        reached += r->reached == 1;
+        if (success[i]) ok_times[n_ok++] = r->tta_s;
+        tta[i] = success[i] ? r->tta_s : NAN;
+        epochs[i] = r->epochs;
+    }
+    tta_table_set_text(t, row, C_ROUND, e->round);
+    tta_table_set_text(t, row, C_DIVISION, e->division);
+    tta_table_set_text(t, row, C_SUBMITTER, e->submitter);
+    tta_table_set_text(t, row, C_SYSTEM, e->system);
+    tta_table_set_text(t, row, C_BENCHMARK, e->benchmark);
+    if (e->accelerators >= 0) tta_table_set_number(t, row, C_ACC, e->accelerators);
+    else tta_table_set_missing(t, row, C_ACC, "no system description");
+    tta_table_set_number(t, row, C_RUNS, (double)n);
+    tta_table_set_number(t, row, C_REACHED, (double)reached);
+
+    if (!strcmp(e->round, "dawnbench") || !strcmp(e->round, "local")) {
+        /* Not an MLPerf entry: no official score; the mean TTA stands for it. */
+        tta_table_set_missing(t, row, C_SCORE, "no official score outside MLPerf rounds");
+    } else {
+        tta_score s = tta_official_score(times, success, n, e->benchmark, e->round);
+        set_or_missing(t, row, C_SCORE, s.score / 60.0, s.why);
+        if (!isnan(s.score) && s.why) tta_table_add_note(t, row, s.why);
+    }
+    set_or_missing(t, row, C_TTA_MEAN, tta_mean(ok_times, n_ok), "no successful run");
+    tta_cv_ci cv = tta_cv_bootstrap(ok_times, n_ok, VARIANCE_BOOTSTRAP_RESAMPLES, 0.05, VARIANCE_BOOTSTRAP_SEED);
+    const char *cv_why = n_ok == 0 ? "no successful run" : cv.why;
+    set_or_missing(t, row, C_CV, cv.cv, cv_why);
+    set_or_missing(t, row, C_CV_LOW, cv.low, cv_why);
+    set_or_missing(t, row, C_CV_HIGH, cv.high, cv_why);
+    if (!isnan(cv.low)) {
+        buf b = {0};
+        buf_printf(&b, "%.1f–%.1f", cv.low * 100, cv.high * 100);
+        tta_table_set_text(t, row, C_CV_CI, buf_str(&b));
+        buf_free(&b);
+    } else {
+        tta_table_set_missing(t, row, C_CV_CI, cv_why ? cv_why : "not computable");
+    }
+    tta_decomposition d = tta_decompose(tta, epochs, n);
+    const char *dwhy = d.why ? d.why : "not computable";
+    set_or_missing(t, row, C_EPOCHS_MEAN, d.epochs_mean, dwhy);
+    set_or_missing(t, row, C_EPOCHS_STD, d.epochs_std, dwhy);
+    set_or_missing(t, row, C_TPE_MEAN, d.tpe_mean, dwhy);
+    set_or_missing(t, row, C_TPE_STD, d.tpe_std, dwhy);
+    set_or_missing(t, row, C_CV_RATIO, d.cv_ratio, dwhy);
+    set_or_missing(t, row, C_SHARE, d.log_share_epochs, dwhy);
+    free(times);
+    free(success);
+    free(ok_times);
+    free(tta);
+    free(epochs);
+}
+
+int tta_report_variance(sqlite3 *db, const tta_filter *f, int format, FILE *out, char **err) {
+    tta_entry_data *e;
+    size_t n;
+    if (tta_entries_load(db, f, 0, &e, &n, err) != SQLITE_OK) return 1;
+    tta_table *t = tta_table_new(variance_columns, C_COUNT);
+    for (size_t i = 0; i < n; i++) variance_row(t, &e[i]);
+    tta_table_write(t, (tta_out_format)format, out);
+    tta_table_free(t);
+    tta_entries_free(e, n);
+    return 0;
+}

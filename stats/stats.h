@@ -1,0 +1,74 @@
+/* stats.h: the statistics module's contract: pure functions on plain arrays (GSL inside).
+ *
+ * No function here reads a database or prints. Inputs are arrays the caller owns; outputs are
+ * structs filled by value. A statistic that cannot be computed (too few values, a zero mean)
+ * is NAN, and the struct's `why` says why in words a report can print (a static string, never
+ * freed). GSL's aborting error handler is switched off by every function that calls GSL.
+ */
+#ifndef TTA_STATS_H
+#define TTA_STATS_H
+
+#include <stddef.h>
+
+/* ---- descriptives ---- */
+
+double tta_mean(const double *x, size_t n);          /* NAN when n == 0 */
+double tta_std_population(const double *x, size_t n); /* ddof 0; NAN when n == 0 */
+double tta_std_sample(const double *x, size_t n);     /* ddof 1; NAN when n < 2 */
+/* Coefficient of variation: population std / mean (the DAWNBench/MLPerf analyses' definition);
+ * NAN when n == 0 or the mean is 0. */
+double tta_cv(const double *x, size_t n);
+
+/* Does quality q meet target t (relative tolerance 1e-6: logs print float32 values)? */
+int tta_meets_target(double q, double t, int higher_is_better);
+
+/* ---- the official MLPerf score ---- */
+
+typedef struct {
+    double score;      /* olympic mean of the run times, in the caller's unit; NAN when none */
+    size_t n_runs;     /* runs given */
+    size_t n_used;     /* runs averaged */
+    size_t n_dropped;  /* runs that did not succeed */
+    size_t required;   /* runs the rules require for the benchmark and round (0 unknown) */
+    const char *why;   /* NULL, or why there is no score / what is off ("fewer runs than required") */
+} tta_score;
+
+/* Runs the rules require (MLPerf training_policies): vision 5, unet3d 40, most others 10;
+ * 0 when unknown (DAWNBench, replays). */
+size_t tta_required_runs(const char *benchmark, const char *round);
+
+/* The MLCommons result summarizer's score: sort the times of the successful runs, drop the
+ * fastest max_dropped (1; 4 for unet3d) and, of the slowest, max_dropped less the runs that
+ * did not succeed, and average the rest. More failed runs than max_dropped: no score. */
+tta_score tta_official_score(const double *times, const int *success, size_t n, const char *benchmark,
+                             const char *round);
+
+/* ---- CV with a bootstrap confidence interval ---- */
+
+typedef struct {
+    double cv, low, high; /* NAN when not computable */
+    const char *why;
+} tta_cv_ci;
+
+/* CV and its percentile-bootstrap (1 - alpha) interval from `resamples` resamples drawn with a
+ * mt19937 generator seeded with seed: the same inputs give the same interval. */
+tta_cv_ci tta_cv_bootstrap(const double *x, size_t n, size_t resamples, double alpha, unsigned long seed);
+
+/* ---- epochs × time per epoch ---- */
+
+typedef struct {
+    size_t n;                    /* runs with both epochs and time */
+    double epochs_mean, epochs_std; /* population std */
+    double tpe_mean, tpe_std;    /* time per epoch = TTA / epochs */
+    double cv_epochs, cv_tpe;
+    double cv_ratio;             /* cv_epochs / cv_tpe; NAN when cv_tpe is 0 */
+    /* Var(log TTA) = Var(log epochs) + Var(log tpe) + 2 Cov: each share of it (sum to 1). */
+    double log_share_epochs, log_share_tpe, log_share_cov;
+    const char *why;
+} tta_decomposition;
+
+/* Decomposes the variance of TTA = epochs × tpe over runs; entries with NAN epochs or tta are
+ * skipped. */
+tta_decomposition tta_decompose(const double *tta, const double *epochs, size_t n);
+
+#endif
