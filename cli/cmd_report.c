@@ -12,6 +12,10 @@ static const char report_help[] =
     "  variance   per entry: official score (min), CV of TTA with a 95% bootstrap CI, epochs to target and\n"
     "             time per epoch (mean, std), cv_ratio = CV(epochs)/CV(time per epoch), and the share of\n"
     "             Var(log TTA) that comes from the number of epochs\n"
+    "  speedup    pairs of entries of one submitter and benchmark: throughput speedup (time per epoch)\n"
+    "             against TTA speedup (score), and their ratio, the gap\n"
+    "  scaling    per series of systems of one submitter and benchmark: speedup over the smallest and\n"
+    "             efficiency against linear scaling, for time per epoch and for TTA\n"
     "\n"
     "filters: --round R --division D --submitter S --system Y --benchmark B --entry ID\n"
     "Tables show minutes and percentages; CSV and JSON carry seconds and fractions (score_min: minutes).\n"
@@ -24,6 +28,8 @@ static const struct {
     report_fn run;
 } reports[] = {
     {"variance", tta_report_variance},
+    {"speedup", tta_report_speedup},
+    {"scaling", tta_report_scaling},
 };
 
 int cmd_report(const tta_cli *cli, int argc, char **argv) {

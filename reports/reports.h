@@ -33,4 +33,15 @@ int tta_report_ls(sqlite3 *db, const char *what, const tta_filter *f, int format
  * log_var_share_epochs (share of Var(log TTA) from log epochs). */
 int tta_report_variance(sqlite3 *db, const tta_filter *f, int format, FILE *out, char **err);
 
+/* `tta report speedup`: for each pair of entries of one submitter, benchmark, round and
+ * division (base: fewer accelerators, else the longer time per epoch): base_system, system,
+ * base_accelerators, accelerators, batch sizes and epochs of both, throughput_speedup (ratio of
+ * time per epoch), tta_speedup (ratio of scores) and gap = throughput_speedup / tta_speedup. */
+int tta_report_speedup(sqlite3 *db, const tta_filter *f, int format, FILE *out, char **err);
+
+/* `tta report scaling`: per series (submitter, benchmark, round, division) with two or more
+ * entries, each system's accelerators, speedup_tpe and speedup_tta over the smallest, and
+ * efficiency_tpe / efficiency_tta against linear scaling. */
+int tta_report_scaling(sqlite3 *db, const tta_filter *f, int format, FILE *out, char **err);
+
 #endif

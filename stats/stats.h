@@ -71,4 +71,36 @@ typedef struct {
  * skipped. */
 tta_decomposition tta_decompose(const double *tta, const double *epochs, size_t n);
 
+/* ---- throughput versus TTA, scaling ---- */
+
+typedef struct {
+    double throughput_speedup; /* base time per epoch / time per epoch */
+    double tta_speedup;        /* base score / score */
+    double gap;                /* throughput_speedup / tta_speedup: > 1 when TTA gains less than throughput */
+} tta_speedup;
+
+/* Speedup of an entry over a base entry; NAN parts where an input is NAN or not positive. */
+tta_speedup tta_speedup_of(double base_tpe, double base_score, double tpe, double score);
+
+/* Efficiency of a speedup against linear scaling from base_acc to acc accelerators:
+ * speedup / (acc / base_acc); NAN when the counts are unknown (<= 0). */
+double tta_scaling_efficiency(double speedup, double base_acc, double acc);
+
+/* ---- quality curves ---- */
+
+typedef struct {
+    double epoch;
+    double mean, std; /* population std across the runs present at this epoch */
+    size_t n;         /* runs with an evaluation at this epoch */
+} tta_curve_stat;
+
+/* Mean and std of quality per epoch across runs. Run r has n_points[r] points (epochs[r][i],
+ * quality[r][i]); epochs are matched exactly (evaluations at the same epoch count). Writes at
+ * most max_out rows, ordered by epoch, and returns how many. */
+size_t tta_quality_curve(const double *const *epochs, const double *const *quality, const size_t *n_points,
+                         size_t n_runs, tta_curve_stat *out, size_t max_out);
+
+/* First point of a curve meeting threshold (relative tolerance 1e-6): its index, or -1. */
+long tta_first_meeting(const double *quality, size_t n, double threshold, int higher_is_better);
+
 #endif

@@ -1,0 +1,46 @@
+/* summary.c: per-entry figures shared by the variance, speedup and scaling reports. */
+#include "reports/summary.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/check.h"
+
+int tta_entry_is_mlperf(const tta_entry_data *e) { return e->round && e->round[0] == 'v'; }
+
+void tta_summarize_entry(const tta_entry_data *e, tta_entry_summary *s) {
+    memset(s, 0, sizeof *s);
+    s->entry = e;
+    size_t n = e->n_runs;
+    s->runs = n;
+    double *times = mallocCheck((n ? n : 1) * sizeof *times);
+    int *success = mallocCheck((n ? n : 1) * sizeof *success);
+    double *ok = mallocCheck((n ? n : 1) * sizeof *ok);
+    double *tta = mallocCheck((n ? n : 1) * sizeof *tta), *epochs = mallocCheck((n ? n : 1) * sizeof *epochs);
+    s->batch = NAN;
+    for (size_t i = 0; i < n; i++) {
+        const tta_run_data *r = &e->runs[i];
+        times[i] = r->tta_s;
+        success[i] = r->status && !strcmp(r->status, "success") && !isnan(r->tta_s);
+        s->reached += r->reached == 1;
+        if (success[i]) ok[s->succeeded++] = r->tta_s;
+        tta[i] = success[i] ? r->tta_s : NAN;
+        epochs[i] = r->epochs;
+        if (isnan(s->batch) && !isnan(r->global_batch_size)) s->batch = r->global_batch_size;
+    }
+    s->tta_mean_s = tta_mean(ok, s->succeeded);
+    if (tta_entry_is_mlperf(e)) {
+        s->score = tta_official_score(times, success, n, e->benchmark, e->round);
+        s->score_s = s->score.score;
+    } else {
+        s->score = (tta_score){.score = NAN, .n_runs = n, .why = "no official score outside MLPerf rounds"};
+        s->score_s = s->tta_mean_s;
+    }
+    s->dec = tta_decompose(tta, epochs, n);
+    free(times);
+    free(success);
+    free(ok);
+    free(tta);
+    free(epochs);
+}

@@ -1,0 +1,24 @@
+/* summary.h: what the reports need to know of an entry, computed once (internal to reports/). */
+#ifndef TTA_REPORTS_SUMMARY_H
+#define TTA_REPORTS_SUMMARY_H
+
+#include "reports/dataset.h"
+#include "stats/stats.h"
+
+typedef struct {
+    const tta_entry_data *entry;
+    size_t runs, succeeded, reached;
+    tta_score score;        /* official score in seconds (MLPerf rounds only; NAN otherwise) */
+    double score_s;         /* score, else the mean TTA of the successful runs (DAWNBench, replays) */
+    double tta_mean_s;      /* mean TTA of the successful runs */
+    tta_decomposition dec;  /* epochs and time per epoch */
+    double batch;           /* global batch size of the first run that logged one; NAN */
+} tta_entry_summary;
+
+/* Summarises e (its runs must be loaded). */
+void tta_summarize_entry(const tta_entry_data *e, tta_entry_summary *s);
+
+/* 1 when the entry is from an MLPerf round (official scores apply). */
+int tta_entry_is_mlperf(const tta_entry_data *e);
+
+#endif
