@@ -252,10 +252,12 @@ int tta_entries_load(sqlite3 *db, const tta_filter *filter, int with_curves, tta
             int by_samples = e->unit && strcmp(e->unit, "samples") == 0;
             cur->met = 1;
             r->samples_to_target = p.samples;
-            r->epochs = p.epoch;
-            /* Sample-counted benchmarks (BERT): epochs = samples / training-set size. */
-            if ((by_samples || isnan(p.epoch)) && !isnan(p.samples) && e->train_samples > 0)
-                r->epochs = p.samples / e->train_samples;
+            /* Sample-counted benchmarks (BERT): epochs = samples / training-set size, unknown
+             * when the log gives no sample count at the evaluation (its epoch_num is not one). */
+            if (by_samples)
+                r->epochs = !isnan(p.samples) && e->train_samples > 0 ? p.samples / e->train_samples : NAN;
+            else
+                r->epochs = p.epoch;
         }
         if (with_curves) {
             growArray(r->curve, &curve_cap, r->n_curve + 1);

@@ -102,7 +102,7 @@ int tta_report_speedup(sqlite3 *db, const tta_filter *f, int format, FILE *out, 
 }
 
 enum {
-    K_ROUND, K_DIVISION, K_SUBMITTER, K_BENCHMARK, K_SYSTEM, K_ACC, K_TPE, K_SCORE, K_SPEEDUP_TPE,
+    K_ROUND, K_DIVISION, K_SUBMITTER, K_BENCHMARK, K_BASE, K_SYSTEM, K_ACC, K_TPE, K_SCORE, K_SPEEDUP_TPE,
     K_SPEEDUP_TTA, K_EFF_TPE, K_EFF_TTA, K_COUNT
 };
 
@@ -111,6 +111,7 @@ static const tta_column scaling_columns[K_COUNT] = {
     [K_DIVISION] = {"division", "div", TTA_COL_TEXT, 0, TTA_FOR_ALL},
     [K_SUBMITTER] = {"submitter", "submitter", TTA_COL_TEXT, 0, TTA_FOR_ALL},
     [K_BENCHMARK] = {"benchmark", "bench", TTA_COL_TEXT, 0, TTA_FOR_ALL},
+    [K_BASE] = {"base_system", "series base", TTA_COL_TEXT, 0, TTA_FOR_ALL},
     [K_SYSTEM] = {"system", "system", TTA_COL_TEXT, 0, TTA_FOR_ALL},
     [K_ACC] = {"accelerators", "acc", TTA_COL_INT, 0, TTA_FOR_ALL},
     [K_TPE] = {"tpe_mean_s", "s/epoch", TTA_COL_SECONDS, 1, TTA_FOR_ALL},
@@ -158,6 +159,7 @@ int tta_report_scaling(sqlite3 *db, const tta_filter *f, int format, FILE *out, 
             tta_table_set_text(t, row, K_DIVISION, e[j].division);
             tta_table_set_text(t, row, K_SUBMITTER, e[j].submitter);
             tta_table_set_text(t, row, K_BENCHMARK, e[j].benchmark);
+            tta_table_set_text(t, row, K_BASE, e[base].system);
             tta_table_set_text(t, row, K_SYSTEM, e[j].system);
             number_or(t, row, K_ACC, e[j].accelerators > 0 ? e[j].accelerators : NAN,
                       "accelerator count unknown: not in the series");
