@@ -47,8 +47,7 @@ static const char *const statement_sql[ST_COUNT] = {
     [ST_INSERT_RUN] = "INSERT INTO runs(source_id, entry_id, run_index, platform, seed, run_start, run_stop, status,"
                       " target, target2, global_batch_size, train_samples, eval_samples, dawnbench_tta)"
                       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
-    [ST_INSERT_EVENT] = "INSERT INTO events(run_id, seq, line, time, key, value, metadata, epoch_num, samples)"
-                        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+    [ST_INSERT_EVENT] = "INSERT INTO event_log(run_id, n, records) VALUES (?1, ?2, ?3)",
     [ST_INSERT_EVAL] = "INSERT INTO evaluations(run_id, seq, time, epoch, samples, quality, quality2)"
                        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     [ST_INSERT_EPOCH] = "INSERT INTO epochs(run_id, seq, epoch, start, stop) VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -59,6 +58,7 @@ static const char *const statement_sql[ST_COUNT] = {
 
 struct tta_store {
     sqlite3 *db;
+    buf records; /* the JSON array of a run's events, reused from file to file */
     sqlite3_stmt *st[ST_COUNT];
     /* The last entry looked up: consecutive files usually belong to the same entry. */
     char *last_entry_key;
@@ -90,6 +90,7 @@ int tta_store_open(sqlite3 *db, tta_store **out, char **err) {
 void tta_store_close(tta_store *s) {
     if (!s) return;
     for (int i = 0; i < ST_COUNT; i++) sqlite3_finalize(s->st[i]);
+    buf_free(&s->records);
     free(s->last_entry_key);
     free(s);
 }
@@ -211,6 +212,36 @@ static int64_t entry_id(tta_store *s, const char *round, const char *division, c
     return id;
 }
 
+/* Appends a time in seconds as JSON: milliseconds exactly (logs give ms) without printf's cost
+ * when the value is a whole number of ms, else the shortest round-trip form; null for NAN. */
+static void append_time(buf *b, double t) {
+    double ms = t * 1000.0;
+    if (isfinite(t) && fabs(ms) < 9e15 && ms == (double)(int64_t)ms) {
+        int64_t v = (int64_t)ms;
+        if (v < 0) {
+            buf_putc(b, '-');
+            v = -v;
+        }
+        char tmp[32];
+        int n = 0;
+        int64_t whole = v / 1000, frac = v % 1000;
+        do {
+            tmp[n++] = (char)('0' + whole % 10);
+            whole /= 10;
+        } while (whole);
+        while (n) buf_putc(b, tmp[--n]);
+        if (frac) {
+            char f[4] = {(char)('0' + frac / 100), (char)('0' + frac / 10 % 10), (char)('0' + frac % 10), 0};
+            int len = 3;
+            while (len > 0 && f[len - 1] == '0') f[--len] = 0;
+            buf_putc(b, '.');
+            buf_puts(b, f);
+        }
+        return;
+    }
+    buf_json_number(b, t);
+}
+
 /* Writes the run of f; the source row is source_id. */
 static int write_run(tta_store *s, const tta_parsed_file *f, int64_t source_id, int64_t *events) {
     const tta_run_record *r = &f->run;
@@ -242,20 +273,35 @@ static int write_run(tta_store *s, const tta_parsed_file *f, int64_t source_id, 
     if (rc != SQLITE_OK) return rc;
     int64_t run_id = sqlite3_last_insert_rowid(s->db);
 
-    st = s->st[ST_INSERT_EVENT];
+    /* Every record goes into one JSON array: [line, time, key, value, metadata, epoch, samples] */
+    buf *j = &s->records;
+    buf_clear(j);
+    buf_putc(j, '[');
     for (size_t i = 0; i < f->n_events; i++) {
         const tta_event *e = &f->events[i];
-        sqlite3_bind_int64(st, 1, run_id);
-        sqlite3_bind_int64(st, 2, (int64_t)i);
-        sqlite3_bind_int64(st, 3, e->line);
-        bind_real(st, 4, e->time_s);
-        bind_span(st, 5, e->key);
-        bind_span(st, 6, e->value);
-        bind_span(st, 7, e->metadata);
-        bind_real(st, 8, e->epoch_num);
-        bind_real(st, 9, e->samples);
-        if ((rc = exec_stmt(st)) != SQLITE_OK) return rc;
+        buf_reserve(j, 64 + e->key.n + e->value.n + e->metadata.n);
+        buf_printf(j, "%s[%u,", i ? "," : "", e->line);
+        append_time(j, e->time_s);
+        buf_putc(j, ',');
+        buf_json_string(j, e->key.p ? e->key.p : "", e->key.n);
+        buf_putc(j, ',');
+        if (e->value.n) buf_append(j, e->value.p, e->value.n);
+        else buf_puts(j, "null");
+        buf_putc(j, ',');
+        if (e->metadata.n) buf_append(j, e->metadata.p, e->metadata.n);
+        else buf_puts(j, "null");
+        buf_putc(j, ',');
+        buf_json_number(j, e->epoch_num);
+        buf_putc(j, ',');
+        buf_json_number(j, e->samples);
+        buf_putc(j, ']');
     }
+    buf_putc(j, ']');
+    st = s->st[ST_INSERT_EVENT];
+    sqlite3_bind_int64(st, 1, run_id);
+    sqlite3_bind_int64(st, 2, (int64_t)f->n_events);
+    sqlite3_bind_text(st, 3, buf_str(j), (int)j->len, SQLITE_STATIC);
+    if ((rc = exec_stmt(st)) != SQLITE_OK) return rc;
     *events += (int64_t)f->n_events;
 
     st = s->st[ST_INSERT_EVAL];
