@@ -16,10 +16,36 @@ static const char report_help[] =
     "             against TTA speedup (score), and their ratio, the gap\n"
     "  scaling    per series of systems of one submitter and benchmark: speedup over the smallest and\n"
     "             efficiency against linear scaling, for time per epoch and for TTA\n"
+    "  curves     per entry and epoch: mean and std of the evaluation quality across runs\n"
+    "  threshold --at LIST   each run's TTA and epochs at other thresholds: LIST is 0.70,0.75 or\n"
+    "             FROM:TO:STEP, in the stored scale (fractions; BLEU points; DAWNBench percent)\n"
     "\n"
     "filters: --round R --division D --submitter S --system Y --benchmark B --entry ID\n"
     "Tables show minutes and percentages; CSV and JSON carry seconds and fractions (score_min: minutes).\n"
     "docs/statistics.md gives every formula.\n";
+
+/* "0.7,0.75" or "0.70:0.76:0.02" (inclusive) into v; 0 on success. */
+static int parse_thresholds(const char *s, double *v, size_t *n, size_t max) {
+    char *end;
+    double from = strtod(s, &end);
+    if (end == s) return -1;
+    if (*end == ':') {
+        double to = strtod(end + 1, &end);
+        if (*end != ':') return -1;
+        double step = strtod(end + 1, &end);
+        if (*end || !(step > 0) || to < from) return -1;
+        for (double x = from; x <= to + step * 1e-9 && *n < max; x += step) v[(*n)++] = x;
+        return 0;
+    }
+    v[(*n)++] = from;
+    while (*end == ',') {
+        const char *p = end + 1;
+        double x = strtod(p, &end);
+        if (end == p || *n >= max) return -1;
+        v[(*n)++] = x;
+    }
+    return *end ? -1 : 0;
+}
 
 typedef int (*report_fn)(sqlite3 *, const tta_filter *, int, FILE *, char **);
 
@@ -30,13 +56,21 @@ static const struct {
     {"variance", tta_report_variance},
     {"speedup", tta_report_speedup},
     {"scaling", tta_report_scaling},
+    {"curves", tta_report_curves},
 };
 
 int cmd_report(const tta_cli *cli, int argc, char **argv) {
     tta_filter f = {0};
     int format = TTA_FORMAT_TABLE;
     const char *kind = NULL;
+    double thresholds[256];
+    size_t n_thresholds = 0;
     for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--at")) {
+            if (i + 1 >= argc || parse_thresholds(argv[++i], thresholds, &n_thresholds, 256) != 0)
+                return cli_usage_error("report", "--at needs a list like 0.70,0.75 or a range FROM:TO:STEP");
+            continue;
+        }
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             fputs(report_help, stdout);
             return 0;
@@ -49,7 +83,20 @@ int cmd_report(const tta_cli *cli, int argc, char **argv) {
         if (kind) return cli_usage_error("report", "one report at a time, not '%s' too", argv[i]);
         kind = argv[i];
     }
-    if (!kind) return cli_usage_error("report", "say which report (variance)");
+    if (!kind) return cli_usage_error("report", "say which report (variance, speedup, scaling, curves, threshold)");
+    if (!strcmp(kind, "threshold")) {
+        if (n_thresholds == 0) return cli_usage_error("report", "threshold needs --at LIST");
+        sqlite3 *db;
+        if (cli_open_db_readonly(cli, "report", &db)) return 1;
+        char *err = NULL;
+        int rc = tta_report_threshold(db, &f, thresholds, n_thresholds, format, stdout, &err);
+        if (rc) {
+            fprintf(stderr, "tta report threshold: %s\n", err ? err : "failed");
+            free(err);
+        }
+        sqlite3_close(db);
+        return rc;
+    }
     for (size_t k = 0; k < sizeof reports / sizeof reports[0]; k++) {
         if (strcmp(kind, reports[k].name)) continue;
         sqlite3 *db;

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "reports/reports.h"
+#include "stats/stats.h"
 
 
 typedef struct {
@@ -64,5 +65,9 @@ void tta_entries_free(tta_entry_data *entries, size_t n);
 
 /* "round/division/submitter/system/benchmark": a stable human name for an entry (malloc'd). */
 char *tta_entry_name(const tta_entry_data *e);
+
+/* The quality curve of an entry: per epoch, mean and std across its runs (curves loaded).
+ * *out is malloc'd; returns the number of rows. */
+size_t tta_entry_curve(const tta_entry_data *e, tta_curve_stat **out);
 
 #endif

@@ -44,4 +44,13 @@ int tta_report_speedup(sqlite3 *db, const tta_filter *f, int format, FILE *out, 
  * efficiency_tpe / efficiency_tta against linear scaling. */
 int tta_report_scaling(sqlite3 *db, const tta_filter *f, int format, FILE *out, char **err);
 
+/* `tta report curves`: per entry and epoch, the runs evaluated there and the mean and
+ * population std of their quality, with the target. */
+int tta_report_curves(sqlite3 *db, const tta_filter *f, int format, FILE *out, char **err);
+
+/* `tta report threshold --at LIST`: each run's time (from run_start) and epochs at the first
+ * evaluation meeting each threshold (in the benchmark's stored quality scale). */
+int tta_report_threshold(sqlite3 *db, const tta_filter *f, const double *thresholds, size_t n_thresholds,
+                         int format, FILE *out, char **err);
+
 #endif

@@ -1,0 +1,145 @@
+/* curves.c: `tta report curves` (quality per epoch across an entry's runs) and
+ * `tta report threshold` (each run's TTA at other quality thresholds). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/buf.h"
+#include "common/check.h"
+#include "reports/dataset.h"
+#include "reports/render.h"
+#include "reports/reports.h"
+#include "stats/stats.h"
+
+enum { Q_ROUND, Q_DIVISION, Q_SUBMITTER, Q_SYSTEM, Q_BENCHMARK, Q_EPOCH, Q_RUNS, Q_MEAN, Q_STD, Q_TARGET, Q_COUNT };
+
+static const tta_column curve_columns[Q_COUNT] = {
+    [Q_ROUND] = {"round", "round", TTA_COL_TEXT, 0, TTA_FOR_ALL},
+    [Q_DIVISION] = {"division", "div", TTA_COL_TEXT, 0, TTA_FOR_ALL},
+    [Q_SUBMITTER] = {"submitter", "submitter", TTA_COL_TEXT, 0, TTA_FOR_ALL},
+    [Q_SYSTEM] = {"system", "system", TTA_COL_TEXT, 0, TTA_FOR_ALL},
+    [Q_BENCHMARK] = {"benchmark", "bench", TTA_COL_TEXT, 0, TTA_FOR_ALL},
+    [Q_EPOCH] = {"epoch", "epoch", TTA_COL_NUMBER, 1, TTA_FOR_ALL},
+    [Q_RUNS] = {"runs", "runs", TTA_COL_INT, 0, TTA_FOR_ALL},
+    [Q_MEAN] = {"quality_mean", "quality", TTA_COL_NUMBER, 4, TTA_FOR_ALL},
+    [Q_STD] = {"quality_std", "± std", TTA_COL_NUMBER, 4, TTA_FOR_ALL},
+    [Q_TARGET] = {"target", "target", TTA_COL_NUMBER, 4, TTA_FOR_ALL},
+};
+
+static void entry_names(tta_table *t, size_t row, const tta_entry_data *e) {
+    tta_table_set_text(t, row, 0, e->round);
+    tta_table_set_text(t, row, 1, e->division);
+    tta_table_set_text(t, row, 2, e->submitter);
+    tta_table_set_text(t, row, 3, e->system);
+    tta_table_set_text(t, row, 4, e->benchmark);
+}
+
+size_t tta_entry_curve(const tta_entry_data *e, tta_curve_stat **out) {
+    size_t n = e->n_runs, total = 0;
+    const double **ep = callocCheck(n ? n : 1, sizeof *ep), **q = callocCheck(n ? n : 1, sizeof *q);
+    size_t *np = callocCheck(n ? n : 1, sizeof *np);
+    for (size_t r = 0; r < n; r++) {
+        const tta_run_data *run = &e->runs[r];
+        double *a = mallocCheck((run->n_curve ? run->n_curve : 1) * sizeof *a);
+        double *b = mallocCheck((run->n_curve ? run->n_curve : 1) * sizeof *b);
+        for (size_t i = 0; i < run->n_curve; i++) {
+            a[i] = run->curve[i].epoch;
+            b[i] = run->curve[i].quality;
+        }
+        ep[r] = a;
+        q[r] = b;
+        np[r] = run->n_curve;
+        total += run->n_curve;
+    }
+    *out = mallocCheck((total ? total : 1) * sizeof **out);
+    size_t k = tta_quality_curve(ep, q, np, n, *out, total);
+    for (size_t r = 0; r < n; r++) {
+        free((void *)ep[r]);
+        free((void *)q[r]);
+    }
+    free(ep);
+    free(q);
+    free(np);
+    return k;
+}
+
+int tta_report_curves(sqlite3 *db, const tta_filter *f, int format, FILE *out, char **err) {
+    tta_entry_data *e;
+    size_t n;
+    if (tta_entries_load(db, f, 1, &e, &n, err) != SQLITE_OK) return 1;
+    tta_table *t = tta_table_new(curve_columns, Q_COUNT);
+    for (size_t i = 0; i < n; i++) {
+        tta_curve_stat *c;
+        size_t k = tta_entry_curve(&e[i], &c);
+        for (size_t j = 0; j < k; j++) {
+            size_t row = tta_table_add_row(t);
+            entry_names(t, row, &e[i]);
+            tta_table_set_number(t, row, Q_EPOCH, c[j].epoch);
+            tta_table_set_number(t, row, Q_RUNS, (double)c[j].n);
+            tta_table_set_number(t, row, Q_MEAN, c[j].mean);
+            tta_table_set_number(t, row, Q_STD, c[j].std);
+            if (isnan(e[i].target)) tta_table_set_missing(t, row, Q_TARGET, "no known target");
+            else tta_table_set_number(t, row, Q_TARGET, e[i].target);
+        }
+        if (k == 0) {
+            size_t row = tta_table_add_row(t);
+            entry_names(t, row, &e[i]);
+            tta_table_set_missing(t, row, Q_EPOCH, "no evaluation with an epoch number");
+        }
+        free(c);
+    }
+    tta_table_write(t, (tta_out_format)format, out);
+    tta_table_free(t);
+    tta_entries_free(e, n);
+    return 0;
+}
+
+enum { T_ROUND, T_DIVISION, T_SUBMITTER, T_SYSTEM, T_BENCHMARK, T_FILE, T_THRESHOLD, T_TTA, T_EPOCHS, T_COUNT };
+
+static const tta_column threshold_columns[T_COUNT] = {
+    [T_ROUND] = {"round", "round", TTA_COL_TEXT, 0, TTA_FOR_ALL},
+    [T_DIVISION] = {"division", "div", TTA_COL_TEXT, 0, TTA_FOR_ALL},
+    [T_SUBMITTER] = {"submitter", "submitter", TTA_COL_TEXT, 0, TTA_FOR_ALL},
+    [T_SYSTEM] = {"system", "system", TTA_COL_TEXT, 0, TTA_FOR_ALL},
+    [T_BENCHMARK] = {"benchmark", "bench", TTA_COL_TEXT, 0, TTA_FOR_ALL},
+    [T_FILE] = {"file", "file", TTA_COL_PATH, 0, TTA_FOR_ALL},
+    [T_THRESHOLD] = {"threshold", "threshold", TTA_COL_NUMBER, 4, TTA_FOR_ALL},
+    [T_TTA] = {"tta_s", "tta (min)", TTA_COL_MINUTES, 2, TTA_FOR_ALL},
+    [T_EPOCHS] = {"epochs", "epochs", TTA_COL_NUMBER, 1, TTA_FOR_ALL},
+};
+
+int tta_report_threshold(sqlite3 *db, const tta_filter *f, const double *thresholds, size_t n_thresholds,
+                         int format, FILE *out, char **err) {
+    tta_entry_data *e;
+    size_t n;
+    if (tta_entries_load(db, f, 1, &e, &n, err) != SQLITE_OK) return 1;
+    tta_table *t = tta_table_new(threshold_columns, T_COUNT);
+    for (size_t i = 0; i < n; i++)
+        for (size_t r = 0; r < e[i].n_runs; r++) {
+            const tta_run_data *run = &e[i].runs[r];
+            double *q = mallocCheck((run->n_curve ? run->n_curve : 1) * sizeof *q);
+            for (size_t k = 0; k < run->n_curve; k++) q[k] = run->curve[k].quality;
+            for (size_t h = 0; h < n_thresholds; h++) {
+                size_t row = tta_table_add_row(t);
+                entry_names(t, row, &e[i]);
+                tta_table_set_text(t, row, T_FILE, run->file);
+                tta_table_set_number(t, row, T_THRESHOLD, thresholds[h]);
+                long at = tta_first_meeting(q, run->n_curve, thresholds[h], e[i].higher_is_better);
+                if (at < 0) {
+                    tta_table_set_missing(t, row, T_TTA, "threshold never reached");
+                    tta_table_set_missing(t, row, T_EPOCHS, "threshold never reached");
+                } else {
+                    /* DAWNBench times count from the start of training; MLPerf's from
+                     * run_start, as the run's TTA does. */
+                    tta_table_set_number(t, row, T_TTA, run->curve[at].time_s);
+                    if (isnan(run->curve[at].epoch)) tta_table_set_missing(t, row, T_EPOCHS, "epoch not logged");
+                    else tta_table_set_number(t, row, T_EPOCHS, run->curve[at].epoch);
+                }
+            }
+            free(q);
+        }
+    tta_table_write(t, (tta_out_format)format, out);
+    tta_table_free(t);
+    tta_entries_free(e, n);
+    return 0;
+}
