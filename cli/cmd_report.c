@@ -17,6 +17,9 @@ static const char report_help[] =
     "  scaling    per series of systems of one submitter and benchmark: speedup over the smallest and\n"
     "             efficiency against linear scaling, for time per epoch and for TTA\n"
     "  curves     per entry and epoch: mean and std of the evaluation quality across runs\n"
+    "  compare A B   two entries (ids from `tta ls entries`, or round/division/submitter/system/\n"
+    "             benchmark): ratio of mean TTAs with a bootstrap CI, Welch's t, Mann-Whitney U, runs\n"
+    "             needed to tell a 5% difference\n"
     "  threshold --at LIST   each run's TTA and epochs at other thresholds: LIST is 0.70,0.75 or\n"
     "             FROM:TO:STEP, in the stored scale (fractions; BLEU points; DAWNBench percent)\n"
     "\n"
@@ -62,7 +65,8 @@ static const struct {
 int cmd_report(const tta_cli *cli, int argc, char **argv) {
     tta_filter f = {0};
     int format = TTA_FORMAT_TABLE;
-    const char *kind = NULL;
+    const char *kind = NULL, *operands[2] = {NULL, NULL};
+    int n_operands = 0;
     double thresholds[256];
     size_t n_thresholds = 0;
     for (int i = 1; i < argc; i++) {
@@ -80,10 +84,27 @@ int cmd_report(const tta_cli *cli, int argc, char **argv) {
         if (r < 0) return cli_usage_error("report", "option '%s' needs a valid value", argv[i]);
         if (r > 0) continue;
         if (argv[i][0] == '-') return cli_usage_error("report", "unknown option '%s'", argv[i]);
+        if (kind && !strcmp(kind, "compare") && n_operands < 2) {
+            operands[n_operands++] = argv[i];
+            continue;
+        }
         if (kind) return cli_usage_error("report", "one report at a time, not '%s' too", argv[i]);
         kind = argv[i];
     }
     if (!kind) return cli_usage_error("report", "say which report (variance, speedup, scaling, curves, threshold)");
+    if (!strcmp(kind, "compare")) {
+        if (n_operands != 2) return cli_usage_error("report", "compare needs two entries: A B");
+        sqlite3 *db;
+        if (cli_open_db_readonly(cli, "report", &db)) return 1;
+        char *err = NULL;
+        int rc = tta_report_compare(db, operands[0], operands[1], format, stdout, &err);
+        if (rc) {
+            fprintf(stderr, "tta report compare: %s\n", err ? err : "failed");
+            free(err);
+        }
+        sqlite3_close(db);
+        return rc;
+    }
     if (!strcmp(kind, "threshold")) {
         if (n_thresholds == 0) return cli_usage_error("report", "threshold needs --at LIST");
         sqlite3 *db;

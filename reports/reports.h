@@ -53,4 +53,10 @@ int tta_report_curves(sqlite3 *db, const tta_filter *f, int format, FILE *out, c
 int tta_report_threshold(sqlite3 *db, const tta_filter *f, const double *thresholds, size_t n_thresholds,
                          int format, FILE *out, char **err);
 
+/* `tta report compare A B`: two entries (ids from `tta ls entries`, or round/division/
+ * submitter/system/benchmark): runs, mean TTAs, their ratio with a 95% bootstrap CI, Welch's
+ * t-test, Mann–Whitney U, and the runs per entry a t-test needs to tell a 5% (1%) difference at
+ * alpha 0.05 with 80% power. */
+int tta_report_compare(sqlite3 *db, const char *a, const char *b, int format, FILE *out, char **err);
+
 #endif

@@ -242,6 +242,31 @@ static void write_people(const tta_table *t, FILE *out, int markdown) {
             if (w > width[j]) width[j] = w;
         }
     }
+    if (!markdown && t->n_rows == 1) {
+        /* One row too wide for the page: show it as "header  value" lines instead. */
+        size_t total = 0, hw = 0;
+        for (size_t j = 0; j < nc; j++)
+            if (shown[j]) {
+                total += width[j] + (j != first ? 2 : 0);
+                if (text_width(t->cols[j].header) > hw) hw = text_width(t->cols[j].header);
+            }
+        if (total > TABLE_WIDTH) {
+            for (size_t j = 0; j < nc; j++) {
+                if (t->cols[j].audience == TTA_FOR_SCRIPTS) continue;
+                fprintf(out, "%s", t->cols[j].header);
+                for (size_t k = text_width(t->cols[j].header); k < hw + 2; k++) fputc(' ', out);
+                fprintf(out, "%s\n", text[j]);
+            }
+            if (t->notes[0]) fprintf(out, "%-*s%s\n", (int)hw + 2, "note", t->notes[0]);
+            for (size_t r = 0; r < t->n_reasons; r++) fprintf(out, "%s[%zu] %s\n", r ? "" : "\n", r + 1, t->reasons[r]);
+            buf_free(&line);
+            for (size_t i = 0; i < t->n_rows * nc; i++) free(text[i]);
+            free(text);
+            free(width);
+            free(shown);
+            return;
+        }
+    }
     if (!markdown) {
         /* Fit the page: narrow the widest text column, one character at a time, never below 8. */
         for (;;) {

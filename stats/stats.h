@@ -103,4 +103,33 @@ size_t tta_quality_curve(const double *const *epochs, const double *const *quali
 /* First point of a curve meeting threshold (relative tolerance 1e-6): its index, or -1. */
 long tta_first_meeting(const double *quality, size_t n, double threshold, int higher_is_better);
 
+/* ---- comparing two entries' TTAs ---- */
+
+typedef struct {
+    double t, df, p;  /* Welch's t-test, two-sided */
+} tta_welch;
+
+/* Welch's unequal-variance t-test of mean(a) = mean(b); NANs when a group has < 2 values or
+ * both variances are 0. */
+tta_welch tta_welch_test(const double *a, size_t na, const double *b, size_t nb);
+
+typedef struct {
+    double u;       /* U of sample a: sum of its ranks - na(na+1)/2 (ties take average ranks) */
+    double p;       /* two-sided */
+    int exact;      /* 1: exact distribution (no ties, na, nb <= 50); 0: normal approximation with
+                       tie and continuity correction */
+} tta_mwu;
+
+tta_mwu tta_mann_whitney(const double *a, size_t na, const double *b, size_t nb);
+
+/* Percentile-bootstrap (1 - alpha) interval of mean(a) / mean(b), resampling each group. */
+void tta_ratio_ci(const double *a, size_t na, const double *b, size_t nb, size_t resamples, double alpha,
+                  unsigned long seed, double *low, double *high);
+
+/* Runs per group a two-sided two-sample t-test needs to detect a difference of rel_diff × the
+ * mean at significance alpha with the given power, for a common standard deviation sd around
+ * mean: n = 2 ((t_{1-alpha/2,df} + t_{power,df}) sd / (rel_diff mean))^2, iterated with
+ * df = 2n - 2 from the normal approximation. NAN when sd or mean are not positive. */
+double tta_runs_needed(double mean, double sd, double rel_diff, double alpha, double power);
+
 #endif

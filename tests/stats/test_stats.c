@@ -105,7 +105,39 @@ TEST(decomposition) {
     CHECK(d.n == 1 && d.epochs_std == 0 && isnan(d.cv_ratio) && d.why != NULL);
 }
 
+TEST(comparison) {
+    /* scipy 1.10: ttest_ind(equal_var=False), mannwhitneyu(method='exact' / 'asymptotic') */
+    double a[] = {100, 104, 98, 110, 95}, b[] = {90, 93, 91, 97, 88, 92};
+    tta_welch w = tta_welch_test(a, 5, b, 6);
+    CHECK_NEAR(w.t, 3.3164234814388185, 1e-12);
+    CHECK_NEAR(w.df, 5.8127916170781395, 1e-10);
+    CHECK_NEAR(w.p, 0.01684807957714376, 1e-10);
+    tta_mwu m = tta_mann_whitney(a, 5, b, 6);
+    CHECK(m.exact);
+    CHECK_NEAR(m.u, 29.0, 0);
+    CHECK_NEAR(m.p, 0.008658008658008658, 1e-12);
+    double c[] = {1, 2, 2, 3, 4, 5}, d[] = {3, 4, 4, 6, 7, 8, 9};
+    m = tta_mann_whitney(c, 6, d, 7);
+    CHECK(!m.exact);
+    CHECK_NEAR(m.u, 5.5, 0);
+    CHECK_NEAR(m.p, 0.030715473098711102, 1e-10);
+    /* identical groups: no difference */
+    tta_welch same = tta_welch_test(a, 5, a, 5);
+    CHECK_NEAR(same.t, 0, 1e-12);
+    CHECK_NEAR(same.p, 1, 1e-12);
+    CHECK(isnan(tta_welch_test(a, 1, b, 6).p));
+    double lo, hi;
+    tta_ratio_ci(a, 5, b, 6, 2000, 0.05, 7, &lo, &hi);
+    double ratio = tta_mean(a, 5) / tta_mean(b, 6);
+    CHECK(lo < ratio && ratio < hi && lo > 1.0 && hi < 1.2);
+    /* effect size 1 (5% of 100 with sd 5): the noncentral t gives power 0.807 at n = 17 and
+     * 0.781 at n = 16 (scipy.stats.nct). */
+    CHECK_NEAR(tta_runs_needed(100, 5, 0.05, 0.05, 0.8), 17, 0);
+    CHECK(isnan(tta_runs_needed(100, 0, 0.05, 0.05, 0.8)));
+}
+
 int main(void) {
+    RUN(comparison);
     RUN(descriptives);
     RUN(meets_target_with_float32_tolerance);
     RUN(official_score);

@@ -1,0 +1,146 @@
+/* compare.c: `tta report compare A B`: are two entries' TTAs really different? */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/buf.h"
+#include "common/check.h"
+#include "reports/dataset.h"
+#include "reports/render.h"
+#include "reports/reports.h"
+#include "stats/stats.h"
+
+enum {
+    M_A, M_B, M_NA, M_NB, M_MEAN_A, M_MEAN_B, M_RATIO, M_RATIO_LOW, M_RATIO_HIGH, M_WELCH_T, M_WELCH_DF,
+    M_WELCH_P, M_MWU_U, M_MWU_P, M_NEED_5, M_NEED_1, M_COUNT
+};
+
+static const tta_column compare_columns[M_COUNT] = {
+    [M_A] = {"entry_a", "entry A", TTA_COL_TEXT, 0, TTA_FOR_ALL},
+    [M_B] = {"entry_b", "entry B", TTA_COL_TEXT, 0, TTA_FOR_ALL},
+    [M_NA] = {"runs_a", "runs A", TTA_COL_INT, 0, TTA_FOR_ALL},
+    [M_NB] = {"runs_b", "runs B", TTA_COL_INT, 0, TTA_FOR_ALL},
+    [M_MEAN_A] = {"tta_mean_a_s", "mean A (min)", TTA_COL_MINUTES, 2, TTA_FOR_ALL},
+    [M_MEAN_B] = {"tta_mean_b_s", "mean B (min)", TTA_COL_MINUTES, 2, TTA_FOR_ALL},
+    [M_RATIO] = {"ratio", "A/B", TTA_COL_NUMBER, 3, TTA_FOR_ALL},
+    [M_RATIO_LOW] = {"ratio_ci_low", "95% CI low", TTA_COL_NUMBER, 3, TTA_FOR_ALL},
+    [M_RATIO_HIGH] = {"ratio_ci_high", "95% CI high", TTA_COL_NUMBER, 3, TTA_FOR_ALL},
+    [M_WELCH_T] = {"welch_t", "Welch t", TTA_COL_NUMBER, 2, TTA_FOR_SCRIPTS},
+    [M_WELCH_DF] = {"welch_df", "df", TTA_COL_NUMBER, 1, TTA_FOR_SCRIPTS},
+    [M_WELCH_P] = {"welch_p", "Welch p", TTA_COL_NUMBER, 4, TTA_FOR_ALL},
+    [M_MWU_U] = {"mann_whitney_u", "U", TTA_COL_NUMBER, 1, TTA_FOR_SCRIPTS},
+    [M_MWU_P] = {"mann_whitney_p", "M-W p", TTA_COL_NUMBER, 4, TTA_FOR_ALL},
+    [M_NEED_5] = {"runs_needed_5pct", "runs for 5%", TTA_COL_INT, 0, TTA_FOR_ALL},
+    [M_NEED_1] = {"runs_needed_1pct", "runs for 1%", TTA_COL_INT, 0, TTA_FOR_SCRIPTS},
+};
+
+#define COMPARE_SEED 20181106UL
+
+/* Loads the entry named by spec: an id from `tta ls entries`, or round/division/submitter/
+ * system/benchmark. */
+static int load_one(sqlite3 *db, const char *spec, tta_entry_data **e, char **err) {
+    tta_filter f = {0};
+    char *copy = strdupCheck(spec);
+    char *end;
+    long id = strtol(spec, &end, 10);
+    if (*spec && !*end && id > 0) {
+        f.entry_id = id;
+    } else {
+        char *parts[5];
+        int n = 0;
+        for (char *p = strtok(copy, "/"); p && n < 5; p = strtok(NULL, "/")) parts[n++] = p;
+        if (n != 5 || strtok(NULL, "/")) {
+            buf b = {0};
+            buf_printf(&b, "'%s' is neither an entry id nor round/division/submitter/system/benchmark", spec);
+            *err = buf_take(&b);
+            free(copy);
+            return 1;
+        }
+        f.round = parts[0];
+        f.division = parts[1];
+        f.submitter = parts[2];
+        f.system = parts[3];
+        f.benchmark = parts[4];
+    }
+    size_t n;
+    int rc = tta_entries_load(db, &f, 0, e, &n, err);
+    free(copy);
+    if (rc != SQLITE_OK) return 1;
+    if (n != 1) {
+        buf b = {0};
+        buf_printf(&b, "no entry '%s' (see `tta ls entries`)", spec);
+        *err = buf_take(&b);
+        tta_entries_free(*e, n);
+        return 1;
+    }
+    return 0;
+}
+
+/* The successful runs' TTAs of e; returns how many. */
+static size_t successful_ttas(const tta_entry_data *e, double *out) {
+    size_t k = 0;
+    for (size_t i = 0; i < e->n_runs; i++)
+        if (e->runs[i].status && !strcmp(e->runs[i].status, "success") && !isnan(e->runs[i].tta_s))
+            out[k++] = e->runs[i].tta_s;
+    return k;
+}
+
+static void number_or(tta_table *t, size_t row, size_t col, double v, const char *why) {
+    if (isnan(v)) tta_table_set_missing(t, row, col, why);
+    else tta_table_set_number(t, row, col, v);
+}
+
+int tta_report_compare(sqlite3 *db, const char *a_spec, const char *b_spec, int format, FILE *out, char **err) {
+    tta_entry_data *ea, *eb;
+    if (load_one(db, a_spec, &ea, err)) return 1;
+    if (load_one(db, b_spec, &eb, err)) {
+        tta_entries_free(ea, 1);
+        return 1;
+    }
+    double *a = mallocCheck((ea->n_runs + 1) * sizeof *a), *b = mallocCheck((eb->n_runs + 1) * sizeof *b);
+    size_t na = successful_ttas(ea, a), nb = successful_ttas(eb, b);
+    tta_table *t = tta_table_new(compare_columns, M_COUNT);
+    size_t row = tta_table_add_row(t);
+    char *name_a = tta_entry_name(ea), *name_b = tta_entry_name(eb);
+    tta_table_set_text(t, row, M_A, name_a);
+    tta_table_set_text(t, row, M_B, name_b);
+    tta_table_set_number(t, row, M_NA, (double)na);
+    tta_table_set_number(t, row, M_NB, (double)nb);
+    double ma = tta_mean(a, na), mb = tta_mean(b, nb);
+    number_or(t, row, M_MEAN_A, ma, "no successful run");
+    number_or(t, row, M_MEAN_B, mb, "no successful run");
+    number_or(t, row, M_RATIO, ma / mb, "no successful run");
+    double lo, hi;
+    tta_ratio_ci(a, na, b, nb, 2000, 0.05, COMPARE_SEED, &lo, &hi);
+    number_or(t, row, M_RATIO_LOW, lo, "needs runs in both entries");
+    number_or(t, row, M_RATIO_HIGH, hi, "needs runs in both entries");
+    tta_welch w = tta_welch_test(a, na, b, nb);
+    const char *few = "a t-test needs two runs or more in each entry, with some spread";
+    number_or(t, row, M_WELCH_T, w.t, few);
+    number_or(t, row, M_WELCH_DF, w.df, few);
+    number_or(t, row, M_WELCH_P, w.p, few);
+    tta_mwu m = tta_mann_whitney(a, na, b, nb);
+    number_or(t, row, M_MWU_U, m.u, "needs runs in both entries");
+    number_or(t, row, M_MWU_P, m.p, "needs runs in both entries");
+    /* Runs needed with the pooled standard deviation of both entries around their mean. */
+    double sa = tta_std_sample(a, na), sb = tta_std_sample(b, nb);
+    double pooled = NAN, mean = NAN;
+    if (na >= 2 && nb >= 2) {
+        pooled = sqrt(((double)(na - 1) * sa * sa + (double)(nb - 1) * sb * sb) / (double)(na + nb - 2));
+        mean = (ma + mb) / 2;
+    }
+    const char *need_why = "needs two runs or more in each entry, with some spread";
+    number_or(t, row, M_NEED_5, tta_runs_needed(mean, pooled, 0.05, 0.05, 0.8), need_why);
+    number_or(t, row, M_NEED_1, tta_runs_needed(mean, pooled, 0.01, 0.05, 0.8), need_why);
+    if (!isnan(w.p)) tta_table_add_note(t, row, w.p < 0.05 ? "different at alpha = 0.05 (Welch)"
+                                                            : "not shown different at alpha = 0.05 (Welch)");
+    tta_table_write(t, (tta_out_format)format, out);
+    tta_table_free(t);
+    free(name_a);
+    free(name_b);
+    free(a);
+    free(b);
+    tta_entries_free(ea, 1);
+    tta_entries_free(eb, 1);
+    return 0;
+}
