@@ -20,6 +20,8 @@ static const char report_help[] =
     "  compare A B   two entries (ids from `tta ls entries`, or round/division/submitter/system/\n"
     "             benchmark): ratio of mean TTAs with a bootstrap CI, Welch's t, Mann-Whitney U, runs\n"
     "             needed to tell a 5% difference\n"
+    "  rcp --rcp-dir DIR   convergence against MLCommons' reference points (rcps_<benchmark>.json):\n"
+    "             olympic mean of epochs, reference mean, minimum acceptable mean, pass, normalization\n"
     "  threshold --at LIST   each run's TTA and epochs at other thresholds: LIST is 0.70,0.75 or\n"
     "             FROM:TO:STEP, in the stored scale (fractions; BLEU points; DAWNBench percent)\n"
     "\n"
@@ -67,9 +69,15 @@ int cmd_report(const tta_cli *cli, int argc, char **argv) {
     int format = TTA_FORMAT_TABLE;
     const char *kind = NULL, *operands[2] = {NULL, NULL};
     int n_operands = 0;
+    const char *rcp_dir = NULL;
     double thresholds[256];
     size_t n_thresholds = 0;
     for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--rcp-dir")) {
+            if (i + 1 >= argc) return cli_usage_error("report", "--rcp-dir needs a folder");
+            rcp_dir = argv[++i];
+            continue;
+        }
         if (!strcmp(argv[i], "--at")) {
             if (i + 1 >= argc || parse_thresholds(argv[++i], thresholds, &n_thresholds, 256) != 0)
                 return cli_usage_error("report", "--at needs a list like 0.70,0.75 or a range FROM:TO:STEP");
@@ -100,6 +108,19 @@ int cmd_report(const tta_cli *cli, int argc, char **argv) {
         int rc = tta_report_compare(db, operands[0], operands[1], format, stdout, &err);
         if (rc) {
             fprintf(stderr, "tta report compare: %s\n", err ? err : "failed");
+            free(err);
+        }
+        sqlite3_close(db);
+        return rc;
+    }
+    if (!strcmp(kind, "rcp")) {
+        if (!rcp_dir) return cli_usage_error("report", "rcp needs --rcp-dir DIR (a folder of rcps_<benchmark>.json)");
+        sqlite3 *db;
+        if (cli_open_db_readonly(cli, "report", &db)) return 1;
+        char *err = NULL;
+        int rc = tta_report_rcp(db, &f, rcp_dir, format, stdout, &err);
+        if (rc) {
+            fprintf(stderr, "tta report rcp: %s\n", err ? err : "failed");
             free(err);
         }
         sqlite3_close(db);

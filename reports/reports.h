@@ -59,4 +59,11 @@ int tta_report_threshold(sqlite3 *db, const tta_filter *f, const double *thresho
  * alpha 0.05 with 80% power. */
 int tta_report_compare(sqlite3 *db, const char *a, const char *b, int format, FILE *out, char **err);
 
+/* `tta report rcp --rcp-dir DIR`: per entry, benchmark, global_batch_size, epochs_mean
+ * (olympic mean of the runs' epochs, or samples for BERT; a failed run counts as 1e9),
+ * rcp_mean and min_acceptable_mean at that batch size (found, interpolated or the smallest
+ * point), pass, and the normalization factor the score would get; a note where the benchmark
+ * has no reference points. */
+int tta_report_rcp(sqlite3 *db, const tta_filter *f, const char *rcp_dir, int format, FILE *out, char **err);
+
 #endif

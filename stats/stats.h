@@ -132,4 +132,60 @@ void tta_ratio_ci(const double *a, size_t na, const double *b, size_t nb, size_t
  * df = 2n - 2 from the normal approximation. NAN when sd or mean are not positive. */
 double tta_runs_needed(double mean, double sd, double rel_diff, double alpha, double power);
 
+/* ---- reference convergence points (MLCommons rcp_checker, training rules 1.0.0 on) ---- */
+
+typedef struct {
+    double bs;          /* global batch size */
+    double mean;        /* olympic mean of the reference runs' epochs (or samples) to converge */
+    double stdev;       /* population std of all its runs */
+    double min_epochs;  /* minimum acceptable submission mean (bisection, see tta_rcp_min_mean) */
+    size_t runs;
+} tta_rcp_point;
+
+typedef struct {
+    tta_rcp_point *points; /* every reference point, by batch size */
+    size_t n;
+    tta_rcp_point *pruned; /* after pruning points slower than their neighbours' interpolation */
+    size_t n_pruned;
+    size_t submission_runs; /* runs a submission makes for this benchmark (rcp_checker's table) */
+} tta_rcp_set;
+
+typedef enum {
+    TTA_RCP_PASS = 0,
+    TTA_RCP_FAIL,             /* converges faster than the references allow */
+    TTA_RCP_NO_REFERENCE,     /* no rcps_<benchmark>.json in the folder (the official checker crashes) */
+    TTA_RCP_NO_CONVERGENCE,   /* more failed runs than olympic scoring can drop */
+    TTA_RCP_MISSING_POINT,    /* batch size above every reference point */
+    TTA_RCP_BAD_INPUT,        /* no batch size or no epochs */
+} tta_rcp_status;
+
+typedef struct {
+    tta_rcp_status status;
+    double rcp_mean;        /* reference mean at the batch size (found or interpolated) */
+    double min_mean;        /* minimum acceptable mean at the batch size */
+    double subm_mean;       /* olympic mean of the submission's epochs */
+    double normalization;   /* rcp_mean / subm_mean when faster than the reference but passing; else 1 */
+    const char *how;        /* "reference point", "interpolated", "smallest reference (slower convergence)" */
+    const char *why;        /* for statuses other than PASS/FAIL */
+} tta_rcp_result;
+
+/* Runs a submission of the benchmark makes in the RCP checker's table (0 unknown). */
+size_t tta_rcp_submission_runs(const char *benchmark);
+
+/* Loads <dir>/rcps_<benchmark>.json and computes every point's statistics and the pruned set.
+ * Returns 0; 1 when there is no file for the benchmark (set empty, *err says so); -1 when the
+ * file is unreadable or malformed (*err: "<path>: reason"). *err is malloc'd. */
+int tta_rcp_load(const char *dir, const char *benchmark, tta_rcp_set *set, char **err);
+void tta_rcp_free(tta_rcp_set *set);
+
+/* The smallest mean a submission may have and still pass the one-sided pooled t-test at
+ * alpha 0.05 against a reference (mean, stdev, n_ref runs), bisecting between 0 and mean to
+ * 1e-4; n_subm = submission runs - 2. */
+double tta_rcp_min_mean(double mean, double stdev, size_t n_ref, size_t n_subm);
+
+/* Checks a submission at batch size bs whose runs converged in epochs[i] (NAN or <= 0 for a
+ * run that did not: it counts as 1e9) against the pruned reference points. */
+tta_rcp_result tta_rcp_check(const tta_rcp_set *set, double bs, const double *epochs, size_t n,
+                             const char *benchmark);
+
 #endif
