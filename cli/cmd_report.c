@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli/cli.h"
 
@@ -24,6 +25,11 @@ static const char report_help[] =
     "             olympic mean of epochs, reference mean, minimum acceptable mean, pass, normalization\n"
     "  threshold --at LIST   each run's TTA and epochs at other thresholds: LIST is 0.70,0.75 or\n"
     "             FROM:TO:STEP, in the stored scale (fractions; BLEU points; DAWNBench percent)\n"
+    "  html OUT.html   one self-contained page with the tables and plots of variance, curves,\n"
+    "             speedup and scaling for the selection\n"
+    "\n"
+    "--svg FILE   with variance (TTA per run), curves (quality ± std and target), speedup (bars) and\n"
+    "             scaling (speedup vs accelerators with the ideal line): also write the plot as SVG\n"
     "\n"
     "filters: --round R --division D --submitter S --system Y --benchmark B --entry ID\n"
     "Tables show minutes and percentages; CSV and JSON carry seconds and fractions (score_min: minutes).\n"
@@ -52,7 +58,7 @@ static int parse_thresholds(const char *s, double *v, size_t *n, size_t max) {
     return *end ? -1 : 0;
 }
 
-typedef int (*report_fn)(sqlite3 *, const tta_filter *, int, FILE *, char **);
+typedef int (*report_fn)(sqlite3 *, const tta_filter *, const tta_report_options *, FILE *, char **);
 
 static const struct {
     const char *name;
@@ -69,10 +75,15 @@ int cmd_report(const tta_cli *cli, int argc, char **argv) {
     int format = TTA_FORMAT_TABLE;
     const char *kind = NULL, *operands[2] = {NULL, NULL};
     int n_operands = 0;
-    const char *rcp_dir = NULL;
+    const char *rcp_dir = NULL, *svg_path = NULL;
     double thresholds[256];
     size_t n_thresholds = 0;
     for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--svg")) {
+            if (i + 1 >= argc) return cli_usage_error("report", "--svg needs a file name");
+            svg_path = argv[++i];
+            continue;
+        }
         if (!strcmp(argv[i], "--rcp-dir")) {
             if (i + 1 >= argc) return cli_usage_error("report", "--rcp-dir needs a folder");
             rcp_dir = argv[++i];
@@ -92,7 +103,7 @@ int cmd_report(const tta_cli *cli, int argc, char **argv) {
         if (r < 0) return cli_usage_error("report", "option '%s' needs a valid value", argv[i]);
         if (r > 0) continue;
         if (argv[i][0] == '-') return cli_usage_error("report", "unknown option '%s'", argv[i]);
-        if (kind && !strcmp(kind, "compare") && n_operands < 2) {
+        if (kind && (!strcmp(kind, "compare") || !strcmp(kind, "html")) && n_operands < 2) {
             operands[n_operands++] = argv[i];
             continue;
         }
@@ -100,6 +111,23 @@ int cmd_report(const tta_cli *cli, int argc, char **argv) {
         kind = argv[i];
     }
     if (!kind) return cli_usage_error("report", "say which report (variance, speedup, scaling, curves, threshold)");
+    if (!strcmp(kind, "html")) {
+        if (n_operands != 1) return cli_usage_error("report", "html needs the output file: html OUT.html");
+        sqlite3 *db;
+        if (cli_open_db_readonly(cli, "report", &db)) return 1;
+        char *err = NULL, stamp[64];
+        time_t now = time(NULL);
+        strftime(stamp, sizeof stamp, "%Y-%m-%d %H:%M UTC", gmtime(&now));
+        int rc = tta_report_html(db, &f, operands[0], stamp, &err);
+        if (rc) {
+            fprintf(stderr, "tta report html: %s\n", err ? err : "failed");
+            free(err);
+        } else {
+            fprintf(stderr, "tta report html: wrote %s\n", operands[0]);
+        }
+        sqlite3_close(db);
+        return rc;
+    }
     if (!strcmp(kind, "compare")) {
         if (n_operands != 2) return cli_usage_error("report", "compare needs two entries: A B");
         sqlite3 *db;
@@ -144,7 +172,8 @@ int cmd_report(const tta_cli *cli, int argc, char **argv) {
         sqlite3 *db;
         if (cli_open_db_readonly(cli, "report", &db)) return 1;
         char *err = NULL;
-        int rc = reports[k].run(db, &f, format, stdout, &err);
+        tta_report_options o = {format, svg_path};
+        int rc = reports[k].run(db, &f, &o, stdout, &err);
         if (rc) {
             fprintf(stderr, "tta report %s: %s\n", kind, err ? err : "failed");
             free(err);

@@ -6,6 +6,7 @@
 
 #include "common/buf.h"
 #include "common/check.h"
+#include "reports/builders.h"
 #include "reports/dataset.h"
 #include "reports/render.h"
 #include "reports/reports.h"
@@ -63,10 +64,7 @@ size_t tta_entry_curve(const tta_entry_data *e, tta_curve_stat **out) {
     return k;
 }
 
-int tta_report_curves(sqlite3 *db, const tta_filter *f, int format, FILE *out, char **err) {
-    tta_entry_data *e;
-    size_t n;
-    if (tta_entries_load(db, f, 1, &e, &n, err) != SQLITE_OK) return 1;
+tta_table *tta_curves_table(const tta_entry_data *e, size_t n) {
     tta_table *t = tta_table_new(curve_columns, Q_COUNT);
     for (size_t i = 0; i < n; i++) {
         tta_curve_stat *c;
@@ -88,10 +86,66 @@ int tta_report_curves(sqlite3 *db, const tta_filter *f, int format, FILE *out, c
         }
         free(c);
     }
-    tta_table_write(t, (tta_out_format)format, out);
-    tta_table_free(t);
-    tta_entries_free(e, n);
-    return 0;
+    return t;
+}
+
+void tta_curves_plot(const tta_entry_data *e, size_t n, buf *svg) {
+    tta_series *series = callocCheck(n ? n : 1, sizeof *series);
+    double **x = callocCheck(n ? n : 1, sizeof *x), **y = callocCheck(n ? n : 1, sizeof *y);
+    double **err = callocCheck(n ? n : 1, sizeof *err);
+    char **names = callocCheck(n ? n : 1, sizeof *names);
+    tta_hline *targets = callocCheck(n ? n : 1, sizeof *targets);
+    char **target_labels = callocCheck(n ? n : 1, sizeof *target_labels);
+    size_t n_targets = 0;
+    for (size_t i = 0; i < n; i++) {
+        tta_curve_stat *c;
+        size_t k = tta_entry_curve(&e[i], &c);
+        x[i] = mallocCheck((k + 1) * sizeof **x);
+        y[i] = mallocCheck((k + 1) * sizeof **y);
+        err[i] = mallocCheck((k + 1) * sizeof **err);
+        for (size_t j = 0; j < k; j++) {
+            x[i][j] = c[j].epoch;
+            y[i][j] = c[j].mean;
+            err[i][j] = c[j].std;
+        }
+        free(c);
+        buf name = {0};
+        buf_printf(&name, "%s %s (%zu runs)", e[i].system, e[i].benchmark, e[i].n_runs);
+        names[i] = buf_take(&name);
+        series[i] = (tta_series){names[i], x[i], y[i], k, err[i], NULL, TTA_MARK_LINE_POINTS, 0, 0};
+        /* one target line per distinct target */
+        int seen = isnan(e[i].target);
+        for (size_t t = 0; t < n_targets && !seen; t++) seen = targets[t].y == e[i].target;
+        if (!seen) {
+            buf l = {0};
+            buf_printf(&l, "target %g (%s)", e[i].target, e[i].benchmark);
+            target_labels[n_targets] = buf_take(&l);
+            targets[n_targets] = (tta_hline){e[i].target, target_labels[n_targets]};
+            n_targets++;
+        }
+    }
+    tta_xy_plot p = {.title = "Quality per epoch: mean and ± std across runs", .x = {.label = "epoch"},
+                     .y = {.label = "quality"}, .series = series, .n_series = n, .hlines = targets,
+                     .n_hlines = n_targets};
+    tta_svg_xy(svg, &p);
+    for (size_t i = 0; i < n; i++) {
+        free(x[i]);
+        free(y[i]);
+        free(err[i]);
+        free(names[i]);
+    }
+    for (size_t t = 0; t < n_targets; t++) free(target_labels[t]);
+    free(x);
+    free(y);
+    free(err);
+    free(names);
+    free(series);
+    free(targets);
+    free(target_labels);
+}
+
+int tta_report_curves(sqlite3 *db, const tta_filter *f, const tta_report_options *o, FILE *out, char **err) {
+    return tta_run_table_report(db, f, 1, tta_curves_table, tta_curves_plot, o->format, out, o->svg_path, err);
 }
 
 enum { T_ROUND, T_DIVISION, T_SUBMITTER, T_SYSTEM, T_BENCHMARK, T_FILE, T_THRESHOLD, T_TTA, T_EPOCHS, T_COUNT };

@@ -227,7 +227,8 @@ typedef struct {
     const char *title;
     int width, height;
     tta_axis y;
-    const char *x_label; /* NULL: none */
+    const char *x_label;    /* NULL: none */
+    const char *value_name; /* what a dot is, for the legend ("run"); NULL: "value" */
     const tta_strip_group *groups;
     size_t n_groups;
     const tta_hline *hlines;

@@ -21,6 +21,12 @@ typedef struct {
 /* Output formats (render.h's tta_out_format values). */
 enum { TTA_FORMAT_TABLE = 0, TTA_FORMAT_CSV = 1, TTA_FORMAT_JSON = 2, TTA_FORMAT_MARKDOWN = 3 };
 
+/* How a report is written: the table's format, and optionally its plot as an SVG file. */
+typedef struct {
+    int format;
+    const char *svg_path; /* NULL: no plot */
+} tta_report_options;
+
 /* `tta ls runs|entries|systems`: one row per run (round, division, submitter, system,
  * benchmark, file, status, reached, tta_s, epochs, accelerators, global_batch_size), per entry
  * (with runs, reached, accelerators, target) or per system description. */
@@ -31,22 +37,22 @@ int tta_report_ls(sqlite3 *db, const char *what, const tta_filter *f, int format
  * (population std / mean of the successful runs' TTA) with cv_ci_low/high (95% bootstrap),
  * epochs_mean/std, tpe_mean_s/tpe_std_s (time per epoch), cv_ratio = CV(epochs)/CV(tpe), and
  * log_var_share_epochs (share of Var(log TTA) from log epochs). */
-int tta_report_variance(sqlite3 *db, const tta_filter *f, int format, FILE *out, char **err);
+int tta_report_variance(sqlite3 *db, const tta_filter *f, const tta_report_options *o, FILE *out, char **err);
 
 /* `tta report speedup`: for each pair of entries of one submitter, benchmark, round and
  * division (base: fewer accelerators, else the longer time per epoch): base_system, system,
  * base_accelerators, accelerators, batch sizes and epochs of both, throughput_speedup (ratio of
  * time per epoch), tta_speedup (ratio of scores) and gap = throughput_speedup / tta_speedup. */
-int tta_report_speedup(sqlite3 *db, const tta_filter *f, int format, FILE *out, char **err);
+int tta_report_speedup(sqlite3 *db, const tta_filter *f, const tta_report_options *o, FILE *out, char **err);
 
 /* `tta report scaling`: per series (submitter, benchmark, round, division) with two or more
  * entries, each system's accelerators, speedup_tpe and speedup_tta over the smallest, and
  * efficiency_tpe / efficiency_tta against linear scaling. */
-int tta_report_scaling(sqlite3 *db, const tta_filter *f, int format, FILE *out, char **err);
+int tta_report_scaling(sqlite3 *db, const tta_filter *f, const tta_report_options *o, FILE *out, char **err);
 
 /* `tta report curves`: per entry and epoch, the runs evaluated there and the mean and
  * population std of their quality, with the target. */
-int tta_report_curves(sqlite3 *db, const tta_filter *f, int format, FILE *out, char **err);
+int tta_report_curves(sqlite3 *db, const tta_filter *f, const tta_report_options *o, FILE *out, char **err);
 
 /* `tta report threshold --at LIST`: each run's time (from run_start) and epochs at the first
  * evaluation meeting each threshold (in the benchmark's stored quality scale). */
@@ -65,5 +71,10 @@ int tta_report_compare(sqlite3 *db, const char *a, const char *b, int format, FI
  * point), pass, and the normalization factor the score would get; a note where the benchmark
  * has no reference points. */
 int tta_report_rcp(sqlite3 *db, const tta_filter *f, const char *rcp_dir, int format, FILE *out, char **err);
+
+/* `tta report html OUT.html`: one self-contained page (no script, no URL) with the tables and
+ * plots of the variance, speedup, scaling and curves reports for the selection. generated_at is
+ * printed on the page (the page never reads the clock). */
+int tta_report_html(sqlite3 *db, const tta_filter *f, const char *path, const char *generated_at, char **err);
 
 #endif

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/check.h"
+#include "reports/builders.h"
 #include "reports/dataset.h"
 #include "reports/render.h"
 #include "reports/reports.h"
@@ -82,23 +83,70 @@ static tta_entry_summary *summarize_all(const tta_entry_data *e, size_t n) {
     return s;
 }
 
-int tta_report_speedup(sqlite3 *db, const tta_filter *f, int format, FILE *out, char **err) {
-    tta_entry_data *e;
-    size_t n;
-    if (tta_entries_load(db, f, 0, &e, &n, err) != SQLITE_OK) return 1;
-    tta_entry_summary *s = summarize_all(e, n);
-    tta_table *t = tta_table_new(speedup_columns, S_COUNT);
+/* Calls fn(base, other, ctx) for every pair of entries of one group, base first. */
+static void each_pair(const tta_entry_summary *s, size_t n,
+                      void (*fn)(const tta_entry_summary *, const tta_entry_summary *, void *), void *ctx) {
     for (size_t i = 0; i < n; i++)
         for (size_t j = i + 1; j < n; j++) {
-            if (!same_group(&e[i], &e[j])) continue;
-            if (is_base(&s[i], &s[j])) speedup_row(t, &s[i], &s[j]);
-            else speedup_row(t, &s[j], &s[i]);
+            if (!same_group(s[i].entry, s[j].entry)) continue;
+            if (is_base(&s[i], &s[j])) fn(&s[i], &s[j], ctx);
+            else fn(&s[j], &s[i], ctx);
         }
-    tta_table_write(t, (tta_out_format)format, out);
-    tta_table_free(t);
+}
+
+static void add_speedup_row(const tta_entry_summary *base, const tta_entry_summary *s, void *t) {
+    speedup_row(t, base, s);
+}
+
+tta_table *tta_speedup_table(const tta_entry_data *e, size_t n) {
+    tta_entry_summary *s = summarize_all(e, n);
+    tta_table *t = tta_table_new(speedup_columns, S_COUNT);
+    each_pair(s, n, add_speedup_row, t);
     free(s);
-    tta_entries_free(e, n);
-    return 0;
+    return t;
+}
+
+typedef struct {
+    char **names;
+    double *values; /* [pair * 2 + {throughput, tta}] */
+    size_t n, cap;
+} speedup_bars;
+
+static void add_speedup_bar(const tta_entry_summary *base, const tta_entry_summary *s, void *ctx) {
+    speedup_bars *b = ctx;
+    tta_speedup sp = tta_speedup_of(base->dec.tpe_mean, base->score_s, s->dec.tpe_mean, s->score_s);
+    if (b->n == b->cap) {
+        b->cap = b->cap ? b->cap * 2 : 16;
+        b->names = reallocCheck(b->names, b->cap * sizeof *b->names);
+        b->values = reallocCheck(b->values, b->cap * 2 * sizeof *b->values);
+    }
+    buf name = {0};
+    buf_printf(&name, "%s → %s (%s)", base->entry->system, s->entry->system, s->entry->benchmark);
+    b->names[b->n] = buf_take(&name);
+    b->values[b->n * 2] = sp.throughput_speedup;
+    b->values[b->n * 2 + 1] = sp.tta_speedup;
+    b->n++;
+}
+
+void tta_speedup_plot(const tta_entry_data *e, size_t n, buf *svg) {
+    tta_entry_summary *s = summarize_all(e, n);
+    speedup_bars b = {0};
+    each_pair(s, n, add_speedup_bar, &b);
+    static const char *const series[] = {"throughput speedup", "TTA speedup"};
+    tta_hline one = {1.0, "no speedup"};
+    tta_bar_plot p = {.title = "Throughput speedup against TTA speedup", .y = {.label = "speedup over the base (×)",
+                      .include_zero = 1}, .categories = (const char *const *)b.names, .n_categories = b.n,
+                      .series_names = series, .n_series = 2, .values = b.values, .label_values = 1,
+                      .value_decimals = 1, .value_suffix = "×", .hlines = &one, .n_hlines = 1};
+    tta_svg_bars(svg, &p);
+    for (size_t i = 0; i < b.n; i++) free(b.names[i]);
+    free(b.names);
+    free(b.values);
+    free(s);
+}
+
+int tta_report_speedup(sqlite3 *db, const tta_filter *f, const tta_report_options *o, FILE *out, char **err) {
+    return tta_run_table_report(db, f, 0, tta_speedup_table, tta_speedup_plot, o->format, out, o->svg_path, err);
 }
 
 enum {
@@ -130,17 +178,14 @@ static int same_series(const tta_entry_data *a, const tta_entry_data *b) {
     return 1;
 }
 
-int tta_report_scaling(sqlite3 *db, const tta_filter *f, int format, FILE *out, char **err) {
-    tta_entry_data *e;
-    size_t n;
-    if (tta_entries_load(db, f, 0, &e, &n, err) != SQLITE_OK) return 1;
-    tta_entry_summary *s = summarize_all(e, n);
-    tta_table *t = tta_table_new(scaling_columns, K_COUNT);
+/* Calls fn(base index, member index, ctx) for every member of every scaling series (two
+ * entries or more, base = fewest accelerators, fastest among ties). */
+static void each_series_member(const tta_entry_data *e, const tta_entry_summary *s, size_t n,
+                               void (*fn)(size_t base, size_t j, size_t series, void *), void *ctx) {
     int *done = callocCheck(n ? n : 1, sizeof *done);
+    size_t series = 0;
     for (size_t i = 0; i < n; i++) {
         if (done[i]) continue;
-        /* The series of entry i: every entry of its group; base = fewest accelerators, then
-         * the fastest score among those. */
         size_t members = 0, base = n;
         for (size_t j = i; j < n; j++) {
             if (!same_series(&e[i], &e[j])) continue;
@@ -152,33 +197,149 @@ int tta_report_scaling(sqlite3 *db, const tta_filter *f, int format, FILE *out, 
                 base = j;
         }
         if (members < 2 || base == n) continue;
-        for (size_t j = i; j < n; j++) {
-            if (!same_series(&e[i], &e[j])) continue;
-            size_t row = tta_table_add_row(t);
-            tta_table_set_text(t, row, K_ROUND, e[j].round);
-            tta_table_set_text(t, row, K_DIVISION, e[j].division);
-            tta_table_set_text(t, row, K_SUBMITTER, e[j].submitter);
-            tta_table_set_text(t, row, K_BENCHMARK, e[j].benchmark);
-            tta_table_set_text(t, row, K_BASE, e[base].system);
-            tta_table_set_text(t, row, K_SYSTEM, e[j].system);
-            number_or(t, row, K_ACC, e[j].accelerators > 0 ? e[j].accelerators : NAN,
-                      "accelerator count unknown: not in the series");
-            number_or(t, row, K_TPE, s[j].dec.tpe_mean, "time per epoch unknown");
-            number_or(t, row, K_SCORE, s[j].score_s, "no score");
-            tta_speedup sp = tta_speedup_of(s[base].dec.tpe_mean, s[base].score_s, s[j].dec.tpe_mean, s[j].score_s);
-            number_or(t, row, K_SPEEDUP_TPE, sp.throughput_speedup, "time per epoch unknown");
-            number_or(t, row, K_SPEEDUP_TTA, sp.tta_speedup, "no score");
-            double acc = e[j].accelerators > 0 ? e[j].accelerators : NAN;
-            number_or(t, row, K_EFF_TPE, tta_scaling_efficiency(sp.throughput_speedup, e[base].accelerators, acc),
-                      "needs the speedup and the accelerator count");
-            number_or(t, row, K_EFF_TTA, tta_scaling_efficiency(sp.tta_speedup, e[base].accelerators, acc),
-                      "needs the speedup and the accelerator count");
-        }
+        for (size_t j = i; j < n; j++)
+            if (same_series(&e[i], &e[j])) fn(base, j, series, ctx);
+        series++;
     }
-    tta_table_write(t, (tta_out_format)format, out);
-    tta_table_free(t);
     free(done);
+}
+
+typedef struct {
+    const tta_entry_data *e;
+    const tta_entry_summary *s;
+    tta_table *t;
+} scaling_ctx;
+
+static void add_scaling_row(size_t base, size_t j, size_t series, void *ctx) {
+    scaling_ctx *c = ctx;
+    const tta_entry_data *e = c->e;
+    const tta_entry_summary *s = c->s;
+    tta_table *t = c->t;
+    (void)series;
+    size_t row = tta_table_add_row(t);
+    tta_table_set_text(t, row, K_ROUND, e[j].round);
+    tta_table_set_text(t, row, K_DIVISION, e[j].division);
+    tta_table_set_text(t, row, K_SUBMITTER, e[j].submitter);
+    tta_table_set_text(t, row, K_BENCHMARK, e[j].benchmark);
+    tta_table_set_text(t, row, K_BASE, e[base].system);
+    tta_table_set_text(t, row, K_SYSTEM, e[j].system);
+    number_or(t, row, K_ACC, e[j].accelerators > 0 ? e[j].accelerators : NAN,
+              "accelerator count unknown: not in the series");
+    number_or(t, row, K_TPE, s[j].dec.tpe_mean, "time per epoch unknown");
+    number_or(t, row, K_SCORE, s[j].score_s, "no score");
+    tta_speedup sp = tta_speedup_of(s[base].dec.tpe_mean, s[base].score_s, s[j].dec.tpe_mean, s[j].score_s);
+    number_or(t, row, K_SPEEDUP_TPE, sp.throughput_speedup, "time per epoch unknown");
+    number_or(t, row, K_SPEEDUP_TTA, sp.tta_speedup, "no score");
+    double acc = e[j].accelerators > 0 ? e[j].accelerators : NAN;
+    number_or(t, row, K_EFF_TPE, tta_scaling_efficiency(sp.throughput_speedup, e[base].accelerators, acc),
+              "needs the speedup and the accelerator count");
+    number_or(t, row, K_EFF_TTA, tta_scaling_efficiency(sp.tta_speedup, e[base].accelerators, acc),
+              "needs the speedup and the accelerator count");
+}
+
+tta_table *tta_scaling_table(const tta_entry_data *e, size_t n) {
+    tta_entry_summary *s = summarize_all(e, n);
+    scaling_ctx c = {e, s, tta_table_new(scaling_columns, K_COUNT)};
+    each_series_member(e, s, n, add_scaling_row, &c);
     free(s);
-    tta_entries_free(e, n);
-    return 0;
+    return c.t;
+}
+
+typedef struct {
+    const tta_entry_data *e;
+    const tta_entry_summary *s;
+    /* per series: accelerators and the two speedups, in member order */
+    double *x, *y_tpe, *y_tta;
+    size_t *series_of;
+    size_t *base_of; /* per series: its base entry (n entries allocated) */
+    size_t n, cap, n_series;
+} scaling_points;
+
+static void add_scaling_point(size_t base, size_t j, size_t series, void *ctx) {
+    scaling_points *p = ctx;
+    if (p->e[j].accelerators <= 0) return;
+    if (p->n == p->cap) {
+        p->cap = p->cap ? p->cap * 2 : 32;
+        p->x = reallocCheck(p->x, p->cap * sizeof *p->x);
+        p->y_tpe = reallocCheck(p->y_tpe, p->cap * sizeof *p->y_tpe);
+        p->y_tta = reallocCheck(p->y_tta, p->cap * sizeof *p->y_tta);
+        p->series_of = reallocCheck(p->series_of, p->cap * sizeof *p->series_of);
+    }
+    tta_speedup sp = tta_speedup_of(p->s[base].dec.tpe_mean, p->s[base].score_s, p->s[j].dec.tpe_mean, p->s[j].score_s);
+    /* speedups over the base, against accelerators relative to the base */
+    p->x[p->n] = (double)p->e[j].accelerators / (double)p->e[base].accelerators;
+    p->y_tpe[p->n] = sp.throughput_speedup;
+    p->y_tta[p->n] = sp.tta_speedup;
+    p->series_of[p->n] = series;
+    p->n++;
+    p->base_of[series] = base;
+    if (series + 1 > p->n_series) p->n_series = series + 1;
+}
+
+static int compare_by_x(const void *a, const void *b, void *ctx) {
+    const double *x = ctx;
+    double u = x[*(const size_t *)a], v = x[*(const size_t *)b];
+    return (u > v) - (u < v);
+}
+
+void tta_scaling_plot(const tta_entry_data *e, size_t n, buf *svg) {
+    tta_entry_summary *s = summarize_all(e, n);
+    scaling_points p = {.e = e, .s = s, .base_of = callocCheck(n ? n : 1, sizeof(size_t))};
+    each_series_member(e, s, n, add_scaling_point, &p);
+    /* Two series per scaling series (time per epoch, TTA), points ordered by accelerators, plus
+     * the ideal line. */
+    tta_series *series = callocCheck(p.n_series * 2 + 1, sizeof *series);
+    double *xs = mallocCheck((p.n + 1) * sizeof *xs), *ya = mallocCheck((p.n + 1) * sizeof *ya);
+    double *yb = mallocCheck((p.n + 1) * sizeof *yb);
+    char **names = callocCheck(p.n_series * 2 + 1, sizeof *names);
+    size_t k = 0, ns = 0;
+    double xmax = 1;
+    for (size_t q = 0; q < p.n_series; q++) {
+        size_t start = k;
+        size_t *idx = mallocCheck((p.n + 1) * sizeof *idx), m = 0;
+        for (size_t i = 0; i < p.n; i++)
+            if (p.series_of[i] == q) idx[m++] = i;
+        qsort_r(idx, m, sizeof *idx, compare_by_x, p.x);
+        for (size_t i = 0; i < m; i++) {
+            xs[k] = p.x[idx[i]];
+            ya[k] = p.y_tpe[idx[i]];
+            yb[k] = p.y_tta[idx[i]];
+            if (xs[k] > xmax) xmax = xs[k];
+            k++;
+        }
+        free(idx);
+        const tta_entry_data *b0 = &e[p.base_of[q]];
+        buf a = {0}, b = {0};
+        buf_printf(&a, "%s %s from %s: time per epoch", b0->submitter, b0->benchmark, b0->system);
+        buf_printf(&b, "%s %s from %s: TTA", b0->submitter, b0->benchmark, b0->system);
+        names[ns] = buf_take(&a);
+        series[ns] = (tta_series){names[ns], xs + start, ya + start, k - start, NULL, NULL, TTA_MARK_LINE_POINTS, 0, 1};
+        ns++;
+        names[ns] = buf_take(&b);
+        series[ns] = (tta_series){names[ns], xs + start, yb + start, k - start, NULL, NULL, TTA_MARK_LINE_POINTS, 0, 0};
+        ns++;
+    }
+    double ideal_x[2] = {1, xmax}, ideal_y[2] = {1, xmax};
+    series[ns++] = (tta_series){"ideal (linear)", ideal_x, ideal_y, 2, NULL, NULL, TTA_MARK_LINE, 1, 1};
+    tta_xy_plot plot = {.title = "Speedup against accelerators (relative to each series' smallest system)",
+                        .x = {.label = "accelerators / base accelerators", .scale = TTA_AXIS_LOG2},
+                        .y = {.label = "speedup over the base (×)", .scale = TTA_AXIS_LOG2},
+                        .series = series, .n_series = ns};
+    tta_svg_xy(svg, &plot);
+    for (size_t i = 0; i < ns; i++) free(names[i]);
+    free(names);
+    free(series);
+    free(xs);
+    free(ya);
+    free(yb);
+    free(p.x);
+    free(p.y_tpe);
+    free(p.y_tta);
+    free(p.series_of);
+    free(p.base_of);
+    free(s);
+}
+
+int tta_report_scaling(sqlite3 *db, const tta_filter *f, const tta_report_options *o, FILE *out, char **err) {
+    return tta_run_table_report(db, f, 0, tta_scaling_table, tta_scaling_plot, o->format, out, o->svg_path, err);
 }

@@ -1,4 +1,9 @@
-/* table.c: the table model and its writers (see render.h). */
+/* table.c: the table model, how people see it (tta_table_display), and the text, CSV, JSON and
+ * Markdown writers (see render.h). The HTML table is html.c's; it uses the same display.
+ *
+ * Cells keep SI values; units are applied only when a cell is displayed, so that the scripts'
+ * formats and the people's formats cannot disagree about a value.
+ */
 #include <assert.h>
 #include <math.h>
 #include <stdlib.h>
@@ -7,26 +12,203 @@
 #include "common/check.h"
 #include "reports/render.h"
 
-enum { CELL_MISSING, CELL_NUMBER, CELL_TEXT, CELL_BOOL };
+#define DEFAULT_WIDTH 100
+#define ELLIPSIS "\xE2\x80\xA6"        /* … */
+#define RULE "\xE2\x94\x80"            /* ─ */
+#define REPLACEMENT "\xEF\xBF\xBD"     /* U+FFFD */
+#define ANSI_BOLD "\033[1m"
+#define ANSI_DIM "\033[2m"
+#define ANSI_RESET "\033[0m"
+
+typedef enum { CELL_MISSING = 0, CELL_NUMBER, CELL_TEXT, CELL_BOOL } cell_type;
 
 typedef struct {
-    int type;
-    double number;
-    char *text;   /* CELL_TEXT */
-    int reason;   /* 1-based index into the table's reasons; 0 none */
+    cell_type type;
+    double number; /* CELL_NUMBER: the SI value; CELL_BOOL: 1 or 0 */
+    char *text;    /* CELL_TEXT: the text; CELL_MISSING: the reason, or NULL */
 } cell;
 
+typedef struct {
+    char **reason;
+    size_t n, cap;
+} note_list;
+
 struct tta_table {
-    tta_column *cols;
+    tta_column *cols; /* key and header owned */
     size_t n_cols;
-    cell *cells; /* n_rows * n_cols */
+    cell *cells;      /* n_rows * n_cols, row-major */
     size_t n_rows, cap_rows;
-    char **notes; /* per row, "; "-joined reasons, NULL when none */
-    char **reasons; /* distinct reasons, numbered for footnotes */
-    size_t n_reasons, cap_reasons;
+    note_list *notes; /* n_rows: reasons given by tta_table_add_note */
 };
 
-#define TABLE_WIDTH 100
+/* ---- text helpers ---------------------------------------------------------------------------- */
+
+/* Decodes the UTF-8 sequence at s (n bytes available) into *cp; returns its length, or 0 when the
+ * bytes are not valid UTF-8 (overlong, surrogate, beyond U+10FFFF, truncated). */
+static size_t utf8_decode(const unsigned char *s, size_t n, unsigned *cp) {
+    unsigned c = s[0], min, v;
+    size_t len;
+    if (c < 0x80) {
+        *cp = c;
+        return 1;
+    }
+    if ((c & 0xE0) == 0xC0) { len = 2; v = c & 0x1F; min = 0x80; }
+    else if ((c & 0xF0) == 0xE0) { len = 3; v = c & 0x0F; min = 0x800; }
+    else if ((c & 0xF8) == 0xF0) { len = 4; v = c & 0x07; min = 0x10000; }
+    else return 0;
+    if (len > n) return 0;
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xC0) != 0x80) return 0;
+        v = (v << 6) | (s[i] & 0x3F);
+    }
+    if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) return 0;
+    *cp = v;
+    return len;
+}
+
+size_t tta_utf8_width(const char *s) {
+    size_t w = 0;
+    for (; *s; s++) w += ((unsigned char)*s & 0xC0) != 0x80;
+    return w;
+}
+
+void tta_text_clean(buf *out, const char *s) {
+    const unsigned char *u = (const unsigned char *)s;
+    size_t n = strlen(s), i = 0;
+    buf_append(out, "", 0); /* NUL-terminated even when s is empty (buf_reserve alone does not) */
+    while (i < n) {
+        unsigned cp;
+        size_t len = utf8_decode(u + i, n - i, &cp);
+        if (len == 0) {
+            buf_puts(out, REPLACEMENT);
+            i++;
+            continue;
+        }
+        if (cp == '\t' || cp == '\n' || cp == '\r') buf_putc(out, ' ');
+        else if (cp < 0x20 || (cp >= 0x7F && cp < 0xA0) || cp == 0xFFFE || cp == 0xFFFF) buf_puts(out, REPLACEMENT);
+        else buf_append(out, s + i, len);
+        i += len;
+    }
+}
+
+void tta_xml_escape(buf *out, const char *s) {
+    buf clean = {0};
+    tta_text_clean(&clean, s);
+    for (const char *p = buf_str(&clean); *p; p++) {
+        switch (*p) {
+        case '<': buf_puts(out, "&lt;"); break;
+        case '>': buf_puts(out, "&gt;"); break;
+        case '&': buf_puts(out, "&amp;"); break;
+        case '"': buf_puts(out, "&quot;"); break;
+        case '\'': buf_puts(out, "&#39;"); break;
+        default: buf_putc(out, *p);
+        }
+    }
+    buf_free(&clean);
+}
+
+void tta_superscript(buf *out, int k) {
+    static const char *const digit[10] = {"\xE2\x81\xB0", "\xC2\xB9",     "\xC2\xB2",     "\xC2\xB3",
+                                          "\xE2\x81\xB4", "\xE2\x81\xB5", "\xE2\x81\xB6", "\xE2\x81\xB7",
+                                          "\xE2\x81\xB8", "\xE2\x81\xB9"};
+    assert(k >= 1);
+    char dec[24];
+    snprintf(dec, sizeof dec, "%d", k);
+    for (const char *p = dec; *p; p++) buf_puts(out, digit[*p - '0']);
+}
+
+/* Byte offset of code point k of s (or of its end). */
+static size_t cp_offset(const char *s, size_t k) {
+    const char *p = s;
+    while (*p && k > 0) {
+        p++;
+        while (((unsigned char)*p & 0xC0) == 0x80) p++;
+        k--;
+    }
+    return (size_t)(p - s);
+}
+
+/* Appends s shortened to width code points with "…" at the end, or in the middle (keeping both
+ * ends: "v0.7/clo…/resnet"). */
+static void put_cut(buf *out, const char *s, size_t width, int middle) {
+    size_t w = tta_utf8_width(s);
+    if (w <= width) {
+        buf_puts(out, s);
+        return;
+    }
+    if (width == 0) return;
+    size_t keep = width - 1, head = middle ? (keep + 1) / 2 : keep, tail = keep - head;
+    size_t head_bytes = cp_offset(s, head);
+    while (head_bytes && s[head_bytes - 1] == ' ') head_bytes--; /* "Chen…", not "Chen …" */
+    buf_append(out, s, head_bytes);
+    buf_puts(out, ELLIPSIS);
+    if (tail) buf_puts(out, s + cp_offset(s, w - tail));
+}
+
+/* Appends n spaces. */
+static void pad(buf *out, size_t n) {
+    for (size_t k = 0; k < n; k++) buf_putc(out, ' ');
+}
+
+/* Splits s into lines of at most width code points at spaces. A word longer than width is cut
+ * with "…" (cut_long) or broken across lines. Returns the number of lines; *lines is malloc'd,
+ * every line too. */
+static size_t wrap_words(const char *s, size_t width, int cut_long, char ***lines) {
+    size_t n = 0, cap = 0;
+    *lines = NULL;
+    buf line = {0};
+    size_t line_w = 0;
+    const char *p = s;
+    if (width == 0) width = 1;
+    for (;;) {
+        while (*p == ' ') p++;
+        if (!*p) break;
+        const char *end = strchr(p, ' ');
+        if (!end) end = p + strlen(p);
+        char *word = strndupCheck(p, (size_t)(end - p));
+        size_t ww = tta_utf8_width(word);
+        if (line_w && line_w + 1 + ww > width) {
+            growArray(*lines, &cap, n + 1);
+            (*lines)[n++] = buf_take(&line);
+            line_w = 0;
+        }
+        if (ww <= width - (line_w ? line_w + 1 : 0)) {
+            if (line_w) buf_putc(&line, ' ');
+            buf_puts(&line, word);
+            line_w += (line_w ? 1 : 0) + ww;
+        } else if (cut_long) {
+            put_cut(&line, word, width, 0);
+            line_w = width;
+        } else {
+            const char *w = word;
+            while (tta_utf8_width(w) > width) {
+                size_t off = cp_offset(w, width);
+                buf_append(&line, w, off);
+                growArray(*lines, &cap, n + 1);
+                (*lines)[n++] = buf_take(&line);
+                w += off;
+            }
+            buf_puts(&line, w);
+            line_w = tta_utf8_width(w);
+        }
+        free(word);
+        p = end;
+    }
+    if (line_w || n == 0) {
+        growArray(*lines, &cap, n + 1);
+        (*lines)[n++] = buf_take(&line);
+    }
+    buf_free(&line);
+    return n;
+}
+
+/* Frees what wrap_words returned. */
+static void free_lines(char **lines, size_t n) {
+    for (size_t i = 0; i < n; i++) free(lines[i]);
+    free(lines);
+}
+
+/* ---- the model ------------------------------------------------------------------------------- */
 
 int tta_out_format_parse(const char *s) {
     if (!s) return -1;
@@ -37,22 +219,38 @@ int tta_out_format_parse(const char *s) {
     return -1;
 }
 
+int tta_col_kind_is_numeric(tta_col_kind kind) {
+    return kind != TTA_COL_TEXT && kind != TTA_COL_BOOL && kind != TTA_COL_PATH;
+}
+
 tta_table *tta_table_new(const tta_column *cols, size_t n_cols) {
     tta_table *t = callocCheck(1, sizeof *t);
-    t->cols = mallocCheck(n_cols * sizeof *t->cols);
-    memcpy(t->cols, cols, n_cols * sizeof *cols);
+    t->cols = callocCheck(n_cols ? n_cols : 1, sizeof *t->cols);
     t->n_cols = n_cols;
+    for (size_t j = 0; j < n_cols; j++) {
+        assert(cols[j].key && cols[j].header);
+        assert(strcmp(cols[j].key, "note") != 0); /* the scripts' formats add their own note */
+        for (size_t k = 0; k < j; k++) assert(strcmp(cols[j].key, cols[k].key) != 0);
+        t->cols[j] = cols[j];
+        t->cols[j].key = strdupCheck(cols[j].key);
+        t->cols[j].header = strdupCheck(cols[j].header);
+    }
     return t;
 }
 
 void tta_table_free(tta_table *t) {
     if (!t) return;
     for (size_t i = 0; i < t->n_rows * t->n_cols; i++) free(t->cells[i].text);
-    for (size_t i = 0; i < t->n_rows; i++) free(t->notes[i]);
-    for (size_t i = 0; i < t->n_reasons; i++) free(t->reasons[i]);
+    for (size_t i = 0; i < t->n_rows; i++) {
+        for (size_t k = 0; k < t->notes[i].n; k++) free(t->notes[i].reason[k]);
+        free(t->notes[i].reason);
+    }
+    for (size_t j = 0; j < t->n_cols; j++) {
+        free((char *)t->cols[j].key);
+        free((char *)t->cols[j].header);
+    }
     free(t->cells);
     free(t->notes);
-    free(t->reasons);
     free(t->cols);
     free(t);
 }
@@ -60,18 +258,19 @@ void tta_table_free(tta_table *t) {
 size_t tta_table_add_row(tta_table *t) {
     if (t->n_rows == t->cap_rows) {
         size_t cap = t->cap_rows ? t->cap_rows * 2 : 16;
-        t->cells = reallocCheck(t->cells, cap * t->n_cols * sizeof *t->cells);
+        t->cells = reallocCheck(t->cells, cap * (t->n_cols ? t->n_cols : 1) * sizeof *t->cells);
         t->notes = reallocCheck(t->notes, cap * sizeof *t->notes);
         t->cap_rows = cap;
     }
     memset(&t->cells[t->n_rows * t->n_cols], 0, t->n_cols * sizeof *t->cells);
-    t->notes[t->n_rows] = NULL;
+    memset(&t->notes[t->n_rows], 0, sizeof *t->notes);
     return t->n_rows++;
 }
 
 size_t tta_table_rows(const tta_table *t) { return t->n_rows; }
 
-static cell *at(tta_table *t, size_t row, size_t col) {
+/* The cell at (row, col), emptied (missing, no reason) for a setter. */
+static cell *reset_cell(tta_table *t, size_t row, size_t col) {
     assert(row < t->n_rows && col < t->n_cols);
     cell *c = &t->cells[row * t->n_cols + col];
     free(c->text);
@@ -80,7 +279,8 @@ static cell *at(tta_table *t, size_t row, size_t col) {
 }
 
 void tta_table_set_number(tta_table *t, size_t row, size_t col, double v) {
-    cell *c = at(t, row, col);
+    cell *c = reset_cell(t, row, col);
+    assert(tta_col_kind_is_numeric(t->cols[col].kind));
     if (isfinite(v)) {
         c->type = CELL_NUMBER;
         c->number = v;
@@ -88,7 +288,8 @@ void tta_table_set_number(tta_table *t, size_t row, size_t col, double v) {
 }
 
 void tta_table_set_text(tta_table *t, size_t row, size_t col, const char *s) {
-    cell *c = at(t, row, col);
+    cell *c = reset_cell(t, row, col);
+    assert(t->cols[col].kind == TTA_COL_TEXT || t->cols[col].kind == TTA_COL_PATH);
     if (s) {
         c->type = CELL_TEXT;
         c->text = strdupCheck(s);
@@ -96,353 +297,593 @@ void tta_table_set_text(tta_table *t, size_t row, size_t col, const char *s) {
 }
 
 void tta_table_set_bool(tta_table *t, size_t row, size_t col, int v) {
-    cell *c = at(t, row, col);
+    cell *c = reset_cell(t, row, col);
+    assert(t->cols[col].kind == TTA_COL_BOOL);
     if (v >= 0) {
         c->type = CELL_BOOL;
         c->number = v != 0;
     }
 }
 
-static int reason_index(tta_table *t, const char *reason) {
-    for (size_t i = 0; i < t->n_reasons; i++)
-        if (!strcmp(t->reasons[i], reason)) return (int)i + 1;
-    growArray(t->reasons, &t->cap_reasons, t->n_reasons + 1);
-    t->reasons[t->n_reasons++] = strdupCheck(reason);
-    return (int)t->n_reasons;
+void tta_table_set_missing(tta_table *t, size_t row, size_t col, const char *reason) {
+    cell *c = reset_cell(t, row, col);
+    if (reason) c->text = strdupCheck(reason);
 }
 
 void tta_table_add_note(tta_table *t, size_t row, const char *reason) {
-    assert(row < t->n_rows);
-    char *old = t->notes[row];
-    if (old && strstr(old, reason)) return;
+    assert(row < t->n_rows && reason);
+    note_list *l = &t->notes[row];
+    for (size_t k = 0; k < l->n; k++)
+        if (!strcmp(l->reason[k], reason)) return;
+    growArray(l->reason, &l->cap, l->n + 1);
+    l->reason[l->n++] = strdupCheck(reason);
+}
+
+static const cell *cell_at(const tta_table *t, size_t row, size_t col) { return &t->cells[row * t->n_cols + col]; }
+
+/* ---- display --------------------------------------------------------------------------------- */
+
+/* Appends v as people read it in a column of this kind (minutes, percent, decimals). */
+static void format_number(buf *out, const tta_column *c, double v) {
+    int decimals = c->decimals > 0 ? c->decimals : 0;
+    if (c->kind == TTA_COL_INT) decimals = 0;
+    if (c->kind == TTA_COL_MINUTES) v /= 60.0;
+    if (c->kind == TTA_COL_PERCENT) v *= 100.0;
+    size_t start = out->len;
+    buf_printf(out, "%.*f", decimals, v);
+    /* A small negative value rounds to "-0.0": it reads as zero. */
+    const char *s = out->data + start;
+    if (s[0] == '-' && strspn(s + 1, "0.") == strlen(s + 1)) {
+        memmove(out->data + start, s + 1, strlen(s + 1) + 1);
+        out->len--;
+    }
+}
+
+/* Index of reason in the display's footnotes (1-based), adding it when new. */
+static int footnote(tta_table_display *d, size_t *cap, const char *reason) {
+    for (size_t k = 0; k < d->n_notes; k++)
+        if (!strcmp(d->note[k], reason)) return (int)k + 1;
+    growArray(d->note, cap, d->n_notes + 1);
     buf b = {0};
-    if (old) {
-        buf_puts(&b, old);
-        buf_puts(&b, "; ");
-    }
-    buf_puts(&b, reason);
-    free(old);
-    t->notes[row] = buf_take(&b);
+    tta_text_clean(&b, reason);
+    d->note[d->n_notes++] = buf_take(&b);
+    return (int)d->n_notes;
 }
 
-void tta_table_set_missing(tta_table *t, size_t row, size_t col, const char *reason) {
-    cell *c = at(t, row, col);
-    if (reason) {
-        c->reason = reason_index(t, reason);
-        tta_table_add_note(t, row, reason);
+void tta_table_display_init(tta_table_display *d, const tta_table *t) {
+    memset(d, 0, sizeof *d);
+    size_t *src = callocCheck(t->n_cols + 1, sizeof *src); /* shown column -> table column */
+    for (size_t j = 0; j < t->n_cols; j++)
+        if (t->cols[j].audience != TTA_FOR_SCRIPTS) src[d->n_cols++] = j;
+    size_t nr = t->n_rows, nc = d->n_cols, cap_notes = 0;
+    d->n_rows = nr;
+    d->col = callocCheck(nc + 1, sizeof *d->col);
+    d->header = callocCheck(nc + 1, sizeof *d->header);
+    d->cell = callocCheck(nr * nc + 1, sizeof *d->cell);
+    d->title = callocCheck(nr * nc + 1, sizeof *d->title);
+    d->note_of = callocCheck(nr * nc + 1, sizeof *d->note_of);
+    d->row_mark = callocCheck(nr + 1, sizeof *d->row_mark);
+    buf b = {0};
+    for (size_t j = 0; j < nc; j++) {
+        d->col[j] = &t->cols[src[j]];
+        tta_text_clean(&b, d->col[j]->header);
+        d->header[j] = buf_take(&b);
     }
+    for (size_t i = 0; i < nr; i++) {
+        for (size_t j = 0; j < nc; j++) {
+            const tta_column *col = d->col[j];
+            const cell *c = cell_at(t, i, src[j]);
+            size_t at = i * nc + j;
+            switch (c->type) {
+            case CELL_MISSING:
+                buf_puts(&b, "n/a");
+                d->note_of[at] = -1;
+                if (c->text) {
+                    d->note_of[at] = footnote(d, &cap_notes, c->text);
+                    tta_superscript(&b, d->note_of[at]);
+                }
+                break;
+            case CELL_NUMBER: format_number(&b, col, c->number); break;
+            case CELL_BOOL: buf_puts(&b, c->number != 0 ? "yes" : "no"); break;
+            case CELL_TEXT: {
+                const char *slash = col->kind == TTA_COL_PATH ? strrchr(c->text, '/') : NULL;
+                if (slash && slash[1]) {
+                    tta_text_clean(&b, slash + 1);
+                    buf full = {0};
+                    tta_text_clean(&full, c->text);
+                    d->title[at] = buf_take(&full);
+                } else {
+                    tta_text_clean(&b, c->text);
+                }
+                break;
+            }
+            }
+            d->cell[at] = buf_take(&b);
+        }
+        for (size_t k = 0; k < t->notes[i].n; k++) {
+            if (k) buf_putc(&b, ',');
+            tta_superscript(&b, footnote(d, &cap_notes, t->notes[i].reason[k]));
+        }
+        d->row_mark[i] = buf_take(&b);
+    }
+    buf_free(&b);
+    free(src);
 }
 
-/* ---- display ---- */
-
-/* The cell as people read it (units per the column kind); writes into out. */
-static void display(const tta_column *col, const cell *c, buf *out) {
-    switch (c->type) {
-    case CELL_MISSING:
-        buf_puts(out, "n/a");
-        if (c->reason) buf_printf(out, "[%d]", c->reason);
-        return;
-    case CELL_TEXT:
-        if (col->kind == TTA_COL_PATH && strrchr(c->text, '/')) buf_puts(out, strrchr(c->text, '/') + 1);
-        else buf_puts(out, c->text);
-        return;
-    case CELL_BOOL:
-        buf_puts(out, c->number ? "yes" : "no");
-        return;
+void tta_table_display_free(tta_table_display *d) {
+    for (size_t j = 0; j < d->n_cols; j++) free(d->header[j]);
+    for (size_t i = 0; i < d->n_rows * d->n_cols; i++) {
+        free(d->cell[i]);
+        free(d->title[i]);
     }
-    double v = c->number;
-    switch (col->kind) {
-    case TTA_COL_INT: buf_printf(out, "%.0f", v); break;
-    case TTA_COL_MINUTES: buf_printf(out, "%.*f", col->decimals, v / 60.0); break;
-    case TTA_COL_PERCENT: buf_printf(out, "%.*f", col->decimals, v * 100.0); break;
-    default: buf_printf(out, "%.*f", col->decimals, v); break;
-    }
+    for (size_t i = 0; i < d->n_rows; i++) free(d->row_mark[i]);
+    for (size_t k = 0; k < d->n_notes; k++) free(d->note[k]);
+    free(d->col);
+    free(d->header);
+    free(d->cell);
+    free(d->title);
+    free(d->note_of);
+    free(d->row_mark);
+    free(d->note);
+    memset(d, 0, sizeof *d);
 }
 
-/* Display width in code points (UTF-8 continuation bytes do not count). */
-static size_t text_width(const char *s) {
-    size_t w = 0;
-    for (; *s; s++) w += ((unsigned char)*s & 0xC0) != 0x80;
-    return w;
-}
+/* ---- the text table for people --------------------------------------------------------------- */
 
-/* Appends s cut to width code points, with "…" when cut. */
-static void put_cut(buf *out, const char *s, size_t width) {
-    size_t w = text_width(s);
-    if (w <= width) {
-        buf_puts(out, s);
-        return;
-    }
-    size_t keep = width ? width - 1 : 0, n = 0;
-    const char *p = s;
-    while (*p && n < keep) {
-        p++;
-        while (((unsigned char)*p & 0xC0) == 0x80) p++;
-        n++;
-    }
-    buf_append(out, s, (size_t)(p - s));
-    if (width) buf_puts(out, "\xE2\x80\xA6");
-}
+/* A column that can be shortened: text and paths (numbers, booleans and n/a marks never are). */
+static int is_cuttable(const tta_column *c) { return c->kind == TTA_COL_TEXT || c->kind == TTA_COL_PATH; }
 
-static int right_aligned(const tta_column *c) {
-    return c->kind != TTA_COL_TEXT && c->kind != TTA_COL_BOOL && c->kind != TTA_COL_PATH;
-}
-
-/* 1 when every row shows the same text in text column j (it is then said once, above). */
-static int column_is_constant(const tta_table *t, char **text, size_t j) {
-    if (t->n_rows < 2 || right_aligned(&t->cols[j])) return 0;
-    for (size_t i = 1; i < t->n_rows; i++)
-        if (strcmp(text[i * t->n_cols + j], text[j]) != 0) return 0;
+/* 1 when column j is text that reads the same on every row (of two or more): said once above. */
+static int column_is_constant(const tta_table_display *d, size_t j) {
+    if (d->n_rows < 2 || tta_col_kind_is_numeric(d->col[j]->kind)) return 0;
+    for (size_t i = 1; i < d->n_rows; i++)
+        if (strcmp(d->cell[i * d->n_cols + j], d->cell[j]) != 0) return 0;
     return 1;
 }
 
-static void pad(buf *line, size_t n) {
-    for (size_t k = 0; k < n; k++) buf_putc(line, ' ');
-}
-
-/* One cell of a people table: aligned, cut to width, separated from the previous one. */
-static void put_cell(buf *line, const tta_column *col, const char *s, size_t width, int first, int last,
-                     int markdown) {
-    size_t w = text_width(s) < width ? text_width(s) : width;
-    if (markdown) buf_putc(line, ' ');
-    else if (!first) buf_puts(line, "  ");
-    if (right_aligned(col)) pad(line, width - w);
-    put_cut(line, s, width);
-    if (!right_aligned(col) && (markdown || !last)) pad(line, width - w);
-    if (markdown) buf_puts(line, " |");
-}
-
-static void write_people(const tta_table *t, FILE *out, int markdown) {
-    size_t nc = t->n_cols;
-    char **text = callocCheck(t->n_rows * nc + 1, sizeof *text);
-    size_t *width = callocCheck(nc, sizeof *width);
-    int *shown = callocCheck(nc, sizeof *shown);
-    for (size_t i = 0; i < t->n_rows; i++)
-        for (size_t j = 0; j < nc; j++) {
-            buf b = {0};
-            display(&t->cols[j], &t->cells[i * nc + j], &b);
-            text[i * nc + j] = buf_take(&b);
-        }
-    /* Columns with one value in every row are said once above the table. */
-    buf line = {0};
-    for (size_t j = 0; j < nc; j++) {
-        shown[j] = t->cols[j].audience != TTA_FOR_SCRIPTS && (markdown || !column_is_constant(t, text, j));
-        if (!shown[j] && t->cols[j].audience != TTA_FOR_SCRIPTS)
-            buf_printf(&line, "%s%s: %s", line.len ? "  " : "", t->cols[j].header, text[j]);
+/* Width of the longest word of s. */
+static size_t longest_word(const char *s) {
+    size_t best = 0;
+    const char *p = s;
+    while (*p) {
+        while (*p == ' ') p++;
+        const char *end = strchr(p, ' ');
+        if (!end) end = p + strlen(p);
+        char *w = strndupCheck(p, (size_t)(end - p));
+        size_t ww = tta_utf8_width(w);
+        if (ww > best) best = ww;
+        free(w);
+        p = end;
     }
-    if (line.len) fprintf(out, "%s\n\n", buf_str(&line));
-    size_t first = nc, last = 0;
+    return best;
+}
+
+/* Narrows the widest column that is eligible and above its floor, one code point at a time,
+ * until the row (widths plus gap spaces between columns) fits max_width or nothing can give. */
+static void shrink(size_t *width, const size_t *floor, const int *eligible, size_t n, size_t gap, size_t max_width) {
+    for (;;) {
+        size_t total = n ? gap * (n - 1) : 0;
+        for (size_t j = 0; j < n; j++) total += width[j];
+        if (total <= max_width) return;
+        size_t widest = n;
+        for (size_t j = 0; j < n; j++)
+            if (eligible[j] && width[j] > floor[j] && (widest == n || width[j] > width[widest])) widest = j;
+        if (widest == n) return;
+        width[widest]--;
+    }
+}
+
+/* Appends "¹ reason" lines, wrapped to max_width with a hanging indent. */
+static void write_footnotes(const tta_table_display *d, size_t max_width, buf *out) {
+    for (size_t k = 0; k < d->n_notes; k++) {
+        buf mark = {0};
+        tta_superscript(&mark, (int)k + 1);
+        size_t indent = tta_utf8_width(buf_str(&mark)) + 1;
+        char **lines;
+        size_t n = wrap_words(d->note[k], max_width > indent + 10 ? max_width - indent : 10, 0, &lines);
+        for (size_t l = 0; l < n; l++) {
+            if (l == 0) {
+                buf_puts(out, buf_str(&mark));
+                buf_putc(out, ' ');
+            } else {
+                pad(out, indent);
+            }
+            buf_puts(out, lines[l]);
+            buf_putc(out, '\n');
+        }
+        free_lines(lines, n);
+        buf_free(&mark);
+    }
+}
+
+/* The display's only row as one "header  value" line per column, values wrapped to max_width
+ * under themselves, then the footnotes. */
+static void write_record(const tta_table_display *d, size_t max_width, int color, buf *out) {
+    assert(d->n_rows == 1);
+    size_t hw = 0;
+    for (size_t j = 0; j < d->n_cols; j++)
+        if (tta_utf8_width(d->header[j]) > hw) hw = tta_utf8_width(d->header[j]);
+    size_t room = max_width > hw + 2 + 20 ? max_width - hw - 2 : 20;
+    for (size_t j = 0; j < d->n_cols; j++) {
+        buf value = {0};
+        buf_puts(&value, d->cell[j]);
+        if (j == 0) buf_puts(&value, d->row_mark[0]);
+        char **lines;
+        size_t n = wrap_words(buf_str(&value), room, 0, &lines);
+        int dim = color && d->note_of[j] != 0;
+        if (color) buf_puts(out, ANSI_BOLD);
+        buf_puts(out, d->header[j]);
+        if (color) buf_puts(out, ANSI_RESET);
+        for (size_t l = 0; l < n; l++) {
+            pad(out, l ? hw + 2 : hw + 2 - tta_utf8_width(d->header[j]));
+            if (dim) buf_puts(out, ANSI_DIM);
+            buf_puts(out, lines[l]);
+            if (dim) buf_puts(out, ANSI_RESET);
+            buf_putc(out, '\n');
+        }
+        free_lines(lines, n);
+        buf_free(&value);
+    }
+    write_footnotes(d, max_width, out);
+}
+
+/* Width of column j of the display: its header or its widest cell (with row marks when first). */
+static size_t natural_width(const tta_table_display *d, size_t j, int first, size_t *cells_w) {
+    size_t w = 0;
+    for (size_t i = 0; i < d->n_rows; i++) {
+        size_t cw = tta_utf8_width(d->cell[i * d->n_cols + j]) + (first ? tta_utf8_width(d->row_mark[i]) : 0);
+        if (cw > w) w = cw;
+    }
+    if (cells_w) *cells_w = w;
+    size_t hw = tta_utf8_width(d->header[j]);
+    return w > hw ? w : hw;
+}
+
+/* The grid of the shown columns col[0..k): fitted to max_width, header, rule, rows, footnotes. */
+static void write_grid(const tta_table_display *d, const size_t *col, size_t k, size_t max_width, int color,
+                       buf *out) {
+    size_t nc = d->n_cols;
+    size_t *width = callocCheck(k + 1, sizeof *width), *cells_w = callocCheck(k + 1, sizeof *cells_w);
+    size_t *floor = callocCheck(k + 1, sizeof *floor), *natural = callocCheck(k + 1, sizeof *natural);
+    int *eligible = callocCheck(k + 1, sizeof *eligible);
+    for (size_t c = 0; c < k; c++) natural[c] = width[c] = natural_width(d, col[c], c == 0, &cells_w[c]);
+    /* 1. text columns, down to 8 (or their longest header word); */
+    for (size_t c = 0; c < k; c++) {
+        size_t lw = longest_word(d->header[col[c]]);
+        eligible[c] = is_cuttable(d->col[col[c]]);
+        floor[c] = natural[c] < (lw > 8 ? lw : 8) ? natural[c] : (lw > 8 ? lw : 8);
+    }
+    size_t gap = 2;
+    shrink(width, floor, eligible, k, gap, max_width);
+    /* 2. headers of the other columns wrap at spaces, down to their widest cell; */
+    for (size_t c = 0; c < k; c++) {
+        size_t lw = longest_word(d->header[col[c]]);
+        eligible[c] = !is_cuttable(d->col[col[c]]);
+        floor[c] = cells_w[c] > lw ? cells_w[c] : lw;
+    }
+    shrink(width, floor, eligible, k, gap, max_width);
+    /* 3. one space between columns; 4. text columns again, down to 5 with headers cut too.
+     * Numbers are never cut. */
+    size_t total = k ? gap * (k - 1) : 0;
+    for (size_t c = 0; c < k; c++) total += width[c];
+    if (total > max_width) gap = 1;
+    for (size_t c = 0; c < k; c++) {
+        eligible[c] = is_cuttable(d->col[col[c]]);
+        floor[c] = natural[c] < 5 ? natural[c] : 5;
+    }
+    shrink(width, floor, eligible, k, gap, max_width);
+    const char *sep = gap == 2 ? "  " : " ";
+
+    /* Header lines, bottom-aligned so that units line up above the rule. */
+    char ***hlines = callocCheck(k + 1, sizeof *hlines);
+    size_t *n_hlines = callocCheck(k + 1, sizeof *n_hlines), header_rows = 0;
+    for (size_t c = 0; c < k; c++) {
+        n_hlines[c] = wrap_words(d->header[col[c]], width[c], 1, &hlines[c]);
+        if (n_hlines[c] > header_rows) header_rows = n_hlines[c];
+    }
+    buf line = {0};
+    for (size_t r = 0; r < header_rows; r++) {
+        buf_clear(&line);
+        for (size_t c = 0; c < k; c++) {
+            size_t first = header_rows - n_hlines[c];
+            const char *s = r >= first ? hlines[c][r - first] : "";
+            size_t w = tta_utf8_width(s);
+            int right = tta_col_kind_is_numeric(d->col[col[c]]->kind);
+            if (c) buf_puts(&line, sep);
+            if (right) pad(&line, width[c] - w);
+            if (color && w) buf_puts(&line, ANSI_BOLD);
+            buf_puts(&line, s);
+            if (color && w) buf_puts(&line, ANSI_RESET);
+            if (!right) pad(&line, width[c] - w);
+        }
+        while (line.len && line.data[line.len - 1] == ' ') line.data[--line.len] = '\0';
+        buf_puts(out, buf_str(&line));
+        buf_putc(out, '\n');
+    }
+    if (color) buf_puts(out, ANSI_DIM);
+    for (size_t c = 0; c < k; c++) {
+        if (c) buf_puts(out, sep);
+        for (size_t x = 0; x < width[c]; x++) buf_puts(out, RULE);
+    }
+    if (color) buf_puts(out, ANSI_RESET);
+    buf_putc(out, '\n');
+
+    for (size_t i = 0; i < d->n_rows; i++) {
+        buf_clear(&line);
+        for (size_t c = 0; c < k; c++) {
+            size_t j = col[c], at = i * nc + j;
+            const char *mark = c == 0 ? d->row_mark[i] : "";
+            size_t mark_w = tta_utf8_width(mark), room = width[c] > mark_w ? width[c] - mark_w : 0;
+            buf text = {0};
+            put_cut(&text, d->cell[at], room, d->col[j]->kind == TTA_COL_PATH);
+            buf_puts(&text, mark);
+            size_t w = tta_utf8_width(buf_str(&text));
+            int right = tta_col_kind_is_numeric(d->col[j]->kind);
+            int dim = color && d->note_of[at] != 0;
+            if (c) buf_puts(&line, sep);
+            if (right && w < width[c]) pad(&line, width[c] - w);
+            if (dim) buf_puts(&line, ANSI_DIM);
+            buf_puts(&line, buf_str(&text));
+            if (dim) buf_puts(&line, ANSI_RESET);
+            if (!right && w < width[c]) pad(&line, width[c] - w);
+            buf_free(&text);
+        }
+        while (line.len && line.data[line.len - 1] == ' ') line.data[--line.len] = '\0';
+        buf_puts(out, buf_str(&line));
+        buf_putc(out, '\n');
+    }
+    if (d->n_rows == 0) buf_puts(out, "(no rows)\n");
+    write_footnotes(d, max_width, out);
+
+    buf_free(&line);
+    for (size_t c = 0; c < k; c++) free_lines(hlines[c], n_hlines[c]);
+    free(hlines);
+    free(n_hlines);
+    free(eligible);
+    free(natural);
+    free(floor);
+    free(cells_w);
+    free(width);
+}
+
+/* The table for people: constant text said once above, then a record (one wide row) or a grid. */
+static void write_text(const tta_table *t, const tta_text_options *o, buf *out) {
+    size_t max_width = o && o->max_width > 0 ? (size_t)o->max_width : DEFAULT_WIDTH;
+    int color = o && o->color;
+    tta_table_display d;
+    tta_table_display_init(&d, t);
+    size_t nc = d.n_cols;
+
+    /* Text that is the same on every row is said once, above; at least one column stays. */
+    int *hoisted = callocCheck(nc + 1, sizeof *hoisted);
+    size_t n_hoisted = 0;
+    for (size_t j = 0; j < nc; j++) n_hoisted += hoisted[j] = column_is_constant(&d, j);
+    if (n_hoisted == nc) {
+        memset(hoisted, 0, nc * sizeof *hoisted);
+        n_hoisted = 0;
+    }
+    if (n_hoisted) {
+        size_t line_w = 0;
+        for (size_t j = 0; j < nc; j++) {
+            if (!hoisted[j]) continue;
+            buf item = {0};
+            buf_printf(&item, "%s: %s", d.header[j], d.cell[j]);
+            size_t w = tta_utf8_width(buf_str(&item));
+            if (line_w && line_w + 2 + w > max_width) {
+                buf_putc(out, '\n');
+                line_w = 0;
+            } else if (line_w) {
+                buf_puts(out, "  ");
+                line_w += 2;
+            }
+            buf_puts(out, buf_str(&item));
+            line_w += w;
+            buf_free(&item);
+        }
+        buf_puts(out, "\n\n");
+    }
+    size_t *col = callocCheck(nc + 1, sizeof *col), k = 0, total = 0;
+    for (size_t j = 0; j < nc; j++)
+        if (!hoisted[j]) {
+            total += (k ? 2 : 0) + natural_width(&d, j, k == 0, NULL);
+            col[k++] = j;
+        }
+    /* One record too wide for the page: "header  value" lines keep every character. */
+    if (d.n_rows == 1 && total > max_width) write_record(&d, max_width, color, out);
+    else write_grid(&d, col, k, max_width, color, out);
+    free(col);
+    free(hoisted);
+    tta_table_display_free(&d);
+}
+
+/* ---- Markdown -------------------------------------------------------------------------------- */
+
+static int is_word_char(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+
+/* Appends s with the punctuation that would make Markdown syntax backslash-escaped. An underscore
+ * between two letters or digits cannot start emphasis in GitHub Markdown, so it is left as is:
+ * system names such as dgxa100_ngc20.06_mxnet stay readable in the source. */
+static void markdown_escape(buf *out, const char *s) {
+    for (const char *p = s; *p; p++) {
+        int escape = strchr("\\|*`<>[]~", *p) != NULL;
+        if (*p == '_') escape = !(p > s && is_word_char(p[-1]) && is_word_char(p[1]));
+        if (escape) buf_putc(out, '\\');
+        buf_putc(out, *p);
+    }
+}
+
+/* A GitHub Markdown table of the display's cells, padded so that the source reads as a table too. */
+static void write_markdown(const tta_table *t, buf *out) {
+    tta_table_display d;
+    tta_table_display_init(&d, t);
+    size_t nc = d.n_cols, nr = d.n_rows;
+    char **text = callocCheck((nr + 1) * nc + 1, sizeof *text); /* row 0: the header */
+    size_t *width = callocCheck(nc + 1, sizeof *width);
+    buf b = {0};
     for (size_t j = 0; j < nc; j++) {
-        if (!shown[j]) continue;
-        if (first == nc) first = j;
-        last = j;
-        width[j] = text_width(t->cols[j].header);
-        for (size_t i = 0; i < t->n_rows; i++) {
-            size_t w = text_width(text[i * nc + j]);
+        markdown_escape(&b, d.header[j]);
+        text[j] = buf_take(&b);
+        for (size_t i = 0; i < nr; i++) {
+            markdown_escape(&b, d.cell[i * nc + j]);
+            if (j == 0) buf_puts(&b, d.row_mark[i]);
+            text[(i + 1) * nc + j] = buf_take(&b);
+        }
+        width[j] = 3;
+        for (size_t i = 0; i <= nr; i++) {
+            size_t w = tta_utf8_width(text[i * nc + j]);
             if (w > width[j]) width[j] = w;
         }
     }
-    if (!markdown && t->n_rows == 1) {
-        /* One row too wide for the page: show it as "header  value" lines instead. */
-        size_t total = 0, hw = 0;
-        for (size_t j = 0; j < nc; j++)
-            if (shown[j]) {
-                total += width[j] + (j != first ? 2 : 0);
-                if (text_width(t->cols[j].header) > hw) hw = text_width(t->cols[j].header);
-            }
-        if (total > TABLE_WIDTH) {
+    for (size_t i = 0; i <= nr; i++) {
+        buf_putc(out, '|');
+        for (size_t j = 0; j < nc; j++) {
+            const char *s = text[i * nc + j];
+            size_t w = tta_utf8_width(s);
+            int right = tta_col_kind_is_numeric(d.col[j]->kind);
+            buf_putc(out, ' ');
+            if (right) pad(out, width[j] - w);
+            buf_puts(out, s);
+            if (!right) pad(out, width[j] - w);
+            buf_puts(out, " |");
+        }
+        buf_putc(out, '\n');
+        if (i == 0) {
+            buf_putc(out, '|');
             for (size_t j = 0; j < nc; j++) {
-                if (t->cols[j].audience == TTA_FOR_SCRIPTS) continue;
-                fprintf(out, "%s", t->cols[j].header);
-                for (size_t k = text_width(t->cols[j].header); k < hw + 2; k++) fputc(' ', out);
-                fprintf(out, "%s\n", text[j]);
+                int right = tta_col_kind_is_numeric(d.col[j]->kind);
+                buf_putc(out, ' ');
+                for (size_t x = 0; x + right < width[j]; x++) buf_putc(out, '-');
+                if (right) buf_putc(out, ':');
+                buf_puts(out, " |");
             }
-            if (t->notes[0]) fprintf(out, "%-*s%s\n", (int)hw + 2, "note", t->notes[0]);
-            for (size_t r = 0; r < t->n_reasons; r++) fprintf(out, "%s[%zu] %s\n", r ? "" : "\n", r + 1, t->reasons[r]);
-            buf_free(&line);
-            for (size_t i = 0; i < t->n_rows * nc; i++) free(text[i]);
-            free(text);
-            free(width);
-            free(shown);
-            return;
+            buf_putc(out, '\n');
         }
     }
-    if (!markdown) {
-        /* Fit the page: narrow the widest text column, one character at a time, never below 8. */
-        for (;;) {
-            size_t total = 0;
-            for (size_t j = 0; j < nc; j++)
-                if (shown[j]) total += width[j] + (j != first ? 2 : 0);
-            if (total <= TABLE_WIDTH) break;
-            size_t widest = nc;
-            for (size_t j = 0; j < nc; j++)
-                if (shown[j] && !right_aligned(&t->cols[j]) && width[j] > 8 &&
-                    (widest == nc || width[j] > width[widest]))
-                    widest = j;
-            if (widest == nc) break; /* only numbers left: they are never cut */
-            width[widest]--;
-        }
+    /* Footnotes as lines of one paragraph, joined by hard line breaks (a backslash at the end). */
+    for (size_t k = 0; k < d.n_notes; k++) {
+        buf_puts(out, k == 0 ? "\n" : "\\\n");
+        tta_superscript(out, (int)k + 1);
+        buf_putc(out, ' ');
+        markdown_escape(out, d.note[k]);
     }
-    buf_clear(&line);
-    if (markdown) buf_puts(&line, "|");
-    for (size_t j = 0; j < nc; j++)
-        if (shown[j]) put_cell(&line, &t->cols[j], t->cols[j].header, width[j], j == first, j == last, markdown);
-    fprintf(out, "%s\n", buf_str(&line));
-    buf_clear(&line);
-    if (markdown) buf_puts(&line, "|");
-    for (size_t j = 0; j < nc; j++) {
-        if (!shown[j]) continue;
-        if (markdown) {
-            buf_putc(&line, ' ');
-            for (size_t k = 0; k + 1 < width[j]; k++) buf_putc(&line, '-');
-            buf_puts(&line, right_aligned(&t->cols[j]) ? ": |" : "- |");
-        } else {
-            if (j != first) buf_puts(&line, "  ");
-            for (size_t k = 0; k < width[j]; k++) buf_putc(&line, '-');
-        }
-    }
-    fprintf(out, "%s\n", buf_str(&line));
-    for (size_t i = 0; i < t->n_rows; i++) {
-        buf_clear(&line);
-        if (markdown) buf_puts(&line, "|");
-        for (size_t j = 0; j < nc; j++)
-            if (shown[j]) put_cell(&line, &t->cols[j], text[i * nc + j], width[j], j == first, j == last, markdown);
-        while (line.len && line.data[line.len - 1] == ' ') line.data[--line.len] = '\0';
-        fprintf(out, "%s\n", buf_str(&line));
-    }
-    if (t->n_rows == 0) fprintf(out, "(no rows)\n");
-    for (size_t r = 0; r < t->n_reasons; r++) fprintf(out, "%s[%zu] %s\n", r ? "" : "\n", r + 1, t->reasons[r]);
-    buf_free(&line);
-    for (size_t i = 0; i < t->n_rows * nc; i++) free(text[i]);
+    if (d.n_notes) buf_putc(out, '\n');
+    for (size_t i = 0; i < (nr + 1) * nc; i++) free(text[i]);
     free(text);
     free(width);
-    free(shown);
+    buf_free(&b);
+    tta_table_display_free(&d);
 }
 
-static void csv_field(FILE *out, const char *s) {
-    if (strpbrk(s, ",\"\n\r")) {
-        fputc('"', out);
-        for (const char *p = s; *p; p++) {
-            if (*p == '"') fputc('"', out);
-            fputc(*p, out);
+/* ---- CSV and JSON ---------------------------------------------------------------------------- */
+
+/* The row's distinct reasons for scripts (missing cells they see, then row notes), "; "-joined;
+ * empty when there are none. */
+static void row_note(const tta_table *t, size_t row, buf *out) {
+    const char **seen = callocCheck(t->n_cols + t->notes[row].n + 1, sizeof *seen);
+    size_t n = 0;
+    for (size_t j = 0; j < t->n_cols + t->notes[row].n; j++) {
+        const char *r;
+        if (j < t->n_cols) {
+            const cell *c = cell_at(t, row, j);
+            if (t->cols[j].audience == TTA_FOR_PEOPLE || c->type != CELL_MISSING || !c->text) continue;
+            r = c->text;
+        } else {
+            r = t->notes[row].reason[j - t->n_cols];
         }
-        fputc('"', out);
-    } else {
-        fputs(s, out);
+        size_t k = 0;
+        while (k < n && strcmp(seen[k], r) != 0) k++;
+        if (k < n) continue;
+        seen[n++] = r;
+        if (n > 1) buf_puts(out, "; ");
+        buf_puts(out, r);
     }
+    free(seen);
 }
 
-/* A cell in SI units (seconds, fractions) for CSV and JSON. */
-static void plain_number(const cell *c, buf *out) { buf_json_number(out, c->number); }
+/* Appends s as one CSV field, quoted (quotes doubled) when it holds a comma, quote, CR or LF. */
+static void csv_field(buf *out, const char *s) {
+    if (!strpbrk(s, ",\"\r\n")) {
+        buf_puts(out, s);
+        return;
+    }
+    buf_putc(out, '"');
+    for (const char *p = s; *p; p++) {
+        if (*p == '"') buf_putc(out, '"');
+        buf_putc(out, *p);
+    }
+    buf_putc(out, '"');
+}
 
-static void write_csv(const tta_table *t, FILE *out) {
+/* The columns for scripts as RFC 4180 CSV with a trailing note column. */
+static void write_csv(const tta_table *t, buf *out) {
     for (size_t j = 0; j < t->n_cols; j++) {
         if (t->cols[j].audience == TTA_FOR_PEOPLE) continue;
         csv_field(out, t->cols[j].key);
-        fputc(',', out);
+        buf_putc(out, ',');
     }
-    fputs("note\r\n", out);
+    buf_puts(out, "note\r\n");
     buf b = {0};
     for (size_t i = 0; i < t->n_rows; i++) {
         for (size_t j = 0; j < t->n_cols; j++) {
-            const cell *c = &t->cells[i * t->n_cols + j];
             if (t->cols[j].audience == TTA_FOR_PEOPLE) continue;
-            buf_clear(&b);
-            if (c->type == CELL_NUMBER) plain_number(c, &b);
-            else if (c->type == CELL_TEXT) buf_puts(&b, c->text);
-            else if (c->type == CELL_BOOL) buf_puts(&b, c->number ? "true" : "false");
-            csv_field(out, buf_str(&b));
-            fputc(',', out);
+            const cell *c = cell_at(t, i, j);
+            if (c->type == CELL_NUMBER) buf_json_number(out, c->number);
+            else if (c->type == CELL_BOOL) buf_puts(out, c->number != 0 ? "true" : "false");
+            else if (c->type == CELL_TEXT) csv_field(out, c->text);
+            buf_putc(out, ',');
         }
-        csv_field(out, t->notes[i] ? t->notes[i] : "");
-        fputs("\r\n", out);
+        buf_clear(&b);
+        row_note(t, i, &b);
+        csv_field(out, buf_str(&b));
+        buf_puts(out, "\r\n");
     }
     buf_free(&b);
 }
 
-static void write_json(const tta_table *t, FILE *out) {
-    buf b = {0};
-    buf_putc(&b, '[');
+/* The columns for scripts as a JSON array of objects, one per line. */
+static void write_json(const tta_table *t, buf *out) {
+    buf note = {0};
+    buf_putc(out, '[');
     for (size_t i = 0; i < t->n_rows; i++) {
-        buf_puts(&b, i ? ",\n {" : "\n {");
+        buf_puts(out, i ? ",\n {" : "\n {");
         int first = 1;
         for (size_t j = 0; j < t->n_cols; j++) {
-            const cell *c = &t->cells[i * t->n_cols + j];
             if (t->cols[j].audience == TTA_FOR_PEOPLE) continue;
-            if (!first) buf_puts(&b, ", ");
+            const cell *c = cell_at(t, i, j);
+            if (!first) buf_puts(out, ", ");
             first = 0;
-            buf_json_string(&b, t->cols[j].key, strlen(t->cols[j].key));
-            buf_puts(&b, ": ");
-            if (c->type == CELL_NUMBER) plain_number(c, &b);
-            else if (c->type == CELL_TEXT) buf_json_string(&b, c->text, strlen(c->text));
-            else if (c->type == CELL_BOOL) buf_puts(&b, c->number ? "true" : "false");
-            else buf_puts(&b, "null");
+            buf_json_string(out, t->cols[j].key, strlen(t->cols[j].key));
+            buf_puts(out, ": ");
+            if (c->type == CELL_NUMBER) buf_json_number(out, c->number);
+            else if (c->type == CELL_BOOL) buf_puts(out, c->number != 0 ? "true" : "false");
+            else if (c->type == CELL_TEXT) buf_json_string(out, c->text, strlen(c->text));
+            else buf_puts(out, "null");
         }
-        if (t->notes[i]) {
-            buf_puts(&b, ", \"note\": ");
-            buf_json_string(&b, t->notes[i], strlen(t->notes[i]));
+        buf_clear(&note);
+        row_note(t, i, &note);
+        if (note.len) {
+            buf_puts(out, first ? "\"note\": " : ", \"note\": ");
+            buf_json_string(out, note.data, note.len);
         }
-        buf_putc(&b, '}');
+        buf_putc(out, '}');
     }
-    buf_puts(&b, t->n_rows ? "\n]\n" : "]\n");
-    fputs(buf_str(&b), out);
-    buf_free(&b);
+    buf_puts(out, t->n_rows ? "\n]\n" : "]\n");
+    buf_free(&note);
+}
+
+void tta_table_render(const tta_table *t, tta_out_format fmt, const tta_text_options *o, buf *out) {
+    switch (fmt) {
+    case TTA_OUT_TABLE: write_text(t, o, out); return;
+    case TTA_OUT_CSV: write_csv(t, out); return;
+    case TTA_OUT_JSON: write_json(t, out); return;
+    case TTA_OUT_MARKDOWN: write_markdown(t, out); return;
+    }
+    assert(!"unknown output format");
 }
 
 void tta_table_write(const tta_table *t, tta_out_format fmt, FILE *out) {
-    switch (fmt) {
-    case TTA_OUT_TABLE: write_people(t, out, 0); break;
-    case TTA_OUT_MARKDOWN: write_people(t, out, 1); break;
-    case TTA_OUT_CSV: write_csv(t, out); break;
-    case TTA_OUT_JSON: write_json(t, out); break;
-    }
-}
-
-void tta_xml_escape(buf *out, const char *s) {
-    for (; *s; s++) {
-        switch (*s) {
-        case '<': buf_puts(out, "&lt;"); break;
-        case '>': buf_puts(out, "&gt;"); break;
-        case '&': buf_puts(out, "&amp;"); break;
-        case '"': buf_puts(out, "&quot;"); break;
-        case '\'': buf_puts(out, "&#39;"); break;
-        default: buf_putc(out, *s);
-        }
-    }
-}
-
-void tta_table_html(const tta_table *t, buf *out) {
-    buf_puts(out, "<table>\n<thead><tr>");
-    for (size_t j = 0; j < t->n_cols; j++) {
-        if (t->cols[j].audience == TTA_FOR_SCRIPTS) continue;
-        buf_puts(out, right_aligned(&t->cols[j]) ? "<th class=\"num\">" : "<th>");
-        tta_xml_escape(out, t->cols[j].header);
-        buf_puts(out, "</th>");
-    }
-    buf_puts(out, "</tr></thead>\n<tbody>\n");
-    buf cellbuf = {0};
-    for (size_t i = 0; i < t->n_rows; i++) {
-        buf_puts(out, "<tr>");
-        for (size_t j = 0; j < t->n_cols; j++) {
-            if (t->cols[j].audience == TTA_FOR_SCRIPTS) continue;
-            buf_clear(&cellbuf);
-            const cell *c = &t->cells[i * t->n_cols + j];
-            display(&t->cols[j], c, &cellbuf);
-            buf_puts(out, right_aligned(&t->cols[j]) ? "<td class=\"num\">" : "<td>");
-            tta_xml_escape(out, buf_str(&cellbuf));
-            buf_puts(out, "</td>");
-        }
-        buf_puts(out, "</tr>\n");
-    }
-    buf_puts(out, "</tbody>\n</table>\n");
-    if (t->n_reasons) {
-        buf_puts(out, "<ol class=\"notes\">");
-        for (size_t r = 0; r < t->n_reasons; r++) {
-            buf_puts(out, "<li>");
-            tta_xml_escape(out, t->reasons[r]);
-            buf_puts(out, "</li>");
-        }
-        buf_puts(out, "</ol>\n");
-    }
-    buf_free(&cellbuf);
+    buf b = {0};
+    tta_table_render(t, fmt, NULL, &b);
+    fwrite(buf_str(&b), 1, b.len, out);
+    buf_free(&b);
 }

@@ -6,6 +6,7 @@
 
 #include "common/buf.h"
 #include "common/check.h"
+#include "reports/builders.h"
 #include "reports/dataset.h"
 #include "reports/render.h"
 #include "reports/reports.h"
@@ -114,14 +115,39 @@ static void variance_row(tta_table *t, const tta_entry_data *e) {
     free(epochs);
 }
 
-int tta_report_variance(sqlite3 *db, const tta_filter *f, int format, FILE *out, char **err) {
-    tta_entry_data *e;
-    size_t n;
-    if (tta_entries_load(db, f, 0, &e, &n, err) != SQLITE_OK) return 1;
+tta_table *tta_variance_table(const tta_entry_data *e, size_t n) {
     tta_table *t = tta_table_new(variance_columns, C_COUNT);
     for (size_t i = 0; i < n; i++) variance_row(t, &e[i]);
-    tta_table_write(t, (tta_out_format)format, out);
-    tta_table_free(t);
-    tta_entries_free(e, n);
-    return 0;
+    return t;
+}
+
+void tta_variance_plot(const tta_entry_data *e, size_t n, buf *svg) {
+    tta_strip_group *g = callocCheck(n ? n : 1, sizeof *g);
+    double **values = callocCheck(n ? n : 1, sizeof *values);
+    char **names = callocCheck(n ? n : 1, sizeof *names);
+    for (size_t i = 0; i < n; i++) {
+        values[i] = mallocCheck((e[i].n_runs + 1) * sizeof **values);
+        size_t k = 0;
+        for (size_t r = 0; r < e[i].n_runs; r++)
+            if (e[i].runs[r].status && !strcmp(e[i].runs[r].status, "success"))
+                values[i][k++] = e[i].runs[r].tta_s / 60.0;
+        buf b = {0};
+        buf_printf(&b, "%s %s", e[i].system, e[i].benchmark);
+        names[i] = buf_take(&b);
+        g[i] = (tta_strip_group){names[i], values[i], k};
+    }
+    tta_strip_plot p = {.title = "Time to accuracy of each successful run", .y = {.label = "TTA (min)",
+                        .include_zero = 1}, .value_name = "run", .groups = g, .n_groups = n};
+    tta_svg_strip(svg, &p);
+    for (size_t i = 0; i < n; i++) {
+        free(values[i]);
+        free(names[i]);
+    }
+    free(values);
+    free(names);
+    free(g);
+}
+
+int tta_report_variance(sqlite3 *db, const tta_filter *f, const tta_report_options *o, FILE *out, char **err) {
+    return tta_run_table_report(db, f, 0, tta_variance_table, tta_variance_plot, o->format, out, o->svg_path, err);
 }

@@ -1,0 +1,35 @@
+/* builders.h: each report as a table (and a plot) built from loaded entries, shared by the
+ * `tta report KIND` commands and the HTML page (internal to reports/).
+ *
+ * Ownership: tables come from tta_table_new (free with tta_table_free); plots are appended to
+ * the caller's buffer. Entries must have been loaded with curves for the curve builders. */
+#ifndef TTA_REPORTS_BUILDERS_H
+#define TTA_REPORTS_BUILDERS_H
+
+#include "common/buf.h"
+#include "reports/dataset.h"
+#include "reports/render.h"
+
+tta_table *tta_variance_table(const tta_entry_data *e, size_t n);
+tta_table *tta_speedup_table(const tta_entry_data *e, size_t n);
+tta_table *tta_scaling_table(const tta_entry_data *e, size_t n);
+tta_table *tta_curves_table(const tta_entry_data *e, size_t n);
+
+/* TTA of every run as a strip plot, one column per entry (minutes). */
+void tta_variance_plot(const tta_entry_data *e, size_t n, buf *svg);
+/* Throughput speedup against TTA speedup, grouped bars per pair. */
+void tta_speedup_plot(const tta_entry_data *e, size_t n, buf *svg);
+/* Speedup of time per epoch and of TTA against accelerators (log2 axes) per series, with the
+ * ideal (linear) line. */
+void tta_scaling_plot(const tta_entry_data *e, size_t n, buf *svg);
+/* Quality per epoch: mean with a ± std band per entry, and the target line. */
+void tta_curves_plot(const tta_entry_data *e, size_t n, buf *svg);
+
+/* Loads the entries of f (with curves when needed) and runs one of the builders above; the
+ * common shape of the table reports. Returns 0, or 1 with *err set. */
+typedef tta_table *(*tta_table_builder)(const tta_entry_data *, size_t);
+typedef void (*tta_plot_builder)(const tta_entry_data *, size_t, buf *);
+int tta_run_table_report(sqlite3 *db, const tta_filter *f, int with_curves, tta_table_builder table,
+                         tta_plot_builder plot, int format, FILE *out, const char *svg_path, char **err);
+
+#endif

@@ -1,0 +1,158 @@
+/* html.c: the HTML table and the self-contained HTML page (see render.h).
+ *
+ * A report page must open anywhere, offline, years later, and show the same thing: all style is
+ * inline, there is no script, nothing is fetched, and a Content-Security-Policy forbids fetching
+ * anything at all (so that even text from a log cannot make the page reach out). Tables use the
+ * text table's display (tta_table_display), so a number reads the same in every format.
+ */
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/check.h"
+#include "reports/render.h"
+
+static const char stylesheet[] =
+    ":root{color-scheme:light}\n"
+    "body{margin:0;background:#f3f4f6;color:#1a1a1a;"
+    "font:15px/1.55 \"DejaVu Sans\",\"Liberation Sans\",Arial,Helvetica,sans-serif}\n"
+    "main{box-sizing:border-box;max-width:1060px;min-height:100vh;margin:0 auto;padding:36px 44px 56px;"
+    "background:#fff;box-shadow:0 0 0 1px #e3e5e8}\n"
+    "header{border-bottom:2px solid #1a1a1a;padding-bottom:12px;margin-bottom:8px}\n"
+    "h1{font-size:26px;line-height:1.25;margin:0 0 6px;letter-spacing:-0.01em}\n"
+    ".meta{margin:0;color:#666;font-size:13px}\n"
+    "h2{font-size:19px;margin:38px 0 10px;padding-bottom:5px;border-bottom:1px solid #dcdfe3}\n"
+    "p{margin:10px 0;max-width:82ch}\n"
+    ".table-wrap{overflow-x:auto;margin:14px 0 4px}\n"
+    "table{border-collapse:collapse;font-size:13.5px;font-variant-numeric:tabular-nums}\n"
+    "caption{caption-side:top;text-align:left;font-weight:bold;padding:0 0 8px}\n"
+    "th,td{padding:5px 10px;text-align:left;vertical-align:top}\n"
+    "th{border-bottom:2px solid #3a3a3a;font-weight:bold;vertical-align:bottom}\n"
+    "td{border-bottom:1px solid #e6e8eb}\n"
+    "tbody tr:nth-child(even){background:#f8f9fb}\n"
+    "td.text{overflow-wrap:anywhere;min-width:9ch}\n"
+    ".num{text-align:right}\n"
+    "td.num{white-space:nowrap}\n"
+    ".na{color:#8a8a8a}\n"
+    ".empty{color:#8a8a8a;font-style:italic}\n"
+    ".notes{list-style:none;margin:6px 0 22px;padding:0;font-size:12.5px;color:#555}\n"
+    ".notes li{margin:2px 0}\n"
+    "figure{margin:22px 0}\n"
+    "figure svg{display:block;max-width:100%;height:auto;border:1px solid #e6e8eb}\n"
+    "figure.wide{overflow-x:auto}\n"
+    "figure.wide svg{max-width:none}\n"
+    "figcaption{margin-top:6px;font-size:13px;color:#555;max-width:82ch}\n"
+    "@media print{body{background:#fff}main{max-width:none;padding:0;box-shadow:none}"
+    "figure,table{break-inside:avoid}}\n";
+
+void tta_html_begin(buf *out, const char *title, const char *generated_at) {
+    assert(title && generated_at);
+    buf_puts(out,
+             "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n"
+             "<title>");
+    tta_xml_escape(out, title);
+    buf_puts(out, "</title>\n<style>\n");
+    buf_puts(out, stylesheet);
+    buf_puts(out, "</style>\n</head>\n<body>\n<main>\n<header>\n<h1>");
+    tta_xml_escape(out, title);
+    buf_puts(out, "</h1>\n<p class=\"meta\">Generated ");
+    tta_xml_escape(out, generated_at);
+    buf_puts(out, " by tta</p>\n</header>\n");
+}
+
+void tta_html_heading(buf *out, const char *text) {
+    buf_puts(out, "<h2>");
+    tta_xml_escape(out, text);
+    buf_puts(out, "</h2>\n");
+}
+
+void tta_html_paragraph(buf *out, const char *text) {
+    buf_puts(out, "<p>");
+    tta_xml_escape(out, text);
+    buf_puts(out, "</p>\n");
+}
+
+/* The table, with an optional <caption>, then its footnotes. */
+static void table_html(const tta_table *t, const char *caption, buf *out) {
+    tta_table_display d;
+    tta_table_display_init(&d, t);
+    buf_puts(out, "<div class=\"table-wrap\">\n<table>\n");
+    if (caption) {
+        buf_puts(out, "<caption>");
+        tta_xml_escape(out, caption);
+        buf_puts(out, "</caption>\n");
+    }
+    buf_puts(out, "<thead>\n<tr>");
+    for (size_t j = 0; j < d.n_cols; j++) {
+        buf_puts(out, tta_col_kind_is_numeric(d.col[j]->kind) ? "<th class=\"num\">" : "<th>");
+        tta_xml_escape(out, d.header[j]);
+        buf_puts(out, "</th>");
+    }
+    buf_puts(out, "</tr>\n</thead>\n<tbody>\n");
+    for (size_t i = 0; i < d.n_rows; i++) {
+        buf_puts(out, "<tr>");
+        for (size_t j = 0; j < d.n_cols; j++) {
+            size_t at = i * d.n_cols + j;
+            int numeric = tta_col_kind_is_numeric(d.col[j]->kind), note = d.note_of[at];
+            buf_printf(out, "<td class=\"%s%s\"", numeric ? "num" : "text", note ? " na" : "");
+            const char *tip = note > 0 ? d.note[note - 1] : d.title[at];
+            if (tip) {
+                buf_puts(out, " title=\"");
+                tta_xml_escape(out, tip);
+                buf_putc(out, '"');
+            }
+            buf_putc(out, '>');
+            tta_xml_escape(out, d.cell[at]);
+            if (j == 0) tta_xml_escape(out, d.row_mark[i]);
+            buf_puts(out, "</td>");
+        }
+        buf_puts(out, "</tr>\n");
+    }
+    if (d.n_rows == 0) buf_printf(out, "<tr><td class=\"empty\" colspan=\"%zu\">(no rows)</td></tr>\n", d.n_cols);
+    buf_puts(out, "</tbody>\n</table>\n</div>\n");
+    if (d.n_notes) {
+        buf_puts(out, "<ul class=\"notes\">\n");
+        for (size_t k = 0; k < d.n_notes; k++) {
+            buf_puts(out, "<li>");
+            tta_superscript(out, (int)k + 1);
+            buf_putc(out, ' ');
+            tta_xml_escape(out, d.note[k]);
+            buf_puts(out, "</li>\n");
+        }
+        buf_puts(out, "</ul>\n");
+    }
+    tta_table_display_free(&d);
+}
+
+void tta_table_html(const tta_table *t, buf *out) { table_html(t, NULL, out); }
+
+void tta_html_table(buf *out, const tta_table *t, const char *caption) { table_html(t, caption, out); }
+
+/* Plots wider than this scroll sideways at their own size instead of being scaled down to the
+ * page, where their text would become too small to read. */
+#define WIDE_FIGURE 1000
+
+void tta_html_figure(buf *out, const char *svg, const char *caption) {
+    static const char ns[] = " xmlns=\"http://www.w3.org/2000/svg\"";
+    assert(svg && strncmp(svg, "<svg", 4) == 0);
+    const char *root_end = strchr(svg, '>'), *width = strstr(svg, " width=\"");
+    int wide = width && root_end && width < root_end && atoi(width + 8) > WIDE_FIGURE;
+    buf_puts(out, wide ? "<figure class=\"wide\">\n<svg" : "<figure>\n<svg");
+    /* Inside HTML the namespace is implied: dropping it leaves no URL in the page. */
+    const char *rest = svg + 4;
+    if (strncmp(rest, ns, sizeof ns - 1) == 0) rest += sizeof ns - 1;
+    size_t n = strlen(rest);
+    while (n && rest[n - 1] == '\n') n--;
+    buf_append(out, rest, n);
+    buf_putc(out, '\n');
+    if (caption) {
+        buf_puts(out, "<figcaption>");
+        tta_xml_escape(out, caption);
+        buf_puts(out, "</figcaption>\n");
+    }
+    buf_puts(out, "</figure>\n");
+}
+
+void tta_html_end(buf *out) { buf_puts(out, "</main>\n</body>\n</html>\n"); }
