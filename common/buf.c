@@ -13,6 +13,7 @@ void buf_reserve(buf *b, size_t extra) {
     size_t c = b->cap ? b->cap : 64;
     while (c < need) c *= 2;
     b->data = reallocCheck(b->data, c);
+    b->data[b->len] = '\0'; /* a fresh buffer reads as "" before its first append */
     b->cap = c;
 }
 
