@@ -125,7 +125,7 @@ void buf_json_number(buf *b, double v) {
         buf_puts(b, "null");
         return;
     }
-    if (v == (double)(long long)v && fabs(v) < 1e15) {
+    if (fabs(v) < 1e15 && v == (double)(long long)v) {
         buf_printf(b, "%lld", (long long)v);
         return;
     }

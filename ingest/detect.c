@@ -1,99 +1,142 @@
-/* detect.c: which format a file is, from its content (and its path where content cannot tell). */
+/* detect.c: which format a file is, from its content, and from its path where content cannot
+ * tell (which JSON description it is; a power log; a copy of a log kept beside the results). */
 #include <string.h>
 #include <strings.h>
 
+#include "ingest/jsonscan.h"
 #include "ingest/parsed.h"
+
+/* Content searched for markers before a file with NUL bytes is taken for binary. */
+#define DETECT_TEXT_PROBE 65536
 
 static int ends_with(const char *s, const char *suffix) {
     size_t n = strlen(s), m = strlen(suffix);
     return n >= m && strcasecmp(s + n - m, suffix) == 0;
 }
 
-/* 1 when the path is in a power/ folder of a results tree. */
-static int in_power_folder(const char *path) { return strstr(path, "/power/") != NULL || strncmp(path, "power/", 6) == 0; }
+static const char *base_name(const char *path) {
+    const char *b = strrchr(path, '/');
+    return b ? b + 1 : path;
+}
 
-/* Logs in a subfolder of results/<system>/<benchmark>/ (logs/, raw_logs/, processed_logs/) are
- * per-worker or raw copies of a run, not result logs: the official summarizer reads only the
- * logs in the benchmark folder. Counts path components after the last "results". */
-static int is_auxiliary_log(const char *path) {
+/* The path component before the file name is "systems". */
+static int in_systems_folder(const char *path) {
+    const char *b = base_name(path);
+    if (b == path) return 0;
+    const char *d = b - 1; /* the '/' */
+    while (d > path && d[-1] != '/') d--;
+    return (size_t)(b - 1 - d) == 7 && memcmp(d, "systems", 7) == 0;
+}
+
+/* A results/<system>/<benchmark>/ subfolder: power/..., or another (raw_logs/, logs/, ...).
+ * Returns 1 for power, 2 for another subfolder, 0 otherwise. */
+static int results_subfolder(const char *path) {
     const char *r = NULL;
     for (const char *p = path; (p = strstr(p, "results/")) != NULL; p++)
         if (p == path || p[-1] == '/') r = p;
-    if (!r || in_power_folder(path)) return 0;
-    int slashes = 0;
-    for (const char *p = r; *p; p++) slashes += *p == '/';
-    return slashes > 3; /* results/<system>/<benchmark>/<sub>/<file> */
+    if (!r) return 0;
+    const char *c[4] = {0};
+    int n = 0;
+    for (const char *p = r + 8; *p && n < 4; p++)
+        if (*p == '/') c[n++] = p + 1;
+    /* results/<system>/<benchmark>/<sub>/<file>: three slashes after results/ */
+    if (n < 3) return 0;
+    return strncmp(c[1], "power/", 6) == 0 ? 1 : 2;
 }
 
-/* The first byte of content after an optional UTF-8 byte-order mark and white space. */
-static const char *skip_bom_ws(const char *p, const char *end) {
-    if (end - p >= 3 && (unsigned char)p[0] == 0xEF && (unsigned char)p[1] == 0xBB && (unsigned char)p[2] == 0xBF)
-        p += 3;
-    while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) p++;
-    return p;
-}
+static int is_digit(char c) { return c >= '0' && c <= '9'; }
 
-/* Finds the first MLPerf marker; returns its format or TTA_FMT_UNKNOWN. */
-static tta_format first_marker(const char *data, size_t len) {
-    const char *p = data, *end = data + len;
-    while (p < end) {
-        const char *c = memchr(p, ':', (size_t)(end - p));
-        if (!c) break;
-        if (end - c >= 6 && c[1] == ':' && c[2] == ':' && c[3] == 'M' && c[4] == 'L') {
-            if (end - c >= 9 && memcmp(c + 3, "MLLOG ", 6) == 0) return TTA_FMT_MLLOG;
-            if (end - c >= 7 && memcmp(c + 3, "MLL ", 4) == 0) return TTA_FMT_MLPERF_V06;
-            if (end - c >= 10 && memcmp(c + 3, "MLPv0.5", 7) == 0) return TTA_FMT_MLPERF_V05;
-        }
-        p = c + 1;
+/* The format of the first MLPerf marker in [p, end), or TTA_FMT_UNKNOWN. */
+static tta_format first_marker(const char *p, const char *end) {
+    const char *s = p;
+    while (s < end) {
+        const char *m = tta_find_triple_colon(s, end);
+        if (!m) break;
+        size_t left = (size_t)(end - m);
+        if (left >= 9 && memcmp(m + 3, "MLLOG ", 6) == 0) return TTA_FMT_MLLOG;
+        if (left >= 11 && memcmp(m + 3, "SYSJSON ", 8) == 0) return TTA_FMT_MLLOG;
+        if (left >= 7 && memcmp(m + 3, "MLL ", 4) == 0) return TTA_FMT_MLPERF_V06;
+        if (left >= 13 && memcmp(m + 3, "MLPv0.5.0 ", 10) == 0) return TTA_FMT_MLPERF_V05;
+        s = m + 1;
     }
     /* Alibaba v0.6: "MLPerf: <benchmark> [MM/DD/YY HH:MM:SS], key" */
-    p = data;
-    while (p < end) {
-        const char *m = memmem(p, (size_t)(end - p), "MLPerf: ", 8);
+    for (s = p; s < end;) {
+        const char *m = memmem(s, (size_t)(end - s), "MLPerf: ", 8);
         if (!m) break;
         const char *q = m + 8;
-        while (q < end && *q != ' ' && *q != '\n' && q - m < 48) q++;
-        if (end - q >= 21 && q[0] == ' ' && q[1] == '[' && q[4] == '/' && q[7] == '/' && q[19] == ']')
+        while (q < end && q - m < 48 && *q != ' ' && *q != '\n') q++;
+        if (end - q >= 21 && q[0] == ' ' && q[1] == '[' && is_digit(q[2]) && q[4] == '/' && q[7] == '/' && q[10] == ' ' &&
+            q[13] == ':' && q[19] == ']')
             return TTA_FMT_MLPERF_TEXT;
-        p = m + 8;
+        s = m + 8;
     }
     return TTA_FMT_UNKNOWN;
 }
 
+/* A DAWNBench TSV header: tab-separated, with an "hours" column and an epoch or quality one. */
+static int dawnbench_header(const char *p, const char *end) {
+    const char *eol = memchr(p, '\n', (size_t)(end - p));
+    size_t n = eol ? (size_t)(eol - p) : (size_t)(end - p);
+    if (!memchr(p, '\t', n)) return 0;
+    int hours = 0, other = 0;
+    const char *c = p, *e = p + n;
+    while (c < e) {
+        const char *tab = memchr(c, '\t', (size_t)(e - c));
+        const char *ce = tab ? tab : e;
+        const char *t = ce;
+        while (t > c && (t[-1] == '\r' || t[-1] == ' ')) t--;
+        size_t len = (size_t)(t - c);
+        if (len == 5 && strncasecmp(c, "hours", 5) == 0) hours = 1;
+        if ((len == 5 && strncasecmp(c, "epoch", 5) == 0) || (len == 12 && strncasecmp(c, "top1Accuracy", 12) == 0) ||
+            (len == 12 && strncasecmp(c, "top5Accuracy", 12) == 0) || (len == 7 && strncasecmp(c, "f1Score", 7) == 0))
+            other = 1;
+        c = tab ? tab + 1 : e;
+    }
+    return hours && other;
+}
+
+/* Which JSON description: content where it tells, the path where it does not. */
+static tta_format json_kind(const char *path, const char *head, size_t n) {
+    if (strcasecmp(base_name(path), "entry.json") == 0) return TTA_FMT_ENTRY_JSON;
+    if (in_systems_folder(path)) return TTA_FMT_SYSTEM_JSON;
+    if (memmem(head, n, "\"author\"", 8) && (memmem(head, n, "\"hardware\"", 10) || memmem(head, n, "\"model\"", 7)))
+        return TTA_FMT_DAWNBENCH_JSON;
+    if (memmem(head, n, "\"system_name\"", 13) &&
+        (memmem(head, n, "\"accelerators_per_node\"", 23) || memmem(head, n, "\"number_of_nodes\"", 17)))
+        return TTA_FMT_SYSTEM_JSON;
+    if (memmem(head, n, "\"nodes\"", 7) && memmem(head, n, "\"num_accelerators\"", 18)) return TTA_FMT_ENTRY_JSON;
+    return TTA_FMT_UNKNOWN;
+}
+
 tta_format tta_detect_format(const char *path, const char *head, size_t head_len) {
-    const char *end = head + head_len;
-    const char *p = skip_bom_ws(head, end);
-    if (ends_with(path, ".json") || (p < end && *p == '{' && !memmem(head, head_len, ":::", 3))) {
-        if (p >= end || *p != '{') return TTA_FMT_UNKNOWN;
-        if (ends_with(path, "/entry.json") || strcmp(path, "entry.json") == 0) return TTA_FMT_ENTRY_JSON;
-        if (strstr(path, "/systems/") || strncmp(path, "systems/", 8) == 0) return TTA_FMT_SYSTEM_JSON;
-        /* DAWNBench descriptions carry these keys; anything else JSON is not ours. */
-        if (memmem(head, head_len, "\"author\"", 8) && (memmem(head, head_len, "\"hardware\"", 10) ||
-                                                         memmem(head, head_len, "\"framework\"", 11)))
-            return TTA_FMT_DAWNBENCH_JSON;
-        /* A system description outside a systems/ folder (a user's own). */
-        if (memmem(head, head_len, "\"accelerator_model_name\"", 24) &&
-            memmem(head, head_len, "\"number_of_nodes\"", 17))
-            return TTA_FMT_SYSTEM_JSON;
-        return TTA_FMT_UNKNOWN;
-    }
-    if (ends_with(path, ".tsv")) {
-        /* A DAWNBench per-epoch log: a header with epoch and hours columns. */
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-        if (memmem(p, n, "epoch", 5) && memmem(p, n, "hours", 5)) return TTA_FMT_DAWNBENCH_TSV;
-        return TTA_FMT_UNKNOWN;
-    }
-    /* Archives, images, source code and the like are not read at all. */
-    static const char *const skipped[] = {".tgz", ".tar", ".gz", ".zip", ".png", ".jpg", ".pdf", ".py", ".md",
-                                          ".yml", ".yaml", ".sh", ".csv", ".zst", ".bz2", ".xz"};
+    static const char *const skipped[] = {".tgz", ".tar", ".gz", ".zip", ".png", ".jpg", ".jpeg", ".gif", ".svg", ".pdf",
+                                          ".py", ".md", ".yml", ".yaml", ".sh", ".csv", ".zst", ".bz2", ".xz", ".ipynb",
+                                          ".c", ".h", ".cc", ".cpp", ".html", ".xlsx", ".pb", ".pt", ".ckpt"};
     for (size_t i = 0; i < sizeof skipped / sizeof skipped[0]; i++)
         if (ends_with(path, skipped[i])) return TTA_FMT_UNKNOWN;
-    if (memchr(head, '\0', head_len < 4096 ? head_len : 4096)) return TTA_FMT_UNKNOWN; /* binary */
-    tta_format f = first_marker(head, head_len);
+    const char *end = head + head_len, *p = head;
+    if (head_len >= 3 && (unsigned char)p[0] == 0xEF && (unsigned char)p[1] == 0xBB && (unsigned char)p[2] == 0xBF) p += 3;
+    const char *body = p;
+    while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) p++;
+
+    /* JSON descriptions (and v0.6 NVIDIA's systems/<name>.json, which hold log lines). */
+    if (ends_with(path, ".json") || (p < end && *p == '{')) {
+        size_t probe = (size_t)(end - body) < DETECT_TEXT_PROBE ? (size_t)(end - body) : DETECT_TEXT_PROBE;
+        if (ends_with(path, ".json") || first_marker(body, body + probe) == TTA_FMT_UNKNOWN)
+            return json_kind(path, body, probe);
+    }
+    if (dawnbench_header(body, end)) return TTA_FMT_DAWNBENCH_TSV;
+
+    /* Logs: the first marker, wherever it is (real logs print it after pages of shell
+     * output); a file with NUL bytes and no marker in its first 64 KB is binary. */
+    size_t probe = head_len < DETECT_TEXT_PROBE ? head_len : DETECT_TEXT_PROBE;
+    tta_format f = first_marker(head, head + probe);
+    if (f == TTA_FMT_UNKNOWN && probe < head_len && !memchr(head, '\0', probe))
+        f = first_marker(head + probe - 16, end); /* overlap: a marker across the boundary */
     if (f == TTA_FMT_UNKNOWN) return f;
-    if (in_power_folder(path) && f == TTA_FMT_MLLOG) return TTA_FMT_POWER;
-    if (is_auxiliary_log(path)) return TTA_FMT_UNKNOWN;
+    int sub = results_subfolder(path);
+    if (sub == 1 && f == TTA_FMT_MLLOG) return TTA_FMT_POWER;
+    if (sub == 2) return TTA_FMT_UNKNOWN; /* raw_logs/, logs/...: copies, not result logs */
     return f;
 }
 

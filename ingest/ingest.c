@@ -147,6 +147,7 @@ static file_result *process_file(const ingest_work *w, const tta_walk_file *wf) 
         }
     }
     r->kind = RESULT_PARSED;
+    r->parsed.hash = h; /* the parser keeps a hash set before the call: no second pass */
     if (tta_parse_buffer(wf->path, data, len, &r->parsed) != 0 && !r->parsed.failed) {
         r->parsed.failed = 1;
         if (!r->parsed.error) {

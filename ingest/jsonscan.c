@@ -1,204 +1,583 @@
-/* jsonscan.c: in-place JSON validation and member lookup (see jsonscan.h). */
+/* jsonscan.c: in-place JSON validation, iteration and number conversion (see jsonscan.h).
+ *
+ * The validator is a recursive descent over the bytes with a byte-class table for the string
+ * fast path (most of a log record is plain ASCII inside strings). Iteration runs over text
+ * that was validated already, so it only skips (no second validation).
+ */
 #include "ingest/jsonscan.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
-#define JSON_MAX_DEPTH 64
+/* Byte classes inside a JSON string: 0 plain, 1 quote, 2 backslash, 3 control (invalid),
+ * 4 first byte of a multi-byte UTF-8 sequence (or an invalid byte, sorted out by utf8_len). */
+static const uint8_t string_class[256] = {
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+    0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
+    4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
+    4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
+    4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
+};
 
-const char *json_skip_ws(const char *p, const char *end) {
-    while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) p++;
+static inline int is_ws(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r'; }
+static inline int is_digit(char c) { return c >= '0' && c <= '9'; }
+static inline int is_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+
+const char *tta_json_skip_ws(const char *p, const char *end) {
+    while (p < end && is_ws(*p)) p++;
     return p;
 }
 
-static int is_hex(char h) { return (h >= '0' && h <= '9') || (h >= 'a' && h <= 'f') || (h >= 'A' && h <= 'F'); }
-
-/* p at the opening quote; returns the byte after the closing quote, or NULL. */
-static const char *skip_string(const char *p, const char *end) {
-    p++;
-    while (p < end) {
-        unsigned char c = (unsigned char)*p;
-        if (c == '"') return p + 1;
-        if (c < 0x20) return NULL;
-        if (c == '\\') {
-            if (++p >= end) return NULL;
-            char e = *p;
-            if (e == 'u') {
-                if (end - p < 5 || !is_hex(p[1]) || !is_hex(p[2]) || !is_hex(p[3]) || !is_hex(p[4])) return NULL;
-                p += 4;
-            } else if (e != '"' && e != '\\' && e != '/' && e != 'b' && e != 'f' && e != 'n' && e != 'r' && e != 't') {
-                return NULL;
-            }
-        }
-        p++;
+/* Length of the valid UTF-8 sequence at p (first byte >= 0x80), or 0 when it is invalid. */
+static size_t utf8_len(const unsigned char *p, const unsigned char *end) {
+    unsigned c = p[0];
+    size_t n;
+    unsigned lo = 0x80, hi = 0xBF;
+    if (c >= 0xC2 && c <= 0xDF) {
+        n = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        n = 3;
+        if (c == 0xE0) lo = 0xA0;
+        if (c == 0xED) hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        n = 4;
+        if (c == 0xF0) lo = 0x90;
+        if (c == 0xF4) hi = 0x8F;
+    } else {
+        return 0;
     }
+    if ((size_t)(end - p) < n) return 0;
+    if (p[1] < lo || p[1] > hi) return 0;
+    for (size_t i = 2; i < n; i++)
+        if (p[i] < 0x80 || p[i] > 0xBF) return 0;
+    return n;
+}
+
+/* p at the opening quote. Returns the byte after the closing quote or NULL (*err at fault). */
+static const char *scan_string(const char *p, const char *end, uint8_t *plain, const char **err) {
+    assert(p < end && *p == '"');
+    p++;
+    *plain = 1;
+    for (;;) {
+        while (p < end && string_class[(unsigned char)*p] == 0) p++;
+        if (p >= end) break;
+        switch (string_class[(unsigned char)*p]) {
+        case 1:
+            return p + 1;
+        case 2:
+            *plain = 0;
+            if (end - p < 2) goto fail;
+            switch (p[1]) {
+            case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
+                p += 2;
+                break;
+            case 'u':
+                if (end - p < 6 || !is_hex(p[2]) || !is_hex(p[3]) || !is_hex(p[4]) || !is_hex(p[5])) goto fail;
+                p += 6;
+                break;
+            default:
+                goto fail;
+            }
+            break;
+        case 3:
+            goto fail;
+        default: {
+            size_t n = utf8_len((const unsigned char *)p, (const unsigned char *)end);
+            if (!n) goto fail;
+            p += n;
+        }
+        }
+    }
+fail:
+    *err = p;
     return NULL;
 }
 
-static const char *skip_number(const char *p, const char *end) {
-    const char *s = p;
+/* Validates JSON number grammar at p; returns the end or NULL. */
+static const char *scan_number(const char *p, const char *end) {
     if (p < end && *p == '-') p++;
     if (p >= end) return NULL;
     if (*p == '0') {
         p++;
     } else if (*p >= '1' && *p <= '9') {
-        while (p < end && *p >= '0' && *p <= '9') p++;
+        while (p < end && is_digit(*p)) p++;
     } else {
         return NULL;
     }
     if (p < end && *p == '.') {
         p++;
         const char *d = p;
-        while (p < end && *p >= '0' && *p <= '9') p++;
+        while (p < end && is_digit(*p)) p++;
         if (p == d) return NULL;
     }
     if (p < end && (*p == 'e' || *p == 'E')) {
         p++;
         if (p < end && (*p == '+' || *p == '-')) p++;
         const char *d = p;
-        while (p < end && *p >= '0' && *p <= '9') p++;
+        while (p < end && is_digit(*p)) p++;
         if (p == d) return NULL;
     }
-    return p > s ? p : NULL;
+    return p;
 }
 
-static const char *skip_literal(const char *p, const char *end, const char *lit) {
-    size_t n = strlen(lit);
-    if ((size_t)(end - p) < n || memcmp(p, lit, n) != 0) return NULL;
-    return p + n;
+static const char *scan_value(const char *p, const char *end, tta_json_span *out, int depth, const char **err);
+
+/* p at '{' or '['. */
+static const char *scan_container(const char *p, const char *end, int depth, const char **err) {
+    char close = *p == '{' ? '}' : ']';
+    int is_object = *p == '{';
+    if (depth >= TTA_JSON_MAX_DEPTH) {
+        *err = p;
+        return NULL;
+    }
+    p = tta_json_skip_ws(p + 1, end);
+    if (p < end && *p == close) return p + 1;
+    for (;;) {
+        tta_json_span v;
+        if (is_object) {
+            p = tta_json_skip_ws(p, end);
+            if (p >= end || *p != '"') {
+                *err = p;
+                return NULL;
+            }
+            uint8_t plain;
+            p = scan_string(p, end, &plain, err);
+            if (!p) return NULL;
+            p = tta_json_skip_ws(p, end);
+            if (p >= end || *p != ':') {
+                *err = p;
+                return NULL;
+            }
+            p++;
+        }
+        p = scan_value(p, end, &v, depth + 1, err);
+        if (!p) return NULL;
+        p = tta_json_skip_ws(p, end);
+        if (p < end && *p == ',') {
+            p++;
+            continue;
+        }
+        if (p < end && *p == close) return p + 1;
+        *err = p;
+        return NULL;
+    }
 }
 
-static const char *skip_value_depth(const char *p, const char *end, int depth) {
-    p = json_skip_ws(p, end);
-    if (p >= end) return NULL;
+static const char *scan_literal(const char *p, const char *end, const char *lit, size_t n) {
+    return (size_t)(end - p) >= n && memcmp(p, lit, n) == 0 ? p + n : NULL;
+}
+
+static const char *scan_value(const char *p, const char *end, tta_json_span *out, int depth, const char **err) {
+    p = tta_json_skip_ws(p, end);
+    const char *start = p, *q = NULL;
+    uint8_t type = TTA_JSON_NONE, plain = 0;
+    if (p >= end) {
+        *err = p;
+        return NULL;
+    }
     switch (*p) {
     case '"':
-        return skip_string(p, end);
+        q = scan_string(p, end, &plain, err);
+        type = TTA_JSON_STRING;
+        if (!q) return NULL;
+        break;
+    case '{':
+    case '[':
+        type = *p == '{' ? TTA_JSON_OBJECT : TTA_JSON_ARRAY;
+        q = scan_container(p, end, depth, err);
+        if (!q) return NULL;
+        break;
+    case 't':
+        q = scan_literal(p, end, "true", 4);
+        type = TTA_JSON_TRUE;
+        break;
+    case 'f':
+        q = scan_literal(p, end, "false", 5);
+        type = TTA_JSON_FALSE;
+        break;
+    case 'n':
+        q = scan_literal(p, end, "null", 4);
+        type = TTA_JSON_NULL;
+        break;
+    default:
+        q = scan_number(p, end);
+        type = TTA_JSON_NUMBER;
+        break;
+    }
+    if (!q) {
+        *err = p;
+        return NULL;
+    }
+    out->p = start;
+    out->n = (size_t)(q - start);
+    out->type = type;
+    out->plain = plain;
+    return q;
+}
+
+const char *tta_json_value(const char *p, const char *end, tta_json_span *out, const char **error_at) {
+    const char *err = p;
+    tta_json_span v = {0};
+    const char *q = scan_value(p, end, &v, 0, &err);
+    if (!q) {
+        if (error_at) *error_at = err;
+        if (out) *out = (tta_json_span){0};
+        return NULL;
+    }
+    if (out) *out = v;
+    return q;
+}
+
+int tta_json_whole(const char *p, const char *end, tta_json_span *out) {
+    const char *q = tta_json_value(p, end, out, NULL);
+    return q && tta_json_skip_ws(q, end) == end;
+}
+
+/* Skips a value already validated: strings by their quotes, containers by bracket depth. */
+static const char *skip_trusted(const char *p, const char *end, tta_json_span *out) {
+    const char *start = p;
+    uint8_t type, plain = 0;
+    switch (*p) {
+    case '"':
+        type = TTA_JSON_STRING;
+        plain = 1;
+        p++;
+        for (;;) {
+            const char *q = memchr(p, '"', (size_t)(end - p));
+            assert(q);
+            const char *b = q;
+            while (b > p && b[-1] == '\\') b--;
+            if (memchr(p, '\\', (size_t)(q - p))) plain = 0;
+            p = q + 1;
+            if (((q - b) & 1) == 0) break; /* an even run of backslashes: the quote closes */
+        }
+        break;
     case '{':
     case '[': {
-        if (depth >= JSON_MAX_DEPTH) return NULL;
-        char close = *p == '{' ? '}' : ']';
-        int is_object = *p == '{';
-        p = json_skip_ws(p + 1, end);
-        if (p < end && *p == close) return p + 1;
-        for (;;) {
-            if (is_object) {
-                p = json_skip_ws(p, end);
-                if (p >= end || *p != '"') return NULL;
-                p = skip_string(p, end);
-                if (!p) return NULL;
-                p = json_skip_ws(p, end);
-                if (p >= end || *p != ':') return NULL;
-                p++;
+        type = *p == '{' ? TTA_JSON_OBJECT : TTA_JSON_ARRAY;
+        int depth = 0;
+        for (;; p++) {
+            char c = *p;
+            if (c == '"') {
+                tta_json_span s;
+                p = skip_trusted(p, end, &s) - 1;
+            } else if (c == '{' || c == '[') {
+                depth++;
+            } else if (c == '}' || c == ']') {
+                if (--depth == 0) {
+                    p++;
+                    break;
+                }
             }
-            p = skip_value_depth(p, end, depth + 1);
-            if (!p) return NULL;
-            p = json_skip_ws(p, end);
-            if (p >= end) return NULL;
-            if (*p == ',') {
-                p++;
-                continue;
-            }
-            if (*p == close) return p + 1;
-            return NULL;
         }
+        break;
     }
-    case 't':
-        return skip_literal(p, end, "true");
-    case 'f':
-        return skip_literal(p, end, "false");
-    case 'n':
-        return skip_literal(p, end, "null");
-    /* Python's json.dumps writes these for non-finite floats; logs contain them. */
-    case 'N':
-        return skip_literal(p, end, "NaN");
-    case 'I':
-        return skip_literal(p, end, "Infinity");
+    case 't': type = TTA_JSON_TRUE; p += 4; break;
+    case 'f': type = TTA_JSON_FALSE; p += 5; break;
+    case 'n': type = TTA_JSON_NULL; p += 4; break;
     default:
-        if (*p == '-' && end - p >= 9 && memcmp(p, "-Infinity", 9) == 0) return p + 9;
-        return skip_number(p, end);
+        type = TTA_JSON_NUMBER;
+        while (p < end && (is_digit(*p) || *p == '-' || *p == '+' || *p == '.' || *p == 'e' || *p == 'E')) p++;
+        break;
     }
+    out->p = start;
+    out->n = (size_t)(p - start);
+    out->type = type;
+    out->plain = plain;
+    return p;
 }
 
-const char *json_skip_value(const char *p, const char *end) { return skip_value_depth(p, end, 0); }
-
-void json_object_each(json_span obj, int (*fn)(json_span key, json_span value, void *ctx), void *ctx) {
-    const char *p = obj.p, *end = obj.p + obj.n;
-    if (!obj.n || *p != '{') return;
-    p = json_skip_ws(p + 1, end);
-    while (p < end && *p == '"') {
-        const char *ks = p + 1;
-        const char *ke = skip_string(p, end);
-        if (!ke) return;
-        json_span key = {ks, (size_t)(ke - 1 - ks)};
-        p = json_skip_ws(ke, end);
-        if (p >= end || *p != ':') return;
-        p = json_skip_ws(p + 1, end);
-        const char *ve = json_skip_value(p, end);
-        if (!ve) return;
-        json_span value = {p, (size_t)(ve - p)};
-        if (fn(key, value, ctx)) return;
-        p = json_skip_ws(ve, end);
-        if (p < end && *p == ',') p = json_skip_ws(p + 1, end);
-    }
+const char *tta_json_object_open(const char *p, const char *end, tta_json_iter *it) {
+    p = tta_json_skip_ws(p, end);
+    if (p >= end || *p != '{') return NULL;
+    it->p = p + 1;
+    it->end = end;
+    return p;
 }
 
-typedef struct {
-    const char *key;
-    size_t key_len;
-    json_span found;
-} find_ctx;
-
-static int find_member(json_span key, json_span value, void *ctx) {
-    find_ctx *f = ctx;
-    if (key.n == f->key_len && memcmp(key.p, f->key, key.n) == 0) {
-        f->found = value;
+int tta_json_object_next_checked(tta_json_iter *it, tta_json_span *key, tta_json_span *value, const char **close) {
+    const char *err = NULL;
+    const char *p = tta_json_skip_ws(it->p, it->end);
+    if (p < it->end && *p == '}') {
+        *close = p + 1;
+        return 0;
+    }
+    if (p >= it->end || *p != '"') goto fail;
+    uint8_t plain;
+    const char *q = scan_string(p, it->end, &plain, &err);
+    if (!q) goto fail;
+    *key = (tta_json_span){p, (size_t)(q - p), TTA_JSON_STRING, plain};
+    p = tta_json_skip_ws(q, it->end);
+    if (p >= it->end || *p != ':') goto fail;
+    p = scan_value(p + 1, it->end, value, 1, &err);
+    if (!p) goto fail;
+    p = tta_json_skip_ws(p, it->end);
+    if (p < it->end && *p == ',') {
+        const char *n = tta_json_skip_ws(p + 1, it->end);
+        if (n >= it->end || *n != '"') goto fail; /* no trailing comma in JSON */
+        it->p = n;
         return 1;
+    }
+    if (p < it->end && *p == '}') {
+        it->p = p; /* the next call sees the close */
+        return 1;
+    }
+fail:
+    *close = NULL;
+    return -1;
+}
+
+void tta_json_iter_init(tta_json_iter *it, tta_json_span c) {
+    assert(c.type == TTA_JSON_OBJECT || c.type == TTA_JSON_ARRAY);
+    it->p = c.p + 1;
+    it->end = c.p + c.n - 1; /* the closing bracket */
+}
+
+int tta_json_object_next(tta_json_iter *it, tta_json_span *key, tta_json_span *value) {
+    const char *p = tta_json_skip_ws(it->p, it->end);
+    if (p < it->end && *p == ',') p = tta_json_skip_ws(p + 1, it->end);
+    if (p >= it->end) return 0;
+    assert(*p == '"');
+    p = skip_trusted(p, it->end, key);
+    p = tta_json_skip_ws(p, it->end);
+    assert(*p == ':');
+    p = tta_json_skip_ws(p + 1, it->end);
+    p = skip_trusted(p, it->end, value);
+    it->p = p;
+    return 1;
+}
+
+int tta_json_array_next(tta_json_iter *it, tta_json_span *value) {
+    const char *p = tta_json_skip_ws(it->p, it->end);
+    if (p < it->end && *p == ',') p = tta_json_skip_ws(p + 1, it->end);
+    if (p >= it->end) return 0;
+    it->p = skip_trusted(p, it->end, value);
+    return 1;
+}
+
+int tta_json_string_is(tta_json_span s, const char *lit, size_t n) {
+    if (s.type != TTA_JSON_STRING) return 0;
+    if (s.plain) return s.n - 2 == n && memcmp(s.p + 1, lit, n) == 0;
+    buf b = {0};
+    tta_json_string_decode(s, &b);
+    int eq = b.len == n && memcmp(buf_str(&b), lit, n) == 0;
+    buf_free(&b);
+    return eq;
+}
+
+int tta_json_find(tta_json_span object, const char *key, tta_json_span *value) {
+    *value = (tta_json_span){0};
+    if (object.type != TTA_JSON_OBJECT) return 0;
+    size_t n = strlen(key);
+    tta_json_iter it;
+    tta_json_span k, v;
+    tta_json_iter_init(&it, object);
+    while (tta_json_object_next(&it, &k, &v)) {
+        if (tta_json_string_is(k, key, n)) {
+            *value = v;
+            return 1;
+        }
     }
     return 0;
 }
 
-json_span json_object_get(json_span obj, const char *key) {
-    find_ctx f = {key, strlen(key), {NULL, 0}};
-    json_object_each(obj, find_member, &f);
-    return f.found;
-}
+/* Exact powers of ten: products and quotients with these are correctly rounded. */
+static const double exact_pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                       1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
-int json_is_null(json_span v) { return v.n == 0 || (v.n == 4 && memcmp(v.p, "null", 4) == 0); }
-
-int json_string_raw(json_span v, json_span *s) {
-    if (v.n < 2 || v.p[0] != '"' || v.p[v.n - 1] != '"') return 0;
-    s->p = v.p + 1;
-    s->n = v.n - 2;
-    return 1;
-}
-
-int json_raw_equals(json_span s, const char *lit) {
-    size_t n = strlen(lit);
-    return s.n == n && memcmp(s.p, lit, n) == 0;
-}
-
-int json_number(json_span v, double *out) {
-    const char *p = v.p, *end = v.p + v.n;
-    if (!v.n) return 0;
-    if (*p == '"') {
-        p++;
-        end--;
-        while (p < end && *p == ' ') p++;
+int tta_json_parse_number(const char *p, size_t n, double *out) {
+    const char *s = p, *end = p + n;
+    if (scan_number(p, end) != end) return 0;
+    int neg = 0;
+    if (*s == '-') {
+        neg = 1;
+        s++;
     }
-    if (p >= end) return 0;
-    char tmp[64];
-    size_t n = (size_t)(end - p);
-    if (n >= sizeof tmp) return 0;
-    memcpy(tmp, p, n);
-    tmp[n] = '\0';
-    char *e;
-    double d = strtod(tmp, &e);
-    if (e == tmp) return 0;
-    while (*e == ' ') e++;
-    if (*e == '%') e++;
-    while (*e == ' ') e++;
-    if (*e) return 0;
-    *out = d;
+    uint64_t mant = 0;
+    int digits = 0, exp10 = 0, exact = 1, frac = 0;
+    for (; s < end; s++) {
+        char c = *s;
+        if (c == '.') {
+            frac = 1;
+            continue;
+        }
+        if (c == 'e' || c == 'E') break;
+        int d = c - '0';
+        if (digits < 19) {
+            mant = mant * 10 + (uint64_t)d;
+            if (mant) digits++;
+            if (frac) exp10--;
+        } else {
+            if (!frac) exp10++;
+            if (d) exact = 0;
+        }
+    }
+    if (s < end) { /* exponent */
+        s++;
+        int eneg = 0;
+        if (*s == '+' || *s == '-') eneg = *s++ == '-';
+        int e = 0;
+        for (; s < end; s++)
+            if (e < 100000) e = e * 10 + (*s - '0');
+        exp10 += eneg ? -e : e;
+    }
+    if (exact && mant <= (1ULL << 53) && exp10 >= -22 && exp10 <= 22) {
+        double v = (double)mant;
+        v = exp10 >= 0 ? v * exact_pow10[exp10] : v / exact_pow10[-exp10];
+        *out = neg ? -v : v;
+        return 1;
+    }
+    /* Rare: long mantissas and large exponents go through strtod on a terminated copy. */
+    char small[128];
+    char *copy = n < sizeof small ? small : malloc(n + 1);
+    if (!copy) return 0;
+    memcpy(copy, p, n);
+    copy[n] = '\0';
+    *out = strtod(copy, NULL);
+    if (copy != small) free(copy);
     return 1;
+}
+
+int tta_json_span_number(tta_json_span s, double *out, int *percent) {
+    if (percent) *percent = 0;
+    if (s.type == TTA_JSON_NUMBER) return tta_json_parse_number(s.p, s.n, out);
+    if (s.type != TTA_JSON_STRING || !s.plain) return 0;
+    const char *p = s.p + 1, *end = s.p + s.n - 1;
+    while (p < end && *p == ' ') p++;
+    while (end > p && end[-1] == ' ') end--;
+    int pct = 0;
+    if (end > p && end[-1] == '%') {
+        pct = 1;
+        end--;
+        while (end > p && end[-1] == ' ') end--;
+    }
+    if (p < end && *p == '+') p++;
+    if (!tta_json_parse_number(p, (size_t)(end - p), out)) return 0;
+    if (percent) *percent = pct;
+    return 1;
+}
+
+/* Appends code point cp as UTF-8. */
+static void put_utf8(buf *b, uint32_t cp) {
+    char t[4];
+    if (cp < 0x80) {
+        buf_putc(b, (char)cp);
+    } else if (cp < 0x800) {
+        t[0] = (char)(0xC0 | (cp >> 6));
+        t[1] = (char)(0x80 | (cp & 0x3F));
+        buf_append(b, t, 2);
+    } else if (cp < 0x10000) {
+        t[0] = (char)(0xE0 | (cp >> 12));
+        t[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        t[2] = (char)(0x80 | (cp & 0x3F));
+        buf_append(b, t, 3);
+    } else {
+        t[0] = (char)(0xF0 | (cp >> 18));
+        t[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+        t[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        t[3] = (char)(0x80 | (cp & 0x3F));
+        buf_append(b, t, 4);
+    }
+}
+
+static uint32_t hex4(const char *p) {
+    uint32_t v = 0;
+    for (int i = 0; i < 4; i++) {
+        char c = p[i];
+        v = v * 16 + (uint32_t)(is_digit(c) ? c - '0' : (c | 0x20) - 'a' + 10);
+    }
+    return v;
+}
+
+void tta_json_string_decode(tta_json_span s, buf *b) {
+    assert(s.type == TTA_JSON_STRING);
+    const char *p = s.p + 1, *end = s.p + s.n - 1;
+    if (s.plain) {
+        buf_append(b, p, (size_t)(end - p));
+        return;
+    }
+    while (p < end) {
+        const char *bs = memchr(p, '\\', (size_t)(end - p));
+        if (!bs) {
+            buf_append(b, p, (size_t)(end - p));
+            break;
+        }
+        buf_append(b, p, (size_t)(bs - p));
+        char c = bs[1];
+        p = bs + 2;
+        switch (c) {
+        case 'b': buf_putc(b, '\b'); break;
+        case 'f': buf_putc(b, '\f'); break;
+        case 'n': buf_putc(b, '\n'); break;
+        case 'r': buf_putc(b, '\r'); break;
+        case 't': buf_putc(b, '\t'); break;
+        case 'u': {
+            uint32_t cp = hex4(p);
+            p += 4;
+            if (cp >= 0xD800 && cp < 0xDC00 && end - p >= 6 && p[0] == '\\' && p[1] == 'u') {
+                uint32_t lo = hex4(p + 2);
+                if (lo >= 0xDC00 && lo < 0xE000) {
+                    cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                    p += 6;
+                }
+            }
+            if (cp >= 0xD800 && cp < 0xE000) cp = 0xFFFD; /* a lone surrogate */
+            put_utf8(b, cp);
+            break;
+        }
+        default: buf_putc(b, c); break; /* '"', '\\', '/' */
+        }
+    }
+}
+
+size_t tta_count_newlines(const char *p, size_t n) {
+    size_t count = 0;
+    const char *end = p + n;
+#ifdef __SSE2__
+    /* cmpeq gives -1 per '\n'; subtracting accumulates counts per byte lane (at most 255
+     * rounds), psadbw sums the lanes. */
+    const __m128i nl = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();
+    while (end - p >= 16) {
+        __m128i acc = zero;
+        int rounds = 0;
+        while (end - p >= 16 && rounds < 255) {
+            acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)p), nl));
+            p += 16;
+            rounds++;
+        }
+        __m128i sums = _mm_sad_epu8(acc, zero);
+        count += (size_t)_mm_cvtsi128_si32(sums) + (size_t)_mm_cvtsi128_si32(_mm_srli_si128(sums, 8));
+    }
+#endif
+    while (p < end) {
+        const char *q = memchr(p, '\n', (size_t)(end - p));
+        if (!q) break;
+        count++;
+        p = q + 1;
+    }
+    return count;
+}
+
+const char *tta_find_triple_colon(const char *p, const char *end) {
+#ifdef __SSE2__
+    const __m128i c = _mm_set1_epi8(':');
+    while (end - p >= 18) {
+        __m128i a = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)p), c);
+        __m128i b = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(p + 1)), c);
+        __m128i d = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(p + 2)), c);
+        int m = _mm_movemask_epi8(_mm_and_si128(_mm_and_si128(a, b), d));
+        if (m) return p + __builtin_ctz((unsigned)m);
+        p += 16;
+    }
+#endif
+    for (; end - p >= 3; p++)
+        if (p[0] == ':' && p[1] == ':' && p[2] == ':') return p;
+    return NULL;
 }

@@ -1,212 +1,253 @@
-/* parse_dawnbench.c: a DAWNBench entry: per-epoch TSV (columns found by header name, in any
- * order, with or without a byte-order mark) and its sibling JSON description. */
+/* parse_dawnbench.c: a DAWNBench per-epoch TSV and its sibling JSON description.
+ *
+ * The TSV gives the run: one row per epoch with the hours since the start and the task's
+ * quality columns, found by header name (the order varies; one file starts with a byte-order
+ * mark). The sibling <stem>.json gives the identity (author, hardware) and the hyperparameters
+ * (its "misc" block). TTA is DAWNBench's rule: the time of the first row at the task's
+ * threshold (docs/ingest.md).
+ */
 #include <cjson/cJSON.h>
+#include <ctype.h>
+#include <fcntl.h>
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-#include "common/buf.h"
 #include "common/check.h"
+#include "common/hash.h"
 #include "ingest/benchmarks.h"
 #include "ingest/parsers.h"
 
-/* The quality column and threshold of each DAWNBench task (percent). */
-typedef struct {
-    const char *benchmark, *column;
-    double threshold;
-} dawn_task;
+#define MAX_COLUMNS 32
 
-static const dawn_task tasks[] = {
-    {"cifar10", "top1Accuracy", 94.0},
-    {"imagenet", "top5Accuracy", 93.0},
-    {"squad", "f1Score", 75.0},
-    {"fashion-mnist", "top1Accuracy", 88.0}, /* tta's choice: no official threshold */
-};
-
-/* Reads the sibling description (same stem, .json) into a cJSON tree, or NULL. */
-static cJSON *read_sibling_json(const char *path) {
+/* The bytes of the sibling description (path with .tsv replaced by .json), malloc'd, or NULL. */
+static char *read_sibling(const char *path, size_t *len) {
     size_t n = strlen(path);
-    if (n < 4) return NULL;
-    buf p = {0};
-    buf_append(&p, path, n - 4);
-    buf_puts(&p, ".json");
-    FILE *fp = fopen(buf_str(&p), "rb");
-    buf_free(&p);
-    if (!fp) return NULL;
-    buf content = {0};
-    char chunk[8192];
-    size_t got;
-    while ((got = fread(chunk, 1, sizeof chunk, fp)) > 0 && content.len < (4u << 20)) buf_append(&content, chunk, got);
-    fclose(fp);
-    char *text = tta_lenient_json(buf_str(&content), content.len);
-    buf_free(&content);
-    cJSON *root = cJSON_Parse(text);
-    free(text);
-    if (root && !cJSON_IsObject(root)) {
-        cJSON_Delete(root);
-        root = NULL;
+    if (n < 4 || strcasecmp(path + n - 4, ".tsv") != 0) return NULL;
+    char *sib = mallocCheck(n + 2);
+    memcpy(sib, path, n - 4);
+    memcpy(sib + n - 4, ".json", 6);
+    int fd = open(sib, O_RDONLY | O_CLOEXEC);
+    free(sib);
+    if (fd < 0) return NULL;
+    struct stat st;
+    char *data = NULL;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && st.st_size < (1 << 26)) {
+        data = mallocCheck((size_t)st.st_size);
+        size_t got = 0;
+        while (got < (size_t)st.st_size) {
+            ssize_t r = read(fd, data + got, (size_t)st.st_size - got);
+            if (r <= 0) break;
+            got += (size_t)r;
+        }
+        if (got != (size_t)st.st_size) {
+            free(data);
+            data = NULL;
+        } else {
+            *len = got;
+        }
     }
-    return root;
+    close(fd);
+    return data;
 }
 
-/* Benchmark of an entry from its description ("dataset": "Fashion-MNIST: ..."). */
-static const char *benchmark_from_description(const cJSON *root) {
-    const cJSON *d = cJSON_GetObjectItemCaseSensitive(root, "dataset");
-    if (!cJSON_IsString(d)) return NULL;
-    const char *s = d->valuestring;
-    size_t n = strcspn(s, ": (");
-    return tta_benchmark_canonical(s, n);
+/* The task a DAWNBench description names in "dataset" ("Fashion-MNIST: train = ..."). */
+static const char *task_of_description(const cJSON *d) {
+    const cJSON *ds = cJSON_GetObjectItemCaseSensitive(d, "dataset");
+    if (!cJSON_IsString(ds)) return NULL;
+    const char *s = ds->valuestring;
+    size_t n = 0;
+    while (s[n] && (isalnum((unsigned char)s[n]) || s[n] == '-' || s[n] == '_')) n++;
+    return tta_benchmark_canonical(s, n, NULL);
 }
 
-/* Splits one line at tabs into at most max fields; returns the count. */
-static int split_tabs(char *line, char **fields, int max) {
+/* The task a file name suggests: a word of the stem that names one ("fmnist_mlp_seed0"). */
+static const char *task_of_stem(const char *stem) {
+    const char *p = stem;
+    while (*p) {
+        size_t n = 0;
+        while (p[n] && p[n] != '_' && p[n] != '.') n++;
+        const char *b = tta_benchmark_canonical(p, n, NULL);
+        if (tta_benchmark_is_dawnbench(b)) return b;
+        p += n;
+        while (*p == '_' || *p == '.') p++;
+    }
+    return NULL;
+}
+
+/* A JSON value as strict JSON text in the arena. */
+static tta_str json_text(tta_parsed_file *f, const cJSON *v) {
+    char *s = cJSON_PrintUnformatted(v);
+    if (!s) return (tta_str){"null", 4};
+    tta_str out = tta_parsed_keep(f, s, strlen(s));
+    cJSON_free(s);
+    return out;
+}
+
+/* Splits a TSV line into at most MAX_COLUMNS trimmed cells; returns how many. */
+static int split_cells(const char *p, const char *end, const char **cell, size_t *len) {
     int n = 0;
-    char *p = line;
-    while (n < max) {
-        fields[n++] = p;
-        char *t = strchr(p, '\t');
-        if (!t) break;
-        *t = '\0';
-        p = t + 1;
+    for (;;) {
+        const char *tab = memchr(p, '\t', (size_t)(end - p));
+        const char *e = tab ? tab : end;
+        const char *s = p;
+        while (s < e && (*s == ' ' || *s == '\r')) s++;
+        const char *t = e;
+        while (t > s && (t[-1] == ' ' || t[-1] == '\r')) t--;
+        if (n < MAX_COLUMNS) {
+            cell[n] = s;
+            len[n] = (size_t)(t - s);
+            n++;
+        }
+        if (!tab) return n;
+        p = tab + 1;
     }
-    return n;
 }
 
-static int parse_double(const char *s, double *out) {
-    while (*s == ' ') s++;
-    if (!*s) return 0;
-    char *e;
-    double v = strtod(s, &e);
-    while (*e == ' ' || *e == '%') e++;
-    if (e == s || *e) return 0;
-    *out = v;
-    return 1;
+static int find_column(const char **cell, const size_t *len, int n, const char *name) {
+    for (int i = 0; i < n; i++)
+        if (strlen(name) == len[i] && strncasecmp(cell[i], name, len[i]) == 0) return i;
+    return -1;
 }
 
-int tta_parse_dawnbench_tsv(tta_parsed_file *f, const char *data, size_t len, const tta_path_meta *pm) {
+char *tta_dawnbench_entry_name(const char *stem, tta_arena *arena, int *run_index) {
+    /* A DAWNBench stem names an entry ("resnet9_1v100"): only "_seed<N>" / "_run<N>" at its end
+     * numbers a run of that entry, so that the seeds of one recipe make one entry. */
+    if (run_index) *run_index = -1;
+    const char *u = strrchr(stem, '_');
+    if (u && (!strncasecmp(u + 1, "seed", 4) || !strncasecmp(u + 1, "run", 3))) {
+        const char *d = u + 1 + (tolower((unsigned char)u[1]) == 's' ? 4 : 3);
+        if (isdigit((unsigned char)*d)) {
+            if (run_index) *run_index = tta_trailing_index(d, strlen(d));
+            return tta_arena_strndup(arena, stem, (size_t)(u - stem));
+        }
+    }
+    return (char *)stem;
+}
+
+int tta_parse_dawnbench_tsv(tta_parsed_file *f, const char *data, size_t len, const tta_path_meta *pm, int own_hash) {
     tta_run_record *r = &f->run;
-    r->run_start_s = 0;
-    r->run_stop_s = r->target = r->target2 = r->global_batch_size = r->train_samples = r->eval_samples = NAN;
-    r->tta_s = NAN;
-    r->run_index = -1;
+    char *entry = tta_dawnbench_entry_name(pm->stem, &f->arena, &r->run_index);
+    r->run_start_s = r->run_stop_s = r->target = r->target2 = NAN;
+    r->global_batch_size = r->train_samples = r->eval_samples = r->tta_s = NAN;
+
+    size_t desc_len = 0;
+    char *desc_text = read_sibling(f->path, &desc_len);
+    cJSON *desc = desc_text ? tta_parse_description_json(desc_text, desc_len, 0) : NULL;
+    if (desc_text && own_hash) f->hash = tta_hash64(desc_text, desc_len, f->hash);
+    free(desc_text);
+    if (desc && !cJSON_IsObject(desc)) {
+        cJSON_Delete(desc);
+        desc = NULL;
+    }
+
+    /* Identity. */
     r->round = "dawnbench";
     r->division = "open";
-    r->system = (char *)pm->stem;
-    r->status = TTA_RUN_SUCCESS;
-    const char *bench = pm->benchmark;
-
-    cJSON *desc = read_sibling_json(f->path);
+    r->system = entry;
+    r->submitter = entry;
+    const char *task = desc ? task_of_description(desc) : NULL;
+    if (!task) task = pm->benchmark;
+    if (!task) task = task_of_stem(pm->stem);
+    r->benchmark = (char *)task;
     if (desc) {
-        const cJSON *author = cJSON_GetObjectItemCaseSensitive(desc, "author");
-        if (cJSON_IsString(author) && *author->valuestring) r->submitter = tta_arena_strdup(&f->arena, author->valuestring);
-        const char *b = benchmark_from_description(desc);
-        if (b) bench = b;
+        const cJSON *a = cJSON_GetObjectItemCaseSensitive(desc, "author");
+        if (cJSON_IsString(a) && a->valuestring[0]) r->submitter = tta_arena_strdup(&f->arena, a->valuestring);
+        const cJSON *hw = cJSON_GetObjectItemCaseSensitive(desc, "hardware");
+        if (cJSON_IsString(hw) && hw->valuestring[0]) r->platform = tta_arena_strdup(&f->arena, hw->valuestring);
         const cJSON *misc = cJSON_GetObjectItemCaseSensitive(desc, "misc");
-        const cJSON *item;
         size_t cap = 0;
-        cJSON_ArrayForEach(item, misc) {
-            if (!item->string) continue;
-            char *v = cJSON_PrintUnformatted(item);
-            if (!v) continue;
+        const cJSON *m;
+        cJSON_ArrayForEach(m, misc) {
+            if (!m->string) continue;
             growArray(r->hparams, &cap, r->n_hparams + 1);
-            const char *k = tta_arena_strdup(&f->arena, item->string);
-            const char *vv = tta_arena_strdup(&f->arena, v);
-            r->hparams[r->n_hparams++] = (tta_kv){{k, (uint32_t)strlen(k)}, {vv, (uint32_t)strlen(vv)}};
-            if (!strcmp(item->string, "batchSize") && cJSON_IsNumber(item)) r->global_batch_size = item->valuedouble;
-            if (!strcmp(item->string, "seed") && cJSON_IsNumber(item)) {
+            r->hparams[r->n_hparams++] = (tta_kv){tta_parsed_keep(f, m->string, strlen(m->string)), json_text(f, m)};
+            if (!strcmp(m->string, "seed") && cJSON_IsNumber(m) && m->valuedouble == floor(m->valuedouble)) {
                 r->has_seed = 1;
-                r->seed = (int64_t)item->valuedouble;
+                r->seed = (int64_t)m->valuedouble;
             }
-            free(v);
         }
         cJSON_Delete(desc);
     }
-    if (!r->submitter) r->submitter = (char *)pm->stem;
-    r->benchmark = (char *)bench;
-    const dawn_task *task = NULL;
-    for (size_t i = 0; bench && i < sizeof tasks / sizeof tasks[0]; i++)
-        if (!strcmp(tasks[i].benchmark, bench)) task = &tasks[i];
 
-    /* Work on a private copy: lines are split in place. */
-    char *text = tta_arena_strndup(&f->arena, data, len);
-    char *p = text;
-    if ((unsigned char)p[0] == 0xEF && (unsigned char)p[1] == 0xBB && (unsigned char)p[2] == 0xBF) p += 3;
-    int col_epoch = -1, col_hours = -1, col_quality = -1;
-    unsigned line = 0;
-    size_t cap_evals = 0, cap_epochs = 0;
-    int rows = 0;
-    double first_epoch = NAN;
-    while (p && *p) {
-        char *nl = strchr(p, '\n');
-        if (nl) *nl = '\0';
-        line++;
-        size_t l = strlen(p);
-        if (l && p[l - 1] == '\r') p[--l] = '\0';
-        char *fields[32];
-        if (l == 0) {
-            p = nl ? nl + 1 : NULL;
-            continue;
-        }
-        int n = split_tabs(p, fields, 32);
-        if (col_hours < 0) {
-            for (int i = 0; i < n; i++) {
-                if (!strcasecmp(fields[i], "epoch")) col_epoch = i;
-                else if (!strcasecmp(fields[i], "hours")) col_hours = i;
-                else if (task && !strcasecmp(fields[i], task->column)) col_quality = i;
-            }
-            if (col_quality < 0) /* an unknown task: the first accuracy-like column */
-                for (int i = 0; i < n; i++)
-                    if (i != col_epoch && i != col_hours && (strcasestr(fields[i], "accuracy") || strcasestr(fields[i], "f1")))
-                        col_quality = i;
-            if (col_hours < 0 || col_epoch < 0) {
-                tta_parse_fail(f, line, "DAWNBench TSV header has no %s column", col_hours < 0 ? "hours" : "epoch");
-                return 0;
-            }
-            if (col_quality < 0) {
-                tta_parse_fail(f, line, "DAWNBench TSV header has no quality column%s%s", task ? " " : "",
-                               task ? task->column : "");
-                return 0;
-            }
-        } else {
-            double epoch, hours, q;
-            int need = col_epoch > col_hours ? col_epoch : col_hours;
-            if (col_quality > need) need = col_quality;
-            if (n <= need || !parse_double(fields[col_epoch], &epoch) || !parse_double(fields[col_hours], &hours) ||
-                !parse_double(fields[col_quality], &q)) {
-                tta_parse_fail(f, line, "DAWNBench TSV row is not numbers in epoch, hours and quality");
-                return 0;
-            }
-            if (isnan(first_epoch)) first_epoch = epoch;
-            /* Epochs count from 1; a TSV counting from 0 is shifted. */
-            double e1 = first_epoch == 0 ? epoch + 1 : epoch;
-            growArray(r->evals, &cap_evals, r->n_evals + 1);
-            r->evals[r->n_evals++] = (tta_eval){hours * 3600.0, e1, NAN, q, NAN, line};
-            growArray(r->epochs, &cap_epochs, r->n_epochs + 1);
-            double prev = r->n_epochs ? r->epochs[r->n_epochs - 1].stop_s : 0;
-            r->epochs[r->n_epochs++] = (tta_epoch_mark){e1, prev, hours * 3600.0};
-            r->run_stop_s = hours * 3600.0;
-            rows++;
-        }
-        p = nl ? nl + 1 : NULL;
-    }
-    if (rows == 0) {
-        tta_parse_fail(f, line ? line : 1, "DAWNBench TSV has no data rows");
+    /* Header. */
+    const char *p = data, *end = data + len;
+    if (len >= 3 && (unsigned char)p[0] == 0xEF && (unsigned char)p[1] == 0xBB && (unsigned char)p[2] == 0xBF) p += 3;
+    uint32_t line = 1;
+    while (p < end && (*p == '\n' || *p == '\r')) line += *p++ == '\n';
+    const char *eol = memchr(p, '\n', (size_t)(end - p));
+    if (!eol) eol = end;
+    const char *cell[MAX_COLUMNS];
+    size_t clen[MAX_COLUMNS];
+    int ncol = split_cells(p, eol, cell, clen);
+    int c_epoch = find_column(cell, clen, ncol, "epoch");
+    int c_hours = find_column(cell, clen, ncol, "hours");
+    const char *primary = tta_dawnbench_metric_column(task);
+    int c_q = primary ? find_column(cell, clen, ncol, primary) : -1;
+    static const char *const metric_columns[] = {"top1Accuracy", "top5Accuracy", "f1Score"};
+    for (size_t i = 0; c_q < 0 && i < 3; i++) c_q = find_column(cell, clen, ncol, metric_columns[i]);
+    /* ImageNet's second metric: top-1 beside the primary top-5. */
+    int c_q2 = c_q >= 0 && strncasecmp(cell[c_q], "top5Accuracy", clen[c_q]) == 0
+                   ? find_column(cell, clen, ncol, "top1Accuracy")
+                   : -1;
+    if (c_hours < 0 || c_q < 0) {
+        tta_parse_fail(f, line, "TSV header has no %s column", c_hours < 0 ? "hours" : "quality (top1Accuracy, top5Accuracy, f1Score)");
         return 0;
     }
-    /* Qualities are percent; a column written as fractions is scaled. */
-    int fractions = 1;
-    for (size_t i = 0; i < r->n_evals; i++)
-        if (r->evals[i].quality > 1.0) fractions = 0;
-    if (fractions)
-        for (size_t i = 0; i < r->n_evals; i++) r->evals[i].quality *= 100.0;
-    if (task) {
-        for (size_t i = 0; i < r->n_evals; i++)
-            if (r->evals[i].quality >= task->threshold * (1 - 1e-6)) {
-                r->tta_s = r->evals[i].time_s;
-                break;
-            }
+    uint32_t header_line = line;
+
+    /* Rows. */
+    size_t cap_evals = 0, cap_epochs = 0;
+    uint32_t bad_line = 0;
+    int all_fraction = 1, all_fraction2 = 1;
+    p = eol < end ? eol + 1 : end;
+    line++;
+    for (; p < end; line++) {
+        eol = memchr(p, '\n', (size_t)(end - p));
+        if (!eol) eol = end;
+        const char *s = p;
+        p = eol < end ? eol + 1 : end;
+        int blank = 1;
+        for (const char *q = s; q < eol && blank; q++) blank = *q == ' ' || *q == '\t' || *q == '\r';
+        if (blank) continue;
+        int n = split_cells(s, eol, cell, clen);
+        double hours, q, q2 = NAN, epoch = NAN;
+        if (c_hours >= n || c_q >= n || !tta_json_parse_number(cell[c_hours], clen[c_hours], &hours) ||
+            !tta_json_parse_number(cell[c_q], clen[c_q], &q) ||
+            (c_epoch >= 0 && (c_epoch >= n || !tta_json_parse_number(cell[c_epoch], clen[c_epoch], &epoch))) ||
+            !isfinite(hours)) {
+            if (!bad_line) bad_line = line;
+            continue;
+        }
+        if (c_q2 >= 0 && c_q2 < n && !tta_json_parse_number(cell[c_q2], clen[c_q2], &q2)) q2 = NAN;
+        if (c_epoch < 0) epoch = (double)(r->n_evals + 1);
+        double t = hours * 3600.0;
+        if (q > 1.0) all_fraction = 0;
+        if (!isnan(q2) && q2 > 1.0) all_fraction2 = 0;
+        growArray(r->evals, &cap_evals, r->n_evals + 1);
+        r->evals[r->n_evals++] = (tta_eval){t, epoch, NAN, q, q2, line};
+        growArray(r->epochs, &cap_epochs, r->n_epochs + 1);
+        double start = r->n_epochs ? r->epochs[r->n_epochs - 1].stop_s : 0.0;
+        r->epochs[r->n_epochs++] = (tta_epoch_mark){epoch, start, t};
     }
+    if (r->n_evals == 0) {
+        tta_parse_fail(f, bad_line ? bad_line : header_line, "%s", bad_line ? "TSV row is not numbers (and no data row)" : "TSV has no data row");
+        return 0;
+    }
+    /* Qualities in percent: a column that is all at or below 1 was written as fractions. */
+    double threshold = tta_dawnbench_threshold(task);
+    for (size_t i = 0; i < r->n_evals; i++) {
+        tta_eval *e = &r->evals[i];
+        if (all_fraction) e->quality *= 100.0;
+        if (all_fraction2 && !isnan(e->quality2)) e->quality2 *= 100.0;
+        if (isnan(r->tta_s) && !isnan(threshold) && e->quality >= threshold - 1e-9) r->tta_s = e->time_s;
+    }
+    r->run_start_s = 0.0;
+    r->run_stop_s = r->evals[r->n_evals - 1].time_s;
+    r->status = TTA_RUN_SUCCESS;
     return 0;
 }

@@ -1,190 +1,430 @@
-/* parse_json.c: system descriptions (systems/<name>.json), v0.5 entry.json and DAWNBench entry
- * descriptions, read leniently: a byte-order mark, trailing commas, // comments, numbers
- * written as strings ("16", "1 200 GB") and misspelt keys ("divison") are all accepted.
+/* parse_json.c: system descriptions (<submitter>/systems/<name>.json), v0.5 entry.json and
+ * DAWNBench entry descriptions.
+ *
+ * Descriptions are hand-written: trailing commas, comments, numbers written as strings ("16",
+ * "1 200 GB"), misspelt keys ("divison", "sumitter", "number of nodes"), a byte-order mark,
+ * and in v0.6 NVIDIA's systems/<name>.json even the log's "key: {"value": ...}" lines with a Python
+ * dict inside a string. The text goes through the relaxed reader (parse_relaxed.c) into strict
+ * JSON, then cJSON; fields are found by normalised key. raw_json is the description as parsed,
+ * re-serialised, so it is always valid JSON.
  */
 #include <ctype.h>
 #include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "common/buf.h"
 #include "common/check.h"
+#include "ingest/benchmarks.h"
 #include "ingest/parsers.h"
 
-/* Copies JSON text without a BOM, comments and trailing commas, so that cJSON accepts it. */
-char *tta_lenient_json(const char *p, size_t len) {
-    buf out = {0};
-    const char *end = p + len;
-    if (len >= 3 && (unsigned char)p[0] == 0xEF && (unsigned char)p[1] == 0xBB && (unsigned char)p[2] == 0xBF) p += 3;
-    int in_string = 0;
-    while (p < end) {
-        char c = *p;
-        if (in_string) {
-            buf_putc(&out, c);
-            if (c == '\\' && p + 1 < end) {
-                buf_putc(&out, p[1]);
-                p += 2;
-                continue;
-            }
-            if (c == '"') in_string = 0;
-            p++;
-            continue;
+/* ---- keys and values ---- */
+
+/* Key in normal form: lowercase, runs of other characters as one '_'. */
+static void normal_key(const char *k, char *out, size_t cap) {
+    size_t n = 0;
+    int sep = 0;
+    for (; *k && n + 2 < cap; k++) {
+        unsigned char c = (unsigned char)*k;
+        if (isalnum(c)) {
+            if (sep && n) out[n++] = '_';
+            sep = 0;
+            out[n++] = (char)tolower(c);
+        } else {
+            sep = 1;
         }
-        if (c == '"') {
-            in_string = 1;
-        } else if (c == '/' && p + 1 < end && p[1] == '/') {
-            while (p < end && *p != '\n') p++;
-            continue;
-        } else if (c == ',') {
-            const char *q = p + 1;
-            while (q < end && isspace((unsigned char)*q)) q++;
-            if (q < end && (*q == '}' || *q == ']')) {
-                p++;
-                continue;
-            }
-        } else if (c == '\0') {
-            break;
-        }
-        buf_putc(&out, c);
-        p++;
     }
-    return buf_take(&out);
+    out[n] = '\0';
 }
 
-/* Member lookup that also accepts known misspellings of the key. */
-static const cJSON *member(const cJSON *obj, const char *key) {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-    if (v) return v;
-    if (!strcmp(key, "division")) return cJSON_GetObjectItemCaseSensitive(obj, "divison");
+/* The member of obj whose normalised key is one of names (a NULL-terminated list). */
+static cJSON *member(const cJSON *obj, const char *const *names) {
+    if (!cJSON_IsObject(obj)) return NULL;
+    char k[96];
+    for (cJSON *c = obj->child; c; c = c->next) {
+        if (!c->string) continue;
+        normal_key(c->string, k, sizeof k);
+        for (const char *const *n = names; *n; n++)
+            if (!strcmp(k, *n)) return c;
+    }
     return NULL;
 }
 
-/* A string value; NULL for absent, empty or placeholder values ("-", "N/A", "NA", "none"). */
-static char *text_member(tta_parsed_file *f, const cJSON *obj, const char *key) {
-    const cJSON *v = member(obj, key);
+#define NAMES(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+static int placeholder(const char *s) {
+    while (isspace((unsigned char)*s)) s++;
+    return !*s || !strcmp(s, "-") || !strcasecmp(s, "n/a") || !strcasecmp(s, "na") || !strcasecmp(s, "none") ||
+           !strcasecmp(s, "null") || !strcasecmp(s, "tbd");
+}
+
+/* A text member as an arena string; NULL when absent, empty or a placeholder ("N/A", "-"). */
+static char *text_of(tta_parsed_file *f, const cJSON *v) {
     char tmp[64];
     const char *s = NULL;
     if (cJSON_IsString(v)) {
         s = v->valuestring;
     } else if (cJSON_IsNumber(v)) {
-        snprintf(tmp, sizeof tmp, "%g", v->valuedouble);
+        snprintf(tmp, sizeof tmp, "%.15g", v->valuedouble);
         s = tmp;
     }
-    if (!s) return NULL;
+    if (!s || placeholder(s)) return NULL;
     while (isspace((unsigned char)*s)) s++;
-    if (!*s || !strcmp(s, "-") || !strcasecmp(s, "n/a") || !strcasecmp(s, "na") || !strcasecmp(s, "none"))
-        return NULL;
-    return tta_arena_strdup(&f->arena, s);
+    size_t n = strlen(s);
+    while (n && isspace((unsigned char)s[n - 1])) n--;
+    return tta_arena_strndup(&f->arena, s, n);
 }
 
-/* A count: a JSON number or a string starting with digits ("16", "8 (2 per node)"); -1. */
-static int count_member(const cJSON *obj, const char *key) {
-    const cJSON *v = member(obj, key);
-    if (cJSON_IsNumber(v)) return v->valuedouble >= 0 && v->valuedouble < 1e7 ? (int)v->valuedouble : -1;
-    if (cJSON_IsString(v)) {
-        const char *s = v->valuestring;
-        while (isspace((unsigned char)*s)) s++;
-        if (!isdigit((unsigned char)*s)) return -1;
-        long n = strtol(s, NULL, 10);
-        return n >= 0 && n < 10000000 ? (int)n : -1;
-    }
-    return -1;
-}
-
-static int is_placeholder_model(const char *m) {
-    return !m || !strcasecmp(m, "none") || !strcasecmp(m, "na") || !strcasecmp(m, "n/a") || !strcmp(m, "-");
-}
-
-/* Accelerator count from DAWNBench "hardware" text: "8 V100", "4xV100", "1 x TPUv2",
- * "V100 (AWS p3.2xlarge)" (one), "16 vCPUs" (CPU only: 0); -1 when it cannot tell. */
-static int accelerators_from_text(const char *s) {
-    if (!s) return -1;
+/* A count written as a number or a string ("16", " 8 ", "1 200"); -1 when there is none. */
+static int count_of(const cJSON *v) {
+    if (cJSON_IsNumber(v)) return v->valuedouble >= 0 && v->valuedouble < 1e9 ? (int)v->valuedouble : -1;
+    if (!cJSON_IsString(v)) return -1;
+    const char *s = v->valuestring;
     while (isspace((unsigned char)*s)) s++;
-    long n = -1;
-    if (isdigit((unsigned char)*s)) {
-        char *e;
-        n = strtol(s, &e, 10);
-        s = e;
-        while (*s == ' ' || *s == 'x' || *s == 'X') s++;
+    if (!isdigit((unsigned char)*s)) return -1;
+    long n = 0;
+    for (; *s; s++) {
+        if (isdigit((unsigned char)*s)) {
+            n = n * 10 + (*s - '0');
+            if (n > 1000000000L) return -1;
+        } else if ((*s == ' ' || *s == ',') && isdigit((unsigned char)s[1]) && isdigit((unsigned char)s[2]) &&
+                   isdigit((unsigned char)s[3]) && !isdigit((unsigned char)s[4])) {
+            continue; /* a thousands separator: "1 200" */
+        } else {
+            break;
+        }
     }
-    if (strncasecmp(s, "vcpu", 4) == 0 || strncasecmp(s, "cpu", 3) == 0 || strstr(s, "CPU") == s) return 0;
-    static const char *const kinds[] = {"V100", "P100", "K80", "TPU", "GPU", "GTX", "Tesla", "A100", "T4", "M60",
-                                        "1080", "2080", "Titan", "Ascend"};
-    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-        if (strcasestr(s, kinds[i])) return n >= 0 ? (int)n : 1;
-    return n >= 0 ? (int)n : -1;
+    return (int)n;
+}
+
+/* A string member holding a dict (Python repr or JSON) parsed into an object, or NULL. */
+static cJSON *object_in_string(const cJSON *v) {
+    if (!cJSON_IsString(v)) return NULL;
+    const char *s = v->valuestring;
+    while (isspace((unsigned char)*s)) s++;
+    if (*s != '{') return NULL;
+    buf b = {0};
+    cJSON *o = NULL;
+    if (tta_relaxed_to_json(s, strlen(s), TTA_RELAXED_BARE_WORDS, &b)) o = cJSON_ParseWithLength(buf_str(&b), b.len);
+    buf_free(&b);
+    if (o && !cJSON_IsObject(o)) {
+        cJSON_Delete(o);
+        o = NULL;
+    }
+    return o;
+}
+
+/* ---- DAWNBench hardware strings ---- */
+
+typedef struct {
+    char text[48];
+    int number; /* -1 unless the token is all digits */
+} hw_token;
+
+static int is_specific_accelerator(const char *t) {
+    static const char *const contains[] = {"v100", "p100", "a100", "h100", "tpu", "gtx", "rtx", "titan", "1080",
+                                           "2080", "3090", "ascend", "radeon", "mi100", "mi250"};
+    static const char *const exact[] = {"t4", "p4", "k80", "m60", "k40", "a10", "l4"};
+    char low[48];
+    size_t n = strlen(t);
+    for (size_t i = 0; i <= n && i < sizeof low; i++) low[i] = (char)tolower((unsigned char)t[i]);
+    low[sizeof low - 1] = '\0';
+    for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
+        if (!strcmp(low, exact[i])) return 1;
+    for (size_t i = 0; i < sizeof contains / sizeof contains[0]; i++)
+        if (strstr(low, contains[i])) return 1;
+    return 0;
+}
+
+static int is_generic_accelerator(const char *t) { return !strcasecmp(t, "gpu") || !strcasecmp(t, "gpus") || !strcasecmp(t, "npu"); }
+
+/* Words between a count and the accelerator they count ("8 x Nvidia Tesla V100"). */
+static int is_connector(const char *t) {
+    return !strcmp(t, "*") || !strcasecmp(t, "x") || !strcasecmp(t, "nvidia") || !strcasecmp(t, "tesla") ||
+           !strcasecmp(t, "geforce") || !strcasecmp(t, "volta") || !strcasecmp(t, "amd");
+}
+
+/* Splits a hardware string into words; '*' is a word, "4xV100" is "4", "x", "V100". */
+static size_t hw_tokens(const char *s, hw_token *t, size_t cap) {
+    size_t n = 0;
+    while (*s && n < cap) {
+        while (*s && (isspace((unsigned char)*s) || strchr("/()[]{},;+|:", *s))) s++;
+        if (!*s) break;
+        size_t len = 0;
+        char w[48];
+        if (*s == '*') {
+            w[len++] = *s++;
+        } else {
+            while (*s && !isspace((unsigned char)*s) && !strchr("/()[]{},;+|:*", *s)) {
+                if (len + 1 < sizeof w) w[len++] = *s;
+                s++;
+            }
+        }
+        w[len] = '\0';
+        size_t d = 0;
+        while (isdigit((unsigned char)w[d])) d++;
+        if (d > 0 && d + 1 == len && (w[d] == 'x' || w[d] == 'X') && n + 2 <= cap) {
+            /* "4x GTX" */
+            snprintf(t[n].text, sizeof t[n].text, "%.*s", (int)d, w);
+            t[n].number = atoi(t[n].text);
+            n++;
+            snprintf(t[n].text, sizeof t[n].text, "x");
+            t[n++].number = -1;
+            continue;
+        }
+        if (d > 0 && d < len && (w[d] == 'x' || w[d] == 'X') && w[d + 1] && !isdigit((unsigned char)w[d + 1]) &&
+            n + 3 <= cap) {
+            /* "4xV100" */
+            snprintf(t[n].text, sizeof t[n].text, "%.*s", (int)d, w);
+            t[n].number = atoi(t[n].text);
+            n++;
+            snprintf(t[n].text, sizeof t[n].text, "x");
+            t[n++].number = -1;
+            snprintf(t[n].text, sizeof t[n].text, "%s", w + d + 1);
+            t[n++].number = -1;
+            continue;
+        }
+        snprintf(t[n].text, sizeof t[n].text, "%s", w);
+        t[n].number = d == len && len < 7 ? atoi(w) : -1;
+        n++;
+    }
+    return n;
+}
+
+/* Accelerators of a DAWNBench "hardware" string ("8 * V100 (AWS p3.16xlarge)", "1 TPUv2",
+ * "4xV100", "8 nodes with InfiniBand (8*P100 for each node)", "no GPU"): total count (-1 when
+ * the string names no accelerator), model and node count. */
+static void parse_hardware(tta_parsed_file *f, const char *s, int *count, char **model, int *nodes) {
+    hw_token t[64];
+    size_t n = hw_tokens(s, t, 64);
+    *count = -1;
+    *model = NULL;
+    *nodes = -1;
+    long a = -1;
+    for (size_t i = 0; i < n && a < 0; i++)
+        if (is_specific_accelerator(t[i].text)) a = (long)i;
+    for (size_t i = 0; i < n && a < 0; i++)
+        if (is_generic_accelerator(t[i].text)) a = (long)i;
+    for (size_t i = 0; i + 1 < n; i++)
+        if (t[i].number > 0 && !strncasecmp(t[i + 1].text, "node", 4)) *nodes = t[i].number;
+    if (a < 0) return;
+    if (a > 0 && !strcasecmp(t[a - 1].text, "no")) {
+        *count = 0; /* "no GPU" */
+        return;
+    }
+    int has_digit = 0;
+    for (const char *c = t[a].text; *c; c++) has_digit |= isdigit((unsigned char)*c);
+    if (!has_digit && (size_t)a + 1 < n && t[a + 1].number > 0) { /* "GTX 1080" */
+        char m[112];
+        snprintf(m, sizeof m, "%.47s %.47s", t[a].text, t[a + 1].text);
+        *model = tta_arena_strdup(&f->arena, m);
+    } else {
+        *model = tta_arena_strdup(&f->arena, t[a].text);
+    }
+    /* A count before the accelerator, multiplied along "16 * 8 * V100"; else after it
+     * ("V100 * 8 GPU", "V100*1"); else one. */
+    long c = -1;
+    for (long i = a - 1; i >= 0; i--) {
+        if (t[i].number >= 0) {
+            c = c < 0 ? t[i].number : c * t[i].number;
+            if (i > 0 && (!strcmp(t[i - 1].text, "*") || !strcasecmp(t[i - 1].text, "x")) && i > 1 && t[i - 2].number >= 0) {
+                i--; /* the next number multiplies */
+                continue;
+            }
+            break;
+        }
+        if (!is_connector(t[i].text)) break;
+    }
+    /* After it, only a count behind '*' or 'x' ("V100 * 8 GPU"): "GTX 1080" is a model. */
+    for (size_t i = (size_t)a + 1; c < 0 && i + 1 < n; i++) {
+        if ((!strcmp(t[i].text, "*") || !strcasecmp(t[i].text, "x")) && t[i + 1].number >= 0) {
+            c = t[i + 1].number;
+            break;
+        }
+        if (!is_connector(t[i].text) && !is_specific_accelerator(t[i].text)) break;
+    }
+    if (c < 0) c = 1;
+    for (size_t i = 0; i + 1 < n; i++) {
+        if ((!strcasecmp(t[i].text, "each") || !strcasecmp(t[i].text, "per")) && !strncasecmp(t[i + 1].text, "node", 4) &&
+            *nodes > 0) {
+            c *= *nodes;
+            break;
+        }
+    }
+    *count = c > 1000000 ? -1 : (int)c;
+}
+
+/* ---- descriptions ---- */
+
+/* v0.6 NVIDIA systems/<name>.json hold the log's lines: "org: {"value": "NVIDIA", "metadata": ...}".
+ * Returns the object {org: "NVIDIA", ...} they describe, or NULL when the text is not that. */
+static cJSON *key_value_lines(const char *p, size_t len) {
+    const char *end = p + len;
+    cJSON *o = cJSON_CreateObject();
+    int lines = 0;
+    buf b = {0};
+    while (p < end) {
+        const char *eol = memchr(p, '\n', (size_t)(end - p));
+        if (!eol) eol = end;
+        const char *colon = memchr(p, ':', (size_t)(eol - p));
+        const char *q = p;
+        while (q < eol && isspace((unsigned char)*q)) q++;
+        if (q < eol) {
+            if (!colon) goto not_lines;
+            buf_clear(&b);
+            cJSON *v = NULL;
+            if (tta_relaxed_to_json(colon + 1, (size_t)(eol - colon - 1), TTA_RELAXED_BARE_WORDS, &b))
+                v = cJSON_ParseWithLength(buf_str(&b), b.len);
+            if (!v) goto not_lines;
+            cJSON *inner = cJSON_IsObject(v) ? cJSON_DetachItemFromObjectCaseSensitive(v, "value") : NULL;
+            /* The key as valid UTF-8: through a JSON string and back. */
+            buf_clear(&b);
+            buf_json_string(&b, q, (size_t)(colon - q));
+            cJSON *key = cJSON_ParseWithLength(buf_str(&b), b.len);
+            cJSON_AddItemToObject(o, cJSON_IsString(key) ? key->valuestring : "", inner ? inner : v);
+            cJSON_Delete(key);
+            if (inner) cJSON_Delete(v);
+            lines++;
+        }
+        p = eol + 1;
+    }
+    buf_free(&b);
+    if (lines) return o;
+    cJSON_Delete(o);
+    return NULL;
+not_lines:
+    buf_free(&b);
+    cJSON_Delete(o);
+    return NULL;
+}
+
+/* Sums v0.5 entry.json style "nodes": [{"num_nodes", "num_accelerators", "accelerator", "cpu"}]. */
+static void read_node_list(tta_parsed_file *f, const cJSON *list, tta_system_record *s) {
+    int nodes = 0, accs = 0, any = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, list) {
+        cJSON *parsed = object_in_string(e);
+        const cJSON *node = parsed ? parsed : e;
+        if (!cJSON_IsObject(node)) continue;
+        int nn = count_of(member(node, NAMES("num_nodes", "number_of_nodes", "nodes")));
+        int na = count_of(member(node, NAMES("num_accelerators", "accelerators_per_node", "accelerators")));
+        if (nn < 0) nn = 1;
+        if (!any) {
+            s->accelerators_per_node = na;
+            if (!s->accelerator_model) s->accelerator_model = text_of(f, member(node, NAMES("accelerator", "accelerator_model_name")));
+            if (!s->host_processor) s->host_processor = text_of(f, member(node, NAMES("cpu", "host_processor_model_name")));
+        }
+        nodes += nn;
+        accs = accs < 0 || na < 0 ? -1 : accs + nn * na;
+        any = 1;
+        if (parsed) cJSON_Delete(parsed);
+    }
+    if (!any) return;
+    if (s->nodes < 0) s->nodes = nodes;
+    if (s->accelerators < 0) s->accelerators = accs;
+}
+
+static void read_system(tta_parsed_file *f, cJSON *d, tta_system_record *s) {
+    /* v0.6 NVIDIA: the description is in "entry", a Python dict in a string. */
+    cJSON *entry = object_in_string(member(d, NAMES("entry", "submission_entry")));
+    const cJSON *src = entry ? entry : d;
+    s->division = tta_parsed_lower(f, text_of(f, member(d, NAMES("division", "divison", "submission_division"))));
+    s->status = text_of(f, member(d, NAMES("status", "availability", "submission_status")));
+    if (!s->division && entry) s->division = tta_parsed_lower(f, text_of(f, member(entry, NAMES("division", "divison"))));
+    if (!s->status && entry) s->status = text_of(f, member(entry, NAMES("status")));
+    s->accelerator_model = text_of(f, member(src, NAMES("accelerator_model_name", "accelerator_model", "accelerator")));
+    s->host_processor =
+        text_of(f, member(src, NAMES("host_processor_model_name", "host_processors_model_name", "cpu")));
+    s->framework = text_of(f, member(src, NAMES("framework")));
+    /* v0.5 entry.json (and some v0.6 descriptions): a "nodes" list of node groups; v0.6 NVIDIA:
+     * a Python dict in a string. Top-level counts (v0.6 on) take precedence. */
+    const cJSON *list = member(src, NAMES("nodes"));
+    if (cJSON_IsArray(list)) {
+        read_node_list(f, list, s);
+    } else if (cJSON_IsString(list)) {
+        cJSON *obj = object_in_string(list);
+        if (obj) {
+            cJSON *wrap = cJSON_CreateArray();
+            cJSON_AddItemToArray(wrap, obj);
+            read_node_list(f, wrap, s);
+            cJSON_Delete(wrap);
+        } else if (count_of(list) >= 0) {
+            s->nodes = count_of(list);
+        }
+    }
+    int nodes = count_of(member(src, NAMES("number_of_nodes", "num_nodes")));
+    int per_node = count_of(member(src, NAMES("accelerators_per_node", "accelerator_per_node")));
+    if (nodes >= 0) s->nodes = nodes;
+    if (per_node >= 0) {
+        s->accelerators_per_node = per_node;
+        s->accelerators = per_node == 0 ? 0 : s->nodes >= 0 ? s->nodes * per_node : -1;
+    }
+    if (s->accelerators < 0 && s->accelerators_per_node == 0) s->accelerators = 0; /* CPU only */
+    if (s->accelerators == 0) s->accelerator_model = NULL;
+    if (!s->submitter) s->submitter = text_of(f, member(d, NAMES("submitter", "sumitter", "org", "submission_org")));
+    if (entry) {
+        /* raw_json: the entry as an object rather than a string. */
+        cJSON *slot = member(d, NAMES("entry", "submission_entry"));
+        if (!slot || !cJSON_ReplaceItemInObjectCaseSensitive(d, slot->string, entry)) cJSON_Delete(entry);
+    }
+}
+
+static void read_dawnbench(tta_parsed_file *f, cJSON *d, tta_system_record *s) {
+    s->division = "open";
+    s->framework = text_of(f, member(d, NAMES("framework")));
+    char *hw = text_of(f, member(d, NAMES("hardware")));
+    if (hw) parse_hardware(f, hw, &s->accelerators, &s->accelerator_model, &s->nodes);
+    if (s->accelerators > 0 && s->nodes > 0 && s->accelerators % s->nodes == 0)
+        s->accelerators_per_node = s->accelerators / s->nodes;
+    else if (s->accelerators >= 0 && s->nodes < 0)
+        s->accelerators_per_node = s->accelerators;
+}
+
+/* The description text as a cJSON tree: strict or relaxed JSON, or the v0.6 lines form. */
+cJSON *tta_parse_description_json(const char *data, size_t len, int allow_lines) {
+    buf b = {0};
+    cJSON *d = NULL;
+    if (tta_relaxed_to_json(data, len, TTA_RELAXED_BARE_WORDS, &b)) d = cJSON_ParseWithLength(buf_str(&b), b.len);
+    buf_free(&b);
+    if (!d && allow_lines) d = key_value_lines(data, len);
+    return d;
 }
 
 int tta_parse_description(tta_parsed_file *f, const char *data, size_t len, const tta_path_meta *pm) {
-    char *text = tta_lenient_json(data, len);
-    const char *parse_end = NULL;
-    cJSON *root = cJSON_ParseWithOpts(text, &parse_end, 0);
-    if (!root || !cJSON_IsObject(root)) {
-        unsigned line = parse_end ? tta_line_of(text, parse_end) : 1;
-        tta_parse_fail(f, line, "not a valid JSON object");
-        cJSON_Delete(root);
-        free(text);
+    tta_system_record *s = &f->system;
+    s->nodes = s->accelerators_per_node = s->accelerators = -1;
+    cJSON *d = tta_parse_description_json(data, len, f->format == TTA_FMT_SYSTEM_JSON);
+    if (!cJSON_IsObject(d)) {
+        /* Where the relaxed reader gave up is not tracked: report the first line that is not
+         * blank, which is where a reader starts. */
+        uint32_t line = 1;
+        const char *p = data, *end = data + len;
+        while (p < end && isspace((unsigned char)*p)) line += *p++ == '\n';
+        tta_parse_fail(f, line, "not a JSON object even read leniently");
+        cJSON_Delete(d);
         return 0;
     }
-    tta_system_record *y = &f->system;
-    y->nodes = y->accelerators_per_node = y->accelerators = -1;
-    y->round = (char *)pm->round;
-    y->name = (char *)pm->system;
-    if (!y->name) y->name = (char *)pm->stem;
-    y->submitter = (char *)pm->submitter;
-    y->division = text_member(f, root, "division");
-    y->status = text_member(f, root, "status");
-    y->framework = text_member(f, root, "framework");
-    if (!y->submitter) y->submitter = text_member(f, root, "submitter");
-
-    if (f->format == TTA_FMT_SYSTEM_JSON) {
-        y->accelerator_model = text_member(f, root, "accelerator_model_name");
-        y->host_processor = text_member(f, root, "host_processor_model_name");
-        y->nodes = count_member(root, "number_of_nodes");
-        y->accelerators_per_node = count_member(root, "accelerators_per_node");
-        if (is_placeholder_model(y->accelerator_model) && y->accelerators_per_node <= 0) y->accelerators_per_node = 0;
-        if (y->accelerators_per_node >= 0) y->accelerators = (y->nodes > 0 ? y->nodes : 1) * y->accelerators_per_node;
-    } else if (f->format == TTA_FMT_ENTRY_JSON) {
-        /* v0.5: "nodes": [{"num_nodes", "cpu", "accelerator", "num_accelerators"}] */
-        const cJSON *nodes = member(root, "nodes");
-        if (cJSON_IsArray(nodes)) {
-            int total_nodes = 0, total_acc = 0, known = 0;
-            const cJSON *node;
-            cJSON_ArrayForEach(node, nodes) {
-                int nn = count_member(node, "num_nodes");
-                int na = count_member(node, "num_accelerators");
-                if (nn < 0) nn = 1;
-                total_nodes += nn;
-                if (na >= 0) {
-                    total_acc += nn * na;
-                    known = 1;
-                }
-                if (!y->accelerator_model) {
-                    char *m = text_member(f, node, "accelerator");
-                    if (!is_placeholder_model(m)) y->accelerator_model = m;
-                }
-                if (!y->host_processor) y->host_processor = text_member(f, node, "cpu");
-                if (na >= 0 && y->accelerators_per_node < 0) y->accelerators_per_node = na;
-            }
-            y->nodes = total_nodes;
-            if (known) y->accelerators = total_acc;
-        }
-        if (!y->host_processor) y->host_processor = text_member(f, root, "hardware");
-    } else { /* DAWNBench entry description */
-        char *author = text_member(f, root, "author");
-        if (author) y->submitter = author;
-        y->round = "dawnbench";
-        y->division = "open";
-        char *hw = text_member(f, root, "hardware");
-        y->accelerator_model = hw;
-        y->accelerators = accelerators_from_text(hw);
-        y->nodes = 1;
+    s->round = (char *)pm->round;
+    s->submitter = (char *)pm->submitter;
+    s->name = (char *)(pm->system ? pm->system : pm->stem);
+    if (f->format == TTA_FMT_DAWNBENCH_JSON) {
+        s->round = "dawnbench";
+        s->name = tta_dawnbench_entry_name(pm->stem, &f->arena, NULL);
+        s->submitter = text_of(f, member(d, NAMES("author")));
+        if (!s->submitter) s->submitter = s->name;
+        read_dawnbench(f, d, s);
+    } else {
+        read_system(f, d, s);
+        if (!s->division && pm->division) s->division = (char *)pm->division;
     }
-    char *printed = cJSON_PrintUnformatted(root);
-    y->raw_json = tta_arena_strdup(&f->arena, printed ? printed : "{}");
-    free(printed);
-    cJSON_Delete(root);
-    free(text);
+    char *raw = cJSON_PrintUnformatted(d);
+    if (raw) {
+        s->raw_json = tta_arena_strdup(&f->arena, raw);
+        cJSON_free(raw);
+    }
+    cJSON_Delete(d);
     return 0;
 }

@@ -1,581 +1,442 @@
 /* parse_mlperf.c: MLPerf Training result logs of every round, and power logs.
  *
- * The file is scanned for markers (":::MLPv0.5.0 ", ":::MLL ", ":::MLLOG ", "MLPerf: ")
- * anywhere on a line (ranks prefix "0: "), skipping whatever lies between. Each record
- * becomes an event; what the records mean for the run (start, stop, status, evaluations,
- * epochs, hyperparameters, identity) is derived as they stream by. A record whose JSON is
- * broken is skipped (and remembered for the error message); a file with no usable record or
- * without run_start fails.
+ * The mapping is searched for the format's marker with memmem (":::" for :::MLLOG and
+ * :::SYSJSON, ":::MLL ", ":::MLPv0.5.0 ", "MLPerf: "), wherever it sits on a line (ranks print
+ * "0: " before it), so the shell output, stack traces and progress bars between records cost
+ * one memmem and one newline count over their bytes. Line numbers come from counting '\n'
+ * between consecutive markers. Each reader turns one record into a tta_log_record and hands it
+ * to the run builder (parse_run.c): :::MLLOG JSON is validated in place by the span scanner and
+ * stays a span into the mapping; only values that need converting (v0.5 bare words, Python
+ * reprs, invalid UTF-8) are copied, as strict JSON, into the arena.
  */
 #include <math.h>
-#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "common/buf.h"
 #include "common/check.h"
-#include "ingest/benchmarks.h"
-#include "ingest/jsonscan.h"
 #include "ingest/parsers.h"
 
 typedef struct {
+    tta_run_builder rb;
     tta_parsed_file *f;
     const tta_path_meta *pm;
-    const char *data;
-    size_t cap_events, cap_evals, cap_epochs, cap_hparams, cap_power;
-    const char *benchmark;  /* canonical, once known */
-    int has_run_stop;       /* a run_stop with a status was seen */
-    int has_run_start;
-    unsigned first_bad_line; /* first record that could not be read */
-    const char *first_bad_reason;
-    /* Quality values can arrive before the benchmark name; normalised at the end. */
-} log_builder;
+    size_t cap_power;
+    buf scratch;
+} log_reader;
 
-/* ---- small helpers ---- */
+/* ---- value conversion ---- */
 
-static tta_str span_str(json_span s) { return (tta_str){s.p, (uint32_t)s.n}; }
-
-static int str_eq(tta_str s, const char *lit) {
-    size_t n = strlen(lit);
-    return s.n == n && memcmp(s.p, lit, n) == 0;
+/* Copies strict JSON text (from scratch) into the arena as a span. */
+static tta_json_span keep_json(log_reader *lr, const buf *b) {
+    tta_str s = tta_parsed_keep(lr->f, buf_str(b), b->len);
+    tta_json_span v;
+    const char *end = tta_json_value(s.p, s.p + s.n, &v, NULL);
+    (void)end;
+    return v;
 }
 
-static int str_prefix(tta_str s, const char *lit) {
-    size_t n = strlen(lit);
-    return s.n >= n && memcmp(s.p, lit, n) == 0;
-}
-
-/* Exact count of '\n' in [p, end): eight bytes at a time. */
-static unsigned count_newlines(const char *p, const char *end) {
-    unsigned n = 0;
-    while (p < end && ((uintptr_t)p & 7)) n += *p++ == '\n';
-    const uint64_t nl = 0x0a0a0a0a0a0a0a0aULL, lo7 = 0x7f7f7f7f7f7f7f7fULL;
-    while (end - p >= 8) {
-        uint64_t x;
-        memcpy(&x, p, 8);
-        uint64_t y = x ^ nl;                       /* zero bytes where '\n' */
-        uint64_t t = (((y & lo7) + lo7) | y) & ~lo7; /* high bit set where the byte is non-zero */
-        n += 8 - (unsigned)__builtin_popcountll(t);
-        p += 8;
+/* JSON whose strings hold invalid UTF-8 or raw control characters, made valid: the bad bytes
+ * become U+FFFD, control characters escapes. Returns 0 when that does not make it JSON. */
+static int repair_json(log_reader *lr, const char *p, const char *end, tta_json_span *out) {
+    buf *b = &lr->scratch;
+    buf_clear(b);
+    int in_string = 0;
+    while (p < end) {
+        unsigned char c = (unsigned char)*p;
+        if (in_string && c == '\\' && p + 1 < end) {
+            buf_append(b, p, 2);
+            p += 2;
+            continue;
+        }
+        if (c == '"') in_string = !in_string;
+        if (in_string && c < 0x20) {
+            buf_printf(b, "\\u%04x", c);
+            p++;
+            continue;
+        }
+        if (c >= 0x80) {
+            /* buf_json_string replaces an invalid sequence by U+FFFD; strip its quotes. */
+            const char *q = p;
+            while (q < end && (unsigned char)*q >= 0x80) q++;
+            buf tmp = {0};
+            buf_json_string(&tmp, p, (size_t)(q - p));
+            buf_append(b, buf_str(&tmp) + 1, tmp.len - 2);
+            buf_free(&tmp);
+            p = q;
+            continue;
+        }
+        buf_putc(b, (char)c);
+        p++;
     }
-    while (p < end) n += *p++ == '\n';
-    return n;
+    tta_json_span v;
+    if (!tta_json_whole(buf_str(b), buf_str(b) + b->len, &v)) return 0;
+    *out = keep_json(lr, b);
+    return 1;
 }
 
-unsigned tta_line_of(const char *data, const char *pos) { return count_newlines(data, pos) + 1; }
-
-void tta_parse_fail(tta_parsed_file *f, unsigned line, const char *fmt, ...) {
-    if (f->failed) return;
-    buf b = {0};
-    buf_printf(&b, "%s:%u: ", f->path, line);
-    va_list ap;
-    va_start(ap, fmt);
-    buf_vprintf(&b, fmt, ap);
-    va_end(ap);
-    f->failed = 1;
-    f->error = tta_arena_strdup(&f->arena, buf_str(&b));
-    buf_free(&b);
-}
-
-static void note_bad(log_builder *b, unsigned line, const char *reason) {
-    if (!b->first_bad_line) {
-        b->first_bad_line = line;
-        b->first_bad_reason = reason;
-    }
-}
-
-static char *arena_span(log_builder *b, json_span s) { return tta_arena_strndup(&b->f->arena, s.p, s.n); }
-
-/* Contents of a JSON string value as a NUL-terminated arena string (escapes kept); NULL if
- * the value is not a string. */
-static char *string_value(log_builder *b, json_span v) {
-    json_span s;
-    if (!json_string_raw(v, &s)) return NULL;
-    return arena_span(b, s);
-}
-
-/* ---- run semantics ---- */
-
-static void add_hparam(log_builder *b, tta_str key, tta_str value) {
-    tta_run_record *r = &b->f->run;
-    for (size_t i = 0; i < r->n_hparams; i++)
-        if (r->hparams[i].key.n == key.n && memcmp(r->hparams[i].key.p, key.p, key.n) == 0) return;
-    growArray(r->hparams, &b->cap_hparams, r->n_hparams + 1);
-    r->hparams[r->n_hparams++] = (tta_kv){key, value};
-}
-
-static int is_hparam_key(tta_str k) {
-    static const char *const prefixes[] = {"opt_", "lr_", "model_", "global_batch_size", "train_batch_size",
-                                           "input_batch_size", "gradient_accumulation", "num_warmup", "warmup",
-                                           "max_sequence_length", "sgd_", "batch_size", "seed",
-                                           "run_set_random_seed", "dropout", "weight_decay"};
-    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
-        if (str_prefix(k, prefixes[i])) return 1;
-    return 0;
-}
-
-/* Quality from an eval value: a number, a numeric string, {"BBOX": x, "SEGM": y},
- * {"accuracy": {...}}, or v0.5's {"epoch": e, "value": v} (then *epoch0 = e). */
-static int eval_quality(json_span v, double *q, double *q2, double *epoch0, int depth) {
-    if (depth > 3) return 0;
-    if (json_number(v, q)) return 1;
-    if (!v.n || v.p[0] != '{') return 0;
-    json_span bbox = json_object_get(v, "BBOX");
-    if (bbox.n) {
-        if (!json_number(bbox, q)) return 0;
-        json_span segm = json_object_get(v, "SEGM");
-        if (segm.n) json_number(segm, q2);
+/* The JSON value at [p, end): in place when valid; else repaired (encoding) or read leniently
+ * (Python reprs; bare words too with TTA_RELAXED_BARE_WORDS in flags); *stop is where the
+ * value ended in the original text. Returns 0 when it is none of these. */
+static int json_at(log_reader *lr, const char *p, const char *end, int flags, tta_json_span *out, const char **stop) {
+    const char *q = tta_json_value(p, end, out, NULL);
+    if (q) {
+        *stop = q;
         return 1;
     }
-    json_span acc = json_object_get(v, "accuracy");
-    if (acc.n) return eval_quality(acc, q, q2, epoch0, depth + 1);
-    json_span inner = json_object_get(v, "value");
-    if (inner.n) {
-        json_span e = json_object_get(v, "epoch");
-        if (e.n) json_number(e, epoch0);
-        return eval_quality(inner, q, q2, epoch0, depth + 1);
+    while (end > p && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r')) end--;
+    *stop = end;
+    if (repair_json(lr, p, end, out)) return 1;
+    buf_clear(&lr->scratch);
+    if (tta_relaxed_to_json(p, (size_t)(end - p), flags, &lr->scratch)) {
+        *out = keep_json(lr, &lr->scratch);
+        return 1;
     }
     return 0;
 }
 
-static tta_run_status status_from(const char *s) {
-    if (!s) return TTA_RUN_UNKNOWN;
-    if (!strcmp(s, "success") || !strcmp(s, "true") || !strcmp(s, "True")) return TTA_RUN_SUCCESS;
-    if (!strncmp(s, "abort", 5) || !strcmp(s, "false") || !strcmp(s, "False") || !strcmp(s, "failure") ||
-        !strcmp(s, "failed"))
-        return TTA_RUN_ABORTED;
-    return TTA_RUN_UNKNOWN;
-}
-
-/* The status a run_stop record carries: metadata.status (v0.6 on), or v0.5's value
- * {"success": true|false|"true"}. */
-static tta_run_status run_stop_status(log_builder *b, json_span value, json_span meta) {
-    json_span st = meta.n ? json_object_get(meta, "status") : (json_span){0};
-    if (st.n) return status_from(string_value(b, st));
-    if (value.n && value.p[0] == '{') {
-        json_span s = json_object_get(value, "success");
-        if (s.n) {
-            if (json_raw_equals(s, "true")) return TTA_RUN_SUCCESS;
-            if (json_raw_equals(s, "false")) return TTA_RUN_ABORTED;
-            return status_from(string_value(b, s));
-        }
-        st = json_object_get(value, "status");
-        if (st.n) return status_from(string_value(b, st));
-    }
-    return TTA_RUN_UNKNOWN;
-}
-
-/* epoch_start / epoch_stop marks, deduplicated across ranks. */
-static void epoch_mark(log_builder *b, double epoch, double time, int is_start) {
-    tta_run_record *r = &b->f->run;
-    if (isnan(epoch)) return;
-    for (size_t i = r->n_epochs; i-- > 0;) {
-        tta_epoch_mark *m = &r->epochs[i];
-        if (m->epoch != epoch) continue;
-        if (is_start && isnan(m->start_s)) m->start_s = time;
-        if (!is_start && isnan(m->stop_s)) m->stop_s = time;
-        return;
-    }
-    growArray(r->epochs, &b->cap_epochs, r->n_epochs + 1);
-    r->epochs[r->n_epochs++] = (tta_epoch_mark){epoch, is_start ? time : NAN, is_start ? NAN : time};
-}
-
-/* What one record means for the run. epoch_base is 1 when the format's epoch numbers count
- * from 0 (v0.5, the Alibaba text form). */
-static void interpret(log_builder *b, const tta_event *e, json_span value, json_span meta, int epoch_base) {
-    tta_run_record *r = &b->f->run;
-    tta_str k = e->key;
-    if (str_eq(k, "run_start")) {
-        if (!b->has_run_start) {
-            r->run_start_s = e->time_s;
-            b->has_run_start = 1;
-        }
-    } else if (str_eq(k, "run_stop")) {
-        tta_run_status s = run_stop_status(b, value, meta);
-        if (!b->has_run_stop) {
-            r->run_stop_s = e->time_s;
-            r->status = s;
-            if (s != TTA_RUN_UNKNOWN) b->has_run_stop = 1;
-        }
-    } else if (str_eq(k, "eval_accuracy")) {
-        double q = NAN, q2 = NAN, epoch0 = NAN;
-        if (!eval_quality(value, &q, &q2, &epoch0, 0)) return;
-        double epoch = NAN;
-        if (!isnan(epoch0))
-            epoch = epoch0 + epoch_base;
-        else if (!isnan(e->epoch_num))
-            epoch = e->epoch_num + epoch_base;
-        /* The same evaluation printed by several ranks: keep the first. */
-        if (r->n_evals) {
-            tta_eval *last = &r->evals[r->n_evals - 1];
-            if (last->quality == q && (last->epoch == epoch || (isnan(last->epoch) && isnan(epoch)))) return;
-        }
-        growArray(r->evals, &b->cap_evals, r->n_evals + 1);
-        r->evals[r->n_evals++] = (tta_eval){e->time_s, epoch, e->samples, q, q2, e->line};
-    } else if (str_eq(k, "eval_target")) {
-        double t = NAN, t2 = NAN, unused = NAN;
-        if (isnan(r->target) && eval_quality(value, &t, &t2, &unused, 0)) {
-            r->target = t;
-            r->target2 = t2;
-        }
-    } else if (str_eq(k, "epoch_start") || str_eq(k, "epoch_stop")) {
-        epoch_mark(b, isnan(e->epoch_num) ? NAN : e->epoch_num + epoch_base, e->time_s, str_eq(k, "epoch_start"));
-    } else if (str_eq(k, "train_epoch")) { /* v0.5: value = 0-based epoch starting */
-        double ep;
-        if (json_number(value, &ep)) epoch_mark(b, ep + epoch_base, e->time_s, 1);
-    } else if (str_eq(k, "submission_benchmark")) {
-        char *s = string_value(b, value);
-        const char *c = s ? tta_benchmark_canonical(s, strlen(s)) : NULL;
-        if (c) b->benchmark = c;
-    } else if (str_eq(k, "submission_division")) {
-        if (!r->division) r->division = string_value(b, value);
-    } else if (str_eq(k, "submission_org")) {
-        if (!r->submitter) r->submitter = string_value(b, value);
-    } else if (str_eq(k, "submission_platform")) {
-        if (!r->platform) r->platform = string_value(b, value);
-    } else if (str_eq(k, "global_batch_size")) {
-        double v;
-        if (json_number(value, &v)) r->global_batch_size = v;
-    } else if (str_eq(k, "input_batch_size") || str_eq(k, "train_batch_size")) {
-        /* Older rounds log only these; a later global_batch_size wins. */
-        double v;
-        if (isnan(r->global_batch_size) && json_number(value, &v)) r->global_batch_size = v;
-    } else if (str_eq(k, "train_samples") || str_eq(k, "preproc_num_train_examples")) {
-        double v;
-        if (json_number(value, &v)) r->train_samples = v;
-    } else if (str_eq(k, "eval_samples") || str_eq(k, "preproc_num_eval_examples")) {
-        double v;
-        if (json_number(value, &v)) r->eval_samples = v;
-    }
-    if (str_eq(k, "seed") || str_eq(k, "run_set_random_seed")) {
-        double v;
-        if (!r->has_seed && json_number(value, &v)) {
-            r->has_seed = 1;
-            r->seed = (int64_t)v;
-        }
-    }
-    if (is_hparam_key(k)) add_hparam(b, k, e->value);
-}
-
-static void add_event(log_builder *b, const tta_event *e) {
-    tta_parsed_file *f = b->f;
-    growArray(f->events, &b->cap_events, f->n_events + 1);
-    f->events[f->n_events++] = *e;
-}
-
-/* A JSON text made valid from Python's repr of a dict (single quotes), or NULL. */
-static json_span repair_single_quotes(log_builder *b, const char *p, const char *end) {
-    char *copy = tta_arena_strndup(&b->f->arena, p, (size_t)(end - p));
-    for (char *c = copy; *c; c++)
-        if (*c == '\'') *c = '"';
-    const char *ve = json_skip_value(copy, copy + (end - p));
-    if (!ve) return (json_span){0};
-    return (json_span){copy, (size_t)(ve - copy)};
-}
-
-/* Validates the JSON value at [p, end); returns its span or an empty span. */
-static json_span json_at(log_builder *b, const char *p, const char *end, int allow_repair) {
-    p = json_skip_ws(p, end);
-    const char *ve = json_skip_value(p, end);
-    if (ve) return (json_span){p, (size_t)(ve - p)};
-    return allow_repair ? repair_single_quotes(b, p, end) : (json_span){0};
-}
-
-/* A value given as free text (v0.5, the text form) as JSON: itself when it is JSON, a JSON
- * number for "74.4%", else a JSON string. */
-static json_span text_value_as_json(log_builder *b, const char *p, const char *end) {
+/* A free-text value (v0.5, the text form) as JSON: itself when it is JSON, its lenient reading
+ * when it is JSON-like ({"value": 74.4%, ...}), else a JSON string of the text. */
+static tta_json_span text_value(log_reader *lr, const char *p, const char *end) {
     while (p < end && (*p == ' ' || *p == '\t')) p++;
-    while (end > p && (end[-1] == ' ' || end[-1] == '\t')) end--;
-    if (p == end) return (json_span){"null", 4};
-    const char *ve = json_skip_value(p, end);
-    if (ve && json_skip_ws(ve, end) == end) return (json_span){p, (size_t)(ve - p)};
-    /* Percent signs after numbers ({"value": 74.41800%, "epoch": 75}): drop them. */
-    buf t = {0};
-    for (const char *c = p; c < end; c++) {
-        if (*c == '%' && c > p && c[-1] >= '0' && c[-1] <= '9') continue;
-        buf_putc(&t, *c);
-    }
-    const char *tp = buf_str(&t), *tend = tp + t.len;
-    ve = json_skip_value(tp, tend);
-    json_span out;
-    if (ve && json_skip_ws(ve, tend) == tend) {
-        char *c = tta_arena_strndup(&b->f->arena, tp, t.len);
-        out = (json_span){c, (size_t)(ve - tp)};
-    } else {
-        buf s = {0};
-        buf_json_string(&s, p, (size_t)(end - p));
-        char *c = tta_arena_strndup(&b->f->arena, buf_str(&s), s.len);
-        out = (json_span){c, s.len};
-        buf_free(&s);
-    }
-    buf_free(&t);
-    return out;
+    while (end > p && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r')) end--;
+    if (p == end) return (tta_json_span){0};
+    tta_json_span v;
+    if (tta_json_whole(p, end, &v)) return v;
+    buf_clear(&lr->scratch);
+    if (tta_relaxed_to_json(p, (size_t)(end - p), TTA_RELAXED_BARE_WORDS, &lr->scratch)) return keep_json(lr, &lr->scratch);
+    buf_clear(&lr->scratch);
+    buf_json_string(&lr->scratch, p, (size_t)(end - p));
+    return keep_json(lr, &lr->scratch);
 }
 
-static double meta_number(json_span meta, const char *key) {
-    double v;
-    json_span s = meta.n ? json_object_get(meta, key) : (json_span){0};
-    return s.n && json_number(s, &v) ? v : NAN;
+/* A time like 1543785258.927179813 or 0000000000 (v0.5's "(empty:0)" lines). */
+static const char *read_time(const char *p, const char *end, double *t) {
+    const char *s = p;
+    while (p < end && ((*p >= '0' && *p <= '9') || *p == '.' || *p == '-' || *p == 'e' || *p == 'E' || *p == '+')) p++;
+    if (p == s) return NULL;
+    if (tta_json_parse_number(s, (size_t)(p - s), t)) return p;
+    char tmp[64];
+    size_t n = (size_t)(p - s);
+    if (n >= sizeof tmp) return NULL;
+    memcpy(tmp, s, n);
+    tmp[n] = '\0';
+    char *e;
+    *t = strtod(tmp, &e);
+    return *e == '\0' ? p : NULL;
 }
 
-/* ---- per-format record readers: [p, end) is the record after its marker ---- */
+static uint8_t type_from_key(tta_str k) {
+    if (k.n > 6 && memcmp(k.p + k.n - 6, "_start", 6) == 0) return TTA_EV_START;
+    if (k.n > 5 && memcmp(k.p + k.n - 5, "_stop", 5) == 0) return TTA_EV_END;
+    return TTA_EV_POINT;
+}
 
-/* ":::MLLOG {json}" */
-static void read_mllog(log_builder *b, const char *p, const char *end, unsigned line) {
-    json_span obj = json_at(b, p, end, 0);
-    if (!obj.n || obj.p[0] != '{') {
-        note_bad(b, line, "broken :::MLLOG JSON");
-        return;
+/* ---- readers: [p, end) is a record's line after its marker; each returns where the record
+ * ended (the caller searches on from there), or NULL when it could not be read ---- */
+
+/* The members of an MLLOG record a reader keeps. */
+static void mllog_member(tta_log_record *rec, tta_json_span k, tta_json_span v, tta_json_span *key, tta_json_span *etype) {
+    if (!k.plain) return;
+    const char *kp = k.p + 1;
+    switch (k.n - 2) {
+    case 3:
+        if (!memcmp(kp, "key", 3)) *key = v;
+        break;
+    case 5:
+        if (!memcmp(kp, "value", 5)) rec->value = v;
+        break;
+    case 6:
+        if (!memcmp(kp, "time_s", 6) && isnan(rec->time_s)) tta_json_span_number(v, &rec->time_s, NULL);
+        break;
+    case 7:
+        if (!memcmp(kp, "time_ms", 7) && tta_json_span_number(v, &rec->time_s, NULL)) rec->time_s /= 1000.0;
+        break;
+    case 8:
+        if (!memcmp(kp, "metadata", 8) && v.type == TTA_JSON_OBJECT) rec->meta = v;
+        break;
+    case 10:
+        if (!memcmp(kp, "event_type", 10)) *etype = v;
+        break;
+    default:
+        break;
     }
-    json_span key = json_object_get(obj, "key"), ks;
-    if (!json_string_raw(key, &ks)) {
-        note_bad(b, line, ":::MLLOG record without a key");
-        return;
+}
+
+/* ":::MLLOG {json}" and ":::SYSJSON {json}" at p; the record may run to end (the file's end:
+ * JSON stops by itself); when it is not valid JSON, the rest of its line is read leniently. */
+static const char *read_mllog(log_reader *lr, const char *p, const char *end, uint32_t line, int sysjson) {
+    tta_log_record rec = {.time_s = NAN, .line = line};
+    tta_json_span k, v, key = {0}, etype = {0};
+    tta_json_iter it;
+    const char *stop = NULL;
+    int rc = -1;
+    const char *open = sysjson ? NULL : tta_json_object_open(p, end, &it);
+    if (open) {
+        /* The usual case: validate the record and pick its members in one pass. */
+        while ((rc = tta_json_object_next_checked(&it, &k, &v, &stop)) == 1) mllog_member(&rec, k, v, &key, &etype);
     }
-    tta_event e = {.key = span_str(ks), .line = line, .epoch_num = NAN, .samples = NAN, .time_s = NAN};
-    double t;
-    if (json_number(json_object_get(obj, "time_ms"), &t))
-        e.time_s = t / 1000.0;
-    else if (json_number(json_object_get(obj, "time_s"), &t)) /* Alibaba v0.7 */
-        e.time_s = t;
-    json_span value = json_object_get(obj, "value");
-    json_span meta = json_object_get(obj, "metadata");
-    e.value = value.n ? span_str(value) : (tta_str){"null", 4};
-    if (meta.n && meta.p[0] == '{') e.metadata = span_str(meta);
-    else meta = (json_span){0};
-    json_span et = json_object_get(obj, "event_type"), ets;
-    if (json_string_raw(et, &ets)) {
-        if (json_raw_equals(ets, "INTERVAL_START")) e.type = TTA_EV_START;
-        else if (json_raw_equals(ets, "INTERVAL_END")) e.type = TTA_EV_END;
-    }
-    e.epoch_num = meta_number(meta, "epoch_num");
-    e.samples = meta_number(meta, "samples_count");
-    if (isnan(e.samples)) e.samples = meta_number(meta, "samples");
-    add_event(b, &e);
-    if (b->f->format == TTA_FMT_POWER) {
-        tta_power_record *pw = &b->f->power;
-        double v;
-        if (str_eq(e.key, "power_reading") || str_prefix(e.key, "power") || str_eq(e.key, "conversion_eff")) {
-            growArray(pw->samples, &b->cap_power, pw->n_samples + 1);
-            pw->samples[pw->n_samples++] = (tta_power_sample){
-                .node = (char *)b->pm->stem, .time_s = e.time_s, .key = e.key,
-                .value = json_number(value, &v) ? v : NAN};
+    if (rc != 0) {
+        rec = (tta_log_record){.time_s = NAN, .line = line};
+        key = etype = (tta_json_span){0};
+        const char *eol = memchr(p, '\n', (size_t)(end - p));
+        tta_json_span obj;
+        if (!json_at(lr, p, eol ? eol : end, 0, &obj, &stop) || obj.type != TTA_JSON_OBJECT) {
+            tta_rb_bad(&lr->rb, line, sysjson ? "broken :::SYSJSON JSON" : "broken :::MLLOG JSON");
+            return NULL;
         }
-        return;
+        if (sysjson) {
+            rec.key = (tta_str){"sysjson", 7};
+            rec.value = obj;
+            tta_rb_record(&lr->rb, &rec);
+            return stop;
+        }
+        tta_json_iter_init(&it, obj);
+        while (tta_json_object_next(&it, &k, &v)) mllog_member(&rec, k, v, &key, &etype);
     }
-    interpret(b, &e, value, meta, 0);
+    int have_type = etype.type != TTA_JSON_NONE;
+    if (key.type != TTA_JSON_STRING) {
+        tta_rb_bad(&lr->rb, line, ":::MLLOG record without a key");
+        return NULL;
+    }
+    if (key.plain) {
+        rec.key = (tta_str){key.p + 1, (uint32_t)(key.n - 2)};
+    } else {
+        buf_clear(&lr->scratch);
+        tta_json_string_decode(key, &lr->scratch);
+        rec.key = tta_parsed_keep(lr->f, buf_str(&lr->scratch), lr->scratch.len);
+    }
+    if (have_type && TTA_JSON_IS(etype, "INTERVAL_START"))
+        rec.type = TTA_EV_START;
+    else if (have_type && TTA_JSON_IS(etype, "INTERVAL_END"))
+        rec.type = TTA_EV_END;
+    else if (!have_type)
+        rec.type = type_from_key(rec.key);
+
+    if (lr->f->format == TTA_FMT_POWER) {
+        tta_power_record *pw = &lr->f->power;
+        double value = NAN;
+        if (rec.value.type) tta_json_span_number(rec.value, &value, NULL);
+        growArray(pw->samples, &lr->cap_power, pw->n_samples + 1);
+        pw->samples[pw->n_samples++] =
+            (tta_power_sample){.node = (char *)lr->pm->stem, .time_s = rec.time_s, .key = rec.key, .value = value};
+    }
+    tta_rb_record(&lr->rb, &rec);
+    return stop;
 }
 
-/* ":::MLL <unix time> <key>: <json>" */
-static void read_mll(log_builder *b, const char *p, const char *end, unsigned line) {
-    char *te;
-    double t = strtod(p, &te);
-    if (te == p || te > end) {
-        note_bad(b, line, "no time after :::MLL");
-        return;
+/* ":::MLL <unix time> <key>: {"value": v, "metadata": {...}}" */
+static const char *read_mll(log_reader *lr, const char *p, const char *end, uint32_t line) {
+    tta_log_record rec = {.line = line};
+    p = read_time(p, end, &rec.time_s);
+    if (!p || p >= end || *p != ' ') {
+        tta_rb_bad(&lr->rb, line, "no time after :::MLL");
+        return NULL;
     }
-    p = te;
     while (p < end && *p == ' ') p++;
     const char *ks = p;
-    while (p < end && *p != ':' && *p != ' ') p++;
-    if (p == ks) {
-        note_bad(b, line, "no key after :::MLL time");
-        return;
+    while (p < end && *p != ':' && *p != ' ' && *p != '\r') p++;
+    rec.key = (tta_str){ks, (uint32_t)(p - ks)};
+    while (p < end && *p == ' ') p++;
+    if (rec.key.n == 0 || p >= end || *p != ':') {
+        tta_rb_bad(&lr->rb, line, "no key: after the :::MLL time");
+        return NULL;
     }
-    tta_event e = {.key = {ks, (uint32_t)(p - ks)}, .line = line, .time_s = t, .epoch_num = NAN, .samples = NAN};
-    json_span value = {0}, meta = {0};
-    if (p < end && *p == ':') {
-        json_span obj = json_at(b, p + 1, end, 1);
-        if (!obj.n) {
-            note_bad(b, line, "broken :::MLL JSON");
-            return;
-        }
-        if (obj.p[0] == '{') {
-            value = json_object_get(obj, "value");
-            meta = json_object_get(obj, "metadata");
-            if (meta.n && meta.p[0] != '{') meta = (json_span){0};
-        } else {
-            value = obj;
+    tta_json_span obj;
+    const char *stop;
+    if (!json_at(lr, p + 1, end, TTA_RELAXED_BARE_WORDS, &obj, &stop)) {
+        tta_rb_bad(&lr->rb, line, "broken :::MLL JSON");
+        return NULL;
+    }
+    rec.value = obj;
+    if (obj.type == TTA_JSON_OBJECT) {
+        tta_json_span v, meta;
+        if (tta_json_find(obj, "value", &v)) {
+            rec.value = v;
+            if (tta_json_find(obj, "metadata", &meta) && meta.type == TTA_JSON_OBJECT) rec.meta = meta;
         }
     }
-    e.value = value.n ? span_str(value) : (tta_str){"null", 4};
-    if (meta.n) e.metadata = span_str(meta);
-    e.epoch_num = meta_number(meta, "epoch_num");
-    e.samples = meta_number(meta, "samples_count");
-    if (str_eq(e.key, "eval_start") || str_eq(e.key, "eval_stop") || str_eq(e.key, "epoch_start") ||
-        str_eq(e.key, "epoch_stop"))
-        e.type = str_prefix((tta_str){e.key.p + e.key.n - 5, 5}, "start") ? TTA_EV_START : TTA_EV_END;
-    add_event(b, &e);
-    interpret(b, &e, value, meta, 0);
+    rec.type = type_from_key(rec.key);
+    tta_rb_record(&lr->rb, &rec);
+    return stop;
+}
+
+/* The "(file:line)" of a v0.5 record as a metadata object {"file": ..., "lineno": N}. */
+static tta_json_span v05_metadata(log_reader *lr, const char *s, const char *e) {
+    const char *colon = NULL;
+    for (const char *q = s; q < e; q++)
+        if (*q == ':') colon = q;
+    buf *b = &lr->scratch;
+    buf_clear(b);
+    buf_puts(b, "{\"file\":");
+    buf_json_string(b, s, (size_t)((colon ? colon : e) - s));
+    if (colon) {
+        double n;
+        if (tta_json_parse_number(colon + 1, (size_t)(e - colon - 1), &n)) {
+            buf_puts(b, ",\"lineno\":");
+            buf_append(b, colon + 1, (size_t)(e - colon - 1));
+        }
+    }
+    buf_putc(b, '}');
+    return keep_json(lr, b);
 }
 
 /* ":::MLPv0.5.0 <benchmark> <unix time> (<file:line>) <key>[: <value>]" */
-static void read_v05(log_builder *b, const char *p, const char *end, unsigned line) {
+static const char *read_v05(log_reader *lr, const char *p, const char *end, uint32_t line) {
+    tta_log_record rec = {.line = line};
     const char *bs = p;
     while (p < end && *p != ' ') p++;
-    const char *bench = tta_benchmark_canonical(bs, (size_t)(p - bs));
-    if (bench && !b->benchmark) b->benchmark = bench;
+    tta_rb_benchmark_hint(&lr->rb, bs, (size_t)(p - bs));
     while (p < end && *p == ' ') p++;
-    char *te;
-    double t = strtod(p, &te);
-    if (te == p || te > end) {
-        note_bad(b, line, "no time in :::MLPv0.5.0 record");
-        return;
+    p = read_time(p, end, &rec.time_s);
+    if (!p) {
+        tta_rb_bad(&lr->rb, line, "no time in :::MLPv0.5.0 record");
+        return NULL;
     }
-    p = te;
     while (p < end && *p == ' ') p++;
     if (p < end && *p == '(') {
-        const char *close = memchr(p, ')', (size_t)(end - p));
-        if (!close) {
-            note_bad(b, line, "unclosed (file:line) in :::MLPv0.5.0 record");
-            return;
+        /* The file name may hold spaces and parentheses: the location ends at ") " before the key. */
+        const char *close = NULL;
+        for (const char *q = p + 1; q < end; q++) {
+            if (*q == ')' && (q + 1 == end || q[1] == ' ')) {
+                close = q;
+                break;
+            }
         }
+        if (!close) {
+            tta_rb_bad(&lr->rb, line, "unclosed (file:line) in :::MLPv0.5.0 record");
+            return NULL;
+        }
+        rec.meta = v05_metadata(lr, p + 1, close);
         p = close + 1;
     }
     while (p < end && *p == ' ') p++;
     const char *ks = p;
-    while (p < end && *p != ':' && *p != ' ') p++;
-    if (p == ks) {
-        note_bad(b, line, "no key in :::MLPv0.5.0 record");
-        return;
+    while (p < end && *p != ':' && *p != ' ' && *p != '\r') p++;
+    rec.key = (tta_str){ks, (uint32_t)(p - ks)};
+    if (rec.key.n == 0) {
+        tta_rb_bad(&lr->rb, line, "no key in :::MLPv0.5.0 record");
+        return NULL;
     }
-    tta_event e = {.key = {ks, (uint32_t)(p - ks)}, .line = line, .time_s = t, .epoch_num = NAN, .samples = NAN};
-    json_span value = {"null", 4};
-    if (p < end && *p == ':') value = text_value_as_json(b, p + 1, end);
-    e.value = span_str(value);
-    if (value.n && value.p[0] == '{') {
-        double ep;
-        json_span es = json_object_get(value, "epoch");
-        if (es.n && json_number(es, &ep)) e.epoch_num = ep;
-    }
-    add_event(b, &e);
-    interpret(b, &e, value, (json_span){0}, 1);
+    while (p < end && *p == ' ') p++;
+    if (p < end && *p == ':') rec.value = text_value(lr, p + 1, end);
+    rec.type = type_from_key(rec.key);
+    tta_rb_record(&lr->rb, &rec);
+    return end;
 }
 
-/* "MLPerf: <benchmark> [MM/DD/YY HH:MM:SS], <key>[: <value>]" (Alibaba v0.6) */
-static void read_text(log_builder *b, const char *p, const char *end, unsigned line) {
+/* "MLPerf: <benchmark> [MM/DD/YY HH:MM:SS], <key>[: <value>]" (Alibaba v0.6). Times are the
+ * machine's wall clock with one-second resolution; read as UTC. */
+static const char *read_text(log_reader *lr, const char *p, const char *end, uint32_t line) {
+    tta_log_record rec = {.line = line};
     const char *bs = p;
     while (p < end && *p != ' ') p++;
-    const char *bench = tta_benchmark_canonical(bs, (size_t)(p - bs));
-    if (bench && !b->benchmark) b->benchmark = bench;
-    if (end - p < 21 || p[1] != '[') {
-        note_bad(b, line, "no [date time] in MLPerf: record");
-        return;
+    tta_rb_benchmark_hint(&lr->rb, bs, (size_t)(p - bs));
+    int f[6];
+    if (end - p < 21 || p[1] != '[' || p[19] != ']') {
+        tta_rb_bad(&lr->rb, line, "no [MM/DD/YY HH:MM:SS] in MLPerf: record");
+        return NULL;
     }
-    struct tm tm = {0};
-    char stamp[18];
-    memcpy(stamp, p + 2, 17);
-    stamp[17] = '\0';
-    if (sscanf(stamp, "%2d/%2d/%2d %2d:%2d:%2d", &tm.tm_mon, &tm.tm_mday, &tm.tm_year, &tm.tm_hour, &tm.tm_min,
-               &tm.tm_sec) != 6) {
-        note_bad(b, line, "bad [MM/DD/YY HH:MM:SS] in MLPerf: record");
-        return;
+    const char *s = p + 2;
+    static const int pos[6] = {0, 3, 6, 9, 12, 15};
+    static const char sep[6] = {'/', '/', ' ', ':', ':', ']'};
+    for (int i = 0; i < 6; i++) {
+        const char *d = s + pos[i];
+        if (d[0] < '0' || d[0] > '9' || d[1] < '0' || d[1] > '9' || d[2] != sep[i]) {
+            tta_rb_bad(&lr->rb, line, "bad [MM/DD/YY HH:MM:SS] in MLPerf: record");
+            return NULL;
+        }
+        f[i] = (d[0] - '0') * 10 + (d[1] - '0');
     }
-    tm.tm_mon -= 1;
-    tm.tm_year += 100;
-    double t = (double)timegm(&tm);
+    struct tm tm = {.tm_mon = f[0] - 1, .tm_mday = f[1], .tm_year = f[2] + 100, .tm_hour = f[3], .tm_min = f[4],
+                    .tm_sec = f[5]};
+    rec.time_s = (double)timegm(&tm);
     p += 20;
     if (p < end && *p == ',') p++;
     while (p < end && *p == ' ') p++;
     const char *ks = p;
-    while (p < end && *p != ':' && *p != ' ') p++;
-    if (p == ks) {
-        note_bad(b, line, "no key in MLPerf: record");
-        return;
+    while (p < end && *p != ':' && *p != '\r') p++;
+    const char *ke = p;
+    while (ke > ks && ke[-1] == ' ') ke--;
+    rec.key = (tta_str){ks, (uint32_t)(ke - ks)};
+    if (rec.key.n == 0) {
+        tta_rb_bad(&lr->rb, line, "no key in MLPerf: record");
+        return NULL;
     }
-    tta_event e = {.key = {ks, (uint32_t)(p - ks)}, .line = line, .time_s = t, .epoch_num = NAN, .samples = NAN};
-    json_span value = {"null", 4};
-    if (p < end && *p == ':') value = text_value_as_json(b, p + 1, end);
-    e.value = span_str(value);
-    add_event(b, &e);
-    interpret(b, &e, value, (json_span){0}, 1);
+    if (p < end && *p == ':') rec.value = text_value(lr, p + 1, end);
+    rec.type = type_from_key(rec.key);
+    tta_rb_record(&lr->rb, &rec);
+    return end;
 }
 
 /* ---- the scan ---- */
 
-int tta_parse_mlperf_log(tta_parsed_file *f, const char *data, size_t len, const tta_path_meta *pm) {
-    log_builder b = {.f = f, .pm = pm, .data = data};
-    tta_run_record *r = &f->run;
-    r->run_start_s = r->run_stop_s = NAN;
-    r->target = r->target2 = r->global_batch_size = r->train_samples = r->eval_samples = r->tta_s = NAN;
-    r->run_index = pm->run_index;
-    const char *end = data + len, *p = data;
-    const char *counted = data; /* newlines are counted up to here */
-    unsigned line = 1;
-    int text_form = f->format == TTA_FMT_MLPERF_TEXT;
-    const char *needle = text_form ? "MLPerf: " : ":::ML";
-    size_t needle_len = text_form ? 8 : 5;
-    while (p < end) {
-        const char *m = memmem(p, (size_t)(end - p), needle, needle_len);
-        if (!m) break;
-        const char *eol = memchr(m, '\n', (size_t)(end - m));
-        if (!eol) eol = end;
-        const char *rec_end = eol;
-        if (rec_end > m && rec_end[-1] == '\r') rec_end--;
-        line += count_newlines(counted, m);
-        counted = m;
-        if (text_form) {
-            read_text(&b, m + 8, rec_end, line);
-        } else if (rec_end - m >= 9 && memcmp(m, ":::MLLOG ", 9) == 0) {
-            if (f->format == TTA_FMT_MLLOG || f->format == TTA_FMT_POWER) read_mllog(&b, m + 9, rec_end, line);
-        } else if (rec_end - m >= 7 && memcmp(m, ":::MLL ", 7) == 0) {
-            if (f->format == TTA_FMT_MLPERF_V06) read_mll(&b, m + 7, rec_end, line);
-        } else if (rec_end - m >= 13 && memcmp(m, ":::MLPv0.5.0 ", 13) == 0) {
-            if (f->format == TTA_FMT_MLPERF_V05) read_v05(&b, m + 13, rec_end, line);
-        }
-        p = eol;
-    }
-
-    /* Identity: the path's layout, else the log's own keys. */
-    if (pm->submitter) r->submitter = (char *)pm->submitter;
-    if (pm->system) r->system = (char *)pm->system;
-    else if (!r->system && r->platform) r->system = r->platform;
-    const char *bench = b.benchmark ? b.benchmark : pm->benchmark;
-    r->benchmark = (char *)bench;
-    r->round = (char *)pm->round;
-    if (!r->round) {
-        if (f->format == TTA_FMT_MLPERF_V05) r->round = "v0.5";
-        else if (f->format == TTA_FMT_MLPERF_V06 || f->format == TTA_FMT_MLPERF_TEXT) r->round = "v0.6";
-    }
-    if (r->division) {
-        for (char *c = r->division; *c; c++)
-            if (*c >= 'A' && *c <= 'Z') *c = (char)(*c - 'A' + 'a');
-    }
-    for (size_t i = 0; i < r->n_evals; i++) {
-        r->evals[i].quality = tta_quality_normalize(bench, r->evals[i].quality);
-        if (!isnan(r->evals[i].quality2)) r->evals[i].quality2 = tta_quality_normalize(bench, r->evals[i].quality2);
-    }
-    if (!isnan(r->target)) r->target = tta_quality_normalize(bench, r->target);
-    if (!isnan(r->target2)) r->target2 = tta_quality_normalize(bench, r->target2);
-
+int tta_parse_log(tta_parsed_file *f, const char *data, size_t len, const tta_path_meta *pm) {
+    log_reader lr = {.f = f, .pm = pm};
+    tta_rb_init(&lr.rb, f, pm);
     if (f->format == TTA_FMT_POWER) {
         tta_power_record *pw = &f->power;
-        pw->round = r->round;
-        pw->submitter = r->submitter;
-        pw->system = r->system;
-        pw->benchmark = (char *)bench;
+        pw->submitter = (char *)pm->submitter;
+        pw->system = (char *)pm->system;
+        pw->benchmark = (char *)pm->benchmark;
+        pw->round = (char *)pm->round;
         pw->run_index = pm->run_index;
-        if (f->n_events == 0) tta_parse_fail(f, b.first_bad_line ? b.first_bad_line : 1, "%s",
-                                             b.first_bad_reason ? b.first_bad_reason : "no :::MLLOG record");
-        return 0;
     }
-    if (f->n_events == 0) {
-        tta_parse_fail(f, b.first_bad_line ? b.first_bad_line : 1, "%s",
-                       b.first_bad_reason ? b.first_bad_reason : "no readable log record");
-    } else if (!b.has_run_start) {
-        tta_parse_fail(f, b.first_bad_line ? b.first_bad_line : line, "no run_start record%s%s",
-                       b.first_bad_reason ? " (first unreadable record: " : "",
-                       b.first_bad_reason ? b.first_bad_reason : "");
-        if (b.first_bad_reason) {
-            /* close the parenthesis of the message */
-            size_t n = strlen(f->error);
-            char *e = tta_arena_alloc(&f->arena, n + 2);
-            memcpy(e, f->error, n);
-            e[n] = ')';
-            e[n + 1] = '\0';
-            f->error = e;
+    const char *needle;
+    size_t needle_len;
+    switch (f->format) {
+    case TTA_FMT_MLPERF_V05: needle = ":::MLPv0.5.0 "; break;
+    case TTA_FMT_MLPERF_V06: needle = ":::MLL "; break;
+    case TTA_FMT_MLPERF_TEXT: needle = "MLPerf: "; break;
+    default: needle = ":::"; break; /* :::MLLOG and :::SYSJSON */
+    }
+    needle_len = strlen(needle);
+    const char *p = data, *end = data + len, *counted = data;
+    uint32_t line = 1;
+    while (p < end) {
+        const char *m;
+        if (f->format == TTA_FMT_MLPERF_TEXT) {
+            m = memmem(p, (size_t)(end - p), needle, needle_len);
+        } else {
+            /* ":::" then the rest of the marker (faster than memmem for a short needle). */
+            m = tta_find_triple_colon(p, end);
+            while (m && ((size_t)(end - m) < needle_len || memcmp(m, needle, needle_len) != 0) && needle_len > 3)
+                m = tta_find_triple_colon(m + 1, end);
+        }
+        if (!m) break;
+        line += (uint32_t)tta_count_newlines(counted, (size_t)(m - counted));
+        counted = m;
+        const char *body = m + needle_len, *stop = NULL, *eol = NULL;
+        if (f->format == TTA_FMT_MLLOG || f->format == TTA_FMT_POWER) {
+            if (end - body >= 6 && memcmp(body, "MLLOG ", 6) == 0)
+                stop = read_mllog(&lr, body + 6, end, line, 0);
+            else if (end - body >= 8 && memcmp(body, "SYSJSON ", 8) == 0)
+                stop = read_mllog(&lr, body + 8, end, line, 1);
+            else
+                stop = body; /* ":::" of something else */
+        } else {
+            eol = memchr(m, '\n', (size_t)(end - m));
+            if (!eol) eol = end;
+            switch (f->format) {
+            case TTA_FMT_MLPERF_V05: stop = read_v05(&lr, body, eol, line); break;
+            case TTA_FMT_MLPERF_V06: stop = read_mll(&lr, body, eol, line); break;
+            default: stop = read_text(&lr, body, eol, line); break;
+            }
+        }
+        /* Two records on one line (interleaved output): search on from the first one's end. */
+        if (stop && stop > m) {
+            p = stop;
+        } else {
+            if (!eol) eol = memchr(m, '\n', (size_t)(end - m));
+            p = eol ? eol : end;
         }
     }
+    uint32_t last_line = line + (uint32_t)tta_count_newlines(counted, (size_t)(end - counted));
+    if (len && end[-1] == '\n') last_line--;
+    /* Power logs have no run_start: having records is enough. */
+    tta_rb_finish(&lr.rb, last_line ? last_line : 1, f->format != TTA_FMT_POWER);
+    buf_free(&lr.scratch);
     return 0;
 }

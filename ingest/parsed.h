@@ -5,10 +5,10 @@
  * (start, stop, status, evaluations, epochs, hyperparameters), or a system description, or
  * power samples. The store (store.c) writes it to SQLite in one transaction.
  *
- * Ownership: a tta_parsed_file owns path (malloc'd), its arrays (events, evals, epochs,
- * hparams, power samples: malloc'd), its arena (strings, converted values) and, when made by
- * tta_parse_file, the mapping of the file; tta_parsed_free releases them. Other char * fields
- * point into the arena or at static strings and are never freed one by one. tta_str spans
+ * Ownership: a tta_parsed_file owns path and error (malloc'd), its arrays (events, evals,
+ * epochs, hparams, power samples: malloc'd), its arena (strings, converted values) and, when
+ * made by tta_parse_file, the mapping of the file; tta_parsed_free releases them. Other char *
+ * fields point into the arena or at static strings and are never freed one by one. tta_str spans
  * point into the file's bytes or the arena: with tta_parse_buffer the caller's buffer must
  * outlive the parsed file. Strings marked "NULL when unknown" are NUL-terminated; tta_str
  * spans are not.
@@ -165,7 +165,10 @@ tta_format tta_detect_format(const char *path, const char *head, size_t head_len
  * Thread-safe: touches no global state. */
 int tta_parse_file(const char *path, tta_parsed_file *out);
 
-/* Parses an in-memory buffer as if it were the file at path (for tests and fuzzing). */
+/* Parses an in-memory buffer as if it were the file at path (for tests and fuzzing; ingest.c
+ * parses its mapping this way). out->hash is computed unless the caller set it before the call
+ * (ingest.c hashes first to skip unchanged files: setting it saves a second pass). A DAWNBench
+ * TSV's sibling JSON is read from the disk beside path when it exists. */
 int tta_parse_buffer(const char *path, const char *data, size_t len, tta_parsed_file *out);
 
 /* Releases everything *f owns and zeroes it. */

@@ -1,34 +1,121 @@
-/* parsers.h: the format parsers behind tta_parse_buffer (internal to ingest/).
+/* parsers.h: the format parsers behind tta_parse_buffer and what they share (internal to
+ * ingest/).
  *
- * Each fills f (already holding path, format and an arena) from the bytes data[0..len) and
- * the layout read from the path; the bytes outlive f's use (spans may point into them).
- * Each returns 0; malformed input sets f->failed and f->error ("<path>:<line>: <reason>").
+ * Each parser fills f (which already holds path, format, size and hash) from data[0..len) and
+ * the layout read from the path. The bytes outlive f (spans may point into them). Each returns
+ * 0; malformed input sets f->failed and f->error ("<path>:<line>: <reason>") and is not an
+ * error of the call.
  */
 #ifndef TTA_INGEST_PARSERS_H
 #define TTA_INGEST_PARSERS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
+#include "common/buf.h"
+#include "ingest/jsonscan.h"
 #include "ingest/parsed.h"
 #include "ingest/pathmeta.h"
 
-/* :::MLPv0.5.0, :::MLL, :::MLLOG and "MLPerf: " logs, and :::MLLOG power logs. */
-int tta_parse_mlperf_log(tta_parsed_file *f, const char *data, size_t len, const tta_path_meta *pm);
+/* ---- parsers ---- */
 
-/* A DAWNBench per-epoch TSV (with its sibling JSON description when there is one). */
-int tta_parse_dawnbench_tsv(tta_parsed_file *f, const char *data, size_t len, const tta_path_meta *pm);
+/* :::MLPv0.5.0, :::MLL, :::MLLOG (+ :::SYSJSON) and "MLPerf: " logs, and :::MLLOG power logs
+ * (parse_mlperf.c). */
+int tta_parse_log(tta_parsed_file *f, const char *data, size_t len, const tta_path_meta *pm);
 
-/* A system description, v0.5 entry.json, or DAWNBench entry JSON: read leniently. */
+/* A DAWNBench per-epoch TSV with its sibling JSON description when there is one; with
+ * own_hash, f->hash (of the TSV) is chained with the description's bytes (parse_dawnbench.c). */
+/* The entry a DAWNBench file stem names: the stem less a trailing "_seed<N>" / "_run<N>", which
+ * numbers a run (*run_index; -1 without one). The result is the stem itself or in arena. */
+char *tta_dawnbench_entry_name(const char *stem, tta_arena *arena, int *run_index);
+
+int tta_parse_dawnbench_tsv(tta_parsed_file *f, const char *data, size_t len, const tta_path_meta *pm, int own_hash);
+
+/* A system description, v0.5 entry.json or DAWNBench entry JSON, read leniently (parse_json.c). */
 int tta_parse_description(tta_parsed_file *f, const char *data, size_t len, const tta_path_meta *pm);
 
-/* JSON text made acceptable to cJSON: no byte-order mark, // comments or trailing commas
- * (malloc'd; the caller frees). */
-char *tta_lenient_json(const char *p, size_t len);
+/* ---- shared helpers ---- */
 
-/* Sets f->failed and f->error to "<path>:<line>: <reason>". */
-void tta_parse_fail(tta_parsed_file *f, unsigned line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A description's text (strict or relaxed JSON; with allow_lines also v0.6 NVIDIA's
+ * "key: {json}" lines) as a cJSON tree the caller deletes, or NULL (parse_json.c). */
+struct cJSON *tta_parse_description_json(const char *data, size_t len, int allow_lines);
 
-/* 1-based line number of position pos in data. */
-unsigned tta_line_of(const char *data, const char *pos);
+/* Converts relaxed JSON (Python reprs, single quotes, True/False/None, trailing commas,
+ * comments, tuples; a leading byte-order mark; with TTA_RELAXED_BARE_WORDS also unquoted keys
+ * and bare words as strings) that is exactly one value into strict JSON appended to out.
+ * Returns 1, or 0 (out unchanged) when the text is not one value even read leniently
+ * (parse_relaxed.c). */
+#define TTA_RELAXED_BARE_WORDS 1
+int tta_relaxed_to_json(const char *p, size_t n, int flags, buf *out);
+
+/* Sets f->failed and f->error = "<path>:<line>: <reason>" (malloc'd), unless already failed. */
+void tta_parse_fail(tta_parsed_file *f, uint32_t line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* A copy of n bytes in f's arena as a span. */
+tta_str tta_parsed_keep(tta_parsed_file *f, const char *p, size_t n);
+
+/* The content of a JSON string span as a NUL-terminated string in f's arena; NULL if not a
+ * string. */
+char *tta_parsed_string(tta_parsed_file *f, tta_json_span s);
+
+/* Lowercase copy of s in f's arena (NULL stays NULL). */
+char *tta_parsed_lower(tta_parsed_file *f, const char *s);
+
+/* ---- run builder (parse_run.c): what log records mean for the run ---- */
+
+/* One log record as a format reader found it. */
+typedef struct {
+    tta_str key;         /* the record's key (decoded) */
+    tta_json_span value; /* valid JSON; absent means the line had no value ("null") */
+    tta_json_span meta;  /* valid JSON object, or absent */
+    double time_s;       /* unix seconds; NAN when absent */
+    uint32_t line;
+    uint8_t type;        /* tta_event_type */
+} tta_log_record;
+
+/* An open-addressing table from 64-bit keys to indices (the builder's lookups). */
+typedef struct {
+    uint64_t *keys;
+    uint32_t *vals;
+    size_t cap, n;
+} tta_index_map;
+
+typedef struct {
+    tta_parsed_file *f;
+    const tta_path_meta *pm;
+    int zero_based_epochs; /* v0.5 and the text form: eval_accuracy's "epoch" counts from 0 */
+    int bleu_is_fraction;  /* :::MLLOG logs BLEU as a fraction of 1 */
+    size_t cap_events, cap_evals, cap_epochs, cap_blocks, cap_hparams;
+    tta_epoch_mark *blocks; /* block_start/block_stop marks (used when there are no epoch marks) */
+    size_t n_blocks;
+    tta_index_map hparam_keys, epoch_index, block_index, eval_seen;
+    int have_start;
+    int stop_state;        /* 0: no run_stop; 1: a run_stop without status; 2: with a status */
+    uint32_t stop_line;
+    double eval_result_s;  /* minigo's eval_result metadata timestamp (seconds after run_start) */
+    long pending_eval;     /* index of the last evaluation still without samples, or -1 */
+    const char *log_benchmark; /* canonical, from submission_benchmark or the v0.5 line */
+    char *log_org, *log_platform, *log_division;
+    char *sys_division, *sys_submitter, *sys_name; /* from a :::SYSJSON record */
+    uint32_t first_bad_line;
+    char first_bad_reason[96];
+    uint32_t first_record_line;
+} tta_run_builder;
+
+void tta_rb_init(tta_run_builder *b, tta_parsed_file *f, const tta_path_meta *pm);
+
+/* Adds a record: an event, and whatever it means for the run. */
+void tta_rb_record(tta_run_builder *b, const tta_log_record *r);
+
+/* Remembers a record that could not be read (the first one names the file's error). */
+void tta_rb_bad(tta_run_builder *b, uint32_t line, const char *reason);
+
+/* The benchmark the v0.5 line's benchmark field names (used when no submission_benchmark). */
+void tta_rb_benchmark_hint(tta_run_builder *b, const char *name, size_t n);
+
+/* Resolves identity, scales and marks; fails the file when it had no usable record, or (with
+ * need_run_start) no run_start; last_line (the file's last line) is the line of that message
+ * when no record is at fault. Releases the builder's tables. */
+void tta_rb_finish(tta_run_builder *b, uint32_t last_line, int need_run_start);
 
 #endif

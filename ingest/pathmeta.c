@@ -1,58 +1,83 @@
-/* pathmeta.c: identity from the results repositories' folder layouts. */
+/* pathmeta.c: identity from the results repositories' folder layouts.
+ *
+ * Published MLPerf results are laid out as <submitter>/results/<system>/<benchmark>/<log> with
+ * <submitter>/systems/<system>.json beside; v0.5 nests one or two submission folders between
+ * the submitter and results/ (v0.5.0/intel/intel_resnet_submission/results/<system>/...,
+ * v0.5.0/google/cloud_v2.8/gnmt-tpuv2-8/results/tpu/...). DAWNBench entries sit in
+ * <task>/train/<name>.tsv. The path is read component by component; nothing touches the disk.
+ */
 #include "ingest/pathmeta.h"
 
 #include <ctype.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "ingest/benchmarks.h"
 
-#define MAX_COMPONENTS 64
+#define MAX_COMPONENTS 128
 
-const char *tta_round_normalize(const char *s, size_t n, tta_arena *arena) {
-    /* Accept an optional prefix ending in 'v' or '_v' (training_results_v1.0), then
-     * MAJOR.MINOR[.PATCH]. */
-    const char *p = s, *end = s + n;
-    const char *v = NULL;
+const char *tta_round_from_name(const char *s, size_t n, tta_arena *arena) {
+    /* "v0.7", "v0.5.0", or a repository name ending in it ("training_results_v1.0"): the
+     * prefix must say so, because system folders look alike ("cloud_v3.8" is a TPU v3-8). */
+    const char *end = s + n, *v = NULL;
     for (const char *q = s; q < end; q++)
-        if (*q == 'v' || *q == 'V') v = q;
-    if (v) {
-        if (v != s && v[-1] != '_' && v[-1] != '-') return NULL;
-        p = v + 1;
-    } else if (n && !isdigit((unsigned char)*s)) {
-        return NULL;
+        if ((*q == 'v' || *q == 'V') && (q == s || q[-1] == '_' || q[-1] == '-')) v = q;
+    if (!v) return NULL;
+    if (v != s) {
+        int named = 0;
+        static const char *const words[] = {"result", "training", "mlperf", "round"};
+        for (size_t w = 0; w < sizeof words / sizeof words[0] && !named; w++) {
+            size_t wl = strlen(words[w]);
+            for (const char *q = s; q + wl <= v && !named; q++) named = strncasecmp(q, words[w], wl) == 0;
+        }
+        if (!named) return NULL;
     }
-    const char *maj = p;
+    const char *p = v + 1, *maj = p;
     while (p < end && isdigit((unsigned char)*p)) p++;
-    if (p == maj || p >= end || *p != '.') return NULL;
-    int major = atoi(maj);
-    p++;
-    const char *min = p;
+    if (p == maj || p - maj > 2 || p >= end || *p != '.') return NULL;
+    int major = 0;
+    for (const char *d = maj; d < p; d++) major = major * 10 + (*d - '0');
+    const char *min = ++p;
     while (p < end && isdigit((unsigned char)*p)) p++;
-    if (p == min) return NULL;
-    int minor = atoi(min);
+    if (p == min || p - min > 2) return NULL;
+    int minor = 0;
+    for (const char *d = min; d < p; d++) minor = minor * 10 + (*d - '0');
     if (p < end && *p == '.') {
-        p++;
+        const char *patch = ++p;
         while (p < end && isdigit((unsigned char)*p)) p++;
+        if (p == patch) return NULL;
     }
-    if (p != end || major > 99 || minor > 99) return NULL;
-    char buf[32];
-    snprintf(buf, sizeof buf, "v%d.%d", major, minor);
-    return tta_arena_strdup(arena, buf);
+    if (p != end) return NULL;
+    char tmp[16];
+    snprintf(tmp, sizeof tmp, "v%d.%d", major, minor);
+    return tta_arena_strdup(arena, tmp);
 }
 
-/* Run index from a file stem: result_N..., else the last group of digits (train_run3, x_4). */
-static int stem_run_index(const char *stem) {
-    if (strncmp(stem, "result_", 7) == 0 && isdigit((unsigned char)stem[7])) return atoi(stem + 7);
-    const char *last = NULL;
-    for (const char *p = stem; *p; p++)
-        if (isdigit((unsigned char)*p) && (p == stem || !isdigit((unsigned char)p[-1]))) last = p;
-    if (!last) return -1;
-    long v = strtol(last, NULL, 10);
-    return v >= 0 && v < 1000000 ? (int)v : -1;
+int tta_trailing_index(const char *s, size_t n) {
+    /* result_N... names the run whatever follows (Intel's result_3_4n16r_32k_1593118427). */
+    if (n > 7 && !memcmp(s, "result_", 7) && isdigit((unsigned char)s[7])) {
+        int v = 0;
+        for (size_t i = 7; i < n && isdigit((unsigned char)s[i]) && v < 100000000; i++) v = v * 10 + (s[i] - '0');
+        return v;
+    }
+    /* Else the last group of digits that is not a timestamp or id (at most 6 digits). */
+    size_t e = n;
+    while (e > 0) {
+        while (e > 0 && !isdigit((unsigned char)s[e - 1])) e--;
+        size_t b = e;
+        while (b > 0 && isdigit((unsigned char)s[b - 1])) b--;
+        if (e > b && e - b <= 6) {
+            int v = 0;
+            for (size_t i = b; i < e; i++) v = v * 10 + (s[i] - '0');
+            return v;
+        }
+        e = b;
+    }
+    return -1;
 }
+
+static int comp_is(const char *c, size_t n, const char *lit) { return strlen(lit) == n && memcmp(c, lit, n) == 0; }
 
 void tta_path_meta_read(const char *path, tta_arena *arena, tta_path_meta *m) {
     memset(m, 0, sizeof *m);
@@ -60,69 +85,92 @@ void tta_path_meta_read(const char *path, tta_arena *arena, tta_path_meta *m) {
     const char *comp[MAX_COMPONENTS];
     size_t len[MAX_COMPONENTS];
     int n = 0;
-    for (const char *p = path; *p && n < MAX_COMPONENTS;) {
+    for (const char *p = path; *p;) {
         while (*p == '/') p++;
         if (!*p) break;
         const char *s = p;
         while (*p && *p != '/') p++;
+        if (comp_is(s, (size_t)(p - s), ".")) continue;
+        if (n == MAX_COMPONENTS) { /* keep the deepest components: they carry the layout */
+            memmove(comp, comp + 1, sizeof comp[0] * (MAX_COMPONENTS - 1));
+            memmove(len, len + 1, sizeof len[0] * (MAX_COMPONENTS - 1));
+            n--;
+        }
         comp[n] = s;
         len[n] = (size_t)(p - s);
         n++;
     }
     if (n == 0) return;
     const char *file = comp[n - 1];
-    size_t file_len = len[n - 1];
-    const char *dot = NULL;
-    for (size_t i = 0; i < file_len; i++)
-        if (file[i] == '.') dot = file + i;
-    size_t stem_len = dot && dot > file ? (size_t)(dot - file) : file_len;
+    size_t file_len = len[n - 1], stem_len = file_len;
+    for (size_t i = file_len; i-- > 1;) {
+        if (file[i] == '.') {
+            stem_len = i;
+            break;
+        }
+    }
     m->stem = tta_arena_strndup(arena, file, stem_len);
-    m->run_index = stem_run_index(m->stem);
+    m->run_index = tta_trailing_index(file, stem_len);
 
-    int i_round = -1, i_results = -1, i_systems = -1;
+    int i_results = -1, i_systems = -1;
     for (int i = 0; i < n - 1; i++) {
-        const char *r = tta_round_normalize(comp[i], len[i], arena);
-        if (r && (i_results < 0)) {
+        if (comp_is(comp[i], len[i], "results") && i + 1 < n - 1) i_results = i;
+        if (comp_is(comp[i], len[i], "systems") && i == n - 2) i_systems = i;
+    }
+    int i_anchor = i_results >= 0 ? i_results : i_systems;
+    int i_round = -1;
+    for (int i = 0; i < (i_anchor >= 0 ? i_anchor : n - 1); i++) {
+        const char *r = tta_round_from_name(comp[i], len[i], arena);
+        if (r) {
             m->round = r;
             i_round = i;
         }
-        if (len[i] == 7 && memcmp(comp[i], "results", 7) == 0) i_results = i;
-        if (len[i] == 7 && memcmp(comp[i], "systems", 7) == 0) i_systems = i;
+        if (comp_is(comp[i], len[i], "closed")) m->division = "closed";
+        if (comp_is(comp[i], len[i], "open")) m->division = "open";
     }
-    if (i_results >= 0 && i_results > i_systems) {
-        m->in_results = 1;
-        /* v0.5's deeper layout: <round>/<submitter>/<submission...>/results/<system>/... */
-        int i_sub = i_results - 1;
-        if (i_round >= 0 && i_round + 1 < i_results) i_sub = i_round + 1;
-        if (i_sub >= 0 && i_sub < i_results) m->submitter = tta_arena_strndup(arena, comp[i_sub], len[i_sub]);
-        if (i_results + 1 < n - 1) m->system = tta_arena_strndup(arena, comp[i_results + 1], len[i_results + 1]);
-        /* A submission folder holding per-benchmark folders (google/cloud_v3.8/gnmt-tpuv3-8/
-         * results/tpu) names the system: "tpu" alone would merge different machines. */
-        if (i_results - i_sub >= 3)
-            m->system = tta_arena_strndup(arena, comp[i_sub + 1], len[i_sub + 1]);
-        if (i_results + 2 < n - 1) {
-            const char *b = tta_benchmark_canonical(comp[i_results + 2], len[i_results + 2]);
-            if (b) m->benchmark = b;
-            if (i_results + 3 < n - 1 && len[i_results + 3] == 5 && memcmp(comp[i_results + 3], "power", 5) == 0) {
-                m->in_power = 1;
-                /* power/result_N/node_M.txt: the run is result_N */
-                if (i_results + 4 < n - 1) {
-                    char *d = tta_arena_strndup(arena, comp[i_results + 4], len[i_results + 4]);
-                    m->run_index = stem_run_index(d);
+
+    if (i_anchor >= 0) {
+        /* The folders between the round and results/ (division folders aside) name the
+         * submitter, then v0.5's submission folders. */
+        int between[MAX_COMPONENTS], nb = 0;
+        if (i_round >= 0) {
+            for (int i = i_round + 1; i < i_anchor; i++)
+                if (!comp_is(comp[i], len[i], "closed") && !comp_is(comp[i], len[i], "open")) between[nb++] = i;
+        }
+        int i_sub = nb > 0 ? between[0] : i_anchor - 1;
+        if (i_sub >= 0) m->submitter = tta_arena_strndup(arena, comp[i_sub], len[i_sub]);
+        if (i_results >= 0) {
+            m->layout = TTA_LAYOUT_RESULTS;
+            int i_sys = i_results + 1;
+            /* google/<platform>/<submission>/results/tpu: the platform folder names the system
+             * ("tpu" alone would merge different machines). */
+            if (nb >= 3) i_sys = between[1];
+            m->system = tta_arena_strndup(arena, comp[i_sys], len[i_sys]);
+            int i_bench = i_results + 2;
+            if (i_bench < n - 1) {
+                m->benchmark = tta_benchmark_canonical(comp[i_bench], len[i_bench], m->round);
+                if (i_bench + 1 < n - 1) {
+                    if (comp_is(comp[i_bench + 1], len[i_bench + 1], "power")) {
+                        m->power = 1;
+                        if (i_bench + 2 < n - 1) {
+                            m->dir_stem = tta_arena_strndup(arena, comp[i_bench + 2], len[i_bench + 2]);
+                            m->run_index = tta_trailing_index(comp[i_bench + 2], len[i_bench + 2]);
+                        }
+                    } else {
+                        m->auxiliary = 1;
+                    }
                 }
             }
+        } else {
+            m->layout = TTA_LAYOUT_SYSTEMS;
+            m->system = m->stem;
         }
-    } else if (i_systems >= 0) {
-        m->in_systems = 1;
-        if (i_systems >= 1) m->submitter = tta_arena_strndup(arena, comp[i_systems - 1], len[i_systems - 1]);
-        m->system = m->stem;
     }
     if (!m->benchmark) {
-        /* DAWNBench folders: dawnbench/CIFAR10/train/... */
+        /* DAWNBench task folders (dawnbench/CIFAR10/train/...). */
         for (int i = n - 2; i >= 0; i--) {
-            const char *b = tta_benchmark_canonical(comp[i], len[i]);
-            if (b && (!strcmp(b, "cifar10") || !strcmp(b, "imagenet") || !strcmp(b, "squad") ||
-                      !strcmp(b, "fashion-mnist"))) {
+            const char *b = tta_benchmark_canonical(comp[i], len[i], NULL);
+            if (tta_benchmark_is_dawnbench(b)) {
                 m->benchmark = b;
                 break;
             }

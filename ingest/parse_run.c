@@ -1,0 +1,546 @@
+/* parse_run.c: what the records of an MLPerf log mean for its run.
+ *
+ * The format readers (parse_mlperf.c) hand every record to tta_rb_record as they find it. Each
+ * becomes an event; the keys that carry the run's story (run_start, run_stop, eval_accuracy,
+ * epoch and block marks, batch size, seed, submission_*) update the run record as they stream
+ * by, with the rules of docs/ingest.md ("Run semantics"). Lookups that repeat for every record
+ * (hyperparameter keys, epoch marks, repeated evaluations) go through hash tables so a file is
+ * read in one pass whatever its length. tta_rb_finish resolves what can only be known at the
+ * end: identity, quality scales (the benchmark may be named after the first evaluation), epoch
+ * marks, and whether the file counts as failed.
+ */
+#include <assert.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/check.h"
+#include "common/hash.h"
+#include "ingest/benchmarks.h"
+#include "ingest/parsers.h"
+
+/* ---- index map ---- */
+
+#define IMAP_EMPTY UINT32_MAX
+
+static uint64_t mix64(uint64_t x) {
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+/* The index stored for key, or -1. */
+static long imap_get(const tta_index_map *m, uint64_t key) {
+    if (!m->cap) return -1;
+    size_t mask = m->cap - 1;
+    for (size_t i = mix64(key) & mask;; i = (i + 1) & mask) {
+        if (m->vals[i] == IMAP_EMPTY) return -1;
+        if (m->keys[i] == key) return (long)m->vals[i];
+    }
+}
+
+static void imap_put(tta_index_map *m, uint64_t key, uint32_t val) {
+    assert(val != IMAP_EMPTY);
+    if (2 * (m->n + 1) > m->cap) {
+        tta_index_map g = {.cap = m->cap ? m->cap * 2 : 64};
+        g.keys = mallocCheck(g.cap * sizeof *g.keys);
+        g.vals = mallocCheck(g.cap * sizeof *g.vals);
+        for (size_t i = 0; i < g.cap; i++) g.vals[i] = IMAP_EMPTY;
+        for (size_t i = 0; i < m->cap; i++)
+            if (m->vals[i] != IMAP_EMPTY) imap_put(&g, m->keys[i], m->vals[i]);
+        free(m->keys);
+        free(m->vals);
+        *m = g;
+    }
+    size_t mask = m->cap - 1;
+    for (size_t i = mix64(key) & mask;; i = (i + 1) & mask) {
+        if (m->vals[i] == IMAP_EMPTY) {
+            m->keys[i] = key;
+            m->vals[i] = val;
+            m->n++;
+            return;
+        }
+        if (m->keys[i] == key) {
+            m->vals[i] = val;
+            return;
+        }
+    }
+}
+
+static void imap_free(tta_index_map *m) {
+    free(m->keys);
+    free(m->vals);
+    *m = (tta_index_map){0};
+}
+
+static uint64_t double_bits(double d) {
+    uint64_t u;
+    if (d == 0) d = 0; /* -0.0 and 0.0 are the same epoch */
+    memcpy(&u, &d, sizeof u);
+    return u;
+}
+
+/* ---- small helpers ---- */
+
+static int key_is(tta_str k, const char *lit, size_t n) { return k.n == n && memcmp(k.p, lit, n) == 0; }
+#define KEY_IS(k, lit) key_is((k), (lit), sizeof(lit) - 1)
+
+static int key_has_prefix(tta_str k, const char *lit, size_t n) { return k.n >= n && memcmp(k.p, lit, n) == 0; }
+
+static int key_contains(tta_str k, const char *lit, size_t n) {
+    for (size_t i = 0; i + n <= k.n; i++)
+        if (k.p[i] == lit[0] && memcmp(k.p + i, lit, n) == 0) return 1;
+    return 0;
+}
+
+static tta_str span_str(tta_json_span s) { return (tta_str){s.p, (uint32_t)s.n}; }
+
+/* A number from a span; NAN when it holds none. */
+static double span_number(tta_json_span s) {
+    double v;
+    return tta_json_span_number(s, &v, NULL) ? v : NAN;
+}
+
+/* Hyperparameters: the optimizer and schedule settings, batch sizes and the like. */
+typedef struct {
+    const char *text;
+    size_t n;
+} word;
+#define WORD(s) {s, sizeof(s) - 1}
+
+static int is_hparam_key(tta_str k) {
+    static const word prefixes[] = {WORD("opt_"), WORD("lars_"), WORD("sgd_"), WORD("lamb_"), WORD("adam_"), WORD("lr_")};
+    static const word contains[] = {WORD("learning_rate"), WORD("warmup"),   WORD("batch_size"), WORD("weight_decay"),
+                                    WORD("momentum"),      WORD("gradient_accumulation"), WORD("dropout"), WORD("smoothing")};
+    static const word exact[] = {WORD("model_bn_span"), WORD("max_sequence_length"), WORD("max_predictions_per_seq"),
+                                 WORD("num_image_candidates"), WORD("max_samples"), WORD("epsilon")};
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+        if (key_has_prefix(k, prefixes[i].text, prefixes[i].n)) return 1;
+    for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
+        if (key_is(k, exact[i].text, exact[i].n)) return 1;
+    for (size_t i = 0; i < sizeof contains / sizeof contains[0]; i++)
+        if (key_contains(k, contains[i].text, contains[i].n)) return 1;
+    return 0;
+}
+
+/* The metadata members the run semantics read, in one pass over the object. */
+typedef struct {
+    double epoch_num, samples, first_epoch, timestamp;
+    tta_json_span status, metric;
+} meta_fields;
+
+static void read_meta(tta_json_span meta, meta_fields *m) {
+    *m = (meta_fields){NAN, NAN, NAN, NAN, {0}, {0}};
+    if (meta.type != TTA_JSON_OBJECT) return;
+    tta_json_iter it;
+    tta_json_span k, v;
+    tta_json_iter_init(&it, meta);
+    while (tta_json_object_next(&it, &k, &v)) {
+        if (!k.plain) continue;
+        tta_str key = {k.p + 1, (uint32_t)(k.n - 2)};
+        switch (key.n) {
+        case 6:
+            if (KEY_IS(key, "status")) m->status = v;
+            else if (KEY_IS(key, "metric")) m->metric = v;
+            break;
+        case 7:
+            if (KEY_IS(key, "samples") && isnan(m->samples)) m->samples = span_number(v);
+            break;
+        case 9:
+            if (KEY_IS(key, "epoch_num")) m->epoch_num = span_number(v);
+            else if (KEY_IS(key, "timestamp")) m->timestamp = span_number(v);
+            break;
+        case 13:
+            if (KEY_IS(key, "samples_count")) m->samples = span_number(v);
+            break;
+        case 15:
+            if (KEY_IS(key, "first_epoch_num")) m->first_epoch = span_number(v);
+            break;
+        default:
+            break;
+        }
+    }
+}
+
+/* Quality (and a second metric) from an evaluation's value: a number, a string holding one
+ * ("25.59", "74.4%"), [bbox, segm], {"BBOX": x, "SEGM": y}, {"accuracy": {...}} or v0.5's
+ * {"epoch": e, "value": v}. A percent sign divides by 100 at once. Returns 1 when found. */
+static int quality_of(tta_json_span v, double *q, double *q2, int depth) {
+    int pct = 0;
+    if (depth > 4) return 0;
+    switch (v.type) {
+    case TTA_JSON_NUMBER:
+    case TTA_JSON_STRING:
+        if (!tta_json_span_number(v, q, &pct)) return 0;
+        if (pct) *q /= 100.0;
+        return 1;
+    case TTA_JSON_ARRAY: {
+        tta_json_iter it;
+        tta_json_span e;
+        tta_json_iter_init(&it, v);
+        if (!tta_json_array_next(&it, &e) || !quality_of(e, q, q2, depth + 1)) return 0;
+        double dummy;
+        if (tta_json_array_next(&it, &e)) quality_of(e, q2, &dummy, depth + 1);
+        return 1;
+    }
+    case TTA_JSON_OBJECT: {
+        tta_json_span x;
+        if (tta_json_find(v, "BBOX", &x) || tta_json_find(v, "bbox", &x)) {
+            double dummy;
+            if (!quality_of(x, q, &dummy, depth + 1)) return 0;
+            if (tta_json_find(v, "SEGM", &x) || tta_json_find(v, "segm", &x)) quality_of(x, q2, &dummy, depth + 1);
+            return 1;
+        }
+        if (tta_json_find(v, "accuracy", &x)) return quality_of(x, q, q2, depth + 1);
+        if (tta_json_find(v, "value", &x)) return quality_of(x, q, q2, depth + 1);
+        return 0;
+    }
+    default:
+        return 0;
+    }
+}
+
+/* A status word: success / aborted (abort, failed, false...) / unknown. */
+static tta_run_status status_word(tta_parsed_file *f, tta_json_span s) {
+    if (s.type == TTA_JSON_TRUE) return TTA_RUN_SUCCESS;
+    if (s.type == TTA_JSON_FALSE) return TTA_RUN_ABORTED;
+    char *w = tta_parsed_lower(f, tta_parsed_string(f, s));
+    if (!w) return TTA_RUN_UNKNOWN;
+    if (!strcmp(w, "success") || !strcmp(w, "true") || !strcmp(w, "succeeded")) return TTA_RUN_SUCCESS;
+    if (!strncmp(w, "abort", 5) || !strncmp(w, "fail", 4) || !strcmp(w, "false") || !strcmp(w, "error"))
+        return TTA_RUN_ABORTED;
+    return TTA_RUN_UNKNOWN;
+}
+
+/* The status a run_stop carries: metadata status (v0.6 on), or the value's {"success": ...}
+ * or {"status": ...} (v0.5), or the value itself when it is a status word. */
+static tta_run_status run_stop_status(tta_parsed_file *f, const tta_log_record *r, const meta_fields *m) {
+    if (m->status.type) return status_word(f, m->status);
+    tta_json_span x;
+    if (r->value.type == TTA_JSON_OBJECT) {
+        if (tta_json_find(r->value, "success", &x)) return status_word(f, x);
+        if (tta_json_find(r->value, "status", &x)) return status_word(f, x);
+        return TTA_RUN_UNKNOWN;
+    }
+    if (r->value.type == TTA_JSON_STRING) return status_word(f, r->value);
+    return TTA_RUN_UNKNOWN;
+}
+
+/* ---- marks ---- */
+
+/* The mark of epoch in arr (n marks, capacity cap), added when it is not there yet. */
+static tta_epoch_mark *mark_for(tta_index_map *index, tta_epoch_mark **arr, size_t *n, size_t *cap, double epoch) {
+    uint64_t key = double_bits(epoch);
+    long i = imap_get(index, key);
+    if (i >= 0) return &(*arr)[i];
+    growArray(*arr, cap, *n + 1);
+    (*arr)[*n] = (tta_epoch_mark){epoch, NAN, NAN};
+    imap_put(index, key, (uint32_t)*n);
+    return &(*arr)[(*n)++];
+}
+
+/* A start or stop of an epoch (or block); the first of each is kept (ranks repeat them). */
+static void mark(tta_run_builder *b, int block, double epoch, double t, int is_start) {
+    if (isnan(epoch)) return;
+    tta_run_record *r = &b->f->run;
+    tta_epoch_mark *m = block ? mark_for(&b->block_index, &b->blocks, &b->n_blocks, &b->cap_blocks, epoch)
+                              : mark_for(&b->epoch_index, &r->epochs, &r->n_epochs, &b->cap_epochs, epoch);
+    if (is_start && isnan(m->start_s)) m->start_s = t;
+    if (!is_start && isnan(m->stop_s)) m->stop_s = t;
+}
+
+/* ---- records ---- */
+
+void tta_rb_init(tta_run_builder *b, tta_parsed_file *f, const tta_path_meta *pm) {
+    memset(b, 0, sizeof *b);
+    b->f = f;
+    b->pm = pm;
+    b->zero_based_epochs = f->format == TTA_FMT_MLPERF_V05 || f->format == TTA_FMT_MLPERF_TEXT;
+    b->bleu_is_fraction = f->format == TTA_FMT_MLLOG;
+    b->eval_result_s = NAN;
+    b->pending_eval = -1;
+    tta_run_record *r = &f->run;
+    r->run_index = pm->run_index;
+    r->run_start_s = r->run_stop_s = NAN;
+    r->target = r->target2 = NAN;
+    r->global_batch_size = r->train_samples = r->eval_samples = NAN;
+    r->tta_s = NAN;
+    r->status = TTA_RUN_UNKNOWN;
+}
+
+void tta_rb_bad(tta_run_builder *b, uint32_t line, const char *reason) {
+    if (b->first_bad_line) return;
+    b->first_bad_line = line;
+    snprintf(b->first_bad_reason, sizeof b->first_bad_reason, "%s", reason);
+}
+
+/* The round the names in this file belong to (for round-dependent benchmark names). */
+static const char *effective_round(const tta_run_builder *b) {
+    if (b->pm->round) return b->pm->round;
+    if (b->f->format == TTA_FMT_MLPERF_V05) return "v0.5";
+    if (b->f->format == TTA_FMT_MLPERF_V06 || b->f->format == TTA_FMT_MLPERF_TEXT) return "v0.6";
+    return NULL;
+}
+
+void tta_rb_benchmark_hint(tta_run_builder *b, const char *name, size_t n) {
+    if (b->log_benchmark) return;
+    b->log_benchmark = tta_benchmark_canonical(name, n, effective_round(b));
+}
+
+static void add_hparam(tta_run_builder *b, const tta_log_record *rec, tta_str value) {
+    tta_run_record *r = &b->f->run;
+    uint64_t h = tta_hash64(rec->key.p, rec->key.n, 0x68706172616d);
+    if (imap_get(&b->hparam_keys, h) >= 0) return;
+    imap_put(&b->hparam_keys, h, (uint32_t)r->n_hparams);
+    growArray(r->hparams, &b->cap_hparams, r->n_hparams + 1);
+    r->hparams[r->n_hparams++] = (tta_kv){rec->key, value};
+}
+
+static void add_eval(tta_run_builder *b, const tta_log_record *rec, const meta_fields *m, double epoch_logged) {
+    tta_run_record *r = &b->f->run;
+    double q = NAN, q2 = NAN;
+    if (!quality_of(rec->value, &q, &q2, 0)) return;
+    double epoch = NAN;
+    if (!isnan(epoch_logged)) epoch = b->zero_based_epochs ? epoch_logged + 1 : epoch_logged;
+    /* Stable Diffusion logs FID and CLIP as two eval_accuracy records: CLIP joins the FID
+     * evaluation at the same progress as its second metric. */
+    if (m->metric.type == TTA_JSON_STRING && TTA_JSON_IS(m->metric, "CLIP") && r->n_evals) {
+        tta_eval *last = &r->evals[r->n_evals - 1];
+        if (isnan(last->quality2) && (last->samples == m->samples || last->epoch == epoch)) {
+            last->quality2 = q;
+            return;
+        }
+    }
+    /* The same evaluation printed again (by another rank, or a log repeated in the file). */
+    uint64_t key = tta_hash64(&q, sizeof q, double_bits(epoch) ^ mix64(double_bits(rec->time_s)));
+    if (imap_get(&b->eval_seen, key) >= 0) return;
+    imap_put(&b->eval_seen, key, (uint32_t)r->n_evals);
+    growArray(r->evals, &b->cap_evals, r->n_evals + 1);
+    r->evals[r->n_evals] = (tta_eval){rec->time_s, epoch, m->samples, q, q2, rec->line};
+    b->pending_eval = isnan(m->samples) ? (long)r->n_evals : -1;
+    r->n_evals++;
+}
+
+/* :::SYSJSON: the system description printed into the log (later rounds). */
+static void read_sysjson(tta_run_builder *b, tta_json_span v) {
+    tta_json_span x;
+    if (v.type != TTA_JSON_OBJECT) return;
+    if (!b->sys_division && (tta_json_find(v, "division", &x) || tta_json_find(v, "divison", &x)))
+        b->sys_division = tta_parsed_string(b->f, x);
+    if (!b->sys_submitter && tta_json_find(v, "submitter", &x)) b->sys_submitter = tta_parsed_string(b->f, x);
+    if (!b->sys_name && tta_json_find(v, "system_name", &x)) b->sys_name = tta_parsed_string(b->f, x);
+}
+
+void tta_rb_record(tta_run_builder *b, const tta_log_record *rec) {
+    tta_parsed_file *f = b->f;
+    tta_run_record *r = &f->run;
+    meta_fields m;
+    read_meta(rec->meta, &m);
+    /* v0.5 and the text form carry the epoch inside the value: {"epoch": e, "value": v}. */
+    double epoch_logged = m.epoch_num;
+    if (b->zero_based_epochs && rec->value.type == TTA_JSON_OBJECT) {
+        tta_json_span e;
+        if (tta_json_find(rec->value, "epoch", &e)) epoch_logged = span_number(e);
+    }
+    tta_event ev = {
+        .key = rec->key,
+        .value = rec->value.type ? span_str(rec->value) : (tta_str){"null", 4},
+        .metadata = rec->meta.type == TTA_JSON_OBJECT ? span_str(rec->meta) : (tta_str){0},
+        .time_s = rec->time_s,
+        .epoch_num = epoch_logged,
+        .samples = m.samples,
+        .line = rec->line,
+        .type = rec->type,
+    };
+    growArray(f->events, &b->cap_events, f->n_events + 1);
+    f->events[f->n_events++] = ev;
+    if (!b->first_record_line) b->first_record_line = rec->line;
+
+    tta_str k = rec->key;
+    switch (k.n) {
+    case 4:
+        if (KEY_IS(k, "seed")) goto seed;
+        break;
+    case 7:
+        if (KEY_IS(k, "sysjson")) read_sysjson(b, rec->value);
+        break;
+    case 8:
+        if (KEY_IS(k, "run_stop")) {
+            tta_run_status s = run_stop_status(f, rec, &m);
+            if (b->stop_state < 2 && s != TTA_RUN_UNKNOWN) {
+                r->run_stop_s = rec->time_s;
+                r->status = s;
+                b->stop_state = 2;
+                b->stop_line = rec->line;
+            } else if (b->stop_state == 0) {
+                r->run_stop_s = rec->time_s;
+                b->stop_state = 1;
+                b->stop_line = rec->line;
+            }
+        }
+        break;
+    case 9:
+        if (KEY_IS(k, "run_start") && !b->have_start) {
+            r->run_start_s = rec->time_s;
+            b->have_start = 1;
+        }
+        break;
+    case 10:
+        if (KEY_IS(k, "epoch_stop")) mark(b, 0, m.epoch_num, rec->time_s, 0);
+        else if (KEY_IS(k, "block_stop")) mark(b, 1, m.first_epoch, rec->time_s, 0);
+        break;
+    case 11:
+        if (KEY_IS(k, "epoch_start")) mark(b, 0, m.epoch_num, rec->time_s, 1);
+        else if (KEY_IS(k, "block_start")) mark(b, 1, m.first_epoch, rec->time_s, 1);
+        else if (KEY_IS(k, "eval_target") && isnan(r->target)) {
+            double t = NAN, t2 = NAN;
+            if (quality_of(rec->value, &t, &t2, 0)) {
+                r->target = t;
+                r->target2 = t2;
+            }
+        } else if (KEY_IS(k, "eval_result") && isnan(b->eval_result_s)) {
+            b->eval_result_s = m.timestamp;
+        } else if (KEY_IS(k, "train_epoch") && b->zero_based_epochs) {
+            double e = span_number(rec->value);
+            if (!isnan(e)) mark(b, 0, e + 1, rec->time_s, 1);
+        }
+        break;
+    case 12:
+        if (KEY_IS(k, "eval_samples") && isnan(r->eval_samples)) r->eval_samples = span_number(rec->value);
+        break;
+    case 13:
+        if (KEY_IS(k, "eval_accuracy")) add_eval(b, rec, &m, epoch_logged);
+        else if (KEY_IS(k, "train_samples")) {
+            double v = span_number(rec->value);
+            if (isnan(r->train_samples)) r->train_samples = v;
+            /* Logged after an evaluation that carried no progress (BERT v0.7 prints it at the
+             * end): the samples that evaluation had seen. */
+            if (b->pending_eval >= 0 && !isnan(v)) r->evals[b->pending_eval].samples = v;
+            b->pending_eval = -1;
+        }
+        break;
+    case 14:
+        if (KEY_IS(k, "submission_org") && !b->log_org) b->log_org = tta_parsed_string(f, rec->value);
+        break;
+    case 17:
+        if (KEY_IS(k, "global_batch_size") && isnan(r->global_batch_size))
+            r->global_batch_size = span_number(rec->value);
+        break;
+    case 19:
+        if (KEY_IS(k, "submission_division") && !b->log_division) b->log_division = tta_parsed_string(f, rec->value);
+        else if (KEY_IS(k, "submission_platform") && !b->log_platform)
+            b->log_platform = tta_parsed_string(f, rec->value);
+        else if (KEY_IS(k, "run_set_random_seed")) goto seed;
+        break;
+    case 20:
+        if (KEY_IS(k, "submission_benchmark") && !b->log_benchmark) {
+            char *s = tta_parsed_string(f, rec->value);
+            if (s) b->log_benchmark = tta_benchmark_canonical(s, strlen(s), effective_round(b));
+        }
+        break;
+    default:
+        break;
+    }
+    if (is_hparam_key(k)) add_hparam(b, rec, ev.value);
+    return;
+
+seed:
+    if (!r->has_seed) {
+        double v = span_number(rec->value);
+        if (!isnan(v) && v == floor(v) && fabs(v) < 9.2e18) {
+            r->has_seed = 1;
+            r->seed = (int64_t)v;
+        }
+    }
+    if (is_hparam_key(k)) add_hparam(b, rec, ev.value);
+}
+
+/* ---- the end ---- */
+
+/* A logged quality in the benchmark's stored scale (schemas/001_init.sql targets). */
+static double normalize_quality(const tta_run_builder *b, tta_quality_scale scale, double q) {
+    if (isnan(q)) return q;
+    switch (scale) {
+    case TTA_SCALE_FRACTION:
+        return q > 1.0 ? q / 100.0 : q; /* a percentage printed without its sign */
+    case TTA_SCALE_BLEU:
+        return b->bleu_is_fraction ? q * 100.0 : q;
+    default:
+        return q;
+    }
+}
+
+void tta_rb_finish(tta_run_builder *b, uint32_t last_line, int need_run_start) {
+    tta_parsed_file *f = b->f;
+    tta_run_record *r = &f->run;
+    const tta_path_meta *pm = b->pm;
+
+    /* Identity (docs/ingest.md): the path where the layout is recognised, else the log. */
+    const char *round = effective_round(b);
+    r->round = (char *)round;
+    if (pm->layout == TTA_LAYOUT_RESULTS) {
+        r->submitter = (char *)pm->submitter;
+        r->system = (char *)pm->system;
+    } else {
+        r->submitter = b->log_org ? b->log_org : b->sys_submitter;
+        r->system = b->log_platform ? b->log_platform : b->sys_name;
+    }
+    r->platform = b->log_platform;
+    const char *bench = b->log_benchmark ? b->log_benchmark : pm->benchmark;
+    r->benchmark = (char *)bench;
+    const char *division = b->log_division ? b->log_division : b->sys_division ? b->sys_division : pm->division;
+    r->division = tta_parsed_lower(f, division);
+
+    /* Scales: evaluations may precede the line naming the benchmark. */
+    tta_quality_scale scale = tta_benchmark_scale(bench);
+    for (size_t i = 0; i < r->n_evals; i++) {
+        r->evals[i].quality = normalize_quality(b, scale, r->evals[i].quality);
+        r->evals[i].quality2 = normalize_quality(b, scale, r->evals[i].quality2);
+    }
+    r->target = normalize_quality(b, scale, r->target);
+    r->target2 = normalize_quality(b, scale, r->target2);
+    if (tta_benchmark_epoch_is_samples(bench, round)) {
+        for (size_t i = 0; i < r->n_evals; i++) {
+            if (isnan(r->evals[i].samples)) {
+                r->evals[i].samples = r->evals[i].epoch;
+                r->evals[i].epoch = NAN;
+            }
+        }
+    }
+
+    /* Epoch marks; a log with only block marks gives those (epoch = first_epoch_num). */
+    if (r->n_epochs == 0 && b->n_blocks > 0) {
+        r->epochs = b->blocks;
+        r->n_epochs = b->n_blocks;
+        b->blocks = NULL;
+    }
+    free(b->blocks);
+    b->blocks = NULL;
+
+    /* v0.6 minigo logs without run_stop: the eval_result record says when the winning model
+     * was trained (seconds after run_start), which is what v0.6 scored. */
+    if (b->stop_state == 0 && b->have_start && !isnan(b->eval_result_s)) {
+        r->run_stop_s = r->run_start_s + b->eval_result_s;
+        r->status = TTA_RUN_SUCCESS;
+    }
+
+    imap_free(&b->hparam_keys);
+    imap_free(&b->epoch_index);
+    imap_free(&b->block_index);
+    imap_free(&b->eval_seen);
+
+    if (f->n_events == 0) {
+        if (b->first_bad_line)
+            tta_parse_fail(f, b->first_bad_line, "%s (and no readable record)", b->first_bad_reason);
+        else
+            tta_parse_fail(f, 1, "no %s record", tta_format_name(f->format));
+    } else if (need_run_start && !b->have_start) {
+        if (b->first_bad_line)
+            tta_parse_fail(f, b->first_bad_line, "no run_start record (first unreadable record: %s)",
+                           b->first_bad_reason);
+        else
+            tta_parse_fail(f, last_line, "no run_start record in %zu records", f->n_events);
+    }
+}

@@ -1,0 +1,47 @@
+/* fuzz_check.h: what every parser fuzz target checks about a parsed file, beyond not crashing:
+ * the invariants the store relies on (tests/fuzz/). A violation aborts, which libFuzzer reports
+ * with the input. */
+#ifndef TTA_FUZZ_CHECK_H
+#define TTA_FUZZ_CHECK_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ingest/jsonscan.h"
+#include "ingest/parsed.h"
+
+static inline void fuzz_fail(const char *what) {
+    fprintf(stderr, "fuzz invariant broken: %s\n", what);
+    abort();
+}
+
+static inline void fuzz_check_json(tta_str s, int object) {
+    tta_json_span v;
+    if (!s.p || !tta_json_whole(s.p, s.p + s.n, &v)) fuzz_fail("value or metadata is not JSON");
+    if (object && v.type != TTA_JSON_OBJECT) fuzz_fail("metadata is not an object");
+}
+
+/* Parses data as the file at path and checks the result. */
+static inline void fuzz_parse(const char *path, const unsigned char *data, size_t size) {
+    tta_parsed_file f = {0};
+    if (tta_parse_buffer(path, (const char *)data, size, &f) != 0) fuzz_fail("tta_parse_buffer returned an error");
+    if (f.failed) {
+        /* "<path>:<line>: <reason>" */
+        size_t n = strlen(path);
+        if (!f.error || strncmp(f.error, path, n) != 0 || f.error[n] != ':') fuzz_fail("error without path:line");
+    } else {
+        for (size_t i = 0; i < f.n_events; i++) {
+            fuzz_check_json(f.events[i].value, 0);
+            if (f.events[i].metadata.n) fuzz_check_json(f.events[i].metadata, 1);
+            if (f.events[i].line == 0) fuzz_check_json((tta_str){0}, 0);
+        }
+        for (size_t i = 0; i < f.run.n_hparams; i++) fuzz_check_json(f.run.hparams[i].value, 0);
+        if (f.system.raw_json) fuzz_check_json((tta_str){f.system.raw_json, (uint32_t)strlen(f.system.raw_json)}, 1);
+        for (size_t i = 1; i < f.n_events; i++)
+            if (f.events[i].line < f.events[i - 1].line) fuzz_fail("events out of line order");
+    }
+    tta_parsed_free(&f);
+}
+
+#endif
