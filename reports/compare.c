@@ -7,6 +7,7 @@
 #include "common/check.h"
 #include "reports/dataset.h"
 #include "reports/render.h"
+#include "reports/summary.h"
 #include "reports/reports.h"
 #include "stats/stats.h"
 
@@ -80,7 +81,7 @@ static int load_one(sqlite3 *db, const char *spec, tta_entry_data **e, char **er
 static size_t successful_ttas(const tta_entry_data *e, double *out) {
     size_t k = 0;
     for (size_t i = 0; i < e->n_runs; i++)
-        if (e->runs[i].status && !strcmp(e->runs[i].status, "success") && !isnan(e->runs[i].tta_s))
+        if (tta_run_succeeded(&e->runs[i]))
             out[k++] = e->runs[i].tta_s;
     return k;
 }

@@ -254,8 +254,11 @@ int tta_entries_load(sqlite3 *db, const tta_filter *filter, int with_curves, tta
             r->samples_to_target = p.samples;
             /* Sample-counted benchmarks (BERT): epochs = samples / training-set size, unknown
              * when the log gives no sample count at the evaluation (its epoch_num is not one). */
+            /* v0.7 BERT logs train_samples as the samples it trained on, not the training-set
+             * size: a "size" the run reaches at its target is not one. */
             if (by_samples)
-                r->epochs = !isnan(p.samples) && e->train_samples > 0 ? p.samples / e->train_samples : NAN;
+                r->epochs = !isnan(p.samples) && e->train_samples > p.samples * 1.01 ? p.samples / e->train_samples
+                                                                                     : NAN;
             else
                 r->epochs = p.epoch;
         }

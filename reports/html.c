@@ -25,12 +25,14 @@ static const char stylesheet[] =
     "p{margin:10px 0;max-width:82ch}\n"
     ".table-wrap{overflow-x:auto;margin:14px 0 4px}\n"
     "table{border-collapse:collapse;font-size:13.5px;font-variant-numeric:tabular-nums}\n"
+    "table.dense{font-size:12.5px}\n"
+    "table.dense th,table.dense td{padding:4px 7px}\n"
     "caption{caption-side:top;text-align:left;font-weight:bold;padding:0 0 8px}\n"
     "th,td{padding:5px 10px;text-align:left;vertical-align:top}\n"
     "th{border-bottom:2px solid #3a3a3a;font-weight:bold;vertical-align:bottom}\n"
     "td{border-bottom:1px solid #e6e8eb}\n"
     "tbody tr:nth-child(even){background:#f8f9fb}\n"
-    "td.text{overflow-wrap:anywhere;min-width:9ch}\n"
+    "td.text{overflow-wrap:break-word}\n"
     ".num{text-align:right}\n"
     "td.num{white-space:nowrap}\n"
     ".na{color:#8a8a8a}\n"
@@ -74,11 +76,27 @@ void tta_html_paragraph(buf *out, const char *text) {
     buf_puts(out, "</p>\n");
 }
 
+/* Tables with more columns than this are set tighter. */
+#define DENSE_COLUMNS 9
+
+/* Appends text escaped, with a line-break opportunity (<wbr>) after each '_' and '/': system
+ * names such as dgxa100_n2_ngc20.06_mxnet then wrap between their words, not inside them. */
+static void escape_breakable(buf *out, const char *s) {
+    buf e = {0};
+    tta_xml_escape(&e, s);
+    for (const char *p = buf_str(&e); *p; p++) {
+        buf_putc(out, *p);
+        if ((*p == '_' || *p == '/') && p[1]) buf_puts(out, "<wbr>");
+    }
+    buf_free(&e);
+}
+
 /* The table, with an optional <caption>, then its footnotes. */
 static void table_html(const tta_table *t, const char *caption, buf *out) {
     tta_table_display d;
     tta_table_display_init(&d, t);
-    buf_puts(out, "<div class=\"table-wrap\">\n<table>\n");
+    buf_puts(out, d.n_cols > DENSE_COLUMNS ? "<div class=\"table-wrap\">\n<table class=\"dense\">\n"
+                                           : "<div class=\"table-wrap\">\n<table>\n");
     if (caption) {
         buf_puts(out, "<caption>");
         tta_xml_escape(out, caption);
@@ -104,7 +122,8 @@ static void table_html(const tta_table *t, const char *caption, buf *out) {
                 buf_putc(out, '"');
             }
             buf_putc(out, '>');
-            tta_xml_escape(out, d.cell[at]);
+            if (numeric) tta_xml_escape(out, d.cell[at]);
+            else escape_breakable(out, d.cell[at]);
             if (j == 0) tta_xml_escape(out, d.row_mark[i]);
             buf_puts(out, "</td>");
         }

@@ -9,6 +9,7 @@
 #include "common/check.h"
 #include "reports/dataset.h"
 #include "reports/render.h"
+#include "reports/summary.h"
 #include "reports/reports.h"
 #include "stats/stats.h"
 
@@ -72,7 +73,7 @@ int tta_report_rcp(sqlite3 *db, const tta_filter *f, const char *rcp_dir, int fo
         double bs = NAN;
         for (size_t r = 0; r < e[i].n_runs; r++) {
             const tta_run_data *run = &e[i].runs[r];
-            int ok = run->status && !strcmp(run->status, "success");
+            int ok = tta_run_succeeded(run);
             conv[r] = ok ? (by_samples ? run->samples_to_target : run->epochs) : NAN;
             if (isnan(bs)) bs = run->global_batch_size;
         }

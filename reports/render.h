@@ -140,12 +140,14 @@ void tta_xml_escape(buf *out, const char *s);
 
 /* ---- SVG plots --------------------------------------------------------------------------------
  * Each plot function appends one standalone SVG 1.1 document: an <svg> root in the SVG namespace
- * (no XML declaration: UTF-8 is XML's default), a fixed size (width x height pixels, 0 for
- * 760 x 440), no external resource, no stylesheet or id (presentation attributes only, so that
- * plots inlined in one HTML page cannot interfere). The layout is title, legend, plot area, axes
- * with "nice" ticks (1, 2, 5 x 10^k; powers of 2 or 10 on log axes). Plots draw exactly the
- * numbers they are given: convert to the unit the axis label names before. Marks carry a class
- * saying what they show: point, line, band, hline, bar, segment, mean, value. */
+ * (no XML declaration: UTF-8 is XML's default) of a fixed size (width x height pixels; 0 for
+ * 760 x 440, widened for bar charts and strip plots with many categories), with no external
+ * resource, no stylesheet and no id (presentation attributes only, so that plots inlined in one
+ * HTML page cannot interfere). The layout is title, legend, plot area, axes with "nice" ticks
+ * (1, 2, 5 x 10^k; powers of 2 or 10 on log axes), and a note line counting what could not be
+ * drawn. Plots draw exactly the numbers they are given: convert to the unit the axis label names
+ * before. Marks carry a class saying what they show: point, line, band, hline, bar, segment,
+ * mean, value, label. Struct fields keep their order (callers may initialise them by position). */
 
 typedef enum { TTA_AXIS_LINEAR = 0, TTA_AXIS_LOG2, TTA_AXIS_LOG10 } tta_axis_scale;
 
@@ -166,7 +168,7 @@ typedef struct {
 typedef enum {
     TTA_MARK_LINE = 0,   /* connect the points in order (a NaN breaks the line) */
     TTA_MARK_POINTS,     /* a dot per point */
-    TTA_MARK_LINE_POINTS,
+    TTA_MARK_LINE_POINTS, /* both; the dots only while points are 8 px apart on average */
 } tta_marks;
 
 typedef struct {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/buf.h"
+#include "common/check.h"
 #include "reports/builders.h"
 #include "reports/reports.h"
 
@@ -21,6 +22,44 @@ static int write_file(const char *path, const buf *b, char **err) {
     return 0;
 }
 
+/* The distinct benchmarks of e, in order of first appearance; returns how many (names point
+ * into e). */
+static size_t distinct_benchmarks(const tta_entry_data *e, size_t n, const char **names) {
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t j = 0;
+        while (j < k && strcmp(names[j], e[i].benchmark)) j++;
+        if (j == k) names[k++] = e[i].benchmark;
+    }
+    return k;
+}
+
+/* Shallow copies of the entries of one benchmark (the copies share the originals' memory and
+ * are freed with free() alone). */
+static tta_entry_data *entries_of(const tta_entry_data *e, size_t n, const char *benchmark, size_t *m) {
+    tta_entry_data *out = mallocCheck((n ? n : 1) * sizeof *out);
+    *m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(e[i].benchmark, benchmark)) out[(*m)++] = e[i];
+    return out;
+}
+
+/* "dir/name.svg" for one benchmark of several: "dir/name-<benchmark>.svg". */
+static char *plot_path(const char *path, const char *benchmark, int several) {
+    buf b = {0};
+    const char *dot = strrchr(path, '.');
+    const char *slash = strrchr(path, '/');
+    if (!several) {
+        buf_puts(&b, path);
+    } else if (dot && (!slash || dot > slash)) {
+        buf_append(&b, path, (size_t)(dot - path));
+        buf_printf(&b, "-%s%s", benchmark, dot);
+    } else {
+        buf_printf(&b, "%s-%s.svg", path, benchmark);
+    }
+    return buf_take(&b);
+}
+
 int tta_run_table_report(sqlite3 *db, const tta_filter *f, int with_curves, tta_table_builder table,
                          tta_plot_builder plot, int format, FILE *out, const char *svg_path, char **err) {
     tta_entry_data *e;
@@ -31,10 +70,28 @@ int tta_run_table_report(sqlite3 *db, const tta_filter *f, int with_curves, tta_
     tta_table_free(t);
     int rc = 0;
     if (svg_path && plot) {
-        buf svg = {0};
-        plot(e, n, &svg);
-        rc = write_file(svg_path, &svg, err);
-        buf_free(&svg);
+        /* One plot per benchmark: their scales differ by orders of magnitude. */
+        const char **benches = mallocCheck((n ? n : 1) * sizeof *benches);
+        size_t nb = distinct_benchmarks(e, n, benches);
+        for (size_t b = 0; b < nb && rc == 0; b++) {
+            size_t m;
+            tta_entry_data *sub = entries_of(e, n, benches[b], &m);
+            char *path = plot_path(svg_path, benches[b], nb > 1);
+            buf svg = {0};
+            plot(sub, m, &svg);
+            rc = write_file(path, &svg, err);
+            if (rc == 0 && nb > 1) fprintf(stderr, "tta report: wrote %s\n", path);
+            buf_free(&svg);
+            free(path);
+            free(sub);
+        }
+        if (nb == 0) {
+            buf svg = {0};
+            plot(e, 0, &svg);
+            rc = write_file(svg_path, &svg, err);
+            buf_free(&svg);
+        }
+        free(benches);
     }
     tta_entries_free(e, n);
     return rc;
@@ -73,9 +130,25 @@ int tta_report_html(sqlite3 *db, const tta_filter *f, const char *path, const ch
         tta_html_heading(&page, sections[k].heading);
         tta_table *t = sections[k].table(e, n);
         if (tta_table_rows(t) > 0) {
-            buf_clear(&svg);
-            sections[k].plot(e, n, &svg);
-            tta_html_figure(&page, buf_str(&svg), sections[k].caption);
+            /* a figure per benchmark: their scales differ by orders of magnitude */
+            const char **benches = mallocCheck((n ? n : 1) * sizeof *benches);
+            size_t nb = distinct_benchmarks(e, n, benches);
+            for (size_t b = 0; b < nb; b++) {
+                size_t m;
+                tta_entry_data *sub = entries_of(e, n, benches[b], &m);
+                tta_table *st = sections[k].table(sub, m);
+                if (tta_table_rows(st) > 0) {
+                    buf_clear(&svg);
+                    sections[k].plot(sub, m, &svg);
+                    buf cap = {0};
+                    buf_printf(&cap, "%s: %s", benches[b], sections[k].caption);
+                    tta_html_figure(&page, buf_str(&svg), buf_str(&cap));
+                    buf_free(&cap);
+                }
+                tta_table_free(st);
+                free(sub);
+            }
+            free(benches);
         }
         tta_html_table(&page, t, NULL);
         tta_table_free(t);

@@ -9,6 +9,16 @@
 
 int tta_entry_is_mlperf(const tta_entry_data *e) { return e->round && e->round[0] == 'v'; }
 
+int tta_run_succeeded(const tta_run_data *r) {
+    if (isnan(r->tta_s) || !r->status) return 0;
+    if (!strcmp(r->status, "success")) return 1;
+    return !strcmp(r->status, "unknown") && r->reached == 1;
+}
+
+/* Seed of the CV bootstrap: fixed, so that a report is the same every time it is made. */
+#define SUMMARY_BOOTSTRAP_SEED 20190613UL
+#define SUMMARY_BOOTSTRAP_RESAMPLES 2000
+
 void tta_summarize_entry(const tta_entry_data *e, tta_entry_summary *s) {
     memset(s, 0, sizeof *s);
     s->entry = e;
@@ -22,7 +32,7 @@ void tta_summarize_entry(const tta_entry_data *e, tta_entry_summary *s) {
     for (size_t i = 0; i < n; i++) {
         const tta_run_data *r = &e->runs[i];
         times[i] = r->tta_s;
-        success[i] = r->status && !strcmp(r->status, "success") && !isnan(r->tta_s);
+        success[i] = tta_run_succeeded(r);
         s->reached += r->reached == 1;
         if (success[i]) ok[s->succeeded++] = r->tta_s;
         tta[i] = success[i] ? r->tta_s : NAN;
@@ -38,6 +48,7 @@ void tta_summarize_entry(const tta_entry_data *e, tta_entry_summary *s) {
         s->score_s = s->tta_mean_s;
     }
     s->dec = tta_decompose(tta, epochs, n);
+    s->cv = tta_cv_bootstrap(ok, s->succeeded, SUMMARY_BOOTSTRAP_RESAMPLES, 0.05, SUMMARY_BOOTSTRAP_SEED);
     free(times);
     free(success);
     free(ok);

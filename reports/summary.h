@@ -13,7 +13,12 @@ typedef struct {
     double tta_mean_s;      /* mean TTA of the successful runs */
     tta_decomposition dec;  /* epochs and time per epoch */
     double batch;           /* global batch size of the first run that logged one; NAN */
+    tta_cv_ci cv;           /* CV of the successful runs' TTA with its bootstrap interval */
 } tta_entry_summary;
+
+/* Did the run succeed? Its run_stop status says so, or, for logs whose run_stop carries no
+ * status (v0.5 NVIDIA, Alibaba v0.6), its last evaluation meets the target. */
+int tta_run_succeeded(const tta_run_data *r);
 
 /* Summarises e (its runs must be loaded). */
 void tta_summarize_entry(const tta_entry_data *e, tta_entry_summary *s);

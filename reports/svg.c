@@ -178,7 +178,7 @@ static const char *ink_on(const char *fill) {
 
 /* ---- document, title, legend ----------------------------------------------------------------- */
 
-typedef enum { SWATCH_LINE, SWATCH_POINT, SWATCH_LINE_POINT, SWATCH_BAND, SWATCH_BOX, SWATCH_MEAN } swatch_kind;
+typedef enum { SWATCH_LINE, SWATCH_POINT, SWATCH_LINE_POINT, SWATCH_BAND, SWATCH_BOX, SWATCH_MEAN, SWATCH_NONE } swatch_kind;
 
 typedef struct {
     const char *label;
@@ -229,6 +229,7 @@ static void draw_swatch(buf *o, const legend_item *it, double x, double y) {
     case SWATCH_POINT: circle_el(o, x + SWATCH_W / 2, y, 4.5, it->color, "fill-opacity=\"0.8\""); break;
     case SWATCH_BOX: rect_el(o, x + 4, y - 6, 14, 12, it->color, ""); break;
     case SWATCH_MEAN: line_el(o, x + 2, y, x + SWATCH_W - 2, y, it->color, 2.5, ""); break;
+    case SWATCH_NONE: break;
     }
 }
 
@@ -241,12 +242,34 @@ static void draw_legend(buf *o, const legend_item *items, size_t n, double w, do
             x = PAD;
             y += LEGEND_ROW;
         }
-        buf_puts(o, "<g class=\"legend-item\">\n");
+        buf_puts(o, items[i].kind == SWATCH_NONE ? "<g class=\"legend-more\">\n" : "<g class=\"legend-item\">\n");
         draw_swatch(o, &items[i], x, y);
         text_el(o, x + SWATCH_W + 6, y + 4.3, "start", LEGEND_SIZE, "#333333", "", items[i].label, iw - SWATCH_W - 6);
         buf_puts(o, "</g>\n");
         x += iw + 18;
     }
+}
+
+/* The height of a plot and the legend entries it shows. With height 0 the plot is 440 pixels plus
+ * one legend row for each row beyond two, so that a long legend does not crush the plot area.
+ * A fixed height keeps the legend within a third of it: the entries that do not fit are replaced
+ * by "+N more" (written into more, which must outlive the drawing). */
+static int fit_legend(int height, int w, legend_item *items, size_t *n, char *more, size_t more_len) {
+    double rows = legend_height(items, *n, w) / LEGEND_ROW;
+    if (height <= 0) return DEFAULT_HEIGHT + (int)(rows > 2 ? (rows - 2) * LEGEND_ROW : 0);
+    double max_rows = fmax(1, floor(height / 3.0 / LEGEND_ROW));
+    if (rows <= max_rows) return height;
+    size_t keep = *n;
+    for (; keep > 0; keep--) {
+        snprintf(more, more_len, "+%zu more", *n - keep + 1);
+        legend_item saved = items[keep - 1];
+        items[keep - 1] = (legend_item){more, SWATCH_NONE, INK, 0, 0};
+        int fits = legend_height(items, keep, w) / LEGEND_ROW <= max_rows;
+        if (fits) break;
+        items[keep - 1] = saved;
+    }
+    *n = keep;
+    return height;
 }
 
 /* Opens the document and draws background, title and legend; returns the y where the plot area may
@@ -440,7 +463,7 @@ static void tick_label(buf *o, const scale *s, double v) {
         double step = s->step / s->si;
         int decimals = step >= 1 ? 0 : (int)-floor(log10(step) + 1e-9);
         int which = s->si >= 1e12 ? 4 : s->si >= 1e9 ? 3 : s->si >= 1e6 ? 2 : s->si >= 1e3 ? 1 : 0;
-        buf_printf(o, "%.*f%s", decimals, v / s->si, suffix[which]);
+        buf_printf(o, "%.*f%s", decimals, v / s->si, v == 0 ? "" : suffix[which]);
         return;
     }
     if (s->kind == TTA_AXIS_LOG2) { /* powers of two read best whole: 1024, not 1.024k */
@@ -538,21 +561,41 @@ static double plot_right(int w, const tta_hline *h, size_t n) {
     return w - PAD - fmax(label, 8);
 }
 
-/* Dashed horizontal reference lines across the plot area, labelled in the right margin; counts
- * those outside the y range in *outside. */
+/* Dashed horizontal reference lines across the plot area, labelled in the right margin, labels
+ * at least a line apart; counts those outside the y range in *outside. */
 static void draw_hlines(buf *o, const tta_hline *h, size_t n, const scale *y, double left, double right, int w,
                         size_t *outside) {
+    double *py = callocCheck(n + 1, sizeof *py), *ly = callocCheck(n + 1, sizeof *ly);
+    size_t *order = callocCheck(n + 1, sizeof *order), k = 0;
     for (size_t i = 0; i < n; i++) {
         if (!placeable(y->kind, h[i].y) || !inside(y, h[i].y)) {
             (*outside)++;
             continue;
         }
-        double py = to_px(y, h[i].y);
+        py[i] = ly[i] = to_px(y, h[i].y);
+        if (h[i].label) order[k++] = i;
+    }
+    /* labels top to bottom, pushed down to a line below the previous one, then (if that ran off
+     * the bottom) back up */
+    for (size_t a = 1; a < k; a++)
+        for (size_t b = a; b > 0 && py[order[b - 1]] > py[order[b]]; b--) {
+            size_t t = order[b];
+            order[b] = order[b - 1];
+            order[b - 1] = t;
+        }
+    for (size_t a = 1; a < k; a++) ly[order[a]] = fmax(ly[order[a]], ly[order[a - 1]] + HLINE_SIZE + 2);
+    if (k && ly[order[k - 1]] > y->p0 + 4) ly[order[k - 1]] = y->p0 + 4;
+    for (size_t a = k - (k > 0); a-- > 0;) ly[order[a]] = fmin(ly[order[a]], ly[order[a + 1]] - HLINE_SIZE - 2);
+    for (size_t i = 0; i < n; i++) {
+        if (!placeable(y->kind, h[i].y) || !inside(y, h[i].y)) continue;
         buf_puts(o, "<g class=\"hline\">\n");
-        line_el(o, left, py, right, py, "#444444", 1.3, "stroke-dasharray=\"6 4\"");
-        if (h[i].label) text_el(o, right + 6, py + 4, "start", HLINE_SIZE, "#333333", "", h[i].label, w - right - 8);
+        line_el(o, left, py[i], right, py[i], "#444444", 1.3, "stroke-dasharray=\"6 4\"");
+        if (h[i].label) text_el(o, right + 6, ly[i] + 4, "start", HLINE_SIZE, "#333333", "", h[i].label, w - right - 8);
         buf_puts(o, "</g>\n");
     }
+    free(order);
+    free(ly);
+    free(py);
 }
 
 /* Adds "n what" to the note line when n > 0. */
@@ -632,7 +675,7 @@ static void draw_line(buf *o, const tta_series *s, const scale *x, const scale *
 
 void tta_svg_xy(buf *out, const tta_xy_plot *p) {
     assert(p && (p->n_series == 0 || p->series));
-    int w = p->width > 0 ? p->width : DEFAULT_WIDTH, h = p->height > 0 ? p->height : DEFAULT_HEIGHT;
+    int w = p->width > 0 ? p->width : DEFAULT_WIDTH;
     tta_axis_scale xk = p->x.scale, yk = p->y.scale;
 
     /* Data ranges, and what cannot be drawn. */
@@ -680,6 +723,8 @@ void tta_svg_xy(buf *out, const tta_xy_plot *p) {
                              : SWATCH_LINE;
     }
 
+    char more[32];
+    int h = fit_legend(p->height, w, items, &n_items, more, sizeof more);
     double top = begin_plot(out, w, h, p->title, items, n_items);
     double bottom = h - PAD - 22 - (p->x.label ? LABEL_SIZE + 8 : 0) - 14; /* x labels, axis label, note */
     scale x, y;
@@ -698,7 +743,6 @@ void tta_svg_xy(buf *out, const tta_xy_plot *p) {
     /* Marks, clipped; bands under lines under points under labels. */
     size_t outside = 0, hidden_lines = 0;
     begin_clip(out, left, top, right, bottom);
-    data_index = 0;
     for (int layer = 0; layer < 4; layer++) {
         data_index = 0;
         for (size_t s = 0; s < p->n_series; s++) {
@@ -706,6 +750,8 @@ void tta_svg_xy(buf *out, const tta_xy_plot *p) {
             const char *color = series_color(se, data_index);
             if (!se->reference) data_index++;
             int has_line = se->marks != TTA_MARK_POINTS, has_points = se->marks != TTA_MARK_LINE;
+            /* markers on a line only while they can be told apart: 8 px apart on average */
+            if (has_line && has_points && se->n > 1 && (right - left) / (double)se->n < 8) has_points = 0;
             if (layer == 0 && se->err) draw_band(out, se, &x, &y, color);
             if (layer == 1 && has_line) draw_line(out, se, &x, &y, color);
             for (size_t i = 0; layer >= 2 && i < se->n; i++) {
@@ -900,7 +946,6 @@ void tta_svg_bars(buf *out, const tta_bar_plot *p) {
     assert(p->y.scale == TTA_AXIS_LINEAR);
     size_t nc = p->n_categories, ns = p->n_series;
     int w = p->width > 0 ? p->width : categorical_width(nc, p->stacked ? 28 : fmax(28, 14.0 * ns + 8));
-    int h = p->height > 0 ? p->height : DEFAULT_HEIGHT;
     double lo = 0, hi = 0;
     int have = 1;
     size_t missing = 0;
@@ -926,9 +971,12 @@ void tta_svg_bars(buf *out, const tta_bar_plot *p) {
     legend_item *items = callocCheck(ns + 1, sizeof *items);
     for (size_t s = 0; s < ns; s++)
         items[s] = (legend_item){p->series_names[s], SWATCH_BOX, palette[s % PALETTE_SIZE], 0, 0};
+    size_t n_items = ns;
+    char more[32];
+    int h = fit_legend(p->height, w, items, &n_items, more, sizeof more);
     scale y;
     double left, right, top, bottom;
-    categorical_frame(out, w, h, p->title, items, ns, &ya, lo, hi, have, p->categories, nc, p->x_label, p->hlines,
+    categorical_frame(out, w, h, p->title, items, n_items, &ya, lo, hi, have, p->categories, nc, p->x_label, p->hlines,
                       p->n_hlines, &y, &left, &right, &top, &bottom);
     double band = nc ? (right - left) / nc : 0;
     double group = band * (p->stacked ? 0.55 : 0.78);
@@ -1023,7 +1071,7 @@ static double jitter(size_t i) {
 void tta_svg_strip(buf *out, const tta_strip_plot *p) {
     assert(p && (p->n_groups == 0 || p->groups));
     size_t ng = p->n_groups;
-    int w = p->width > 0 ? p->width : categorical_width(ng, 28), h = p->height > 0 ? p->height : DEFAULT_HEIGHT;
+    int w = p->width > 0 ? p->width : categorical_width(ng, 28);
     tta_axis_scale yk = p->y.scale;
     double lo = 0, hi = 0;
     int have = 0;
@@ -1042,9 +1090,12 @@ void tta_svg_strip(buf *out, const tta_strip_plot *p) {
 
     legend_item items[2] = {{p->value_name ? p->value_name : "value", SWATCH_POINT, palette[0], 0, 0},
                             {"mean", SWATCH_MEAN, INK, 2.5, 0}};
+    size_t n_items = 2;
+    char more[32];
+    int h = fit_legend(p->height, w, items, &n_items, more, sizeof more);
     scale y;
     double left, right, top, bottom;
-    categorical_frame(out, w, h, p->title, items, 2, &p->y, lo, hi, have, names, ng, p->x_label, p->hlines,
+    categorical_frame(out, w, h, p->title, items, n_items, &p->y, lo, hi, have, names, ng, p->x_label, p->hlines,
                       p->n_hlines, &y, &left, &right, &top, &bottom);
     double band = ng ? (right - left) / ng : 0, spread = fmin(band * 0.26, 22), half_mean = fmin(band * 0.34, 28);
     size_t outside = 0;

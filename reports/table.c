@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/check.h"
 #include "reports/render.h"
@@ -883,7 +884,10 @@ void tta_table_render(const tta_table *t, tta_out_format fmt, const tta_text_opt
 
 void tta_table_write(const tta_table *t, tta_out_format fmt, FILE *out) {
     buf b = {0};
-    tta_table_render(t, fmt, NULL, &b);
+    /* Colour only for a person at a terminal that has not asked for none. */
+    const char *no_color = getenv("NO_COLOR");
+    tta_text_options o = {.max_width = 0, .color = isatty(fileno(out)) && !(no_color && *no_color)};
+    tta_table_render(t, fmt, &o, &b);
     fwrite(buf_str(&b), 1, b.len, out);
     buf_free(&b);
 }

@@ -9,6 +9,7 @@
 #include "reports/builders.h"
 #include "reports/dataset.h"
 #include "reports/render.h"
+#include "reports/summary.h"
 #include "reports/reports.h"
 #include "stats/stats.h"
 
@@ -34,16 +35,12 @@ static const tta_column variance_columns[C_COUNT] = {
     [C_CV_HIGH] = {"cv_ci_high", "cv high (%)", TTA_COL_PERCENT, 1, TTA_FOR_SCRIPTS},
     [C_CV_CI] = {"cv_ci", "95% CI (%)", TTA_COL_TEXT, 0, TTA_FOR_PEOPLE},
     [C_EPOCHS_MEAN] = {"epochs_mean", "epochs", TTA_COL_NUMBER, 1, 0},
-    [C_EPOCHS_STD] = {"epochs_std", "± ep", TTA_COL_NUMBER, 1, 0},
+    [C_EPOCHS_STD] = {"epochs_std", "± ep", TTA_COL_NUMBER, 1, TTA_FOR_SCRIPTS},
     [C_TPE_MEAN] = {"tpe_mean_s", "s/epoch", TTA_COL_SECONDS, 1, 0},
     [C_TPE_STD] = {"tpe_std_s", "± s", TTA_COL_SECONDS, 1, TTA_FOR_SCRIPTS},
     [C_CV_RATIO] = {"cv_ratio", "cv ratio", TTA_COL_NUMBER, 2, 0},
     [C_SHARE] = {"log_var_share_epochs", "ep share", TTA_COL_PERCENT, 0, 0},
 };
-
-/* Seed of the bootstrap: fixed, so that a report is the same every time it is made. */
-#define VARIANCE_BOOTSTRAP_SEED 20190613UL
-#define VARIANCE_BOOTSTRAP_RESAMPLES 2000
 
 static void set_or_missing(tta_table *t, size_t row, size_t col, double v, const char *why) {
     if (isnan(v)) tta_table_set_missing(t, row, col, why ? why : "not computable");
@@ -53,21 +50,8 @@ static void set_or_missing(tta_table *t, size_t row, size_t col, double v, const
 /* Fills one row for entry e. */
 static void variance_row(tta_table *t, const tta_entry_data *e) {
     size_t row = tta_table_add_row(t);
-    size_t n = e->n_runs;
-    double *times = mallocCheck((n ? n : 1) * sizeof *times);
-    int *success = mallocCheck((n ? n : 1) * sizeof *success);
-    double *ok_times = mallocCheck((n ? n : 1) * sizeof *ok_times);
-    double *tta = mallocCheck((n ? n : 1) * sizeof *tta), *epochs = mallocCheck((n ? n : 1) * sizeof *epochs);
-    size_t n_ok = 0, reached = 0;
-    for (size_t i = 0; i < n; i++) {
-        const tta_run_data *r = &e->runs[i];
-        times[i] = r->tta_s;
-        success[i] = !strcmp(r->status, "success") && !isnan(r->tta_s);
-        reached += r->reached == 1;
-        if (success[i]) ok_times[n_ok++] = r->tta_s;
-        tta[i] = success[i] ? r->tta_s : NAN;
-        epochs[i] = r->epochs;
-    }
+    tta_entry_summary s;
+    tta_summarize_entry(e, &s);
     tta_table_set_text(t, row, C_ROUND, e->round);
     tta_table_set_text(t, row, C_DIVISION, e->division);
     tta_table_set_text(t, row, C_SUBMITTER, e->submitter);
@@ -75,44 +59,31 @@ static void variance_row(tta_table *t, const tta_entry_data *e) {
     tta_table_set_text(t, row, C_BENCHMARK, e->benchmark);
     if (e->accelerators >= 0) tta_table_set_number(t, row, C_ACC, e->accelerators);
     else tta_table_set_missing(t, row, C_ACC, "no system description");
-    tta_table_set_number(t, row, C_RUNS, (double)n);
-    tta_table_set_number(t, row, C_REACHED, (double)reached);
-
-    if (!strcmp(e->round, "dawnbench") || !strcmp(e->round, "local")) {
-        /* Not an MLPerf entry: no official score; the mean TTA stands for it. */
-        tta_table_set_missing(t, row, C_SCORE, "no official score outside MLPerf rounds");
-    } else {
-        tta_score s = tta_official_score(times, success, n, e->benchmark, e->round);
-        set_or_missing(t, row, C_SCORE, s.score / 60.0, s.why);
-        if (!isnan(s.score) && s.why) tta_table_add_note(t, row, s.why);
-    }
-    set_or_missing(t, row, C_TTA_MEAN, tta_mean(ok_times, n_ok), "no successful run");
-    tta_cv_ci cv = tta_cv_bootstrap(ok_times, n_ok, VARIANCE_BOOTSTRAP_RESAMPLES, 0.05, VARIANCE_BOOTSTRAP_SEED);
-    const char *cv_why = n_ok == 0 ? "no successful run" : cv.why;
-    set_or_missing(t, row, C_CV, cv.cv, cv_why);
-    set_or_missing(t, row, C_CV_LOW, cv.low, cv_why);
-    set_or_missing(t, row, C_CV_HIGH, cv.high, cv_why);
-    if (!isnan(cv.low)) {
+    tta_table_set_number(t, row, C_RUNS, (double)s.runs);
+    tta_table_set_number(t, row, C_REACHED, (double)s.reached);
+    set_or_missing(t, row, C_SCORE, s.score.score / 60.0, s.score.why);
+    if (!isnan(s.score.score) && s.score.why) tta_table_add_note(t, row, s.score.why);
+    set_or_missing(t, row, C_TTA_MEAN, s.tta_mean_s, "no successful run");
+    const char *cv_why = s.succeeded == 0 ? "no successful run" : s.cv.why;
+    set_or_missing(t, row, C_CV, s.cv.cv, cv_why);
+    set_or_missing(t, row, C_CV_LOW, s.cv.low, cv_why);
+    set_or_missing(t, row, C_CV_HIGH, s.cv.high, cv_why);
+    if (!isnan(s.cv.low)) {
         buf b = {0};
-        buf_printf(&b, "%.1f–%.1f", cv.low * 100, cv.high * 100);
+        buf_printf(&b, "%.1f–%.1f", s.cv.low * 100, s.cv.high * 100);
         tta_table_set_text(t, row, C_CV_CI, buf_str(&b));
         buf_free(&b);
     } else {
         tta_table_set_missing(t, row, C_CV_CI, cv_why ? cv_why : "not computable");
     }
-    tta_decomposition d = tta_decompose(tta, epochs, n);
-    const char *dwhy = d.why ? d.why : "not computable";
-    set_or_missing(t, row, C_EPOCHS_MEAN, d.epochs_mean, dwhy);
-    set_or_missing(t, row, C_EPOCHS_STD, d.epochs_std, dwhy);
-    set_or_missing(t, row, C_TPE_MEAN, d.tpe_mean, dwhy);
-    set_or_missing(t, row, C_TPE_STD, d.tpe_std, dwhy);
-    set_or_missing(t, row, C_CV_RATIO, d.cv_ratio, dwhy);
-    set_or_missing(t, row, C_SHARE, d.log_share_epochs, dwhy);
-    free(times);
-    free(success);
-    free(ok_times);
-    free(tta);
-    free(epochs);
+    const tta_decomposition *d = &s.dec;
+    const char *dwhy = d->why ? d->why : "not computable";
+    set_or_missing(t, row, C_EPOCHS_MEAN, d->epochs_mean, dwhy);
+    set_or_missing(t, row, C_EPOCHS_STD, d->epochs_std, dwhy);
+    set_or_missing(t, row, C_TPE_MEAN, d->tpe_mean, dwhy);
+    set_or_missing(t, row, C_TPE_STD, d->tpe_std, dwhy);
+    set_or_missing(t, row, C_CV_RATIO, d->cv_ratio, dwhy);
+    set_or_missing(t, row, C_SHARE, d->log_share_epochs, dwhy);
 }
 
 tta_table *tta_variance_table(const tta_entry_data *e, size_t n) {
@@ -129,15 +100,25 @@ void tta_variance_plot(const tta_entry_data *e, size_t n, buf *svg) {
         values[i] = mallocCheck((e[i].n_runs + 1) * sizeof **values);
         size_t k = 0;
         for (size_t r = 0; r < e[i].n_runs; r++)
-            if (e[i].runs[r].status && !strcmp(e[i].runs[r].status, "success"))
+            if (tta_run_succeeded(&e[i].runs[r]))
                 values[i][k++] = e[i].runs[r].tta_s / 60.0;
         buf b = {0};
         buf_printf(&b, "%s %s", e[i].system, e[i].benchmark);
         names[i] = buf_take(&b);
         g[i] = (tta_strip_group){names[i], values[i], k};
     }
-    tta_strip_plot p = {.title = "Time to accuracy of each successful run", .y = {.label = "TTA (min)",
-                        .include_zero = 1}, .value_name = "run", .groups = g, .n_groups = n};
+    /* A log axis when the entries' TTAs span more than two orders of magnitude. */
+    double lo = INFINITY, hi = 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < g[i].n; k++) {
+            if (values[i][k] > 0 && values[i][k] < lo) lo = values[i][k];
+            if (values[i][k] > hi) hi = values[i][k];
+        }
+    int log_axis = hi > 0 && lo < INFINITY && hi / lo > 100;
+    tta_strip_plot p = {.title = "Time to accuracy of each successful run",
+                        .y = {.label = "TTA (min)", .scale = log_axis ? TTA_AXIS_LOG10 : TTA_AXIS_LINEAR,
+                              .include_zero = !log_axis},
+                        .value_name = "run", .groups = g, .n_groups = n};
     tta_svg_strip(svg, &p);
     for (size_t i = 0; i < n; i++) {
         free(values[i]);
