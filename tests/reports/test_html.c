@@ -63,9 +63,9 @@ TEST(table_exact_html) {
               "<tr><th>entry</th><th>file</th><th class=\"num\">tta (min)</th><th class=\"num\">cv (%)</th></tr>\n"
               "</thead>\n<tbody>\n"
               "<tr><td class=\"text\">NVIDIA &lt;dgx&gt; &amp; co</td>"
-              "<td class=\"text\" title=\"results/dgx/resnet/result_0.txt\">result_0.txt</td>"
+              "<td class=\"text\" title=\"results/dgx/resnet/result_0.txt\">result_<wbr>0.txt</td>"
               "<td class=\"num\">28.5</td><td class=\"num\">3.1</td></tr>\n"
-              "<tr><td class=\"text\">Google³</td><td class=\"text\">result_1.txt</td>"
+              "<tr><td class=\"text\">Google³</td><td class=\"text\">result_<wbr>1.txt</td>"
               "<td class=\"num na\" title=\"did not reach the target\">n/a¹</td>"
               "<td class=\"num na\" title=\"too few runs (need 5)\">n/a²</td></tr>\n"
               "</tbody>\n</table>\n</div>\n"
@@ -77,6 +77,16 @@ TEST(table_exact_html) {
     t = tta_table_new(cols, 5);
     tta_table_html(t, &b);
     CHECK(strstr(buf_str(&b), "<tr><td class=\"empty\" colspan=\"4\">(no rows)</td></tr>\n") != NULL);
+    CHECK(strstr(buf_str(&b), "<table>") != NULL);
+    buf_free(&b);
+    tta_table_free(t);
+    /* Many columns are set tighter. */
+    tta_column many[10];
+    static const char *const keys[10] = {"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"};
+    for (int j = 0; j < 10; j++) many[j] = (tta_column){keys[j], keys[j], TTA_COL_INT, 0, 0};
+    t = tta_table_new(many, 10);
+    tta_table_html(t, &b);
+    CHECK(strstr(buf_str(&b), "<table class=\"dense\">") != NULL);
     buf_free(&b);
     tta_table_free(t);
 }
@@ -139,6 +149,19 @@ TEST(page_is_self_contained) {
     CHECK_STR(again, html); /* no clock, no randomness */
     free(again);
     free(html);
+}
+
+/* A plot wider than the page scrolls at its own size; others scale down with the page. */
+TEST(wide_figures_scroll) {
+    buf page = {0};
+    tta_html_figure(&page, "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"1270\" height=\"440\"></svg>\n",
+                    NULL);
+    tta_html_figure(&page, "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"760\" height=\"440\"></svg>\n",
+                    "small");
+    CHECK_STR(buf_str(&page), "<figure class=\"wide\">\n<svg version=\"1.1\" width=\"1270\" height=\"440\"></svg>\n</figure>\n"
+                              "<figure>\n<svg version=\"1.1\" width=\"760\" height=\"440\"></svg>\n"
+                              "<figcaption>small</figcaption>\n</figure>\n");
+    buf_free(&page);
 }
 
 /* Runs chromium headless on file://path with the given action; returns its exit status, with
@@ -237,6 +260,7 @@ TEST(page_opens_in_chromium) {
 int main(void) {
     RUN(table_exact_html);
     RUN(page_is_self_contained);
+    RUN(wide_figures_scroll);
     RUN(page_opens_in_chromium);
     int rc = test_summary();
     if (rc == 0 && !chromium_ran) test_skip("chromium not installed (apt-get install chromium): page not opened in a browser");

@@ -304,6 +304,14 @@ TEST(edges_fixed_range_empty_rotated) {
     CHECK(count(buf_str(&b), "class=\"point\"") == 2);
     CHECK(strstr(buf_str(&b), "1 point outside the axis range") != NULL);
     buf_clear(&b);
+    /* 200 points on a line are too close for dots: the line alone shows them */
+    static double ex[200], ey[200];
+    for (int i = 0; i < 200; i++) ex[i] = i + 1, ey[i] = 1 - 1.0 / (i + 2);
+    tta_series dense = {.name = "dense", .x = ex, .y = ey, .n = 200, .marks = TTA_MARK_LINE_POINTS};
+    tta_xy_plot dp = {.title = "dense", .series = &dense, .n_series = 1};
+    tta_svg_xy(&b, &dp);
+    CHECK(count(buf_str(&b), "class=\"point\"") == 0 && count(buf_str(&b), "class=\"line\"") == 1);
+    buf_clear(&b);
     tta_xy_plot empty = {.title = "nothing"};
     tta_svg_xy(&b, &empty);
     check_standalone(buf_str(&b), "empty");
@@ -320,6 +328,42 @@ TEST(edges_fixed_range_empty_rotated) {
     buf_free(&b);
 }
 
+/* Many categories: the default width grows so that each keeps 28 pixels, and names turn 35°;
+ * squeezed into a narrow plot they turn 90° so that neighbours cannot overlap. */
+TEST(many_categories_widen_and_turn) {
+    enum { N = 40 };
+    static double v[N][3];
+    static char names[N][48];
+    tta_strip_group g[N];
+    for (int i = 0; i < N; i++) {
+        snprintf(names[i], sizeof names[i], "dgx1_n32_ngc19.05_pytorch_%02d resnet", i);
+        for (int k = 0; k < 3; k++) v[i][k] = 20 + i + k;
+        g[i] = (tta_strip_group){names[i], v[i], 3};
+    }
+    tta_strip_plot p = {.title = "many", .y = {.label = "TTA (min)"}, .groups = g, .n_groups = N};
+    buf b = {0};
+    tta_svg_strip(&b, &p);
+    check_standalone(buf_str(&b), "many");
+    CHECK(strstr(buf_str(&b), " width=\"1270\" height=\"440\"") != NULL); /* 150 + 40 x 28 */
+    CHECK(count(buf_str(&b), "rotate(-35 ") == N);
+    CHECK(count(buf_str(&b), "class=\"point\"") == 3 * N);
+    buf_clear(&b);
+    p.width = 600;
+    tta_svg_strip(&b, &p);
+    check_standalone(buf_str(&b), "many_narrow");
+    CHECK(count(buf_str(&b), "rotate(-90 ") == N + 1); /* and the y axis label */
+    buf_clear(&b);
+    /* few short names stay horizontal at the default size */
+    p.n_groups = 3;
+    p.width = 0;
+    static const char *short_names[] = {"resnet", "bert", "ssd"};
+    for (int i = 0; i < 3; i++) g[i].name = short_names[i];
+    tta_svg_strip(&b, &p);
+    CHECK(strstr(buf_str(&b), " width=\"760\" ") != NULL);
+    CHECK(count(buf_str(&b), "rotate(-35 ") == 0 && count(buf_str(&b), "rotate(-90 ") == 1);
+    buf_free(&b);
+}
+
 int main(void) {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/tta_test_svg_%d", (int)getpid());
     char cmd[300];
@@ -333,6 +377,7 @@ int main(void) {
     RUN(roofline_log10);
     RUN(stacked_bars_memory);
     RUN(edges_fixed_range_empty_rotated);
+    RUN(many_categories_widen_and_turn);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
     if (system(cmd) != 0) return 1;
     int rc = test_summary();
