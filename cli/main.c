@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 
@@ -49,7 +50,21 @@ long cli_parse_positive(const char *s) {
     return v;
 }
 
+/* OpenBLAS starts its worker threads when the library loads, and idle workers spin in
+ * sched_yield: on this project's 2-vCPU machines that costs every command time even when no
+ * BLAS call is made. With no thread count in the environment, tta sets one worker and passive
+ * OpenMP waits and starts itself again, once; replay raises the count it needs explicitly. */
+static void quiet_thread_pools(char **argv) {
+    if (getenv("OPENBLAS_NUM_THREADS") || getenv("TTA_REEXECED")) return;
+    setenv("OPENBLAS_NUM_THREADS", "1", 1);
+    if (!getenv("OMP_WAIT_POLICY")) setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
+    setenv("TTA_REEXECED", "1", 1);
+    execv("/proc/self/exe", argv);
+    /* exec failed (no /proc): carry on with the pools as they are */
+}
+
 int main(int argc, char **argv) {
+    quiet_thread_pools(argv);
     tta_cli cli = {.argv0 = argv[0]};
     const char *env_db = getenv("TTA_DB");
     cli.db_path = env_db && *env_db ? env_db : "tta.db";

@@ -57,6 +57,7 @@ static int migrate(sqlite3 *db, const char *path, int from, char **err) {
 static int configure(sqlite3 *db, int writable) {
     sqlite3_busy_timeout(db, 30000);
     const char *sql = writable ? "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;"
+                                 " PRAGMA wal_autocheckpoint=16384;"
                                  " PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY;"
                                : "PRAGMA foreign_keys=ON; PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY;";
     return sqlite3_exec(db, sql, NULL, NULL, NULL);

@@ -31,9 +31,21 @@ typedef struct {
     result_kind kind;
     uint64_t bytes;
     tta_parsed_file parsed; /* RESULT_PARSED */
-    void *map;              /* the file's mapping, which parsed spans point into */
+    void *map;              /* the file's bytes (mapped or read), which parsed spans point into */
     size_t map_len;
+    int mapped;             /* 1: map is an mmap; 0: malloc'd */
 } file_result;
+
+/* Files up to this size are read into memory; larger ones are mapped. */
+#define SMALL_FILE_BYTES (4u << 20)
+
+static void release_bytes(void *p, size_t len, int mapped) {
+    if (!p) return;
+    if (mapped)
+        munmap(p, len);
+    else
+        free(p);
+}
 
 typedef struct {
     const tta_walk_list *files;
@@ -115,7 +127,9 @@ static file_result *process_file(const ingest_work *w, const tta_walk_file *wf) 
     }
     size_t len = (size_t)st.st_size;
     void *map = NULL;
-    if (len > 0) {
+    int mapped = 0;
+    if (len > SMALL_FILE_BYTES) {
+        /* Large files are mapped: memory stays bounded by what the parser touches. */
         map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
         if (map == MAP_FAILED) {
             fail_unreadable(r, wf->path, "cannot map", errno);
@@ -123,6 +137,24 @@ static file_result *process_file(const ingest_work *w, const tta_walk_file *wf) 
             return r;
         }
         madvise(map, len, MADV_SEQUENTIAL);
+        mapped = 1;
+    } else if (len > 0) {
+        /* Small files are read: mapping and unmapping thousands of them costs more in page
+         * faults and TLB shootdowns across the parser threads than the copy. */
+        map = mallocCheck(len);
+        size_t got = 0;
+        while (got < len) {
+            ssize_t k = read(fd, (char *)map + got, len - got);
+            if (k < 0 && errno == EINTR) continue;
+            if (k <= 0) break;
+            got += (size_t)k;
+        }
+        if (got != len) {
+            free(map);
+            fail_unreadable(r, wf->path, "cannot read", errno ? errno : EIO);
+            close(fd);
+            return r;
+        }
     }
     close(fd);
     const char *data = map ? map : "";
@@ -131,7 +163,7 @@ static file_result *process_file(const ingest_work *w, const tta_walk_file *wf) 
     tta_format fmt = tta_detect_format(wf->path, data, len);
     if (fmt == TTA_FMT_UNKNOWN) {
         r->kind = RESULT_SKIPPED;
-        if (map) munmap(map, len);
+        release_bytes(map, len, mapped);
         return r;
     }
     r->bytes = len;
@@ -142,7 +174,7 @@ static file_result *process_file(const ingest_work *w, const tta_walk_file *wf) 
         tta_hash_hex(h, hex);
         if (strcmp(hex, old->hash) == 0) {
             r->kind = RESULT_UNCHANGED;
-            if (map) munmap(map, len);
+            release_bytes(map, len, mapped);
             return r;
         }
     }
@@ -161,12 +193,13 @@ static file_result *process_file(const ingest_work *w, const tta_walk_file *wf) 
     r->parsed.hash = h;
     r->map = map;
     r->map_len = len;
+    r->mapped = mapped;
     return r;
 }
 
 static void free_result(file_result *r) {
     if (r->kind == RESULT_PARSED) tta_parsed_free(&r->parsed);
-    if (r->map) munmap(r->map, r->map_len);
+    release_bytes(r->map, r->map_len, r->mapped);
     free(r);
 }
 
