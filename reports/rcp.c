@@ -71,10 +71,14 @@ int tta_report_rcp(sqlite3 *db, const tta_filter *f, const char *rcp_dir, int fo
         int by_samples = e[i].unit && !strcmp(e[i].unit, "samples");
         double *conv = mallocCheck((e[i].n_runs + 1) * sizeof *conv);
         double bs = NAN;
+        int unknown_progress = 0;
         for (size_t r = 0; r < e[i].n_runs; r++) {
             const tta_run_data *run = &e[i].runs[r];
+            /* A failed run is NAN (the checker counts it as 1e9 epochs); a successful run whose
+             * progress was not logged leaves the check undecidable. */
             int ok = tta_run_succeeded(run);
             conv[r] = ok ? (by_samples ? run->samples_to_target : run->epochs) : NAN;
+            if (ok && isnan(conv[r])) unknown_progress = 1;
             if (isnan(bs)) bs = run->global_batch_size;
         }
         if (isnan(bs)) tta_table_set_missing(t, row, R_BS, "batch size not logged");
@@ -82,6 +86,12 @@ int tta_report_rcp(sqlite3 *db, const tta_filter *f, const char *rcp_dir, int fo
         const rcp_cache *c = cached_set(&cache, &n_cache, &cap, rcp_dir, e[i].benchmark);
         if (c->status != 0) {
             const char *why = c->status > 0 ? "no reference convergence points for this benchmark" : c->err;
+            for (int col = R_EPOCHS_MEAN; col <= R_NORM; col++) tta_table_set_missing(t, row, (size_t)col, why);
+            free(conv);
+            continue;
+        }
+        if (unknown_progress) {
+            const char *why = by_samples ? "samples to target not logged" : "epochs to target not logged";
             for (int col = R_EPOCHS_MEAN; col <= R_NORM; col++) tta_table_set_missing(t, row, (size_t)col, why);
             free(conv);
             continue;

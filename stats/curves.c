@@ -1,48 +1,50 @@
-/* curves.c: quality curves across runs, and where a curve first meets a threshold. */
+/* curves.c: quality curves across runs: per epoch, the mean and spread of the runs evaluated there. */
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 
 #include "common/check.h"
 #include "stats/stats.h"
 
-static int compare_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+typedef struct {
+    double epoch, quality;
+    size_t run, order; /* order: index of the point within its run */
+} curve_point;
+
+/* By epoch, then run, then position in the run. */
+static int compare_points(const void *x, const void *y) {
+    const curve_point *a = x, *b = y;
+    if (a->epoch != b->epoch) return a->epoch < b->epoch ? -1 : 1;
+    if (a->run != b->run) return a->run < b->run ? -1 : 1;
+    return (a->order > b->order) - (a->order < b->order);
 }
 
+/* One row per distinct epoch: every run's last value there, averaged. */
 size_t tta_quality_curve(const double *const *epochs, const double *const *quality, const size_t *n_points,
                          size_t n_runs, tta_curve_stat *out, size_t max_out) {
-    /* The distinct epochs at which any run evaluated, in order. */
+    assert(n_runs == 0 || (epochs && quality && n_points));
+    assert(max_out == 0 || out);
     size_t total = 0;
     for (size_t r = 0; r < n_runs; r++) total += n_points[r];
-    double *all = mallocCheck((total ? total : 1) * sizeof *all);
+    curve_point *pts = mallocCheck((total ? total : 1) * sizeof *pts);
     size_t k = 0;
     for (size_t r = 0; r < n_runs; r++)
         for (size_t i = 0; i < n_points[r]; i++)
-            if (!isnan(epochs[r][i]) && !isnan(quality[r][i])) all[k++] = epochs[r][i];
-    qsort(all, k, sizeof *all, compare_double);
-    size_t n_out = 0;
+            if (!isnan(epochs[r][i]) && !isnan(quality[r][i]))
+                pts[k++] = (curve_point){epochs[r][i], quality[r][i], r, i};
+    qsort(pts, k, sizeof *pts, compare_points);
     double *vals = mallocCheck((n_runs ? n_runs : 1) * sizeof *vals);
-    for (size_t i = 0; i < k && n_out < max_out; i++) {
-        if (i && all[i] == all[i - 1]) continue;
-        double e = all[i];
-        size_t n = 0;
-        for (size_t r = 0; r < n_runs; r++) {
-            /* a run's last evaluation at this epoch (ranks may repeat it) */
-            double v = NAN;
-            for (size_t j = 0; j < n_points[r]; j++)
-                if (epochs[r][j] == e && !isnan(quality[r][j])) v = quality[r][j];
-            if (!isnan(v)) vals[n++] = v;
-        }
-        out[n_out++] = (tta_curve_stat){e, tta_mean(vals, n), tta_std_population(vals, n), n};
+    size_t n_out = 0;
+    for (size_t i = 0; i < k && n_out < max_out;) {
+        size_t n = 0, j = i;
+        for (; j < k && pts[j].epoch == pts[i].epoch; j++)
+            /* the last point of each run at this epoch (runs sorted, points in order within) */
+            if (j + 1 == k || pts[j + 1].epoch != pts[j].epoch || pts[j + 1].run != pts[j].run)
+                vals[n++] = pts[j].quality;
+        out[n_out++] = (tta_curve_stat){pts[i].epoch, tta_mean(vals, n), tta_std_population(vals, n), n};
+        i = j;
     }
     free(vals);
-    free(all);
+    free(pts);
     return n_out;
-}
-
-long tta_first_meeting(const double *quality, size_t n, double threshold, int higher_is_better) {
-    for (size_t i = 0; i < n; i++)
-        if (tta_meets_target(quality[i], threshold, higher_is_better)) return (long)i;
-    return -1;
 }

@@ -1,23 +1,36 @@
-/* decompose.c: how much of the variance of TTA comes from the number of epochs and how much
- * from the time per epoch. */
+/* decompose.c: how much of the run-to-run variance of TTA comes from the number of epochs and how
+ * much from the time per epoch (TTA = epochs x tpe, so log TTA = log epochs + log tpe). */
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 
-#include <gsl/gsl_errno.h>
 #include <gsl/gsl_statistics_double.h>
 
 #include "common/check.h"
 #include "stats/stats.h"
 
+/* Population variance of x and y and their population covariance. */
+static void log_moments(const double *x, const double *y, size_t n, double *vx, double *vy, double *cov) {
+    double mx = gsl_stats_mean(x, 1, n), my = gsl_stats_mean(y, 1, n);
+    *vx = gsl_stats_variance_with_fixed_mean(x, 1, n, mx);
+    *vy = gsl_stats_variance_with_fixed_mean(y, 1, n, my);
+    double c = 0;
+    for (size_t i = 0; i < n; i++) c += (x[i] - mx) * (y[i] - my);
+    *cov = c / (double)n;
+}
+
+/* Decomposition over the runs with a positive TTA and positive epochs. */
 tta_decomposition tta_decompose(const double *tta, const double *epochs, size_t n) {
-    gsl_set_error_handler_off();
-    tta_decomposition d = {0};
-    d.epochs_mean = d.epochs_std = d.tpe_mean = d.tpe_std = d.cv_epochs = d.cv_tpe = d.cv_ratio = NAN;
-    d.log_share_epochs = d.log_share_tpe = d.log_share_cov = NAN;
-    double *e = mallocCheck((n ? n : 1) * sizeof *e), *t = mallocCheck((n ? n : 1) * sizeof *t);
-    double *le = mallocCheck((n ? n : 1) * sizeof *le), *lt = mallocCheck((n ? n : 1) * sizeof *lt);
+    tta_decomposition d = {.epochs_mean = NAN, .epochs_std = NAN, .tpe_mean = NAN, .tpe_std = NAN,
+                           .cv_epochs = NAN, .cv_tpe = NAN, .cv_ratio = NAN, .log_share_epochs = NAN,
+                           .log_share_tpe = NAN, .log_share_cov = NAN};
+    assert(n == 0 || (tta && epochs));
+    size_t cap = n ? n : 1;
+    double *e = mallocCheck(cap * sizeof *e), *t = mallocCheck(cap * sizeof *t);
+    double *le = mallocCheck(cap * sizeof *le), *lt = mallocCheck(cap * sizeof *lt);
     for (size_t i = 0; i < n; i++) {
-        if (isnan(tta[i]) || isnan(epochs[i]) || epochs[i] <= 0 || tta[i] <= 0) continue;
+        /* !(x > 0) also rejects NAN: a run that never reached the target or has no epochs. */
+        if (!(tta[i] > 0) || !(epochs[i] > 0)) continue;
         e[d.n] = epochs[i];
         t[d.n] = tta[i] / epochs[i];
         le[d.n] = log(e[d.n]);
@@ -25,7 +38,7 @@ tta_decomposition tta_decompose(const double *tta, const double *epochs, size_t 
         d.n++;
     }
     if (d.n == 0) {
-        d.why = "no run reached the target with its epochs logged";
+        d.reason = TTA_NO_EPOCHS;
         goto out;
     }
     d.epochs_mean = tta_mean(e, d.n);
@@ -34,31 +47,27 @@ tta_decomposition tta_decompose(const double *tta, const double *epochs, size_t 
     d.tpe_std = tta_std_population(t, d.n);
     d.cv_epochs = tta_cv(e, d.n);
     d.cv_tpe = tta_cv(t, d.n);
-    if (d.n < 2) {
-        d.why = "one run: no variance to decompose";
+    if (d.n == 1) {
+        d.reason = TTA_ONE_VALUE;
         goto out;
     }
     if (d.cv_tpe > 0)
         d.cv_ratio = d.cv_epochs / d.cv_tpe;
     else
-        d.why = "time per epoch identical in every run: ratio undefined";
-    {
-        double me = gsl_stats_mean(le, 1, d.n), mt = gsl_stats_mean(lt, 1, d.n);
-        double ve = gsl_stats_variance_with_fixed_mean(le, 1, d.n, me);
-        double vt = gsl_stats_variance_with_fixed_mean(lt, 1, d.n, mt);
-        double cov = 0;
-        for (size_t i = 0; i < d.n; i++) cov += (le[i] - me) * (lt[i] - mt);
-        cov /= (double)d.n;
-        double total = ve + vt + 2 * cov;
-        if (total > 0) {
-            d.log_share_epochs = ve / total;
-            d.log_share_tpe = vt / total;
-            d.log_share_cov = 2 * cov / total;
-        } else if (!d.why) {
-            d.why = "TTA identical in every run: no variance to decompose";
-        }
+        d.reason = TTA_IDENTICAL_VALUES;
+    double ve, vt, cov;
+    log_moments(le, lt, d.n, &ve, &vt, &cov);
+    double total = ve + vt + 2 * cov; /* = Var(log TTA) */
+    /* Identical TTAs leave rounding noise of the size of ve + vt times the machine epsilon. */
+    if (total > 1e-12 * (ve + vt)) {
+        d.log_share_epochs = ve / total;
+        d.log_share_tpe = vt / total;
+        d.log_share_cov = 2 * cov / total;
+    } else if (d.reason == TTA_OK) {
+        d.reason = TTA_NO_VARIANCE;
     }
 out:
+    d.why = tta_reason_text(d.reason);
     free(e);
     free(t);
     free(le);

@@ -1,60 +1,60 @@
-/* rcp.c: the reference convergence point (RCP) check, as MLCommons' rcp_checker does it:
- * reference means are olympic means, standard deviations use all runs (ddof 0); a submission
- * passes when its olympic mean of epochs is at least the smallest mean a one-sided pooled
- * t-test (alpha 0.05) accepts; batch sizes between reference points are interpolated linearly;
- * reference points slower than the interpolation of their neighbours are pruned first. */
-#include <cjson/cJSON.h>
+/* rcp.c: the reference convergence point (RCP) check, mirroring MLCommons' rcp_checker
+ * (mlperf_logging/rcp_checker/rcp_checker.py, logging 4.1.59): reference statistics, the minimum
+ * acceptable mean by bisection on a one-sided pooled t-test, pruning, interpolation between batch
+ * sizes, the pass/fail decision and the score normalisation. Reading the files: rcp_load.c. */
+#include <assert.h>
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_errno.h>
 
-#include "common/buf.h"
 #include "common/check.h"
+#include "stats/rcp_internal.h"
 #include "stats/stats.h"
 
 #define RCP_ALPHA 0.05
 #define RCP_TOLERANCE 1e-4
 #define RCP_NOT_CONVERGED 1e9
+/* llama31_405b from rules 5.0.0 on: the limit is lowered by one evaluation interval of samples. */
+#define RCP_LLAMA31_405B_SLACK 46080.0
 
-size_t tta_rcp_submission_runs(const char *b) {
+size_t tta_rcp_submission_runs(const char *benchmark) {
     static const struct {
         const char *name;
         size_t runs;
-    } t[] = {{"bert", 10}, {"dlrm_dcnv2", 10}, {"gpt3", 3}, {"maskrcnn", 5}, {"resnet", 5}, {"ssd", 5},
-             {"retinanet", 5}, {"unet3d", 40}, {"rnnt", 10}, {"stable_diffusion", 10}, {"gnn", 10},
-             {"llama2_70b_lora", 10}};
-    for (size_t i = 0; b && i < sizeof t / sizeof t[0]; i++)
-        if (!strcmp(b, t[i].name)) return t[i].runs;
+    } table[] = {
+        {"bert", 10}, {"dlrm", 5}, {"dlrm_dcnv2", 10}, {"gpt3", 3}, {"maskrcnn", 5}, {"resnet", 5},
+        {"ssd", 5}, {"retinanet", 5}, {"unet3d", 40}, {"rnnt", 10}, {"stable_diffusion", 10}, {"gnn", 10},
+        {"rgat", 10}, {"llama2_70b_lora", 10}, {"flux1", 10}, {"llama31_405b", 3}, {"llama31_8b", 10},
+        {"gpt_oss_20b", 10}, {"deepseekv3_671b", 3}, {"qwen35_397b_grpo", 3},
+    };
+    for (size_t i = 0; benchmark && i < sizeof table / sizeof table[0]; i++)
+        if (!strcmp(benchmark, table[i].name)) return table[i].runs;
     return 0;
 }
 
-static size_t rejected(const char *benchmark) { return benchmark && !strcmp(benchmark, "unet3d") ? 4 : 1; }
+size_t tta_rcp_rejected(const char *benchmark) { return tta_max_dropped_runs(benchmark); }
 
-static int compare_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* P(T <= t) of the pooled two-sample t statistic of (m1, s1, n1) against (m2, s2, n2): the
- * one-sided p-value rcp_checker derives from scipy's ttest_ind_from_stats(equal_var=True). */
+/* P(T <= t) for the pooled equal-variance t statistic of sample 1 against sample 2: the one-sided
+ * p-value rcp_checker derives from scipy's ttest_ind_from_stats(equal_var=True) (p/2 when t < 0,
+ * 1 - p/2 otherwise). */
 static double pooled_one_sided_p(double m1, double s1, size_t n1, double m2, double s2, size_t n2) {
-    double df = (double)(n1 + n2 - 2);
-    double sp2 = ((double)(n1 - 1) * s1 * s1 + (double)(n2 - 1) * s2 * s2) / df;
-    double t = (m1 - m2) / sqrt(sp2 * (1.0 / (double)n1 + 1.0 / (double)n2));
-    return gsl_cdf_tdist_P(t, df);
+    double df = (double)n1 + (double)n2 - 2.0;
+    double pooled_var = ((double)n1 - 1.0) * s1 * s1 + ((double)n2 - 1.0) * s2 * s2;
+    double denom = sqrt(pooled_var / df * (1.0 / (double)n1 + 1.0 / (double)n2));
+    return gsl_cdf_tdist_P((m1 - m2) / denom, df);
 }
 
+/* _find_min_acceptable_mean: bisection keeping the largest mean the test rejects below. */
 double tta_rcp_min_mean(double mean, double stdev, size_t n_ref, size_t n_subm) {
     gsl_set_error_handler_off();
     if (stdev == 0) return mean;
     double hi = mean, lo = 0.0, mid = (lo + hi) / 2;
     while (hi - lo > RCP_TOLERANCE) {
-        /* rcp_checker passes (mid, stdev, n_ref) as the first sample and (mean, stdev, n_subm)
-         * as the second: mirrored here. */
+        /* As rcp_checker: the candidate mean with the reference's runs as sample 1, the reference
+         * mean with the submission's runs as sample 2 (a NAN p, df 0, counts as rejected). */
         double p = pooled_one_sided_p(mid, stdev, n_ref, mean, stdev, n_subm);
         if (p > RCP_ALPHA)
             hi = mid;
@@ -65,113 +65,86 @@ double tta_rcp_min_mean(double mean, double stdev, size_t n_ref, size_t n_subm) 
     return mid;
 }
 
-/* Linear interpolation of mean and stdev at bs between two points, with its minimum mean. */
-static tta_rcp_point interpolate(double bs, const tta_rcp_point *lo, const tta_rcp_point *hi, size_t subm_runs) {
-    double w = (bs - lo->bs) / (hi->bs - lo->bs);
-    tta_rcp_point p = {.bs = bs, .mean = lo->mean + w * (hi->mean - lo->mean),
-                       .stdev = lo->stdev + w * (hi->stdev - lo->stdev)};
-    p.min_epochs = tta_rcp_min_mean(p.mean, p.stdev, subm_runs * 2, subm_runs - 2);
+/* Reference runs are references for twice the submission's runs less the two olympic drops. */
+static size_t submission_samples(size_t submission_runs) { return submission_runs > 2 ? submission_runs - 2 : 1; }
+
+tta_rcp_point tta_rcp_point_of(double bs, const double *runs, size_t n, size_t rejected, size_t submission_runs) {
+    assert(n > 2 * rejected);
+    tta_rcp_point p = {.bs = bs, .runs = n, .mean = tta_olympic_mean(runs, n, rejected, rejected),
+                       .stdev = tta_std_population(runs, n)};
+    p.min_epochs = tta_rcp_min_mean(p.mean, p.stdev, n - 2 * rejected, submission_samples(submission_runs));
+    p.max_speedup = p.mean / p.min_epochs;
     return p;
 }
 
-static int compare_bs(const void *a, const void *b) {
-    double x = ((const tta_rcp_point *)a)->bs, y = ((const tta_rcp_point *)b)->bs;
-    return (x > y) - (x < y);
+/* numpy.interp(bs, [lo.bs, hi.bs], [lo.v, hi.v]) for lo.bs < bs < hi.bs: slope (x - x0) + y0. */
+static double interp(double bs, double x0, double y0, double x1, double y1) {
+    double slope = (y1 - y0) / (x1 - x0);
+    return slope * (bs - x0) + y0;
 }
 
-/* rcp_checker's pruning: drop points with a batch size below the fastest-converging one,
- * then every point slower than the interpolation of its neighbours. */
-static void prune(tta_rcp_set *set) {
+/* _create_interp_rcp: mean and stdev interpolated linearly; the minimum mean with 2 x the
+ * submission's runs as the reference's sample size. */
+static tta_rcp_point interpolate(double bs, const tta_rcp_point *lo, const tta_rcp_point *hi, size_t submission_runs) {
+    tta_rcp_point p = {.bs = bs, .mean = interp(bs, lo->bs, lo->mean, hi->bs, hi->mean),
+                       .stdev = interp(bs, lo->bs, lo->stdev, hi->bs, hi->stdev)};
+    p.min_epochs = tta_rcp_min_mean(p.mean, p.stdev, 2 * submission_runs, submission_samples(submission_runs));
+    p.max_speedup = p.mean / p.min_epochs;
+    return p;
+}
+
+/* Stable sort by batch size: qsort is not stable, so ties are ordered by the original index. */
+static void sort_by_bs(tta_rcp_point *points, size_t n) {
+    typedef struct {
+        tta_rcp_point p;
+        size_t index;
+    } indexed;
+    indexed *tmp = mallocCheck((n ? n : 1) * sizeof *tmp);
+    for (size_t i = 0; i < n; i++) tmp[i] = (indexed){points[i], i};
+    for (size_t i = 1; i < n; i++) /* insertion sort: a few points per file */
+        for (size_t j = i; j > 0 && (tmp[j - 1].p.bs > tmp[j].p.bs ||
+                                     (tmp[j - 1].p.bs == tmp[j].p.bs && tmp[j - 1].index > tmp[j].index));
+             j--) {
+            indexed t = tmp[j];
+            tmp[j] = tmp[j - 1];
+            tmp[j - 1] = t;
+        }
+    for (size_t i = 0; i < n; i++) points[i] = tmp[i].p;
+    free(tmp);
+}
+
+/* _prune_rcps: (1) drop the points with a batch size below that of the fastest-converging point
+ * (the first of the smallest means); (2) for i = 1 .. len - 2, drop point i while it converges
+ * slower than the interpolation of its neighbours (i stays, as the checker's i = i - 1; i = i + 1:
+ * not a lower convex envelope); the pruned set is every point whose batch size survived. */
+void tta_rcp_prune(tta_rcp_set *set) {
+    sort_by_bs(set->points, set->n);
     set->pruned = mallocCheck((set->n ? set->n : 1) * sizeof *set->pruned);
+    set->n_pruned = 0;
     if (set->n == 0) return;
     size_t fastest = 0;
     for (size_t i = 1; i < set->n; i++)
         if (set->points[i].mean < set->points[fastest].mean) fastest = i;
+    tta_rcp_point *kept = mallocCheck(set->n * sizeof *kept);
     size_t m = 0;
     for (size_t i = 0; i < set->n; i++)
-        if (set->points[i].bs >= set->points[fastest].bs) set->pruned[m++] = set->points[i];
-    for (size_t i = 1; m >= 3 && i + 1 < m;) {
-        tta_rcp_point p = interpolate(set->pruned[i].bs, &set->pruned[i - 1], &set->pruned[i + 1], set->submission_runs);
-        if (set->pruned[i].mean > p.mean) {
-            memmove(&set->pruned[i], &set->pruned[i + 1], (m - i - 1) * sizeof *set->pruned);
+        if (set->points[i].bs >= set->points[fastest].bs) kept[m++] = set->points[i];
+    for (size_t i = 1; i + 1 < m;) {
+        double expected = interp(kept[i].bs, kept[i - 1].bs, kept[i - 1].mean, kept[i + 1].bs, kept[i + 1].mean);
+        if (kept[i].mean > expected) {
+            memmove(&kept[i], &kept[i + 1], (m - i - 1) * sizeof *kept);
             m--;
-            if (i > 1) i--;
         } else {
             i++;
         }
     }
-    set->n_pruned = m;
-}
-
-static void set_error(char **err, const char *fmt, const char *a, const char *b) {
-    if (!err) return;
-    buf e = {0};
-    buf_printf(&e, fmt, a, b);
-    *err = buf_take(&e);
-}
-
-int tta_rcp_load(const char *dir, const char *benchmark, tta_rcp_set *set, char **err) {
-    gsl_set_error_handler_off();
-    memset(set, 0, sizeof *set);
-    set->submission_runs = tta_rcp_submission_runs(benchmark);
-    buf path = {0};
-    buf_printf(&path, "%s/rcps_%s.json", dir, benchmark);
-    FILE *f = fopen(buf_str(&path), "rb");
-    if (!f) {
-        set_error(err, "no reference convergence points for %s in %s", benchmark, dir);
-        buf_free(&path);
-        return 1;
-    }
-    buf text = {0};
-    char chunk[65536];
-    size_t got;
-    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) buf_append(&text, chunk, got);
-    fclose(f);
-    cJSON *root = cJSON_Parse(buf_str(&text));
-    buf_free(&text);
-    if (!cJSON_IsObject(root)) {
-        set_error(err, "%s: %s", buf_str(&path), "not a JSON object of reference points");
-        cJSON_Delete(root);
-        buf_free(&path);
-        return -1;
-    }
-    if (set->submission_runs == 0) set->submission_runs = 10;
-    size_t cap = 0;
-    const cJSON *rec;
-    cJSON_ArrayForEach(rec, root) {
-        const cJSON *bs = cJSON_GetObjectItemCaseSensitive(rec, "BS");
-        const cJSON *runs = cJSON_GetObjectItemCaseSensitive(rec, "Epochs to converge");
-        if (!runs) runs = cJSON_GetObjectItemCaseSensitive(rec, "samples to converge");
-        if (!cJSON_IsNumber(bs) || !cJSON_IsArray(runs) || cJSON_GetArraySize(runs) < 3) continue;
-        size_t k = (size_t)cJSON_GetArraySize(runs), j = 0;
-        double *v = mallocCheck(k * sizeof *v);
-        const cJSON *x;
-        cJSON_ArrayForEach(x, runs) if (cJSON_IsNumber(x)) v[j++] = x->valuedouble;
-        size_t rej = rejected(benchmark);
-        if (j <= 2 * rej) {
-            free(v);
-            continue;
-        }
-        qsort(v, j, sizeof *v, compare_double);
-        double sum = 0;
-        for (size_t i = rej; i < j - rej; i++) sum += v[i];
-        tta_rcp_point p = {.bs = bs->valuedouble, .mean = sum / (double)(j - 2 * rej),
-                           .stdev = tta_std_population(v, j), .runs = j};
-        p.min_epochs = tta_rcp_min_mean(p.mean, p.stdev, j - 2 * rej, set->submission_runs - 2);
-        growArray(set->points, &cap, set->n + 1);
-        set->points[set->n++] = p;
-        free(v);
-    }
-    cJSON_Delete(root);
-    if (set->n == 0) {
-        set_error(err, "%s: %s", buf_str(&path), "no usable reference point");
-        buf_free(&path);
-        return -1;
-    }
-    buf_free(&path);
-    qsort(set->points, set->n, sizeof *set->points, compare_bs);
-    prune(set);
-    return 0;
+    for (size_t i = 0; i < set->n; i++)
+        for (size_t j = 0; j < m; j++)
+            if (set->points[i].bs == kept[j].bs) {
+                set->pruned[set->n_pruned++] = set->points[i];
+                break;
+            }
+    free(kept);
 }
 
 void tta_rcp_free(tta_rcp_set *set) {
@@ -180,75 +153,84 @@ void tta_rcp_free(tta_rcp_set *set) {
     memset(set, 0, sizeof *set);
 }
 
-/* Passes when the submission's mean is at least the point's minimum acceptable mean. */
-static void evaluate(const tta_rcp_point *p, double subm_mean, tta_rcp_result *r) {
-    r->rcp_mean = p->mean;
-    r->min_mean = p->min_epochs;
-    double norm = p->mean / subm_mean;
-    r->normalization = norm < 1 ? 1.0 : norm;
-    r->status = subm_mean >= p->min_epochs ? TTA_RCP_PASS : TTA_RCP_FAIL;
+static tta_rcp_result result_with(tta_rcp_result r, tta_rcp_status status, const char *why) {
+    r.status = status;
+    r.why = why;
+    return r;
 }
 
+/* _eval_submission_record and _find_norm_factor: pass when the submission's mean is at least
+ * rcp_mean / max_speedup; a passing submission faster than the reference is normalised. */
+static void evaluate(const tta_rcp_point *p, const char *benchmark, tta_rcp_result *r) {
+    double max_speedup = p->max_speedup;
+    if (benchmark && !strcmp(benchmark, "llama31_405b"))
+        max_speedup = p->mean / (p->min_epochs - RCP_LLAMA31_405B_SLACK);
+    r->rcp_mean = p->mean;
+    r->min_mean = p->mean / max_speedup;
+    r->speedup = p->mean / r->subm_mean;
+    int pass = r->subm_mean >= r->min_mean;
+    r->status = pass ? TTA_RCP_PASS : TTA_RCP_FAIL;
+    r->normalization = pass && r->speedup > 1 ? r->speedup : 1.0;
+}
+
+/* The pruned point at exactly bs, else the nearest below and above it (NULL when none). */
+static void neighbours(const tta_rcp_set *set, double bs, const tta_rcp_point **exact, const tta_rcp_point **below,
+                       const tta_rcp_point **above) {
+    *exact = *below = *above = NULL;
+    for (size_t i = 0; i < set->n_pruned; i++) {
+        const tta_rcp_point *p = &set->pruned[i];
+        if (p->bs == bs && !*exact) *exact = p;
+        if (p->bs < bs && (!*below || p->bs > (*below)->bs)) *below = p;
+        if (p->bs > bs && (!*above || p->bs < (*above)->bs)) *above = p;
+    }
+}
+
+/* check_directory, after the submission's epochs are read. */
 tta_rcp_result tta_rcp_check(const tta_rcp_set *set, double bs, const double *epochs, size_t n,
                              const char *benchmark) {
+    assert(set && (n == 0 || epochs));
     tta_rcp_result r = {.status = TTA_RCP_BAD_INPUT, .rcp_mean = NAN, .min_mean = NAN, .subm_mean = NAN,
-                        .normalization = 1.0};
-    if (set->n_pruned == 0) {
-        r.status = TTA_RCP_NO_REFERENCE;
-        r.why = "no reference convergence points for this benchmark";
-        return r;
-    }
-    if (isnan(bs) || bs <= 0 || n == 0) {
-        r.why = "no global batch size or no runs";
-        return r;
-    }
-    size_t rej = rejected(benchmark), failed = 0;
+                        .speedup = NAN, .normalization = 1.0};
+    if (!benchmark) benchmark = set->benchmark;
+    if (set->n_pruned == 0)
+        return result_with(r, TTA_RCP_NO_REFERENCE, "no reference convergence points for this benchmark");
+    if (!(bs > 0)) return result_with(r, TTA_RCP_BAD_INPUT, "could not detect the global batch size");
+    if (n == 0) return result_with(r, TTA_RCP_BAD_INPUT, "no runs");
+    size_t rejected = tta_rcp_rejected(benchmark), failed = 0;
     double *v = mallocCheck(n * sizeof *v);
     for (size_t i = 0; i < n; i++) {
-        v[i] = isnan(epochs[i]) || epochs[i] <= 0 ? RCP_NOT_CONVERGED : epochs[i];
-        failed += v[i] == RCP_NOT_CONVERGED;
+        failed += isnan(epochs[i]);
+        v[i] = isnan(epochs[i]) ? RCP_NOT_CONVERGED : epochs[i];
     }
-    if (failed > rej) {
+    if (failed > rejected) {
         free(v);
-        r.status = TTA_RCP_NO_CONVERGENCE;
-        r.why = "insufficient convergence: more failed runs than olympic scoring drops";
-        return r;
+        return result_with(r, TTA_RCP_NO_CONVERGENCE, "insufficient convergence: more failed runs than olympic "
+                                                      "scoring drops");
     }
-    if (n <= 2 * rej) {
-        free(v);
-        r.why = "too few runs for an olympic mean of epochs";
-        return r;
-    }
-    qsort(v, n, sizeof *v, compare_double);
-    double sum = 0;
-    for (size_t i = rej; i < n - rej; i++) sum += v[i];
-    r.subm_mean = sum / (double)(n - 2 * rej);
+    r.subm_mean = tta_olympic_mean(v, n, rejected, rejected);
     free(v);
+    if (isnan(r.subm_mean)) return result_with(r, TTA_RCP_BAD_INPUT, "too few runs for an olympic mean of epochs");
 
-    const tta_rcp_point *pts = set->pruned, *exact = NULL, *below = NULL, *above = NULL;
-    for (size_t i = 0; i < set->n_pruned; i++) {
-        if (pts[i].bs == bs) exact = &pts[i];
-        if (pts[i].bs < bs && (!below || pts[i].bs > below->bs)) below = &pts[i];
-        if (pts[i].bs > bs && (!above || pts[i].bs < above->bs)) above = &pts[i];
-    }
+    const tta_rcp_point *exact, *below, *above;
+    neighbours(set, bs, &exact, &below, &above);
     if (exact) {
         r.how = "reference point";
-        evaluate(exact, r.subm_mean, &r);
+        evaluate(exact, benchmark, &r);
     } else if (below && above) {
         tta_rcp_point p = interpolate(bs, below, above, set->submission_runs);
         r.how = "interpolated";
-        evaluate(&p, r.subm_mean, &r);
-    } else if (!below && above) {
-        /* Smaller than every reference: compared with the smallest, which converges faster. */
+        evaluate(&p, benchmark, &r);
+    } else if (above) {
+        /* Below every batch size: the smallest point converges faster, so passing it is enough. */
         r.how = "smallest reference point";
-        evaluate(&pts[0], r.subm_mean, &r);
+        evaluate(&set->pruned[0], benchmark, &r);
         if (r.status == TTA_RCP_FAIL) {
-            r.status = TTA_RCP_MISSING_POINT;
-            r.why = "no reference point at this batch size (one must be submitted)";
+            r.normalization = 1.0;
+            return result_with(r, TTA_RCP_MISSING_POINT, "no reference point at this batch size, and faster "
+                                                         "than the smallest: one must be submitted");
         }
     } else {
-        r.status = TTA_RCP_MISSING_POINT;
-        r.why = "batch size above every reference point (one must be submitted)";
+        return result_with(r, TTA_RCP_MISSING_POINT, "batch size above every reference point: one must be submitted");
     }
     return r;
 }

@@ -1,61 +1,116 @@
-/* score.c: the official MLPerf score (olympic mean) and the runs the rules require. */
+/* score.c: the official MLPerf score (the result summarizer's olympic mean) and the runs the rules
+ * require per benchmark and round. */
+#include <assert.h>
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_sort.h>
+
 #include "common/check.h"
 #include "stats/stats.h"
 
-size_t tta_required_runs(const char *benchmark, const char *round) {
-    if (!benchmark || !round || round[0] != 'v') return 0;
-    static const char *const five[] = {"resnet", "ssd", "maskrcnn", "retinanet", "dlrm", "dlrm_dcnv2",
-                                       "stable_diffusion", "gnn"};
-    for (size_t i = 0; i < sizeof five / sizeof five[0]; i++)
-        if (!strcmp(benchmark, five[i])) return 5;
-    if (!strcmp(benchmark, "unet3d")) return 40;
-    if (!strcmp(benchmark, "ncf") && !strcmp(round, "v0.5")) return 100;
-    static const char *const ten[] = {"gnmt", "transformer", "minigo", "bert", "rnnt", "ncf", "gpt3",
-                                      "llama2_70b_lora"};
-    for (size_t i = 0; i < sizeof ten / sizeof ten[0]; i++)
-        if (!strcmp(benchmark, ten[i])) return 10;
+/* v0.5/v0.6 NCF: "Run 100, use first 50 that converge" (training rules 0.5-0.6). */
+#define NCF_RUNS_USED 50
+
+/* Parses an MLPerf round ("v0.7", "0.7", "v1.0.0") into major and minor; 0 on success. */
+static int parse_round(const char *round, long *major, long *minor) {
+    if (!round) return -1;
+    const char *p = round[0] == 'v' || round[0] == 'V' ? round + 1 : round;
+    if (!isdigit((unsigned char)p[0])) return -1;
+    char *end;
+    *major = strtol(p, &end, 10);
+    if (*end != '.' || !isdigit((unsigned char)end[1])) return -1;
+    *minor = strtol(end + 1, &end, 10);
+    return *end == '\0' || *end == '.' ? 0 : -1;
+}
+
+static int is_one_of(const char *name, const char *const *names, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(name, names[i])) return 1;
     return 0;
 }
 
-static int compare_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+/* The rules' minimum number of runs ("Benchmark Results" tables, training_policies, 2018-2026). */
+size_t tta_required_runs(const char *benchmark, const char *round) {
+    long major, minor;
+    if (!benchmark || parse_round(round, &major, &minor) != 0) return 0;
+    static const char *const five[] = {"resnet", "ssd", "maskrcnn", "retinanet", "dlrm"};
+    static const char *const three[] = {"gpt3", "llama31_405b", "deepseekv3_671b", "qwen35_397b_grpo"};
+    /* minigo: the 2018-2020 text said 20, corrected to the 10 decided in 2018 (policies issue 155). */
+    static const char *const ten[] = {"gnmt", "transformer", "minigo", "bert", "rnnt", "dlrm_dcnv2",
+                                      "stable_diffusion", "gnn", "rgat", "llama2_70b_lora", "flux1",
+                                      "llama31_8b", "gpt_oss_20b"};
+    if (is_one_of(benchmark, five, sizeof five / sizeof five[0])) return 5;
+    if (is_one_of(benchmark, three, sizeof three / sizeof three[0])) return 3;
+    if (is_one_of(benchmark, ten, sizeof ten / sizeof ten[0])) return 10;
+    if (!strcmp(benchmark, "unet3d")) return 40;
+    if (!strcmp(benchmark, "ncf")) return 100;
+    return 0;
 }
 
+size_t tta_max_dropped_runs(const char *benchmark) {
+    return benchmark && !strcmp(benchmark, "unet3d") ? 4 : 1;
+}
+
+/* NCF before v0.7 ran 100 times and scored the first 50 that converged. */
+static int ncf_first_fifty(const char *benchmark, const char *round) {
+    long major, minor;
+    return benchmark && !strcmp(benchmark, "ncf") && parse_round(round, &major, &minor) == 0 && major == 0 &&
+           minor < 7;
+}
+
+static tta_score no_score(tta_score s, tta_reason reason) {
+    s.score = NAN;
+    s.n_used = 0;
+    s.reason = reason;
+    s.why = tta_reason_text(reason);
+    return s;
+}
+
+/* Olympic mean of the first NCF_RUNS_USED successful runs in run order. */
+static tta_score score_ncf(tta_score s, const double *times, const int *success, size_t n) {
+    double *used = mallocCheck(NCF_RUNS_USED * sizeof *used);
+    size_t k = 0;
+    for (size_t i = 0; i < n && k < NCF_RUNS_USED; i++)
+        if (success[i] && !isnan(times[i])) used[k++] = times[i];
+    double mean = tta_olympic_mean(used, k, 1, 1);
+    free(used);
+    if (isnan(mean)) return no_score(s, n ? TTA_TOO_FEW_RUNS : TTA_NO_VALUES);
+    s.score = mean;
+    s.n_used = k - 2;
+    if (k < NCF_RUNS_USED) s.reason = TTA_FEWER_CONVERGED_THAN_USED;
+    return s;
+}
+
+/* The result summarizer's _compute_strong_score_standalone + _compute_olympic_average. */
 tta_score tta_official_score(const double *times, const int *success, size_t n, const char *benchmark,
                              const char *round) {
-    tta_score s = {.score = NAN, .n_runs = n, .required = tta_required_runs(benchmark, round)};
-    size_t max_dropped = benchmark && !strcmp(benchmark, "unet3d") ? 4 : 1;
-    double *ok = mallocCheck((n ? n : 1) * sizeof *ok);
-    size_t n_ok = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (success[i] && !isnan(times[i]))
-            ok[n_ok++] = times[i];
-        else
-            s.n_dropped++;
-    }
-    if (s.n_dropped > max_dropped) {
-        s.why = "too many runs did not succeed for an official score";
+    assert(n == 0 || (times && success));
+    tta_score s = {.score = NAN, .n_runs = n, .required = tta_required_runs(benchmark, round),
+                   .max_dropped = tta_max_dropped_runs(benchmark)};
+    for (size_t i = 0; i < n; i++) s.n_dropped += !(success[i] && !isnan(times[i]));
+    if (ncf_first_fifty(benchmark, round)) {
+        s = score_ncf(s, times, success, n);
+    } else if (n == 0) {
+        return no_score(s, TTA_NO_VALUES);
+    } else if (s.n_dropped > s.max_dropped) {
+        return no_score(s, TTA_TOO_MANY_FAILED);
+    } else {
+        size_t n_ok = n - s.n_dropped;
+        double *ok = mallocCheck(n * sizeof *ok);
+        size_t j = 0;
+        for (size_t i = 0; i < n; i++)
+            if (success[i] && !isnan(times[i])) ok[j++] = times[i];
+        assert(j == n_ok);
+        /* scores[k : len - (k - dropped)]: the failed runs stand in for the slowest ones. */
+        s.score = tta_olympic_mean(ok, n_ok, s.max_dropped, s.max_dropped - s.n_dropped);
         free(ok);
-        return s;
+        if (isnan(s.score)) return no_score(s, TTA_TOO_FEW_RUNS);
+        s.n_used = n_ok - s.max_dropped - (s.max_dropped - s.n_dropped);
     }
-    qsort(ok, n_ok, sizeof *ok, compare_double);
-    /* The summarizer's slice: scores[max_dropped : len - (max_dropped - dropped)] */
-    size_t lo = max_dropped, hi = n_ok >= max_dropped - s.n_dropped ? n_ok - (max_dropped - s.n_dropped) : 0;
-    if (hi <= lo) {
-        s.why = "too few successful runs for an olympic mean";
-        free(ok);
-        return s;
-    }
-    double sum = 0;
-    for (size_t i = lo; i < hi; i++) sum += ok[i];
-    s.n_used = hi - lo;
-    s.score = sum / (double)s.n_used;
-    if (s.required && n < s.required) s.why = "fewer runs than the rules require";
-    free(ok);
+    if (s.reason == TTA_OK && s.required && n < s.required) s.reason = TTA_FEWER_RUNS_THAN_REQUIRED;
+    s.why = tta_reason_text(s.reason);
     return s;
 }

@@ -1,75 +1,187 @@
-/* stats.h: the statistics module's contract: pure functions on plain arrays (GSL inside).
+/* stats.h: the statistics module's contract: pure numerical functions on plain C arrays.
  *
- * No function here reads a database or prints. Inputs are arrays the caller owns; outputs are
- * structs filled by value. A statistic that cannot be computed (too few values, a zero mean)
- * is NAN, and the struct's `why` says why in words a report can print (a static string, never
- * freed). GSL's aborting error handler is switched off by every function that calls GSL.
+ * Nothing here reads a database or prints; the only I/O is tta_rcp_load reading one RCP JSON file.
+ *
+ * Ownership. Input arrays belong to the caller and are never modified or kept (functions that sort
+ * work on a copy). Results are structs returned by value, or rows written into an array the caller
+ * provides (its size is a parameter). The one exception is tta_rcp_set: tta_rcp_load fills it with
+ * malloc'd arrays that tta_rcp_free releases; tta_rcp_load's *err is malloc'd for the caller to free.
+ * Every `why` is a static string (never freed, never NULL when `reason` is not TTA_OK).
+ *
+ * Missing values. A statistic that cannot be computed is NAN and its struct says why: `reason` is a
+ * code for programs, `why` the same in words a report can print. Where inputs may be missing (a run
+ * that never reached the target, an epoch not logged) the function says so and NAN marks them;
+ * elsewhere NAN in an input propagates to the result.
+ *
+ * GSL. Functions that call GSL switch its aborting error handler off (a process-wide setting) and
+ * check the status codes GSL returns. Random numbers come from a gsl_rng mt19937 seeded with the
+ * caller's seed: the same inputs and seed give the same result, bit for bit. No function keeps
+ * state between calls.
+ *
+ * Formulas, the official behaviour mirrored and where tta departs on purpose: docs/statistics.md.
  */
 #ifndef TTA_STATS_H
 #define TTA_STATS_H
 
 #include <stddef.h>
 
+/* ---- why a value is missing ---- */
+
+typedef enum {
+    TTA_OK = 0,
+    TTA_NO_VALUES,                 /* n == 0 */
+    TTA_ONE_VALUE,                 /* one value: no spread to measure */
+    TTA_ZERO_MEAN,                 /* the mean is 0: a CV is undefined */
+    TTA_IDENTICAL_VALUES,          /* no spread in a denominator: the ratio is undefined (NAN) */
+    TTA_BAD_ARGUMENT,              /* resamples, alpha, power, sizes out of range */
+    TTA_TOO_MANY_FAILED,           /* more runs failed than olympic scoring may drop: no score */
+    TTA_TOO_FEW_RUNS,              /* nothing left after the olympic slice */
+    TTA_FEWER_RUNS_THAN_REQUIRED,  /* warning: value computed, but the rules require more runs */
+    TTA_FEWER_CONVERGED_THAN_USED, /* warning: v0.5/v0.6 NCF has fewer than 50 converged runs */
+    TTA_NO_EPOCHS,                 /* no run reached the target with its epochs logged */
+    TTA_NO_VARIANCE,               /* TTA identical in every run: no variance to decompose */
+    TTA_NUMERICAL_ERROR,           /* a GSL routine reported an error */
+} tta_reason;
+
+/* The reason in words (static; NULL for TTA_OK). */
+const char *tta_reason_text(tta_reason reason);
+/* 1 for reasons that accompany a computed value (TTA_FEWER_*), 0 otherwise. */
+int tta_reason_is_warning(tta_reason reason);
+
 /* ---- descriptives ---- */
 
-double tta_mean(const double *x, size_t n);          /* NAN when n == 0 */
-double tta_std_population(const double *x, size_t n); /* ddof 0; NAN when n == 0 */
+double tta_mean(const double *x, size_t n);           /* NAN when n == 0 */
+double tta_std_population(const double *x, size_t n); /* ddof 0; NAN when n == 0, 0 when n == 1 */
 double tta_std_sample(const double *x, size_t n);     /* ddof 1; NAN when n < 2 */
-/* Coefficient of variation: population std / mean (the DAWNBench/MLPerf analyses' definition);
- * NAN when n == 0 or the mean is 0. */
+/* Coefficient of variation: population std / |mean| (the DAWNBench/MLPerf analyses' definition);
+ * NAN when n == 0 or the mean is 0; 0 when every value is the same. */
 double tta_cv(const double *x, size_t n);
 
-/* Does quality q meet target t (relative tolerance 1e-6: logs print float32 values)? */
+typedef struct {
+    size_t n;
+    double mean, std, std_sample, cv; /* std: population (ddof 0); std_sample: ddof 1 */
+    tta_reason reason;                /* NO_VALUES, ONE_VALUE (std_sample NAN), ZERO_MEAN (cv NAN) */
+    const char *why;
+} tta_summary;
+
+tta_summary tta_describe(const double *x, size_t n);
+
+/* Mean of x without its drop_low smallest and drop_high largest values (sorted on a copy): the
+ * olympic mean is tta_olympic_mean(x, n, 1, 1). NAN when nothing is left or x holds a NAN. */
+double tta_olympic_mean(const double *x, size_t n, size_t drop_low, size_t drop_high);
+
+/* Relative tolerance of a target comparison: logs print float32 values (BLEU 21.799999 meets 21.8). */
+#define TTA_TARGET_RTOL 1e-6
+
+/* Does quality q meet target t? q >= t - 1e-6|t| when higher is better, q <= t + 1e-6|t| otherwise;
+ * 0 when either is NAN. */
 int tta_meets_target(double q, double t, int higher_is_better);
 
 /* ---- the official MLPerf score ---- */
 
 typedef struct {
-    double score;      /* olympic mean of the run times, in the caller's unit; NAN when none */
-    size_t n_runs;     /* runs given */
-    size_t n_used;     /* runs averaged */
-    size_t n_dropped;  /* runs that did not succeed */
-    size_t required;   /* runs the rules require for the benchmark and round (0 unknown) */
-    const char *why;   /* NULL, or why there is no score / what is off ("fewer runs than required") */
+    double score;       /* olympic mean of the run times, in the caller's unit; NAN when none */
+    size_t n_runs;      /* runs given */
+    size_t n_used;      /* runs averaged */
+    size_t n_dropped;   /* runs that did not succeed (success 0 or a NAN time) */
+    size_t required;    /* runs the rules require for the benchmark and round (0 unknown) */
+    size_t max_dropped; /* k of the slice below: 1, 4 for unet3d */
+    tta_reason reason;  /* TOO_MANY_FAILED, TOO_FEW_RUNS, NO_VALUES: no score;
+                           FEWER_RUNS_THAN_REQUIRED, FEWER_CONVERGED_THAN_USED: a score, with a warning */
+    const char *why;
 } tta_score;
 
-/* Runs the rules require (MLPerf training_policies): vision 5, unet3d 40, most others 10;
- * 0 when unknown (DAWNBench, replays). */
+/* Runs the MLPerf Training rules require: 5 for resnet, ssd, maskrcnn, retinanet and dlrm; 40 for
+ * unet3d; 3 for gpt3, llama31_405b, deepseekv3_671b, qwen35_397b_grpo; 100 for ncf (v0.5/v0.6:
+ * "run 100, use the first 50 that converge"); 10 for the others. 0 when the benchmark is unknown or
+ * round is not an MLPerf round ("v0.7", "0.7", "v1.0.0"; not "dawnbench" or NULL). */
 size_t tta_required_runs(const char *benchmark, const char *round);
 
-/* The MLCommons result summarizer's score: sort the times of the successful runs, drop the
- * fastest max_dropped (1; 4 for unet3d) and, of the slowest, max_dropped less the runs that
- * did not succeed, and average the rest. More failed runs than max_dropped: no score. */
+/* How many of the fastest runs the summarizer always drops (and of the slowest, less the failed
+ * runs): 4 for unet3d, 1 otherwise. */
+size_t tta_max_dropped_runs(const char *benchmark);
+
+/* The MLCommons result summarizer's score (mlperf_logging/result_summarizer, 4.1.59): with d runs
+ * that did not succeed and k = tta_max_dropped_runs, more than k failed runs give no score; else the
+ * successful times are sorted and sorted[k : n_success - (k - d)] averaged (a failed run stands for
+ * a slowest one). v0.5/v0.6 NCF instead averages the first 50 successful runs in the given order
+ * (run order) without their fastest and slowest. success[i] != 0 marks a successful run. */
 tta_score tta_official_score(const double *times, const int *success, size_t n, const char *benchmark,
                              const char *round);
 
-/* ---- CV with a bootstrap confidence interval ---- */
+/* ---- bootstrap confidence intervals (percentile method) ---- */
+
+#define TTA_BOOTSTRAP_RESAMPLES 2000 /* used when resamples is 0 */
 
 typedef struct {
-    double cv, low, high; /* NAN when not computable */
+    double cv, low, high; /* CV of x and its (1 - alpha) interval; NAN when not computable */
+    size_t resamples;     /* resamples drawn */
+    tta_reason reason;    /* NO_VALUES, ONE_VALUE, ZERO_MEAN, BAD_ARGUMENT, NUMERICAL_ERROR */
     const char *why;
 } tta_cv_ci;
 
-/* CV and its percentile-bootstrap (1 - alpha) interval from `resamples` resamples drawn with a
- * mt19937 generator seeded with seed: the same inputs give the same interval. */
+/* CV and its percentile-bootstrap (1 - alpha) interval: `resamples` resamples of n values drawn with
+ * replacement (gsl_rng_uniform_int on mt19937 seeded with seed), the CV of each, and their alpha/2
+ * and 1 - alpha/2 quantiles (linear interpolation between order statistics, as numpy's default).
+ * Identical values give CV 0 and the interval [0, 0]. */
 tta_cv_ci tta_cv_bootstrap(const double *x, size_t n, size_t resamples, double alpha, unsigned long seed);
 
-/* ---- epochs × time per epoch ---- */
+/* Percentile-bootstrap (1 - alpha) interval of mean(a) / mean(b), each group resampled on its own
+ * (per resample: n_a draws from a, then n_b from b). *low and *high are NAN unless TTA_OK. */
+tta_reason tta_ratio_ci(const double *a, size_t na, const double *b, size_t nb, size_t resamples, double alpha,
+                        unsigned long seed, double *low, double *high);
+
+/* ---- epochs x time per epoch ---- */
 
 typedef struct {
-    size_t n;                    /* runs with both epochs and time */
+    size_t n;                       /* runs with a positive TTA and positive epochs */
     double epochs_mean, epochs_std; /* population std */
-    double tpe_mean, tpe_std;    /* time per epoch = TTA / epochs */
+    double tpe_mean, tpe_std;       /* time per epoch = TTA / epochs */
     double cv_epochs, cv_tpe;
-    double cv_ratio;             /* cv_epochs / cv_tpe; NAN when cv_tpe is 0 */
-    /* Var(log TTA) = Var(log epochs) + Var(log tpe) + 2 Cov: each share of it (sum to 1). */
+    double cv_ratio;                /* cv_epochs / cv_tpe; NAN (IDENTICAL_VALUES) when cv_tpe is 0 */
+    /* Var(log TTA) = Var(log epochs) + Var(log tpe) + 2 Cov(log epochs, log tpe), population
+     * moments: each term's share of it. They sum to 1; a negative Cov can push a share above 1. */
     double log_share_epochs, log_share_tpe, log_share_cov;
+    tta_reason reason;              /* NO_EPOCHS, ONE_VALUE, IDENTICAL_VALUES, NO_VARIANCE */
     const char *why;
 } tta_decomposition;
 
-/* Decomposes the variance of TTA = epochs × tpe over runs; entries with NAN epochs or tta are
- * skipped. */
+/* Decomposes the variance of TTA = epochs x tpe over n runs; run i is skipped when tta[i] or
+ * epochs[i] is NAN (never reached the target, epochs not logged) or not positive. */
 tta_decomposition tta_decompose(const double *tta, const double *epochs, size_t n);
+
+/* ---- quality curves ---- */
+
+typedef struct {
+    double epoch;
+    double mean, std; /* population std across the runs present at this epoch */
+    size_t n;         /* runs with an evaluation at this epoch */
+} tta_curve_stat;
+
+/* Mean and std of quality per epoch across runs. Run r has n_points[r] points (epochs[r][i],
+ * quality[r][i]); epochs are matched exactly; a point with a NAN epoch or quality is missing; a run
+ * evaluated twice at one epoch counts once, with its last value. Writes one row per distinct
+ * epoch, in increasing order, at most max_out (the total number of points always suffices), and
+ * returns how many it wrote. */
+size_t tta_quality_curve(const double *const *epochs, const double *const *quality, const size_t *n_points,
+                         size_t n_runs, tta_curve_stat *out, size_t max_out);
+
+/* ---- threshold sensitivity ---- */
+
+/* Index of the first point of a curve meeting threshold (tta_meets_target), or -1. */
+long tta_first_meeting(const double *quality, size_t n, double threshold, int higher_is_better);
+
+typedef struct {
+    long index;   /* first evaluation meeting the threshold, -1 when none */
+    double time;  /* its time; NAN when never reached */
+    double epoch; /* its epoch; NAN when never reached (or not logged) */
+} tta_crossing;
+
+/* For a run's evaluations in order (time[i], epoch[i], quality[i]; epoch may be NULL) and each of
+ * n_thresholds thresholds, the first evaluation meeting it: out[h] for thresholds[h]. */
+void tta_threshold_crossings(const double *time, const double *epoch, const double *quality, size_t n,
+                             const double *thresholds, size_t n_thresholds, int higher_is_better,
+                             tta_crossing *out);
 
 /* ---- throughput versus TTA, scaling ---- */
 
@@ -83,53 +195,52 @@ typedef struct {
 tta_speedup tta_speedup_of(double base_tpe, double base_score, double tpe, double score);
 
 /* Efficiency of a speedup against linear scaling from base_acc to acc accelerators:
- * speedup / (acc / base_acc); NAN when the counts are unknown (<= 0). */
+ * speedup / (acc / base_acc); NAN when a count is not positive or the speedup is NAN. */
 double tta_scaling_efficiency(double speedup, double base_acc, double acc);
 
-/* ---- quality curves ---- */
-
 typedef struct {
-    double epoch;
-    double mean, std; /* population std across the runs present at this epoch */
-    size_t n;         /* runs with an evaluation at this epoch */
-} tta_curve_stat;
+    double acc_ratio;                     /* acc / acc of the base */
+    double speedup_tpe, speedup_tta;      /* tpe(base) / tpe, tta(base) / tta */
+    double efficiency_tpe, efficiency_tta; /* speedup / acc_ratio */
+} tta_scaling_point;
 
-/* Mean and std of quality per epoch across runs. Run r has n_points[r] points (epochs[r][i],
- * quality[r][i]); epochs are matched exactly (evaluations at the same epoch count). Writes at
- * most max_out rows, ordered by epoch, and returns how many. */
-size_t tta_quality_curve(const double *const *epochs, const double *const *quality, const size_t *n_points,
-                         size_t n_runs, tta_curve_stat *out, size_t max_out);
-
-/* First point of a curve meeting threshold (relative tolerance 1e-6): its index, or -1. */
-long tta_first_meeting(const double *quality, size_t n, double threshold, int higher_is_better);
+/* A scaling series (accelerators acc[i], time per epoch tpe[i], TTA tta[i]): the base is the point
+ * with the fewest accelerators (among those, the smallest TTA); out[i] relates point i to it (NAN
+ * parts where an input is missing). Returns the base's index, or -1 when no point has a positive
+ * accelerator count (out is then all NAN). */
+long tta_scaling_series(const double *acc, const double *tpe, const double *tta, size_t n, tta_scaling_point *out);
 
 /* ---- comparing two entries' TTAs ---- */
 
 typedef struct {
-    double t, df, p;  /* Welch's t-test, two-sided */
+    double t, df, p;   /* Welch's t-test of mean(a) = mean(b), two-sided p from GSL's t distribution */
+    tta_reason reason; /* NO_VALUES, ONE_VALUE (a group has < 2 values), IDENTICAL_VALUES (no spread) */
+    const char *why;
 } tta_welch;
 
-/* Welch's unequal-variance t-test of mean(a) = mean(b); NANs when a group has < 2 values or
- * both variances are 0. */
 tta_welch tta_welch_test(const double *a, size_t na, const double *b, size_t nb);
 
 typedef struct {
-    double u;       /* U of sample a: sum of its ranks - na(na+1)/2 (ties take average ranks) */
-    double p;       /* two-sided */
-    int exact;      /* 1: exact distribution (no ties, na, nb <= 50); 0: normal approximation with
-                       tie and continuity correction */
+    double u;          /* U of sample a: its rank sum - na(na+1)/2 (ties take average ranks) */
+    double p;          /* two-sided */
+    int exact;         /* 1: exact distribution of U (no ties, na and nb <= 50); 0: normal
+                          approximation with tie and continuity correction */
+    tta_reason reason; /* NO_VALUES when a group is empty */
+    const char *why;
 } tta_mwu;
 
 tta_mwu tta_mann_whitney(const double *a, size_t na, const double *b, size_t nb);
 
-/* Percentile-bootstrap (1 - alpha) interval of mean(a) / mean(b), resampling each group. */
-void tta_ratio_ci(const double *a, size_t na, const double *b, size_t nb, size_t resamples, double alpha,
-                  unsigned long seed, double *low, double *high);
+/* Power of a two-sided two-sample t-test (equal variances, n runs per group, significance alpha)
+ * for a standardised difference effect = |mu_a - mu_b| / sigma: P(|T'| > t_{1-alpha/2, 2n-2}) with
+ * T' noncentral t (df 2n - 2, noncentrality effect sqrt(n/2)), integrated numerically with GSL.
+ * NAN when n < 2 or alpha is not in (0, 1). */
+double tta_t_test_power(double n, double effect, double alpha);
 
-/* Runs per group a two-sided two-sample t-test needs to detect a difference of rel_diff × the
- * mean at significance alpha with the given power, for a common standard deviation sd around
- * mean: n = 2 ((t_{1-alpha/2,df} + t_{power,df}) sd / (rel_diff mean))^2, iterated with
- * df = 2n - 2 from the normal approximation. NAN when sd or mean are not positive. */
+/* The smallest number of runs per group with which that test reaches `power` for a difference of
+ * rel_diff x mean with standard deviation sd (exact noncentral t, starting from the normal
+ * approximation 2 ((z_{1-alpha/2} + z_power) sd / (rel_diff mean))^2). At least 2. NAN when mean,
+ * sd or rel_diff are not positive or alpha, power not in (0, 1). */
 double tta_runs_needed(double mean, double sd, double rel_diff, double alpha, double power);
 
 /* ---- reference convergence points (MLCommons rcp_checker, training rules 1.0.0 on) ---- */
@@ -138,53 +249,61 @@ typedef struct {
     double bs;          /* global batch size */
     double mean;        /* olympic mean of the reference runs' epochs (or samples) to converge */
     double stdev;       /* population std of all its runs */
-    double min_epochs;  /* minimum acceptable submission mean (bisection, see tta_rcp_min_mean) */
+    double min_epochs;  /* minimum acceptable submission mean ("Min Epochs", tta_rcp_min_mean) */
+    double max_speedup; /* mean / min_epochs ("Max Speedup") */
     size_t runs;
 } tta_rcp_point;
 
 typedef struct {
-    tta_rcp_point *points; /* every reference point, by batch size */
+    char benchmark[64];     /* as named in the file name */
+    tta_rcp_point *points;  /* every reference point, by batch size (owned) */
     size_t n;
-    tta_rcp_point *pruned; /* after pruning points slower than their neighbours' interpolation */
+    tta_rcp_point *pruned;  /* after pruning ("pruned_rcps", what checks use; owned) */
     size_t n_pruned;
-    size_t submission_runs; /* runs a submission makes for this benchmark (rcp_checker's table) */
+    size_t submission_runs; /* runs a submission makes (rcp_checker's table) */
 } tta_rcp_set;
 
 typedef enum {
     TTA_RCP_PASS = 0,
-    TTA_RCP_FAIL,             /* converges faster than the references allow */
-    TTA_RCP_NO_REFERENCE,     /* no rcps_<benchmark>.json in the folder (the official checker crashes) */
-    TTA_RCP_NO_CONVERGENCE,   /* more failed runs than olympic scoring can drop */
-    TTA_RCP_MISSING_POINT,    /* batch size above every reference point */
-    TTA_RCP_BAD_INPUT,        /* no batch size or no epochs */
+    TTA_RCP_FAIL,           /* converges faster than the references allow */
+    TTA_RCP_NO_REFERENCE,   /* no reference points for the benchmark (the official checker crashes) */
+    TTA_RCP_NO_CONVERGENCE, /* more failed runs than olympic scoring drops ("Insufficient convergence") */
+    TTA_RCP_MISSING_POINT,  /* a reference point must be submitted for this batch size */
+    TTA_RCP_BAD_INPUT,      /* no batch size, or too few runs for an olympic mean */
 } tta_rcp_status;
 
 typedef struct {
     tta_rcp_status status;
-    double rcp_mean;        /* reference mean at the batch size (found or interpolated) */
-    double min_mean;        /* minimum acceptable mean at the batch size */
-    double subm_mean;       /* olympic mean of the submission's epochs */
-    double normalization;   /* rcp_mean / subm_mean when faster than the reference but passing; else 1 */
-    const char *how;        /* "reference point", "interpolated", "smallest reference (slower convergence)" */
-    const char *why;        /* for statuses other than PASS/FAIL */
+    double rcp_mean;      /* reference mean at the batch size (found or interpolated) */
+    double min_mean;      /* smallest passing mean: rcp_mean / max_speedup */
+    double subm_mean;     /* olympic mean of the submission's epochs */
+    double speedup;       /* rcp_mean / subm_mean */
+    double normalization; /* factor the score is multiplied by: speedup when passing with
+                             subm_mean < rcp_mean, else 1 */
+    const char *how;      /* "reference point", "interpolated", "smallest reference point" */
+    const char *why;      /* for statuses other than PASS/FAIL */
 } tta_rcp_result;
 
-/* Runs a submission of the benchmark makes in the RCP checker's table (0 unknown). */
+/* Runs a submission of the benchmark makes in rcp_checker's table (dlrm: 5, from the checker's
+ * table before 2023); 0 unknown. */
 size_t tta_rcp_submission_runs(const char *benchmark);
 
-/* Loads <dir>/rcps_<benchmark>.json and computes every point's statistics and the pruned set.
- * Returns 0; 1 when there is no file for the benchmark (set empty, *err says so); -1 when the
- * file is unreadable or malformed (*err: "<path>: reason"). *err is malloc'd. */
+/* Loads <dir>/rcps_<benchmark>.json ("Epochs to converge", or "samples to converge" for
+ * llama2_70b_lora and flux1, either accepted), computes every point's statistics and the pruned set.
+ * Returns 0; 1 when there is no file for the benchmark (set empty: checks report NO_REFERENCE);
+ * -1 when the file is unreadable or malformed, or the benchmark has no submission run count (*err:
+ * "<path>: reason"). *err (when err is not NULL) is malloc'd on 1 and -1. */
 int tta_rcp_load(const char *dir, const char *benchmark, tta_rcp_set *set, char **err);
 void tta_rcp_free(tta_rcp_set *set);
 
-/* The smallest mean a submission may have and still pass the one-sided pooled t-test at
- * alpha 0.05 against a reference (mean, stdev, n_ref runs), bisecting between 0 and mean to
- * 1e-4; n_subm = submission runs - 2. */
+/* Smallest mean a submission may have and pass the one-sided pooled (equal-variance) t-test at alpha
+ * 0.05 against a reference (mean, stdev, n_ref runs), bisected between 0 and mean to 1e-4 with
+ * n_subm submission runs, as rcp_checker's _find_min_acceptable_mean; mean when stdev is 0. */
 double tta_rcp_min_mean(double mean, double stdev, size_t n_ref, size_t n_subm);
 
-/* Checks a submission at batch size bs whose runs converged in epochs[i] (NAN or <= 0 for a
- * run that did not: it counts as 1e9) against the pruned reference points. */
+/* Checks a submission at batch size bs whose runs converged in epochs[i] (NAN for a run that did not
+ * converge: it counts as 1e9) against the pruned reference points. benchmark names the submission's
+ * benchmark (NULL: the set's); unet3d drops 4 runs from each end instead of 1. */
 tta_rcp_result tta_rcp_check(const tta_rcp_set *set, double bs, const double *epochs, size_t n,
                              const char *benchmark);
 

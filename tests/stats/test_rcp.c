@@ -1,80 +1,270 @@
-/* test_rcp.c: the RCP check against MLCommons' own rcp_checker (mlperf-logging 4.1.59), run on
- * fixtures/rcp/training_4.0.0/rcps_resnet.json (a copy of MLCommons' file): every number below
- * is what RCP_Checker('training', '4.0.0', 'resnet') computes. */
+/* test_rcp.c: the RCP check against MLCommons' own rcp_checker (mlperf_logging 4.1.59, run by
+ * reference_values.py) on fixtures/rcp/training_4.0.0/rcps_resnet.json (MLCommons' file) and on
+ * synthetic files written to a temporary folder. The same on every file of ../shared/rcp:
+ * test_rcp_shared.c. */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "stats/stats.h"
 #include "tta_test.h"
 
-static const char *rcp_dir = "fixtures/rcp/training_4.0.0";
+static const char *resnet_dir = "fixtures/rcp/training_4.0.0";
+
+/* RCP_Checker('training', '4.0.0', 'resnet').rcp_data: BS, RCP Mean, RCP Stdev, Min Epochs. */
+static const double resnet_points[10][4] = {
+    {1632, 35.0, 1.0846522890932808, 33.80234241485596},
+    {3264, 35.15384615384615, 0.7483314773547882, 34.3096450658945},
+    {4096, 39.875, 1.0, 38.63396394252777},
+    {8192, 41.875, 1.0, 40.63401639461517},
+    {13056, 45.5, 0.66332495807108, 44.676806926727295},
+    {32768, 56.0, 0.4472135954999579, 55.44498062133789},
+    {49152, 68.0, 0.6324555320336759, 67.21508979797363},
+    {58880, 80.0, 0.8306623862918076, 78.96915435791016},
+    {65536, 84.5, 0.9219544457292888, 83.35580706596375},
+    {67840, 85.84615384615384, 0.6388765649999398, 85.18264433053824},
+};
 
 TEST(reference_points) {
     tta_rcp_set set;
     char *err = NULL;
-    CHECK(tta_rcp_load(rcp_dir, "resnet", &set, &err) == 0);
-    CHECK(set.n == 10);
-    CHECK(set.submission_runs == 5);
-    /* full 1632: mean 35.0, stdev 1.0846522890932808, min epochs 33.80234241485596 */
-    CHECK_NEAR(set.points[0].bs, 1632, 0);
-    CHECK_NEAR(set.points[0].mean, 35.0, 1e-12);
-    CHECK_NEAR(set.points[0].stdev, 1.0846522890932808, 1e-12);
-    CHECK_NEAR(set.points[0].min_epochs, 33.80234241485596, 1e-9);
-    CHECK_NEAR(set.points[1].mean, 35.15384615384615, 1e-12);
-    CHECK_NEAR(set.points[1].min_epochs, 34.3096450658945, 1e-9);
-    CHECK_NEAR(set.points[9].bs, 67840, 0);
-    CHECK_NEAR(set.points[9].min_epochs, 85.18264433053824, 1e-9);
-    /* pruned: 1632, 3264, 32768, 49152, 67840 */
+    CHECK(tta_rcp_load(resnet_dir, "resnet", &set, &err) == 0 && err == NULL);
+    CHECK(set.n == 10 && set.submission_runs == 5);
+    CHECK_STR(set.benchmark, "resnet");
+    for (size_t i = 0; i < 10 && i < set.n; i++) {
+        CHECK_NEAR(set.points[i].bs, resnet_points[i][0], 0);
+        CHECK_REL(set.points[i].mean, resnet_points[i][1], 1e-14);
+        CHECK_REL(set.points[i].stdev, resnet_points[i][2], 1e-13);
+        CHECK_REL(set.points[i].min_epochs, resnet_points[i][3], 1e-12);
+        CHECK_REL(set.points[i].max_speedup, resnet_points[i][1] / resnet_points[i][3], 1e-12);
+    }
+    /* pruned_rcp_data */
+    double pruned[] = {1632, 3264, 32768, 49152, 67840};
     CHECK(set.n_pruned == 5);
-    double expect[] = {1632, 3264, 32768, 49152, 67840};
-    for (size_t i = 0; i < 5 && i < set.n_pruned; i++) CHECK_NEAR(set.pruned[i].bs, expect[i], 0);
+    for (size_t i = 0; i < 5 && i < set.n_pruned; i++) CHECK_NEAR(set.pruned[i].bs, pruned[i], 0);
     tta_rcp_free(&set);
+    CHECK(set.points == NULL && set.n == 0);
 }
 
-TEST(submissions) {
+typedef struct {
+    double bs;
+    double epochs[5];
+    tta_rcp_status status;
+    double rcp_mean, min_mean, subm_mean, speedup, normalization;
+} resnet_case;
+
+/* check_directory's verdict, message and factor for each submission (reference_values.py). */
+static const resnet_case resnet_cases[] = {
+    /* RCP found */
+    {3264, {34, 35, 35, 36, 37}, TTA_RCP_PASS, 35.15384615384615, 34.3096450658945, 35.333333333333336,
+     35.15384615384615 / 35.333333333333336, 1.0},
+    {3264, {34.2, 34.3, 34.4, 34.5, 34.9}, TTA_RCP_PASS, 35.15384615384615, 34.3096450658945, 34.4,
+     1.0219141323792487, 1.0219141323792487},
+    {3264, {30, 31, 31, 32, 33}, TTA_RCP_FAIL, 35.15384615384615, 34.3096450658945, 31.333333333333332,
+     1.1219312602291327, 1.0},
+    {3264, {36, 37, 37, 38, NAN}, TTA_RCP_PASS, 35.15384615384615, 34.3096450658945, 37.333333333333336,
+     35.15384615384615 / 37.333333333333336, 1.0},
+    /* RCP Interpolation (8192 was pruned: 3264 and 32768 are its neighbours) */
+    {4000, {33, 34, 34, 35, 36}, TTA_RCP_FAIL, 35.673869514433505, 34.79806039529473, 34.333333333333336,
+     1.0390447431388399, 1.0},
+    {4000, {35, 35, 35.5, 36, 36}, TTA_RCP_PASS, 35.673869514433505, 34.79806039529473, 35.5,
+     1.0048977328009439, 1.0048977328009439},
+    {8192, {39, 40, 41, 41, 42}, TTA_RCP_PASS, 38.635741698648424, 37.81050375039801, 40.666666666666664,
+     38.635741698648424 / 40.666666666666664, 1.0},
+    /* below every batch size: the smallest point decides */
+    {1024, {33, 34, 35, 36, 36}, TTA_RCP_PASS, 35.0, 33.80234241485596, 35.0, 1.0, 1.0},
+    {1024, {30, 31, 31, 32, 33}, TTA_RCP_MISSING_POINT, 35.0, 33.80234241485596, 31.333333333333332,
+     1.1170212765957448, 1.0},
+};
+
+TEST(resnet_submissions) {
     tta_rcp_set set;
-    char *err = NULL;
-    CHECK(tta_rcp_load(rcp_dir, "resnet", &set, &err) == 0);
+    CHECK(tta_rcp_load(resnet_dir, "resnet", &set, NULL) == 0);
+    for (size_t i = 0; i < sizeof resnet_cases / sizeof resnet_cases[0]; i++) {
+        const resnet_case *c = &resnet_cases[i];
+        tta_rcp_result r = tta_rcp_check(&set, c->bs, c->epochs, 5, "resnet");
+        if (r.status != c->status) fprintf(stderr, "case %zu: status %d\n", i, (int)r.status);
+        CHECK(r.status == c->status);
+        CHECK_REL(r.rcp_mean, c->rcp_mean, 1e-13);
+        CHECK_REL(r.min_mean, c->min_mean, 1e-12);
+        CHECK_REL(r.subm_mean, c->subm_mean, 1e-14);
+        CHECK_REL(r.speedup, c->speedup, 1e-13);
+        CHECK_REL(r.normalization, c->normalization, 1e-13);
+        CHECK(r.how != NULL);
+        CHECK((r.why == NULL) == (r.status == TTA_RCP_PASS || r.status == TTA_RCP_FAIL));
+    }
     double ok[] = {34, 35, 35, 36, 37};
-    tta_rcp_result r = tta_rcp_check(&set, 3264, ok, 5, "resnet");
-    CHECK(r.status == TTA_RCP_PASS && r.normalization == 1.0);
-    double fast[] = {30, 31, 31, 32, 33};
-    r = tta_rcp_check(&set, 3264, fast, 5, "resnet");
-    CHECK(r.status == TTA_RCP_FAIL);
-    CHECK_NEAR(r.normalization, 1.1219312602291327, 1e-12);
-    double one_failed[] = {36, 37, 37, 38, NAN}; /* a failed run counts as 1e9 epochs */
-    r = tta_rcp_check(&set, 3264, one_failed, 5, "resnet");
-    CHECK(r.status == TTA_RCP_PASS);
-    double two_failed[] = {36, NAN, 37, 38, NAN};
+    tta_rcp_result r = tta_rcp_check(&set, 3264, ok, 5, NULL); /* the set's benchmark */
+    CHECK(r.status == TTA_RCP_PASS && !strcmp(r.how, "reference point"));
+    r = tta_rcp_check(&set, 4000, ok, 5, "resnet");
+    CHECK_STR(r.how, "interpolated");
+    r = tta_rcp_check(&set, 100000, ok, 5, "resnet"); /* "Missing RCP, please submit RCP with BS" */
+    CHECK(r.status == TTA_RCP_MISSING_POINT && isnan(r.rcp_mean) && r.normalization == 1.0 && r.why);
+    double two_failed[] = {36, NAN, 37, 38, NAN}; /* "Insufficient convergence" */
     r = tta_rcp_check(&set, 3264, two_failed, 5, "resnet");
-    CHECK(r.status == TTA_RCP_NO_CONVERGENCE);
-    /* interpolated at 4000: mean 35.673869514433505, min 34.79806039529473 */
-    double sub[] = {33, 34, 34, 35, 36};
-    r = tta_rcp_check(&set, 4000, sub, 5, "resnet");
-    CHECK_NEAR(r.rcp_mean, 35.673869514433505, 1e-9);
-    CHECK_NEAR(r.min_mean, 34.79806039529473, 1e-9);
-    CHECK(r.status == TTA_RCP_FAIL);
-    CHECK_NEAR(r.normalization, 1.0390447431388399, 1e-9);
-    /* above every point */
-    r = tta_rcp_check(&set, 100000, ok, 5, "resnet");
-    CHECK(r.status == TTA_RCP_MISSING_POINT);
+    CHECK(r.status == TTA_RCP_NO_CONVERGENCE && r.why != NULL);
+    r = tta_rcp_check(&set, NAN, ok, 5, "resnet"); /* "Could not detect global_batch_size" */
+    CHECK(r.status == TTA_RCP_BAD_INPUT && r.why != NULL);
+    r = tta_rcp_check(&set, 3264, ok, 2, "resnet"); /* nothing left after dropping two */
+    CHECK(r.status == TTA_RCP_BAD_INPUT && isnan(r.subm_mean));
+    r = tta_rcp_check(&set, 3264, ok, 0, "resnet");
+    CHECK(r.status == TTA_RCP_BAD_INPUT);
     tta_rcp_free(&set);
 }
 
-TEST(no_reference_file) {
+TEST(by_hand) {
+    /* rcps_resnet.json, BS 3264: 15 runs 34 34 35x9 36 36 36 37 (sum 528, squares 18594): olympic
+     * mean 457 / 13; std over all 15 runs sqrt((18594 - 528^2 / 15) / 15) = sqrt(8.4 / 15).
+     * BS 32768: 55 56x8 57, olympic mean 448 / 8 = 56. BS 4000 lies between 3264 and 32768 (4096,
+     * 8192 and 13056 are pruned): mean 457/13 + (56 - 457/13) (4000 - 3264) / (32768 - 3264). */
+    tta_rcp_set set;
+    CHECK(tta_rcp_load(resnet_dir, "resnet", &set, NULL) == 0);
+    double runs3264[] = {34, 34, 35, 35, 35, 35, 35, 35, 35, 35, 35, 36, 36, 36, 37};
+    CHECK_REL(set.points[1].mean, 457.0 / 13.0, 1e-15);
+    CHECK_REL(set.points[1].stdev, tta_std_population(runs3264, 15), 1e-15);
+    CHECK_REL(set.points[1].stdev, sqrt(8.4 / 15.0), 1e-14);
+    CHECK(set.points[1].runs == 15);
+    CHECK_REL(set.points[5].mean, 56.0, 1e-15);
+    double ok[] = {35, 35, 36, 36, 36};
+    tta_rcp_result r = tta_rcp_check(&set, 4000, ok, 5, "resnet");
+    CHECK_REL(r.rcp_mean, 457.0 / 13.0 + (56.0 - 457.0 / 13.0) * 736.0 / 29504.0, 1e-14);
+    CHECK_REL(r.subm_mean, 107.0 / 3.0, 1e-15);
+    tta_rcp_free(&set);
+}
+
+TEST(min_mean_bisection) {
+    /* _find_min_acceptable_mean(mean, stdev, reference runs - 2) with 5 submission runs (- 2) */
+    CHECK_REL(tta_rcp_min_mean(35.0, 1.0846522890932808, 15, 3), 33.80234241485596, 1e-12);
+    CHECK_REL(tta_rcp_min_mean(100, 5, 18, 3), 94.60844993591309, 1e-12);
+    CHECK(tta_rcp_min_mean(10, 0, 8, 3) == 10); /* no spread: the mean itself */
+}
+
+/* Writes text to dir/name. */
+static void write_file(const char *dir, const char *name, const char *text) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    fputs(text, f);
+    fclose(f);
+}
+
+static void remove_file(const char *dir, const char *name) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    remove(path);
+}
+
+/* Points (BS, mean) (1, 12) (2, 10) (4, 14) (6, 30) (8, 20), three runs each: BS 1 goes (smaller
+ * than the fastest point's), 6 goes (slower than the 4-8 interpolation); then 4 (14) is above the
+ * 2-8 interpolation (13.33) but rcp_checker does not look back: pruned 2, 4, 8. */
+static const char *synthetic_json =
+    "{\"p1\": {\"Benchmark\": \"resnet\", \"BS\": 1, \"Hyperparams\": {}, \"Epochs to converge\": [11, 12, 13]},\n"
+    " \"p6\": {\"Benchmark\": \"resnet\", \"BS\": 6, \"Hyperparams\": {}, \"Epochs to converge\": [29, 30, 31]},\n"
+    " \"p2\": {\"Benchmark\": \"resnet\", \"BS\": 2, \"Hyperparams\": {}, \"Epochs to converge\": [9, 10, 11]},\n"
+    " \"p4\": {\"Benchmark\": \"resnet\", \"BS\": 4, \"Hyperparams\": {}, \"Epochs to converge\": [13, 14, 15]},\n"
+    " \"p8\": {\"Benchmark\": \"resnet\", \"BS\": 8, \"Hyperparams\": {}, \"Epochs to converge\": [19, 20, 21]}}\n";
+
+TEST(synthetic_files) {
+    char dir[] = "/tmp/tta-test-rcp-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    write_file(dir, "rcps_resnet.json", synthetic_json);
     tta_rcp_set set;
     char *err = NULL;
-    CHECK(tta_rcp_load(rcp_dir, "minigo", &set, &err) == 1); /* the official checker: KeyError */
-    CHECK(err != NULL);
-    free(err);
-    double e[] = {10, 11, 12};
-    tta_rcp_result r = tta_rcp_check(&set, 256, e, 3, "minigo");
-    CHECK(r.status == TTA_RCP_NO_REFERENCE && r.why);
+    CHECK(tta_rcp_load(dir, "resnet", &set, &err) == 0);
+    CHECK(set.n == 5 && set.n_pruned == 3);
+    double bs[] = {1, 2, 4, 6, 8}, min_epochs[] = {9.247055053710938, 7.247047424316406, 11.247013092041016,
+                                                   27.247037887573242, 17.247047424316406};
+    for (size_t i = 0; i < 5 && i < set.n; i++) {
+        CHECK(set.points[i].bs == bs[i]);
+        CHECK_REL(set.points[i].stdev, 0.816496580927726, 1e-14);
+        CHECK_REL(set.points[i].min_epochs, min_epochs[i], 1e-12);
+    }
+    double pruned[] = {2, 4, 8};
+    for (size_t i = 0; i < 3 && i < set.n_pruned; i++) CHECK(set.pruned[i].bs == pruned[i]);
+    /* BS 6 was pruned: interpolated between 4 and 8 (mean 17, limit 16.03474235534668). */
+    double pass[] = {15, 16, 16, 17, 18}, fail[] = {14, 15, 15, 15, 16}, at3[] = {11, 12, 12, 12, 13};
+    tta_rcp_result r = tta_rcp_check(&set, 6, pass, 5, "resnet");
+    CHECK(r.status == TTA_RCP_PASS && !strcmp(r.how, "interpolated"));
+    CHECK_REL(r.rcp_mean, 17.0, 1e-15);
+    CHECK_REL(r.min_mean, 16.03474235534668, 1e-12);
+    CHECK_REL(r.normalization, 1.0408163265306123, 1e-14);
+    r = tta_rcp_check(&set, 6, fail, 5, "resnet");
+    CHECK(r.status == TTA_RCP_FAIL && r.normalization == 1.0);
+    CHECK_REL(r.speedup, 1.1333333333333333, 1e-14);
+    r = tta_rcp_check(&set, 3, at3, 5, "resnet");
+    CHECK(r.status == TTA_RCP_PASS && r.normalization == 1.0);
+    CHECK_REL(r.min_mean, 11.03471374511719, 1e-12);
     tta_rcp_free(&set);
+
+    /* no file: status 1 and checks say NO_REFERENCE (the official checker: KeyError/IOError) */
+    CHECK(tta_rcp_load(dir, "minigo", &set, &err) == 1 && err != NULL);
+    free(err);
+    err = NULL;
+    double e[] = {10, 11, 12};
+    r = tta_rcp_check(&set, 256, e, 3, "minigo");
+    CHECK(r.status == TTA_RCP_NO_REFERENCE && r.why != NULL);
+    tta_rcp_free(&set);
+
+    /* malformed files: -1 with the path and the reason, never a crash */
+    write_file(dir, "rcps_bert.json", "{\"a\": {\"BS\": 256, \"Epochs to converge\": [1, 2,");
+    CHECK(tta_rcp_load(dir, "bert", &set, &err) == -1 && err && strstr(err, "rcps_bert.json"));
+    free(err);
+    write_file(dir, "rcps_ssd.json", "{\"x\": {\"Benchmark\": \"ssd\", \"Epochs to converge\": [1, 2, 3]}}");
+    CHECK(tta_rcp_load(dir, "ssd", &set, &err) == -1 && err && strstr(err, "\"x\"") && strstr(err, "BS"));
+    free(err);
+    write_file(dir, "rcps_ssd.json", "{\"x\": {\"Benchmark\": \"ssd\", \"BS\": 8, \"Epochs to converge\": [1, \"2\", 3]}}");
+    CHECK(tta_rcp_load(dir, "ssd", &set, &err) == -1 && err != NULL);
+    free(err);
+    write_file(dir, "rcps_ssd.json", "{\"x\": {\"Benchmark\": \"ssd\", \"BS\": 8, \"Epochs to converge\": [1, 2]}}");
+    CHECK(tta_rcp_load(dir, "ssd", &set, &err) == -1 && err && strstr(err, "olympic"));
+    free(err);
+    write_file(dir, "rcps_ssd.json", "[]");
+    CHECK(tta_rcp_load(dir, "ssd", &set, &err) == -1 && err != NULL);
+    free(err);
+    write_file(dir, "rcps_ssd.json", "{}");
+    CHECK(tta_rcp_load(dir, "ssd", &set, &err) == -1 && err != NULL);
+    free(err);
+    CHECK(set.n == 0 && set.n_pruned == 0 && set.points == NULL);
+    /* a benchmark rcp_checker has no run count for */
+    write_file(dir, "rcps_mystery.json", synthetic_json);
+    CHECK(tta_rcp_load(dir, "mystery", &set, &err) == -1 && err && strstr(err, "mystery"));
+    free(err);
+    CHECK(tta_rcp_load(dir, "../etc/passwd", &set, &err) == -1);
+    free(err);
+    /* "samples to converge" for llama2_70b_lora, with either key accepted */
+    write_file(dir, "rcps_llama2_70b_lora.json",
+               "{\"a\": {\"Benchmark\": \"llama2_70b_lora\", \"BS\": 8, \"samples to converge\": [3000, 3100, 3300]},"
+               " \"b\": {\"Benchmark\": \"llama2_70b_lora\", \"BS\": 16, \"Epochs to converge\": [4000, 4100, 4300]}}");
+    CHECK(tta_rcp_load(dir, "llama2_70b_lora", &set, &err) == 0);
+    CHECK(set.n == 2 && set.points[0].mean == 3100 && set.points[1].mean == 4100 && set.submission_runs == 10);
+    tta_rcp_free(&set);
+
+    const char *names[] = {"rcps_resnet.json", "rcps_bert.json", "rcps_ssd.json", "rcps_mystery.json",
+                           "rcps_llama2_70b_lora.json"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) remove_file(dir, names[i]);
+    rmdir(dir);
+}
+
+TEST(submission_runs_table) {
+    CHECK(tta_rcp_submission_runs("resnet") == 5);
+    CHECK(tta_rcp_submission_runs("unet3d") == 40);
+    CHECK(tta_rcp_submission_runs("gpt3") == 3);
+    CHECK(tta_rcp_submission_runs("dlrm") == 5);
+    CHECK(tta_rcp_submission_runs("bert") == 10);
+    CHECK(tta_rcp_submission_runs("minigo") == 0);
+    CHECK(tta_rcp_submission_runs(NULL) == 0);
 }
 
 int main(void) {
     RUN(reference_points);
-    RUN(submissions);
-    RUN(no_reference_file);
+    RUN(resnet_submissions);
+    RUN(by_hand);
+    RUN(min_mean_bisection);
+    RUN(synthetic_files);
+    RUN(submission_runs_table);
     return test_summary();
 }
