@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""torch_step.py: the PyTorch side of bench/bench_engine.c: the same models (built from the same
+model files by tests/replay/make_torch_reference.py's TtaNet), the same training step (forward,
+cross-entropy, backward, SGD momentum 0.9 weight decay 5e-4) and the same evaluation (10,000
+images, model.eval(), torch.no_grad(), batches of --eval-batch), on synthetic data.
+
+    /usr/bin/python3 bench/torch_step.py [--model mlp|cnn|all] [--threads 2] [--steps N]
+                                         [--eval-images 10000] [--eval-batch 1000] [--width 0.25]
+                                         [--json]
+
+Run it next to build-*/bench/bench_engine with the same options and compare samples/s.
+Set OMP_WAIT_POLICY the same for both (bench_engine sets PASSIVE unless it is already set).
+"""
+import argparse
+import json
+import os
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "replay"))
+from make_torch_reference import TtaNet, load_spec  # noqa: E402
+
+
+def step_flops(net, batch):
+    """forward + backward FLOPs of the convolutions and linear layers (2 per MAC; the first
+    layer's input gradient is not computed), for GFLOP/s comparable with bench_engine's count
+    of the same layers"""
+    total, first = 0.0, True
+    for i, n in enumerate(net.nodes):
+        if n.kind not in ("conv", "linear"):
+            continue
+        cin = net.in_shape if n.inputs[0] < 0 else net.nodes[n.inputs[0]].shape
+        fan = (cin[0] * n.attrs["kernel"] ** 2) if n.kind == "conv" else cin[0] * cin[1] * cin[2]
+        f = 2.0 * batch * n.shape[0] * n.shape[1] * n.shape[2] * fan
+        total += f * (2 if first else 3)
+        first = False
+    return total
+
+
+def run(label, model, overrides, batch, args):
+    torch.manual_seed(1)
+    net = TtaNet(load_spec(model), (1, 28, 28), 10, overrides)
+    opt = torch.optim.SGD(net.parameters(), lr=0.01, momentum=0.9, weight_decay=5e-4)
+    nb = 8
+    xs = torch.randn(nb, batch, 1, 28, 28)
+    ys = torch.randint(0, 10, (nb, batch))
+    net.train()
+    for s in range(args.warmup + args.steps):
+        if s == args.warmup:
+            t0 = time.perf_counter()
+        opt.zero_grad(set_to_none=True)
+        loss = F.cross_entropy(net(xs[s % nb]), ys[s % nb])
+        loss.backward()
+        opt.step()
+    dt = time.perf_counter() - t0
+    sps = batch * args.steps / dt
+    gflops = step_flops(net, batch) * args.steps / dt * 1e-9
+    net.eval()
+    n = args.eval_images
+    ex = xs.reshape(-1, 1, 28, 28)
+    ex = ex.repeat((n + ex.shape[0] - 1) // ex.shape[0], 1, 1, 1)[:n].contiguous()
+    with torch.no_grad():
+        net(ex[: min(n, args.eval_batch)])
+        e0 = time.perf_counter()
+        for i in range(0, n, args.eval_batch):
+            net(ex[i:i + args.eval_batch])
+        edt = time.perf_counter() - e0
+    if args.json:
+        print(json.dumps({"workload": label, "engine": "pytorch " + torch.__version__, "batch": batch,
+                          "steps": args.steps, "samples_per_s": round(sps, 1), "conv_linear_gflops": round(gflops, 2),
+                          "eval_images": n, "eval_s": round(edt, 3), "eval_images_per_s": round(n / edt, 1),
+                          "threads": torch.get_num_threads()}))
+    else:
+        print("%-11s torch batch %3d: %8.1f samples/s  %6.1f GFLOP/s (conv+linear)   eval %d images in %.2f s "
+              "(%.0f images/s)" % (label, batch, sps, gflops, n, edt, n / edt))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--model", default="all", choices=["mlp", "cnn", "all"])
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--steps", type=int, default=0)
+    ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--eval-images", type=int, default=10000)
+    ap.add_argument("--eval-batch", type=int, default=1000)
+    ap.add_argument("--width", default="0.25")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    torch.set_num_threads(args.threads)
+    if not args.json:
+        print("torch %s, %d threads, OMP_WAIT_POLICY=%s" % (torch.__version__, torch.get_num_threads(),
+                                                            os.environ.get("OMP_WAIT_POLICY", "(unset)")),
+              file=sys.stderr)
+    if args.model in ("mlp", "all"):
+        a = argparse.Namespace(**vars(args))
+        a.steps = args.steps or 300
+        run("fmnist-mlp", "mlp", None, 128, a)
+    if args.model in ("cnn", "all"):
+        a = argparse.Namespace(**vars(args))
+        a.steps = args.steps or 20
+        run("fmnist-cnn", "resnet9", "width=" + args.width, 256, a)
+
+
+if __name__ == "__main__":
+    main()

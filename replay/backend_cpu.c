@@ -1,0 +1,365 @@
+/* backend_cpu.c: the "cpu" backend: oneDNN for convolution, batch norm and pooling
+ * (cpu_dnnl.c), OpenBLAS sgemm for linear layers, and plain loops for the memory-bound rest
+ * (ReLU, add, dropout, flatten, shortcut, cross-entropy), which walk each tensor once.
+ *
+ * Threads: Debian's oneDNN runs on GNU OpenMP (libgomp) and Debian's default OpenBLAS is the
+ * pthreads build. Both pools spin while idle by default; on this project's machines the two
+ * vCPUs share one physical core, so a spinning thread steals cycles from the working one.
+ * tta_backend_cpu_create sets both libraries' thread counts; OMP_WAIT_POLICY=PASSIVE must be in
+ * the environment before the process starts (libgomp reads it once at load), which
+ * tta_replay_reexec_passive() arranges for a command-line program.
+ */
+#include <assert.h>
+#include <cblas.h>
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/check.h"
+#include "replay/cpu_internal.h"
+
+/* ------------------------------------------------------------------------------------------ */
+/* Memory and layout edges                                                                      */
+
+static void *cpu_alloc(void *ctx, size_t bytes) {
+    size_t rounded = (bytes + 63) / 64 * 64;
+    if (!rounded) rounded = 64;
+    void *p = aligned_alloc(64, rounded);
+    if (!p) {
+        fprintf(stderr, "cpu backend: out of memory allocating %zu bytes\n", bytes);
+        exit(1);
+    }
+    memset(p, 0, rounded);
+    return p;
+}
+static void cpu_free(void *ctx, void *p) { free(p); }
+static void cpu_memcpy(void *ctx, void *dst, const void *src, size_t bytes) {
+    if (bytes) memmove(dst, src, bytes);
+}
+static void cpu_sync(void *ctx) {}
+
+static void cpu_tensor_upload(void *ctx, float *dst, const float *src, tta_shape s) {
+    if (!cpu_blocked(s) || s.h * s.w == 1) {
+        memmove(dst, src, tta_shape_count(s) * sizeof(float));
+        return;
+    }
+    for (int n = 0; n < s.n; n++)
+        for (int c = 0; c < s.c; c++)
+            for (int h = 0; h < s.h; h++)
+                for (int w = 0; w < s.w; w++)
+                    dst[cpu_offset(s, n, c, h, w)] = src[(((size_t)n * s.c + c) * s.h + h) * s.w + w];
+}
+static void cpu_tensor_download(void *ctx, float *dst, const float *src, tta_shape s) {
+    if (!cpu_blocked(s) || s.h * s.w == 1) {
+        memmove(dst, src, tta_shape_count(s) * sizeof(float));
+        return;
+    }
+    for (int n = 0; n < s.n; n++)
+        for (int c = 0; c < s.c; c++)
+            for (int h = 0; h < s.h; h++)
+                for (int w = 0; w < s.w; w++)
+                    dst[(((size_t)n * s.c + c) * s.h + h) * s.w + w] = src[cpu_offset(s, n, c, h, w)];
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Element-wise                                                                                 */
+
+static void cpu_copy(void *ctx, float *dst, const float *src, size_t n) {
+    memmove(dst, src, n * sizeof(float));
+}
+static void cpu_accumulate(void *ctx, float *restrict dst, const float *restrict src, size_t n) {
+    for (size_t i = 0; i < n; i++) dst[i] += src[i];
+}
+static void cpu_fill(void *ctx, float *dst, float v, size_t n) {
+    for (size_t i = 0; i < n; i++) dst[i] = v;
+}
+
+void cpu_relu_mask(float *dout, const float *out, size_t n) {
+    for (size_t i = 0; i < n; i++) dout[i] = out[i] > 0 ? dout[i] : 0.0f;
+}
+
+static void cpu_relu_forward(void *ctx, tta_op *op, float *out, const float *inp) {
+    size_t n = tta_shape_count(op->out);
+    for (size_t i = 0; i < n; i++) out[i] = inp[i] > 0 ? inp[i] : 0.0f;
+}
+static void cpu_relu_backward(void *ctx, tta_op *op, float *dinp, const float *dout,
+                              const float *out) {
+    size_t n = tta_shape_count(op->out);
+    for (size_t i = 0; i < n; i++) dinp[i] = out[i] > 0 ? dout[i] : 0.0f;
+}
+
+static void cpu_add_forward(void *ctx, tta_op *op, float *out, const float *a, const float *b) {
+    size_t n = tta_shape_count(op->out);
+    if (op->relu) {
+        for (size_t i = 0; i < n; i++) {
+            float s = a[i] + b[i];
+            out[i] = s > 0 ? s : 0.0f;
+        }
+    } else {
+        for (size_t i = 0; i < n; i++) out[i] = a[i] + b[i];
+    }
+}
+
+static void cpu_scale_forward(void *ctx, tta_op *op, float *out, const float *inp) {
+    size_t n = tta_shape_count(op->out);
+    float f = op->factor;
+    for (size_t i = 0; i < n; i++) out[i] = inp[i] * f;
+}
+static void cpu_scale_backward(void *ctx, tta_op *op, float *dinp, const float *dout) {
+    cpu_scale_forward(ctx, op, dinp, dout);
+}
+
+static void cpu_fold_bn(void *ctx, float *wf, float *bf, const float *w, const float *b,
+                        const float *gamma, const float *beta, const float *mean, const float *var,
+                        float eps, int oc, int k) {
+    for (int o = 0; o < oc; o++) {
+        double g = gamma[o] / sqrt((double)var[o] + eps);
+        for (int i = 0; i < k; i++) wf[(size_t)o * k + i] = (float)(w[(size_t)o * k + i] * g);
+        bf[o] = (float)(((b ? b[o] : 0.0) - mean[o]) * g + beta[o]);
+    }
+}
+
+/* FLATTEN: the linear layer wants PyTorch's NCHW order; a blocked input is reordered. */
+static void cpu_flatten_forward(void *ctx, tta_op *op, float *out, const float *inp) {
+    cpu_tensor_download(ctx, out, inp, op->in);
+}
+static void cpu_flatten_backward(void *ctx, tta_op *op, float *dinp, const float *dout) {
+    cpu_tensor_upload(ctx, dinp, dout, op->in);
+}
+
+/* DROPOUT: the mask index is the logical NCHW index, so blocked tensors draw the same mask as
+ * the reference backend. */
+static void dropout_apply(tta_op *op, float *dst, const float *src, uint64_t seed, uint64_t step) {
+    tta_shape s = op->out;
+    float scale = op->p < 1 ? 1.0f / (1.0f - op->p) : 0.0f;
+    if (!cpu_blocked(s) || s.h * s.w == 1) {
+        size_t n = tta_shape_count(s);
+        for (size_t i = 0; i < n; i++)
+            dst[i] = tta_dropout_keep(seed, step, i, op->p) ? src[i] * scale : 0.0f;
+        return;
+    }
+    for (int n = 0; n < s.n; n++)
+        for (int c = 0; c < s.c; c++)
+            for (int h = 0; h < s.h; h++)
+                for (int w = 0; w < s.w; w++) {
+                    size_t o = cpu_offset(s, n, c, h, w);
+                    size_t li = (((size_t)n * s.c + c) * s.h + h) * s.w + w;
+                    dst[o] = tta_dropout_keep(seed, step, li, op->p) ? src[o] * scale : 0.0f;
+                }
+}
+static void cpu_dropout_forward(void *ctx, tta_op *op, float *out, const float *inp, uint64_t seed,
+                                uint64_t step) {
+    dropout_apply(op, out, inp, seed, step);
+}
+static void cpu_dropout_backward(void *ctx, tta_op *op, float *dinp, const float *dout,
+                                 uint64_t seed, uint64_t step) {
+    dropout_apply(op, dinp, dout, seed, step);
+}
+
+/* PAD_SHORTCUT (option A): out channel c + pad_front = inp channel c subsampled by stride. */
+static void cpu_shortcut_forward(void *ctx, tta_op *op, float *out, const float *inp) {
+    tta_shape i = op->in, o = op->out;
+    memset(out, 0, tta_shape_count(o) * sizeof(float));
+    for (int n = 0; n < o.n; n++)
+        for (int c = 0; c < i.c; c++)
+            for (int h = 0; h < o.h; h++)
+                for (int w = 0; w < o.w; w++)
+                    out[cpu_offset(o, n, c + op->pad_front, h, w)] =
+                        inp[cpu_offset(i, n, c, h * op->stride, w * op->stride)];
+}
+static void cpu_shortcut_backward(void *ctx, tta_op *op, float *dinp, const float *dout) {
+    tta_shape i = op->in, o = op->out;
+    memset(dinp, 0, tta_shape_count(i) * sizeof(float));
+    for (int n = 0; n < o.n; n++)
+        for (int c = 0; c < i.c; c++)
+            for (int h = 0; h < o.h; h++)
+                for (int w = 0; w < o.w; w++)
+                    dinp[cpu_offset(i, n, c, h * op->stride, w * op->stride)] =
+                        dout[cpu_offset(o, n, c + op->pad_front, h, w)];
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* LINEAR through sgemm. Row-major: out[B][O] = inp[B][In] * W[O][In]^T, then one pass adds the
+ * bias and applies the fused ReLU. Backward: dW[O][In] = dout^T[O][B] * inp[B][In],
+ * dinp[B][In] = dout[B][O] * W[O][In], db = column sums of dout; the first layer of a network
+ * (need_dinp == 0) skips dinp, a third of its cost. */
+
+static void cpu_linear_forward(void *ctx, tta_op *op, float *out, const float *inp, const float *w,
+                               const float *b) {
+    int B = op->in.n, In = op->in.c * op->in.h * op->in.w, O = op->out.c;
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, B, O, In, 1.0f, inp, In, w, In, 0.0f, out, O);
+    if (!op->bias && !op->relu) return;
+    for (int n = 0; n < B; n++) {
+        float *row = out + (size_t)n * O;
+        if (op->bias && op->relu) {
+            for (int o = 0; o < O; o++) {
+                float v = row[o] + b[o];
+                row[o] = v > 0 ? v : 0.0f;
+            }
+        } else if (op->bias) {
+            for (int o = 0; o < O; o++) row[o] += b[o];
+        } else {
+            for (int o = 0; o < O; o++) row[o] = row[o] > 0 ? row[o] : 0.0f;
+        }
+    }
+}
+
+static void cpu_linear_backward(void *ctx, tta_op *op, float *dinp, float *dw, float *db,
+                                float *dout, const float *inp, const float *w, const float *out) {
+    int B = op->in.n, In = op->in.c * op->in.h * op->in.w, O = op->out.c;
+    if (op->relu || op->bias) {
+        /* one pass: mask by the ReLU and sum the bias gradient */
+        if (op->bias) memset(db, 0, sizeof(float) * O);
+        for (int n = 0; n < B; n++) {
+            float *g = dout + (size_t)n * O;
+            const float *y = out + (size_t)n * O;
+            if (op->relu)
+                for (int o = 0; o < O; o++) g[o] = y[o] > 0 ? g[o] : 0.0f;
+            if (op->bias)
+                for (int o = 0; o < O; o++) db[o] += g[o];
+        }
+    }
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, O, In, B, 1.0f, dout, O, inp, In, 0.0f, dw, In);
+    if (op->need_dinp)
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, B, In, O, 1.0f, dout, O, w, In, 0.0f,
+                    dinp, In);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* XENT                                                                                         */
+
+static void cpu_xent_forward(void *ctx, tta_op *op, float *result, const float *logits,
+                             const int32_t *labels) {
+    int correct = 0;
+    float mean = ref_xent_forward_f(logits, labels, op->in.n, op->in.c, op->smoothing, &correct);
+    result[0] = mean * op->in.n;
+    result[1] = (float)correct;
+}
+static void cpu_xent_backward(void *ctx, tta_op *op, float *dlogits, const float *logits,
+                              const int32_t *labels) {
+    ref_xent_backward_f(dlogits, logits, labels, op->in.n, op->in.c, op->smoothing);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Ops                                                                                          */
+
+static int cpu_op_init(void *ctx, tta_op *op, char *err, size_t errlen) {
+    cpu_ctx *c = ctx;
+    op->impl = NULL;
+    op->saved_bytes = op->scratch_bytes = 0;
+    switch (op->kind) {
+    case TTA_OP_CONV: return cpu_conv_init(c, op, err, errlen);
+    case TTA_OP_BN: return cpu_bn_init(c, op, err, errlen);
+    case TTA_OP_MAXPOOL:
+    case TTA_OP_AVGPOOL:
+    case TTA_OP_GAP:
+    case TTA_OP_GMP: return cpu_pool_init(c, op, err, errlen);
+    case TTA_OP_LINEAR:
+        if (op->in.h * op->in.w != 1 && cpu_blocked(op->in)) {
+            snprintf(err, errlen, "linear layer needs a flat input (got %dx%dx%d)", op->in.c,
+                     op->in.h, op->in.w);
+            return -1;
+        }
+        return 0;
+    default: return 0;
+    }
+}
+
+static void cpu_op_release(void *ctx, tta_op *op) {
+    switch (op->kind) {
+    case TTA_OP_CONV:
+    case TTA_OP_BN:
+    case TTA_OP_MAXPOOL:
+    case TTA_OP_AVGPOOL:
+    case TTA_OP_GAP:
+    case TTA_OP_GMP: cpu_dnnl_release(ctx, op); break;
+    default: free(op->impl); op->impl = NULL;
+    }
+}
+
+static void cpu_destroy(tta_backend *be) {
+    cpu_ctx *c = be->ctx;
+    dnnl_stream_destroy(c->stream);
+    dnnl_engine_destroy(c->engine);
+    free(c);
+    free(be);
+}
+
+static char threading_desc[256];
+
+const char *tta_backend_cpu_threading(void) {
+    const char *wp = getenv("OMP_WAIT_POLICY");
+    snprintf(threading_desc, sizeof threading_desc,
+             "openblas=%s(%d) onednn=gnu-openmp(%d) OMP_WAIT_POLICY=%s",
+             openblas_get_parallel() == 1 ? "pthreads" : openblas_get_parallel() == 2 ? "openmp" : "sequential",
+             openblas_get_num_threads(), omp_get_max_threads(), wp ? wp : "(unset: active spinning)");
+    return threading_desc;
+}
+
+tta_backend *tta_backend_cpu_create(const tta_backend_options *opt, char *err, size_t errlen) {
+    cpu_ctx *c = callocCheck(1, sizeof *c);
+    if (dnnl_engine_create(&c->engine, dnnl_cpu, 0) != dnnl_success) {
+        snprintf(err, errlen, "oneDNN: cannot create a CPU engine");
+        free(c);
+        return NULL;
+    }
+    DNNL_CHECK(dnnl_stream_create(&c->stream, c->engine, dnnl_stream_default_flags));
+    c->threads = opt ? opt->threads : 0;
+    c->verbose = opt ? opt->verbose : 0;
+    if (c->threads > 0) {
+        /* process-wide: both libraries have one pool per process */
+        openblas_set_num_threads(c->threads);
+        omp_set_num_threads(c->threads);
+    }
+    tta_backend *be = callocCheck(1, sizeof *be);
+    be->name = "cpu";
+    be->ctx = c;
+    be->host_memory = 1;
+    be->destroy = cpu_destroy;
+    be->alloc = cpu_alloc;
+    be->free = cpu_free;
+    be->upload = cpu_memcpy;
+    be->download = cpu_memcpy;
+    be->sync = cpu_sync;
+    be->tensor_upload = cpu_tensor_upload;
+    be->tensor_download = cpu_tensor_download;
+    be->copy = cpu_copy;
+    be->accumulate = cpu_accumulate;
+    be->fill = cpu_fill;
+    be->op_init = cpu_op_init;
+    be->op_release = cpu_op_release;
+    be->conv_prepare = cpu_conv_prepare;
+    be->conv_forward = cpu_conv_forward;
+    be->conv_backward = cpu_conv_backward;
+    be->bn_forward = cpu_bn_forward;
+    be->bn_backward = cpu_bn_backward;
+    be->fold_bn = cpu_fold_bn;
+    be->relu_forward = cpu_relu_forward;
+    be->relu_backward = cpu_relu_backward;
+    be->pool_forward = cpu_pool_forward;
+    be->pool_backward = cpu_pool_backward;
+    be->linear_forward = cpu_linear_forward;
+    be->linear_backward = cpu_linear_backward;
+    be->add_forward = cpu_add_forward;
+    be->flatten_forward = cpu_flatten_forward;
+    be->flatten_backward = cpu_flatten_backward;
+    be->dropout_forward = cpu_dropout_forward;
+    be->dropout_backward = cpu_dropout_backward;
+    be->scale_forward = cpu_scale_forward;
+    be->scale_backward = cpu_scale_backward;
+    be->shortcut_forward = cpu_shortcut_forward;
+    be->shortcut_backward = cpu_shortcut_backward;
+    be->xent_forward = cpu_xent_forward;
+    be->xent_backward = cpu_xent_backward;
+    return be;
+}
+
+int tta_replay_reexec_passive(char **argv) {
+    if (getenv("OMP_WAIT_POLICY")) return 0;
+    setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
+    execv("/proc/self/exe", argv);
+    return -1; /* exec failed: go on with spinning threads */
+}

@@ -1,0 +1,554 @@
+/* cpu_dnnl.c: the cpu backend's oneDNN ops: convolution (forward with fused bias and ReLU,
+ * backward data, backward weights+bias), batch normalisation (with oneDNN's fused-ReLU flag)
+ * and pooling (max, average, global).
+ *
+ * Every op builds its primitives once, in op_init, for its exact shapes (the "primitive cache
+ * per shape" is the op itself: a model builds one op per layer per batch size). Memory objects
+ * are created once with no data and re-pointed at each call, so a training step allocates
+ * nothing. Scratchpads are user-managed: the sizes go to op->scratch_bytes and the model hands
+ * in one shared buffer, so memory accounting stays exact.
+ */
+#include <assert.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/check.h"
+#include "replay/cpu_internal.h"
+
+#define MAXARGS 12
+
+/* One primitive, its memory objects (one per execution argument, re-pointed per call) and its
+ * scratchpad size. */
+typedef struct {
+    dnnl_primitive_desc_t pd;
+    dnnl_primitive_t prim;
+    size_t scratch_bytes;
+    int nargs;
+    dnnl_exec_arg_t args[MAXARGS];
+} prim_t;
+
+typedef struct {
+    prim_t fwd, bwd_d, bwd_w;
+    prim_t reorder_wf, reorder_wbd, reorder_dw; /* user OIHW <-> the kernels' blocked weights */
+    size_t wf_off, wbd_off;                     /* in op->saved; SIZE_MAX: use the user's */
+    size_t dw_off;                              /* in op->scratch; SIZE_MAX: write the user's */
+    int wbd_is_wf;                              /* backward data reads the forward weights */
+    prim_t reorder_dout;                        /* blocked dout -> NCHW, for the plain fallback */
+    size_t dout_off;                            /* in op->scratch; SIZE_MAX: no plain copy */
+    const float *w, *b;                         /* from conv_prepare */
+} conv_impl;
+
+typedef struct {
+    prim_t fwd, bwd;
+    size_t ws_off; /* in op->saved, after mean and variance */
+} bn_impl;
+
+typedef struct {
+    prim_t fwd, bwd;
+} pool_impl;
+
+void cpu_dnnl_check(dnnl_status_t st, const char *what, const char *file, int line) {
+    if (st == dnnl_success) return;
+    fprintf(stderr, "%s:%d: oneDNN error %d in %s\n", file, line, (int)st, what);
+    abort();
+}
+
+void cpu_md(dnnl_memory_desc_t *md, tta_shape s) {
+    dnnl_dims_t dims = {s.n, s.c, s.h, s.w};
+    DNNL_CHECK(dnnl_memory_desc_init_by_tag(md, 4, dims, dnnl_f32,
+                                            cpu_blocked(s) ? dnnl_nChw8c : dnnl_nchw));
+}
+
+static size_t align64(size_t x) { return (x + 63) / 64 * 64; }
+
+/* Creates the primitive for an op descriptor; 0, or -1 with a message when oneDNN has no
+ * implementation (an unsupported shape is a user error, not a bug). */
+static int prim_create(cpu_ctx *c, prim_t *p, const void *desc, int relu,
+                       const_dnnl_primitive_desc_t hint, const char *what, char *err,
+                       size_t errlen) {
+    dnnl_primitive_attr_t attr;
+    DNNL_CHECK(dnnl_primitive_attr_create(&attr));
+    DNNL_CHECK(dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user));
+    if (relu) {
+        dnnl_post_ops_t po;
+        DNNL_CHECK(dnnl_post_ops_create(&po));
+        DNNL_CHECK(dnnl_post_ops_append_eltwise(po, 1.0f, dnnl_eltwise_relu, 0.0f, 0.0f));
+        DNNL_CHECK(dnnl_primitive_attr_set_post_ops(attr, po));
+        dnnl_post_ops_destroy(po);
+    }
+    dnnl_status_t st = dnnl_primitive_desc_create(&p->pd, desc, attr, c->engine, hint);
+    dnnl_primitive_attr_destroy(attr);
+    if (st != dnnl_success) {
+        snprintf(err, errlen, "oneDNN has no %s for this shape (status %d)", what, (int)st);
+        p->pd = NULL;
+        return -1;
+    }
+    DNNL_CHECK(dnnl_primitive_create(&p->prim, p->pd));
+    const dnnl_memory_desc_t *sp = dnnl_primitive_desc_query_md(p->pd, dnnl_query_scratchpad_md, 0);
+    p->scratch_bytes = sp ? dnnl_memory_desc_get_size(sp) : 0;
+    if (c->verbose) {
+        const char *impl = NULL;
+        dnnl_primitive_desc_query(p->pd, dnnl_query_impl_info_str, 0, &impl);
+        fprintf(stderr, "cpu backend: %s -> %s (scratchpad %zu bytes)\n", what, impl ? impl : "?",
+                p->scratch_bytes);
+    }
+    return 0;
+}
+
+static int reorder_create(cpu_ctx *c, prim_t *p, const dnnl_memory_desc_t *src,
+                          const dnnl_memory_desc_t *dst, const char *what, char *err,
+                          size_t errlen) {
+    dnnl_primitive_attr_t attr;
+    DNNL_CHECK(dnnl_primitive_attr_create(&attr));
+    DNNL_CHECK(dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user));
+    dnnl_status_t st = dnnl_reorder_primitive_desc_create(&p->pd, src, c->engine, dst, c->engine, attr);
+    dnnl_primitive_attr_destroy(attr);
+    if (st != dnnl_success) {
+        snprintf(err, errlen, "oneDNN has no reorder for %s (status %d)", what, (int)st);
+        p->pd = NULL;
+        return -1;
+    }
+    DNNL_CHECK(dnnl_primitive_create(&p->prim, p->pd));
+    const dnnl_memory_desc_t *sp = dnnl_primitive_desc_query_md(p->pd, dnnl_query_scratchpad_md, 0);
+    p->scratch_bytes = sp ? dnnl_memory_desc_get_size(sp) : 0;
+    return 0;
+}
+
+/* Binds every argument in list that the primitive takes (its md is not empty), plus the
+ * scratchpad, to a memory object with no data yet. */
+static void prim_bind(cpu_ctx *c, prim_t *p, const int *list, int n) {
+    p->nargs = 0;
+    for (int i = 0; i < n; i++) {
+        const dnnl_memory_desc_t *md = dnnl_primitive_desc_query_md(p->pd, dnnl_query_exec_arg_md, list[i]);
+        if (!md || md->ndims == 0) continue;
+        assert(p->nargs < MAXARGS);
+        dnnl_memory_t m;
+        DNNL_CHECK(dnnl_memory_create(&m, md, c->engine, DNNL_MEMORY_NONE));
+        p->args[p->nargs++] = (dnnl_exec_arg_t){list[i], m};
+    }
+    if (p->scratch_bytes) {
+        const dnnl_memory_desc_t *md = dnnl_primitive_desc_query_md(p->pd, dnnl_query_scratchpad_md, 0);
+        dnnl_memory_t m;
+        DNNL_CHECK(dnnl_memory_create(&m, md, c->engine, DNNL_MEMORY_NONE));
+        p->args[p->nargs++] = (dnnl_exec_arg_t){DNNL_ARG_SCRATCHPAD, m};
+    }
+}
+
+static int prim_has(const prim_t *p, int arg) {
+    for (int i = 0; i < p->nargs; i++)
+        if (p->args[i].arg == arg) return 1;
+    return 0;
+}
+
+static void prim_set(prim_t *p, int arg, const void *ptr) {
+    for (int i = 0; i < p->nargs; i++)
+        if (p->args[i].arg == arg) {
+            DNNL_CHECK(dnnl_memory_set_data_handle(p->args[i].memory, (void *)ptr));
+            return;
+        }
+    assert(!"argument not bound");
+}
+
+static void prim_run(cpu_ctx *c, prim_t *p, void *scratch) {
+    if (p->scratch_bytes) prim_set(p, DNNL_ARG_SCRATCHPAD, scratch);
+    DNNL_CHECK(dnnl_primitive_execute(p->prim, c->stream, p->nargs, p->args));
+    DNNL_CHECK(dnnl_stream_wait(c->stream));
+}
+
+static void prim_destroy(prim_t *p) {
+    for (int i = 0; i < p->nargs; i++) dnnl_memory_destroy(p->args[i].memory);
+    if (p->prim) dnnl_primitive_destroy(p->prim);
+    if (p->pd) dnnl_primitive_desc_destroy(p->pd);
+    memset(p, 0, sizeof *p);
+}
+
+static size_t max_sz(size_t a, size_t b) { return a > b ? a : b; }
+
+/* oneDNN's reference implementations are naive loops (100x slower than its JIT kernels). */
+static int prim_is_ref(const prim_t *p) {
+    const char *impl = NULL;
+    dnnl_primitive_desc_query(p->pd, dnnl_query_impl_info_str, 0, &impl);
+    return impl && strncmp(impl, "ref", 3) == 0;
+}
+
+/* oneDNN's right padding that makes the output size PyTorch's floor((H + 2P - K) / S) + 1. It
+ * may be negative (the last rows are not read), which oneDNN accepts. */
+static dnnl_dim_t pad_right(int in, int out, int k, int s, int p) { return (dnnl_dim_t)(out - 1) * s + k - in - p; }
+
+/* ------------------------------------------------------------------------------------------ */
+/* Convolution                                                                                  */
+
+int cpu_conv_init(cpu_ctx *c, tta_op *op, char *err, size_t errlen) {
+    conv_impl *ci = callocCheck(1, sizeof *ci);
+    op->impl = ci;
+    dnnl_memory_desc_t src, dst, wany, wuser, bmd;
+    cpu_md(&src, op->in);
+    cpu_md(&dst, op->out);
+    dnnl_dims_t wd = {op->out.c, op->in.c, op->kernel, op->kernel}, bd = {op->out.c};
+    DNNL_CHECK(dnnl_memory_desc_init_by_tag(&wany, 4, wd, dnnl_f32, dnnl_format_tag_any));
+    DNNL_CHECK(dnnl_memory_desc_init_by_tag(&wuser, 4, wd, dnnl_f32, dnnl_oihw));
+    DNNL_CHECK(dnnl_memory_desc_init_by_tag(&bmd, 1, bd, dnnl_f32, dnnl_a));
+    dnnl_dims_t strides = {op->stride, op->stride}, pl = {op->pad, op->pad};
+    dnnl_dims_t pr = {pad_right(op->in.h, op->out.h, op->kernel, op->stride, op->pad),
+                      pad_right(op->in.w, op->out.w, op->kernel, op->stride, op->pad)};
+    dnnl_convolution_desc_t d;
+    DNNL_CHECK(dnnl_convolution_forward_desc_init(
+        &d, op->train ? dnnl_forward_training : dnnl_forward_inference, dnnl_convolution_direct,
+        &src, &wany, op->bias ? &bmd : NULL, &dst, strides, pl, pr));
+    if (prim_create(c, &ci->fwd, &d, op->relu, NULL, "convolution forward", err, errlen)) return -1;
+    static const int fwd_args[] = {DNNL_ARG_SRC, DNNL_ARG_WEIGHTS, DNNL_ARG_BIAS, DNNL_ARG_DST};
+    prim_bind(c, &ci->fwd, fwd_args, 4);
+
+    size_t saved = 0, scratch = ci->fwd.scratch_bytes;
+    const dnnl_memory_desc_t *wf = dnnl_primitive_desc_query_md(ci->fwd.pd, dnnl_query_weights_md, 0);
+    ci->wf_off = ci->wbd_off = ci->dw_off = SIZE_MAX;
+    static const int reorder_args[] = {DNNL_ARG_FROM, DNNL_ARG_TO};
+    if (!dnnl_memory_desc_equal(wf, &wuser)) {
+        if (reorder_create(c, &ci->reorder_wf, &wuser, wf, "conv weights", err, errlen)) return -1;
+        prim_bind(c, &ci->reorder_wf, reorder_args, 2);
+        ci->wf_off = saved;
+        saved += align64(dnnl_memory_desc_get_size(wf));
+        scratch = max_sz(scratch, ci->reorder_wf.scratch_bytes);
+    }
+    if (op->train) {
+        /* Backward with the activations' layouts. AVX2 oneDNN has no JIT backward for an
+         * NCHW input (C % 8 != 0: the first layer, LeNet's conv2) with a blocked output; there
+         * both backward primitives run on an NCHW copy of dout instead (its GEMM kernels). */
+        ci->dout_off = SIZE_MAX;
+        for (int attempt = 0; attempt < 2; attempt++) {
+            dnnl_memory_desc_t dd = dst;
+            if (attempt == 1) {
+                dnnl_dims_t od = {op->out.n, op->out.c, op->out.h, op->out.w};
+                DNNL_CHECK(dnnl_memory_desc_init_by_tag(&dd, 4, od, dnnl_f32, dnnl_nchw));
+            }
+            if (op->need_dinp) {
+                dnnl_convolution_desc_t bd_;
+                DNNL_CHECK(dnnl_convolution_backward_data_desc_init(&bd_, dnnl_convolution_direct, &src,
+                                                                    &wany, &dd, strides, pl, pr));
+                if (prim_create(c, &ci->bwd_d, &bd_, 0, ci->fwd.pd, "convolution backward data", err,
+                                errlen))
+                    return -1;
+            }
+            dnnl_convolution_desc_t bw;
+            DNNL_CHECK(dnnl_convolution_backward_weights_desc_init(
+                &bw, dnnl_convolution_direct, &src, &wany, op->bias ? &bmd : NULL, &dd, strides, pl, pr));
+            if (prim_create(c, &ci->bwd_w, &bw, 0, ci->fwd.pd, "convolution backward weights", err, errlen))
+                return -1;
+            int slow = prim_is_ref(&ci->bwd_w) || (op->need_dinp && prim_is_ref(&ci->bwd_d));
+            if (attempt == 1 || !slow || !cpu_blocked(op->out) || cpu_blocked(op->in)) break;
+            prim_destroy(&ci->bwd_w);
+            prim_destroy(&ci->bwd_d);
+            if (c->verbose) fprintf(stderr, "cpu backend: retrying the backward on an NCHW dout\n");
+            ci->dout_off = 0; /* marks the fallback; the real offset is set below */
+        }
+        size_t sp = 0;
+        if (op->need_dinp) {
+            static const int args[] = {DNNL_ARG_DIFF_DST, DNNL_ARG_WEIGHTS, DNNL_ARG_DIFF_SRC};
+            prim_bind(c, &ci->bwd_d, args, 3);
+            sp = ci->bwd_d.scratch_bytes;
+            const dnnl_memory_desc_t *wb = dnnl_primitive_desc_query_md(ci->bwd_d.pd, dnnl_query_weights_md, 0);
+            if (dnnl_memory_desc_equal(wb, wf)) {
+                ci->wbd_is_wf = 1;
+            } else if (!dnnl_memory_desc_equal(wb, &wuser)) {
+                if (reorder_create(c, &ci->reorder_wbd, &wuser, wb, "conv weights (backward)", err, errlen))
+                    return -1;
+                prim_bind(c, &ci->reorder_wbd, reorder_args, 2);
+                ci->wbd_off = saved;
+                saved += align64(dnnl_memory_desc_get_size(wb));
+                scratch = max_sz(scratch, ci->reorder_wbd.scratch_bytes);
+            }
+        }
+        static const int args[] = {DNNL_ARG_SRC, DNNL_ARG_DIFF_DST, DNNL_ARG_DIFF_WEIGHTS,
+                                   DNNL_ARG_DIFF_BIAS};
+        prim_bind(c, &ci->bwd_w, args, 4);
+        const dnnl_memory_desc_t *dw = dnnl_primitive_desc_query_md(ci->bwd_w.pd, dnnl_query_diff_weights_md, 0);
+        sp = max_sz(sp, ci->bwd_w.scratch_bytes);
+        if (!dnnl_memory_desc_equal(dw, &wuser)) {
+            if (reorder_create(c, &ci->reorder_dw, dw, &wuser, "conv weight gradient", err, errlen))
+                return -1;
+            prim_bind(c, &ci->reorder_dw, reorder_args, 2);
+            sp = max_sz(sp, ci->reorder_dw.scratch_bytes);
+        }
+        if (ci->dout_off != SIZE_MAX) {
+            dnnl_memory_desc_t plain;
+            dnnl_dims_t od = {op->out.n, op->out.c, op->out.h, op->out.w};
+            DNNL_CHECK(dnnl_memory_desc_init_by_tag(&plain, 4, od, dnnl_f32, dnnl_nchw));
+            if (reorder_create(c, &ci->reorder_dout, &dst, &plain, "conv output gradient", err, errlen))
+                return -1;
+            prim_bind(c, &ci->reorder_dout, reorder_args, 2);
+            sp = max_sz(sp, ci->reorder_dout.scratch_bytes);
+        }
+        /* scratch while backward runs: [scratchpad][blocked dw][NCHW dout] */
+        size_t end = align64(sp);
+        if (ci->reorder_dw.prim) {
+            ci->dw_off = end;
+            end += align64(dnnl_memory_desc_get_size(dw));
+        }
+        if (ci->dout_off != SIZE_MAX) {
+            ci->dout_off = end;
+            end += align64(tta_shape_count(op->out) * sizeof(float));
+        }
+        scratch = max_sz(scratch, end);
+    }
+    op->saved_bytes = saved;
+    op->scratch_bytes = scratch;
+    return 0;
+}
+
+void cpu_conv_prepare(void *ctx, tta_op *op, const float *w, const float *b) {
+    cpu_ctx *c = ctx;
+    conv_impl *ci = op->impl;
+    ci->w = w;
+    ci->b = op->bias ? b : NULL;
+    if (ci->reorder_wf.prim) {
+        prim_set(&ci->reorder_wf, DNNL_ARG_FROM, w);
+        prim_set(&ci->reorder_wf, DNNL_ARG_TO, (char *)op->saved + ci->wf_off);
+        prim_run(c, &ci->reorder_wf, op->scratch);
+    }
+    if (ci->reorder_wbd.prim) {
+        prim_set(&ci->reorder_wbd, DNNL_ARG_FROM, w);
+        prim_set(&ci->reorder_wbd, DNNL_ARG_TO, (char *)op->saved + ci->wbd_off);
+        prim_run(c, &ci->reorder_wbd, op->scratch);
+    }
+}
+
+static const float *conv_wf(tta_op *op) {
+    conv_impl *ci = op->impl;
+    return ci->wf_off == SIZE_MAX ? ci->w : (const float *)((char *)op->saved + ci->wf_off);
+}
+
+void cpu_conv_forward(void *ctx, tta_op *op, float *out, const float *inp) {
+    cpu_ctx *c = ctx;
+    conv_impl *ci = op->impl;
+    assert(ci->w);
+    prim_set(&ci->fwd, DNNL_ARG_SRC, inp);
+    prim_set(&ci->fwd, DNNL_ARG_WEIGHTS, conv_wf(op));
+    if (op->bias) prim_set(&ci->fwd, DNNL_ARG_BIAS, ci->b);
+    prim_set(&ci->fwd, DNNL_ARG_DST, out);
+    prim_run(c, &ci->fwd, op->scratch);
+}
+
+void cpu_conv_backward(void *ctx, tta_op *op, float *dinp, float *dw, float *db, float *dout,
+                       const float *inp, const float *out) {
+    cpu_ctx *c = ctx;
+    conv_impl *ci = op->impl;
+    assert(op->train);
+    if (op->relu) cpu_relu_mask(dout, out, tta_shape_count(op->out));
+    const float *dk = dout;
+    if (ci->reorder_dout.prim) {
+        float *plain = (float *)((char *)op->scratch + ci->dout_off);
+        prim_set(&ci->reorder_dout, DNNL_ARG_FROM, dout);
+        prim_set(&ci->reorder_dout, DNNL_ARG_TO, plain);
+        prim_run(c, &ci->reorder_dout, op->scratch);
+        dk = plain;
+    }
+    if (op->need_dinp) {
+        const float *wb = ci->wbd_is_wf ? conv_wf(op)
+                          : ci->wbd_off == SIZE_MAX ? ci->w
+                                                    : (const float *)((char *)op->saved + ci->wbd_off);
+        prim_set(&ci->bwd_d, DNNL_ARG_DIFF_DST, dk);
+        prim_set(&ci->bwd_d, DNNL_ARG_WEIGHTS, wb);
+        prim_set(&ci->bwd_d, DNNL_ARG_DIFF_SRC, dinp);
+        prim_run(c, &ci->bwd_d, op->scratch);
+    }
+    float *dwk = ci->dw_off == SIZE_MAX ? dw : (float *)((char *)op->scratch + ci->dw_off);
+    prim_set(&ci->bwd_w, DNNL_ARG_SRC, inp);
+    prim_set(&ci->bwd_w, DNNL_ARG_DIFF_DST, dk);
+    prim_set(&ci->bwd_w, DNNL_ARG_DIFF_WEIGHTS, dwk);
+    if (op->bias) prim_set(&ci->bwd_w, DNNL_ARG_DIFF_BIAS, db);
+    prim_run(c, &ci->bwd_w, op->scratch);
+    if (ci->reorder_dw.prim) {
+        prim_set(&ci->reorder_dw, DNNL_ARG_FROM, dwk);
+        prim_set(&ci->reorder_dw, DNNL_ARG_TO, dw);
+        prim_run(c, &ci->reorder_dw, op->scratch);
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Batch normalisation                                                                          */
+
+int cpu_bn_init(cpu_ctx *c, tta_op *op, char *err, size_t errlen) {
+    bn_impl *bi = callocCheck(1, sizeof *bi);
+    op->impl = bi;
+    dnnl_memory_desc_t data;
+    cpu_md(&data, op->in);
+    unsigned flags = dnnl_use_scale | dnnl_use_shift;
+    if (op->relu) flags |= dnnl_fuse_norm_relu;
+    if (!op->train) flags |= dnnl_use_global_stats;
+    dnnl_batch_normalization_desc_t d;
+    DNNL_CHECK(dnnl_batch_normalization_forward_desc_init(
+        &d, op->train ? dnnl_forward_training : dnnl_forward_inference, &data, op->eps, flags));
+    if (prim_create(c, &bi->fwd, &d, 0, NULL, "batch normalization forward", err, errlen)) return -1;
+    static const int fargs[] = {DNNL_ARG_SRC,  DNNL_ARG_DST,   DNNL_ARG_SCALE,    DNNL_ARG_SHIFT,
+                                DNNL_ARG_MEAN, DNNL_ARG_VARIANCE, DNNL_ARG_WORKSPACE};
+    prim_bind(c, &bi->fwd, fargs, 7);
+    size_t saved = 0, scratch = bi->fwd.scratch_bytes;
+    if (op->train) {
+        saved = 2 * align64(sizeof(float) * op->in.c); /* batch mean, batch variance */
+        bi->ws_off = saved;
+        const dnnl_memory_desc_t *ws = dnnl_primitive_desc_query_md(bi->fwd.pd, dnnl_query_workspace_md, 0);
+        if (ws && ws->ndims) saved += align64(dnnl_memory_desc_get_size(ws));
+        dnnl_batch_normalization_desc_t b;
+        DNNL_CHECK(dnnl_batch_normalization_backward_desc_init(&b, dnnl_backward, &data, &data,
+                                                               op->eps, flags & ~dnnl_use_global_stats));
+        if (prim_create(c, &bi->bwd, &b, 0, bi->fwd.pd, "batch normalization backward", err, errlen))
+            return -1;
+        static const int bargs[] = {DNNL_ARG_SRC,       DNNL_ARG_MEAN,       DNNL_ARG_VARIANCE,
+                                    DNNL_ARG_DIFF_DST,  DNNL_ARG_SCALE,      DNNL_ARG_SHIFT,
+                                    DNNL_ARG_WORKSPACE, DNNL_ARG_DIFF_SRC,   DNNL_ARG_DIFF_SCALE,
+                                    DNNL_ARG_DIFF_SHIFT};
+        prim_bind(c, &bi->bwd, bargs, 10);
+        size_t sp = bi->bwd.scratch_bytes;
+        /* without an input gradient to write, diff_src goes to scratch */
+        if (!op->need_dinp) sp = align64(sp) + align64(tta_shape_count(op->in) * sizeof(float));
+        scratch = max_sz(scratch, sp);
+    }
+    op->saved_bytes = saved;
+    op->scratch_bytes = scratch;
+    return 0;
+}
+
+void cpu_bn_forward(void *ctx, tta_op *op, float *out, const float *inp, const float *gamma,
+                    const float *beta, float *run_mean, float *run_var) {
+    cpu_ctx *c = ctx;
+    bn_impl *bi = op->impl;
+    int C = op->in.c;
+    float *mean = op->train ? (float *)op->saved : run_mean;
+    float *var = op->train ? (float *)((char *)op->saved + align64(sizeof(float) * C)) : run_var;
+    prim_set(&bi->fwd, DNNL_ARG_SRC, inp);
+    prim_set(&bi->fwd, DNNL_ARG_DST, out);
+    prim_set(&bi->fwd, DNNL_ARG_SCALE, gamma);
+    prim_set(&bi->fwd, DNNL_ARG_SHIFT, beta);
+    prim_set(&bi->fwd, DNNL_ARG_MEAN, mean);
+    prim_set(&bi->fwd, DNNL_ARG_VARIANCE, var);
+    if (prim_has(&bi->fwd, DNNL_ARG_WORKSPACE))
+        prim_set(&bi->fwd, DNNL_ARG_WORKSPACE, (char *)op->saved + bi->ws_off);
+    prim_run(c, &bi->fwd, op->scratch);
+    if (op->train && run_mean && run_var) {
+        /* PyTorch: running stats use the unbiased variance; normalisation the biased one */
+        double N = (double)op->in.n * op->in.h * op->in.w;
+        double unbias = N > 1 ? N / (N - 1) : 1.0, m = op->momentum;
+        for (int i = 0; i < C; i++) {
+            run_mean[i] = (float)((1 - m) * run_mean[i] + m * mean[i]);
+            run_var[i] = (float)((1 - m) * run_var[i] + m * var[i] * unbias);
+        }
+    }
+}
+
+void cpu_bn_backward(void *ctx, tta_op *op, float *dinp, float *dgamma, float *dbeta, float *dout,
+                     const float *inp, const float *out, const float *gamma, const float *beta) {
+    cpu_ctx *c = ctx;
+    bn_impl *bi = op->impl;
+    assert(op->train);
+    int C = op->in.c;
+    prim_set(&bi->bwd, DNNL_ARG_SRC, inp);
+    prim_set(&bi->bwd, DNNL_ARG_MEAN, op->saved);
+    prim_set(&bi->bwd, DNNL_ARG_VARIANCE, (char *)op->saved + align64(sizeof(float) * C));
+    prim_set(&bi->bwd, DNNL_ARG_DIFF_DST, dout);
+    prim_set(&bi->bwd, DNNL_ARG_SCALE, gamma);
+    if (prim_has(&bi->bwd, DNNL_ARG_SHIFT)) prim_set(&bi->bwd, DNNL_ARG_SHIFT, beta);
+    if (prim_has(&bi->bwd, DNNL_ARG_WORKSPACE))
+        prim_set(&bi->bwd, DNNL_ARG_WORKSPACE, (char *)op->saved + bi->ws_off);
+    float *ds = op->need_dinp ? dinp : (float *)((char *)op->scratch + align64(bi->bwd.scratch_bytes));
+    prim_set(&bi->bwd, DNNL_ARG_DIFF_SRC, ds);
+    prim_set(&bi->bwd, DNNL_ARG_DIFF_SCALE, dgamma);
+    prim_set(&bi->bwd, DNNL_ARG_DIFF_SHIFT, dbeta);
+    prim_run(c, &bi->bwd, op->scratch);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Pooling                                                                                      */
+
+int cpu_pool_init(cpu_ctx *c, tta_op *op, char *err, size_t errlen) {
+    pool_impl *pi = callocCheck(1, sizeof *pi);
+    op->impl = pi;
+    dnnl_memory_desc_t src, dst;
+    cpu_md(&src, op->in);
+    cpu_md(&dst, op->out);
+    int kh = op->kernel, kw = op->kernel, s = op->stride, p = op->pad;
+    if (op->kind == TTA_OP_GAP || op->kind == TTA_OP_GMP) {
+        kh = op->in.h;
+        kw = op->in.w;
+        s = 1;
+        p = 0;
+    }
+    dnnl_alg_kind_t alg = op->kind == TTA_OP_MAXPOOL || op->kind == TTA_OP_GMP
+                              ? dnnl_pooling_max
+                              : dnnl_pooling_avg_include_padding;
+    dnnl_dims_t strides = {s, s}, kernel = {kh, kw}, dil = {0, 0}, pl = {p, p};
+    dnnl_dims_t pr = {pad_right(op->in.h, op->out.h, kh, s, p), pad_right(op->in.w, op->out.w, kw, s, p)};
+    dnnl_pooling_v2_desc_t d;
+    DNNL_CHECK(dnnl_pooling_v2_forward_desc_init(
+        &d, op->train ? dnnl_forward_training : dnnl_forward_inference, alg, &src, &dst, strides,
+        kernel, dil, pl, pr));
+    if (prim_create(c, &pi->fwd, &d, 0, NULL, "pooling forward", err, errlen)) return -1;
+    static const int fargs[] = {DNNL_ARG_SRC, DNNL_ARG_DST, DNNL_ARG_WORKSPACE};
+    prim_bind(c, &pi->fwd, fargs, 3);
+    size_t saved = 0, scratch = pi->fwd.scratch_bytes;
+    if (op->train) {
+        const dnnl_memory_desc_t *ws = dnnl_primitive_desc_query_md(pi->fwd.pd, dnnl_query_workspace_md, 0);
+        if (ws && ws->ndims) saved = align64(dnnl_memory_desc_get_size(ws));
+        dnnl_pooling_v2_desc_t b;
+        DNNL_CHECK(dnnl_pooling_v2_backward_desc_init(&b, alg, &src, &dst, strides, kernel, dil, pl, pr));
+        if (prim_create(c, &pi->bwd, &b, 0, pi->fwd.pd, "pooling backward", err, errlen)) return -1;
+        static const int bargs[] = {DNNL_ARG_DIFF_DST, DNNL_ARG_WORKSPACE, DNNL_ARG_DIFF_SRC};
+        prim_bind(c, &pi->bwd, bargs, 3);
+        scratch = max_sz(scratch, pi->bwd.scratch_bytes);
+    }
+    op->saved_bytes = saved;
+    op->scratch_bytes = scratch;
+    return 0;
+}
+
+void cpu_pool_forward(void *ctx, tta_op *op, float *out, const float *inp) {
+    cpu_ctx *c = ctx;
+    pool_impl *pi = op->impl;
+    prim_set(&pi->fwd, DNNL_ARG_SRC, inp);
+    prim_set(&pi->fwd, DNNL_ARG_DST, out);
+    if (prim_has(&pi->fwd, DNNL_ARG_WORKSPACE)) prim_set(&pi->fwd, DNNL_ARG_WORKSPACE, op->saved);
+    prim_run(c, &pi->fwd, op->scratch);
+}
+
+void cpu_pool_backward(void *ctx, tta_op *op, float *dinp, const float *dout, const float *inp,
+                       const float *out) {
+    cpu_ctx *c = ctx;
+    pool_impl *pi = op->impl;
+    assert(op->train);
+    prim_set(&pi->bwd, DNNL_ARG_DIFF_DST, dout);
+    prim_set(&pi->bwd, DNNL_ARG_DIFF_SRC, dinp);
+    if (prim_has(&pi->bwd, DNNL_ARG_WORKSPACE)) prim_set(&pi->bwd, DNNL_ARG_WORKSPACE, op->saved);
+    prim_run(c, &pi->bwd, op->scratch);
+}
+
+void cpu_dnnl_release(cpu_ctx *c, tta_op *op) {
+    if (!op->impl) return;
+    switch (op->kind) {
+    case TTA_OP_CONV: {
+        conv_impl *ci = op->impl;
+        prim_destroy(&ci->fwd);
+        prim_destroy(&ci->bwd_d);
+        prim_destroy(&ci->bwd_w);
+        prim_destroy(&ci->reorder_wf);
+        prim_destroy(&ci->reorder_wbd);
+        prim_destroy(&ci->reorder_dw);
+        prim_destroy(&ci->reorder_dout);
+        break;
+    }
+    case TTA_OP_BN: {
+        bn_impl *bi = op->impl;
+        prim_destroy(&bi->fwd);
+        prim_destroy(&bi->bwd);
+        break;
+    }
+    default: {
+        pool_impl *pi = op->impl;
+        prim_destroy(&pi->fwd);
+        prim_destroy(&pi->bwd);
+        break;
+    }
+    }
+    free(op->impl);
+    op->impl = NULL;
+}

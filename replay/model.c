@@ -1,0 +1,1120 @@
+/* model.c: a trainable model built from a graph (model_spec.c) on a backend.
+ *
+ * Build: parameters laid out in one device allocation (and gradients in another, same
+ * offsets), BN running statistics in a third; ReLUs fused into the conv/bn/linear/add that
+ * produces their input when nothing else reads it; one feature-map buffer per tensor (all kept
+ * for backward) and one gradient buffer per tensor that needs one (an add's single-consumer
+ * input shares the add's gradient buffer: its gradient is the same values); one shared scratch
+ * buffer; everything sized for the training batch and allocated once, so a step allocates
+ * nothing. Ops (backend primitives) are built per batch size ("plans"), lazily for a smaller
+ * last batch.
+ *
+ * The inference path (tta_model_evaluate) is a separate plan: eval-mode BN folded into the conv
+ * before it, ReLU fused, no backward state, feature maps in a few buffers reused by liveness.
+ */
+#include <assert.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/buf.h"
+#include "common/check.h"
+#include "replay/model_internal.h"
+
+typedef struct {
+    int node;
+    tta_op op;
+} step;
+
+typedef struct {
+    int n, train;
+    step *steps;
+    int nsteps;
+    tta_op xent;
+} plan;
+
+typedef struct {
+    int node;       /* the conv/bn/linear/... node */
+    int bn_node;    /* eval-mode BN folded into this conv, or -1 */
+    int relu_node;  /* ReLU fused, or -1 */
+    int in[2];      /* estep indices of the inputs; -1 = the input batch */
+    int last_use;   /* the last estep that reads this one's output */
+    int buf;        /* buffer index of the output */
+    float *wf, *bf; /* folded conv weights and bias (device), when bn_node >= 0 */
+    tta_op op;
+} estep;
+
+typedef struct {
+    int n;
+    estep *steps;
+    int nsteps;
+    float **bufs;
+    size_t *buf_floats;
+    int nbufs;
+    float *input;
+    int32_t *labels;
+    float *result;
+    void *scratch;
+} eval_plan;
+
+typedef struct {
+    void *p;
+    size_t bytes;
+    tta_mem_kind kind;
+} allocation;
+
+struct tta_model {
+    tta_graph g;
+    tta_backend *be;
+    void *ctx;
+    int batch, eval_batch;
+    uint64_t seed;
+    /* parameters */
+    tta_param_info *pinfo;
+    int npinfo;
+    tta_buffer_info *binfo;
+    int nbinfo;
+    size_t nparams, nbuffers;
+    float *params, *grads, *buffers;
+    long *w_off, *b_off, *rm_off, *rv_off; /* per node, floats; -1 none (bn: gamma, beta) */
+    /* graph analysis */
+    int *fused_into; /* relu node -> the node its ReLU is fused into; -1 */
+    int *fused_relu; /* node -> the relu node fused into it; -1 */
+    int *tensor_of;  /* node -> the node whose buffer holds its output */
+    int *consumers;  /* tensor -> reads by ops */
+    int *need_grad;  /* tensor -> gradient needed (a parameter is upstream) */
+    /* training buffers, sized for batch */
+    float *act_in;
+    float **act, **grad;
+    int *grad_alias; /* tensor -> 1 if its gradient buffer is another tensor's */
+    float *tmp;      /* gradient accumulation temporary */
+    int32_t *labels;
+    float *result;
+    void *scratch;
+    size_t scratch_bytes;
+    plan **plans;
+    int nplans;
+    size_t plans_cap;
+    plan *last;
+    int last_n;
+    uint64_t dropout_step, last_step;
+    int *written; /* backward bookkeeping, per tensor */
+    /* inference path */
+    eval_plan ev;
+    /* accounting and stats */
+    size_t mem[TTA_MEM_COUNT];
+    allocation *allocs;
+    size_t nallocs, allocs_cap;
+    tta_layer_stats *stats;
+    char **fused_names;
+    int profiling;
+};
+
+static void *m_alloc(tta_model *m, size_t bytes, tta_mem_kind kind) {
+    void *p = m->be->alloc(m->ctx, bytes ? bytes : 4);
+    growArray(m->allocs, &m->allocs_cap, m->nallocs + 1);
+    m->allocs[m->nallocs++] = (allocation){p, bytes, kind};
+    m->mem[kind] += bytes;
+    return p;
+}
+
+static void m_free(tta_model *m, void *p) {
+    for (size_t i = 0; i < m->nallocs; i++) {
+        if (m->allocs[i].p != p) continue;
+        m->mem[m->allocs[i].kind] -= m->allocs[i].bytes;
+        m->be->free(m->ctx, p);
+        m->allocs[i] = m->allocs[--m->nallocs];
+        return;
+    }
+    assert(!"freeing memory the model did not allocate");
+}
+
+static size_t node_count(const tta_node *n) { return (size_t)n->c * n->h * n->w; }
+static size_t in_count(const tta_model *m, int node) {
+    return node < 0 ? (size_t)m->g.in_c * m->g.in_h * m->g.in_w : node_count(&m->g.nodes[node]);
+}
+static tta_shape node_shape(const tta_model *m, int node, int n) {
+    if (node < 0) return (tta_shape){n, m->g.in_c, m->g.in_h, m->g.in_w};
+    const tta_node *nd = &m->g.nodes[node];
+    return (tta_shape){n, nd->c, nd->h, nd->w};
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Parameters                                                                                   */
+
+static void add_param(tta_model *m, size_t *cap, int node, const char *suffix, size_t count,
+                      tta_param_kind kind, int fan_in, long *off) {
+    growArray(m->pinfo, cap, (size_t)m->npinfo + 1);
+    tta_param_info *p = &m->pinfo[m->npinfo++];
+    snprintf(p->name, sizeof p->name, "%.47s.%.12s", m->g.nodes[node].name, suffix);
+    p->offset = m->nparams;
+    p->count = count;
+    p->kind = kind;
+    p->fan_in = fan_in;
+    *off = (long)m->nparams;
+    /* keep each tensor 16-float aligned so vector kernels never split a cache line oddly */
+    m->nparams += (count + 15) / 16 * 16;
+}
+
+static void layout_params(tta_model *m) {
+    size_t pcap = 0, bcap = 0;
+    for (int i = 0; i < m->g.nnodes; i++) {
+        tta_node *n = &m->g.nodes[i];
+        m->w_off[i] = m->b_off[i] = m->rm_off[i] = m->rv_off[i] = -1;
+        int C = n->in[0] < 0 ? m->g.in_c : m->g.nodes[n->in[0]].c;
+        size_t incount = in_count(m, n->in[0]);
+        if (n->kind == TTA_OP_CONV) {
+            int fan = C * n->kernel * n->kernel;
+            add_param(m, &pcap, i, "weight", (size_t)n->c * fan, TTA_PARAM_WEIGHT, fan, &m->w_off[i]);
+            if (n->bias) add_param(m, &pcap, i, "bias", n->c, TTA_PARAM_BIAS, fan, &m->b_off[i]);
+        } else if (n->kind == TTA_OP_LINEAR) {
+            int fan = (int)incount;
+            add_param(m, &pcap, i, "weight", (size_t)n->c * fan, TTA_PARAM_WEIGHT, fan, &m->w_off[i]);
+            if (n->bias) add_param(m, &pcap, i, "bias", n->c, TTA_PARAM_BIAS, fan, &m->b_off[i]);
+        } else if (n->kind == TTA_OP_BN) {
+            add_param(m, &pcap, i, "weight", n->c, TTA_PARAM_BN_SCALE, 0, &m->w_off[i]);
+            add_param(m, &pcap, i, "bias", n->c, TTA_PARAM_BN_SHIFT, 0, &m->b_off[i]);
+            for (int k = 0; k < 2; k++) {
+                growArray(m->binfo, &bcap, (size_t)m->nbinfo + 1);
+                tta_buffer_info *b = &m->binfo[m->nbinfo++];
+                snprintf(b->name, sizeof b->name, "%.47s.%.12s", n->name, k ? "running_var" : "running_mean");
+                b->offset = m->nbuffers;
+                b->count = n->c;
+                (k ? m->rv_off : m->rm_off)[i] = (long)m->nbuffers;
+                m->nbuffers += ((size_t)n->c + 15) / 16 * 16;
+            }
+        }
+    }
+}
+
+static uint64_t rng_next(uint64_t *s) {
+    *s += 0x9e3779b97f4a7c15ULL;
+    return tta_mix64(*s);
+}
+
+static uint64_t name_hash(const char *s) {
+    uint64_t h = 1469598103934665603ULL;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+void tta_model_init_params(tta_model *m, uint64_t seed) {
+    float *hp = callocCheck(m->nparams ? m->nparams : 1, sizeof(float));
+    for (int i = 0; i < m->npinfo; i++) {
+        tta_param_info *p = &m->pinfo[i];
+        float *dst = hp + p->offset;
+        if (p->kind == TTA_PARAM_BN_SCALE) {
+            for (size_t k = 0; k < p->count; k++) dst[k] = 1.0f;
+            continue;
+        }
+        if (p->kind == TTA_PARAM_BN_SHIFT) continue;
+        /* kaiming_uniform(a=sqrt(5)): bound = sqrt(6 / ((1 + a^2) fan_in)) = 1/sqrt(fan_in), the
+         * same bound PyTorch uses for the bias. Each tensor has its own stream (seeded by its
+         * name) so adding a layer does not change the others' initial values. */
+        double bound = 1.0 / sqrt((double)p->fan_in);
+        uint64_t s = tta_mix64(seed ^ name_hash(p->name));
+        for (size_t k = 0; k < p->count; k++) {
+            double u = (double)(rng_next(&s) >> 11) * 0x1.0p-53;
+            dst[k] = (float)((2.0 * u - 1.0) * bound);
+        }
+    }
+    m->be->upload(m->ctx, m->params, hp, m->nparams * sizeof(float));
+    free(hp);
+    float *hb = callocCheck(m->nbuffers ? m->nbuffers : 1, sizeof(float));
+    for (int i = 0; i < m->nbinfo; i++)
+        if (strstr(m->binfo[i].name, ".running_var"))
+            for (size_t k = 0; k < m->binfo[i].count; k++) hb[m->binfo[i].offset + k] = 1.0f;
+    m->be->upload(m->ctx, m->buffers, hb, m->nbuffers * sizeof(float));
+    free(hb);
+}
+
+static int find_tensor(tta_model *m, const char *name, float **base, size_t *off, size_t *count) {
+    for (int i = 0; i < m->npinfo; i++)
+        if (strcmp(m->pinfo[i].name, name) == 0) {
+            *base = m->params;
+            *off = m->pinfo[i].offset;
+            *count = m->pinfo[i].count;
+            return 0;
+        }
+    for (int i = 0; i < m->nbinfo; i++)
+        if (strcmp(m->binfo[i].name, name) == 0) {
+            *base = m->buffers;
+            *off = m->binfo[i].offset;
+            *count = m->binfo[i].count;
+            return 0;
+        }
+    return -1;
+}
+
+int tta_model_set_tensor(tta_model *m, const char *name, const float *src, size_t count) {
+    float *base;
+    size_t off, n;
+    if (find_tensor(m, name, &base, &off, &n) || n != count) return -1;
+    m->be->upload(m->ctx, base + off, src, count * sizeof(float));
+    return 0;
+}
+
+int tta_model_get_tensor(tta_model *m, const char *name, float *dst, size_t count) {
+    float *base;
+    size_t off, n;
+    if (find_tensor(m, name, &base, &off, &n) || n != count) return -1;
+    m->be->download(m->ctx, dst, base + off, count * sizeof(float));
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Analysis: fusion, tensors, gradients                                                         */
+
+static int fusable_into(tta_op_kind k) {
+    return k == TTA_OP_CONV || k == TTA_OP_BN || k == TTA_OP_LINEAR || k == TTA_OP_ADD;
+}
+
+static void analyse(tta_model *m) {
+    int N = m->g.nnodes;
+    int *raw = callocCheck(N, sizeof(int)); /* node-level consumer counts */
+    for (int i = 0; i < N; i++)
+        for (int k = 0; k < m->g.nodes[i].nin; k++)
+            if (m->g.nodes[i].in[k] >= 0) raw[m->g.nodes[i].in[k]]++;
+    for (int i = 0; i < N; i++) {
+        m->fused_into[i] = m->fused_relu[i] = -1;
+        m->tensor_of[i] = i;
+    }
+    for (int i = 0; i < N; i++) {
+        tta_node *n = &m->g.nodes[i];
+        int p = n->in[0];
+        if (n->kind == TTA_OP_RELU && p >= 0 && raw[p] == 1 && fusable_into(m->g.nodes[p].kind) &&
+            m->fused_relu[p] < 0) {
+            m->fused_into[i] = p;
+            m->fused_relu[p] = i;
+            m->tensor_of[i] = p;
+        }
+    }
+    free(raw);
+    for (int i = 0; i < N; i++) m->consumers[i] = 0;
+    for (int i = 0; i < N; i++) {
+        if (m->fused_into[i] >= 0) continue;
+        for (int k = 0; k < m->g.nodes[i].nin; k++) {
+            int in = m->g.nodes[i].in[k];
+            if (in >= 0) m->consumers[m->tensor_of[in]]++;
+        }
+    }
+    for (int i = 0; i < N; i++) {
+        tta_node *n = &m->g.nodes[i];
+        int ng = m->w_off[i] >= 0;
+        for (int k = 0; k < n->nin; k++)
+            if (n->in[k] >= 0 && m->need_grad[m->tensor_of[n->in[k]]]) ng = 1;
+        m->need_grad[i] = ng;
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Plans                                                                                        */
+
+static void op_from_node(const tta_model *m, int i, int n, int train, tta_op *op) {
+    const tta_node *nd = &m->g.nodes[i];
+    memset(op, 0, sizeof *op);
+    op->kind = nd->kind;
+    op->train = train;
+    op->in = node_shape(m, nd->in[0], n);
+    op->out = node_shape(m, i, n);
+    op->kernel = nd->kernel;
+    op->stride = nd->stride;
+    op->pad = nd->pad;
+    op->bias = nd->bias;
+    op->pad_front = nd->pad_front;
+    op->eps = nd->eps;
+    op->momentum = nd->momentum;
+    op->p = nd->p;
+    op->factor = nd->factor;
+    op->relu = m->fused_relu[i] >= 0;
+    for (int k = 0; k < nd->nin; k++)
+        if (nd->in[k] >= 0 && m->need_grad[m->tensor_of[nd->in[k]]]) op->need_dinp = 1;
+}
+
+static void xent_op(const tta_model *m, int n, tta_op *op) {
+    memset(op, 0, sizeof *op);
+    op->kind = TTA_OP_XENT;
+    op->in = op->out = (tta_shape){n, m->g.nodes[m->g.nnodes - 1].c, 1, 1};
+    op->smoothing = m->g.label_smoothing;
+}
+
+/* Makes room for scratch bytes in the shared scratch buffer, re-pointing every op. */
+static void ensure_scratch(tta_model *m, size_t bytes) {
+    if (bytes <= m->scratch_bytes) return;
+    if (m->scratch) m_free(m, m->scratch);
+    m->scratch = m_alloc(m, bytes, TTA_MEM_WORKSPACE);
+    m->scratch_bytes = bytes;
+    for (int p = 0; p < m->nplans; p++) {
+        for (int s = 0; s < m->plans[p]->nsteps; s++) m->plans[p]->steps[s].op.scratch = m->scratch;
+        m->plans[p]->xent.scratch = m->scratch;
+    }
+}
+
+static int init_op(tta_model *m, tta_op *op, const char *name, tta_mem_kind saved_kind, char *err,
+                   size_t errlen) {
+    char e[256];
+    if (m->be->op_init(m->ctx, op, e, sizeof e)) {
+        snprintf(err, errlen, "layer \"%s\": %s", name, e);
+        return -1;
+    }
+    op->saved = op->saved_bytes ? m_alloc(m, op->saved_bytes, saved_kind) : NULL;
+    return 0;
+}
+
+static void release_op(tta_model *m, tta_op *op) {
+    if (op->saved) m_free(m, op->saved);
+    op->saved = NULL;
+    m->be->op_release(m->ctx, op);
+}
+
+static plan *get_plan(tta_model *m, int n, int train, char *err, size_t errlen) {
+    for (int i = 0; i < m->nplans; i++)
+        if (m->plans[i]->n == n && m->plans[i]->train == train) return m->plans[i];
+    plan *p = callocCheck(1, sizeof *p);
+    p->n = n;
+    p->train = train;
+    p->steps = callocCheck(m->g.nnodes, sizeof(step));
+    size_t scratch = 0;
+    int rc = 0;
+    for (int i = 0; i < m->g.nnodes && !rc; i++) {
+        if (m->fused_into[i] >= 0) continue;
+        step *s = &p->steps[p->nsteps];
+        s->node = i;
+        op_from_node(m, i, n, train, &s->op);
+        if (init_op(m, &s->op, m->g.nodes[i].name, TTA_MEM_SAVED, err, errlen)) {
+            rc = -1;
+            break;
+        }
+        p->nsteps++;
+        if (s->op.scratch_bytes > scratch) scratch = s->op.scratch_bytes;
+    }
+    if (!rc) {
+        xent_op(m, n, &p->xent);
+        rc = init_op(m, &p->xent, "loss", TTA_MEM_SAVED, err, errlen);
+        if (!rc && p->xent.scratch_bytes > scratch) scratch = p->xent.scratch_bytes;
+    }
+    if (rc) {
+        for (int s = 0; s < p->nsteps; s++) release_op(m, &p->steps[s].op);
+        free(p->steps);
+        free(p);
+        return NULL;
+    }
+    growArray(m->plans, &m->plans_cap, (size_t)m->nplans + 1);
+    m->plans[m->nplans++] = p;
+    for (int s = 0; s < p->nsteps; s++) p->steps[s].op.scratch = m->scratch;
+    p->xent.scratch = m->scratch;
+    ensure_scratch(m, scratch);
+    return p;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Forward and backward                                                                         */
+
+static double now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static const float *tensor_in(tta_model *m, int node) {
+    return node < 0 ? m->act_in : m->act[m->tensor_of[node]];
+}
+
+#define P(off) (m->params + (off))
+#define G(off) (m->grads + (off))
+#define BUF(off) (m->buffers + (off))
+
+static void forward_step(tta_model *m, step *s, int train) {
+    tta_backend *be = m->be;
+    void *c = m->ctx;
+    int i = s->node;
+    const tta_node *nd = &m->g.nodes[i];
+    tta_op *op = &s->op;
+    float *out = m->act[m->tensor_of[i]];
+    const float *x = tensor_in(m, nd->in[0]);
+    switch (nd->kind) {
+    case TTA_OP_CONV:
+        be->conv_prepare(c, op, P(m->w_off[i]), nd->bias ? P(m->b_off[i]) : NULL);
+        be->conv_forward(c, op, out, x);
+        break;
+    case TTA_OP_BN:
+        be->bn_forward(c, op, out, x, P(m->w_off[i]), P(m->b_off[i]), BUF(m->rm_off[i]), BUF(m->rv_off[i]));
+        break;
+    case TTA_OP_RELU: be->relu_forward(c, op, out, x); break;
+    case TTA_OP_MAXPOOL:
+    case TTA_OP_AVGPOOL:
+    case TTA_OP_GAP:
+    case TTA_OP_GMP: be->pool_forward(c, op, out, x); break;
+    case TTA_OP_LINEAR:
+        be->linear_forward(c, op, out, x, P(m->w_off[i]), nd->bias ? P(m->b_off[i]) : NULL);
+        break;
+    case TTA_OP_ADD: be->add_forward(c, op, out, x, tensor_in(m, nd->in[1])); break;
+    case TTA_OP_FLATTEN: be->flatten_forward(c, op, out, x); break;
+    case TTA_OP_DROPOUT:
+        if (train)
+            be->dropout_forward(c, op, out, x, m->seed, m->last_step);
+        else
+            be->copy(c, out, x, tta_shape_count(op->out));
+        break;
+    case TTA_OP_SCALE: be->scale_forward(c, op, out, x); break;
+    case TTA_OP_PAD_SHORTCUT: be->shortcut_forward(c, op, out, x); break;
+    default: assert(!"unexpected op in a plan");
+    }
+}
+
+int tta_model_forward(tta_model *m, const float *x, const int32_t *labels, int n, int train,
+                      tta_step_result *res) {
+    char err[256];
+    if (n <= 0 || n > m->batch) {
+        fprintf(stderr, "tta_model_forward: batch of %d outside 1..%d\n", n, m->batch);
+        return -1;
+    }
+    plan *p = get_plan(m, n, train, err, sizeof err);
+    if (!p) {
+        fprintf(stderr, "tta_model_forward: %s\n", err);
+        return -1;
+    }
+    tta_backend *be = m->be;
+    be->tensor_upload(m->ctx, m->act_in, x, node_shape(m, -1, n));
+    be->upload(m->ctx, m->labels, labels, sizeof(int32_t) * n);
+    if (train) m->last_step = m->dropout_step++;
+    for (int s = 0; s < p->nsteps; s++) {
+        double t0 = m->profiling ? now_s() : 0;
+        forward_step(m, &p->steps[s], train);
+        if (m->profiling) {
+            be->sync(m->ctx);
+            tta_layer_stats *st = &m->stats[p->steps[s].node];
+            st->time_fwd += now_s() - t0;
+            st->calls_fwd++;
+        }
+    }
+    const float *logits = m->act[m->tensor_of[m->g.nnodes - 1]];
+    be->xent_forward(m->ctx, &p->xent, m->result, logits, m->labels);
+    float r[2];
+    be->download(m->ctx, r, m->result, sizeof r);
+    if (res) {
+        res->loss = r[0] / n;
+        res->correct = (int)r[1];
+    }
+    m->last = p;
+    m->last_n = n;
+    return 0;
+}
+
+void tta_model_logits(tta_model *m, float *dst) {
+    assert(m->last);
+    m->be->download(m->ctx, dst, m->act[m->tensor_of[m->g.nnodes - 1]],
+                    sizeof(float) * m->last_n * m->g.nodes[m->g.nnodes - 1].c);
+}
+
+/* Where the backward of a consumer writes the gradient for input tensor t: straight into
+ * t's buffer the first time, else into tmp, to be accumulated. */
+static float *grad_target(tta_model *m, int t) {
+    return m->written[t] ? m->tmp : m->grad[t];
+}
+
+static void grad_done(tta_model *m, int t, float *dst, size_t count) {
+    if (dst == m->tmp)
+        m->be->accumulate(m->ctx, m->grad[t], m->tmp, count);
+    else
+        m->written[t] = 1;
+}
+
+static void backward_step(tta_model *m, step *s) {
+    tta_backend *be = m->be;
+    void *c = m->ctx;
+    int i = s->node;
+    const tta_node *nd = &m->g.nodes[i];
+    tta_op *op = &s->op;
+    int t = m->tensor_of[i];
+    if (!m->need_grad[t]) return; /* nothing upstream has parameters */
+    assert(m->written[t]);
+    float *dout = m->grad[t];
+    const float *out = m->act[t];
+    int in = nd->in[0];
+    int ti = in >= 0 ? m->tensor_of[in] : -1;
+    const float *x = tensor_in(m, in);
+    int want = ti >= 0 && m->need_grad[ti];
+    size_t cnt = tta_shape_count(op->in);
+    float *dx = want ? grad_target(m, ti) : NULL;
+    switch (nd->kind) {
+    case TTA_OP_CONV:
+        be->conv_backward(c, op, dx, G(m->w_off[i]), nd->bias ? G(m->b_off[i]) : NULL, dout, x, out);
+        break;
+    case TTA_OP_BN:
+        be->bn_backward(c, op, dx, G(m->w_off[i]), G(m->b_off[i]), dout, x, out, P(m->w_off[i]),
+                        P(m->b_off[i]));
+        break;
+    case TTA_OP_RELU: be->relu_backward(c, op, dx, dout, out); break;
+    case TTA_OP_MAXPOOL:
+    case TTA_OP_AVGPOOL:
+    case TTA_OP_GAP:
+    case TTA_OP_GMP: be->pool_backward(c, op, dx, dout, x, out); break;
+    case TTA_OP_LINEAR:
+        be->linear_backward(c, op, dx, G(m->w_off[i]), nd->bias ? G(m->b_off[i]) : NULL, dout, x,
+                            P(m->w_off[i]), out);
+        break;
+    case TTA_OP_ADD:
+        if (op->relu) be->relu_backward(c, op, dout, dout, out);
+        for (int k = 0; k < 2; k++) {
+            int tk = nd->in[k] >= 0 ? m->tensor_of[nd->in[k]] : -1;
+            if (tk < 0 || !m->need_grad[tk]) continue;
+            if (m->grad[tk] == dout && !m->written[tk]) {
+                m->written[tk] = 1; /* shares this add's gradient buffer */
+            } else if (!m->written[tk]) {
+                be->copy(c, m->grad[tk], dout, cnt);
+                m->written[tk] = 1;
+            } else {
+                be->accumulate(c, m->grad[tk], dout, cnt);
+            }
+        }
+        return;
+    case TTA_OP_FLATTEN: be->flatten_backward(c, op, dx, dout); break;
+    case TTA_OP_DROPOUT: be->dropout_backward(c, op, dx, dout, m->seed, m->last_step); break;
+    case TTA_OP_SCALE: be->scale_backward(c, op, dx, dout); break;
+    case TTA_OP_PAD_SHORTCUT: be->shortcut_backward(c, op, dx, dout); break;
+    default: assert(!"unexpected op in a plan");
+    }
+    if (want) grad_done(m, ti, dx, cnt);
+}
+
+void tta_model_backward(tta_model *m) {
+    plan *p = m->last;
+    assert(p && p->train && "backward needs a training forward");
+    tta_backend *be = m->be;
+    memset(m->written, 0, sizeof(int) * m->g.nnodes);
+    int tl = m->tensor_of[m->g.nnodes - 1];
+    be->xent_backward(m->ctx, &p->xent, m->grad[tl], m->act[tl], m->labels);
+    m->written[tl] = 1;
+    for (int s = p->nsteps - 1; s >= 0; s--) {
+        double t0 = m->profiling ? now_s() : 0;
+        backward_step(m, &p->steps[s]);
+        if (m->profiling) {
+            be->sync(m->ctx);
+            tta_layer_stats *st = &m->stats[p->steps[s].node];
+            st->time_bwd += now_s() - t0;
+            st->calls_bwd++;
+        }
+    }
+}
+
+void tta_model_set_dropout_step(tta_model *m, uint64_t step) { m->dropout_step = step; }
+
+/* ------------------------------------------------------------------------------------------ */
+/* Inference path                                                                               */
+
+static int build_eval(tta_model *m, char *err, size_t errlen) {
+    eval_plan *ev = &m->ev;
+    int N = m->g.nnodes, n = m->eval_batch;
+    ev->n = n;
+    ev->steps = callocCheck(N, sizeof(estep));
+    int *val = mallocCheck(sizeof(int) * N); /* node -> estep holding its value; -1 = input */
+    int *raw = callocCheck(N, sizeof(int));
+    for (int i = 0; i < N; i++)
+        for (int k = 0; k < m->g.nodes[i].nin; k++)
+            if (m->g.nodes[i].in[k] >= 0) raw[m->g.nodes[i].in[k]]++;
+    for (int i = 0; i < N; i++) {
+        const tta_node *nd = &m->g.nodes[i];
+        int src = nd->in[0] >= 0 ? val[nd->in[0]] : -1;
+        int pn = nd->in[0];
+        if (nd->kind == TTA_OP_DROPOUT) { /* identity in eval */
+            val[i] = src;
+            continue;
+        }
+        if (nd->kind == TTA_OP_BN && pn >= 0 && m->g.nodes[pn].kind == TTA_OP_CONV && raw[pn] == 1 &&
+            src >= 0 && ev->steps[src].node == pn && ev->steps[src].bn_node < 0 && ev->steps[src].relu_node < 0) {
+            ev->steps[src].bn_node = i;
+            val[i] = src;
+            continue;
+        }
+        if (nd->kind == TTA_OP_RELU && pn >= 0 && raw[pn] == 1 && src >= 0 &&
+            ev->steps[src].relu_node < 0 &&
+            fusable_into(m->g.nodes[ev->steps[src].node].kind)) {
+            /* the value of pn must be the estep's output (not an alias through dropout) */
+            int head = ev->steps[src].node;
+            int fused_last = ev->steps[src].bn_node >= 0 ? ev->steps[src].bn_node : head;
+            if (fused_last == pn) {
+                ev->steps[src].relu_node = i;
+                val[i] = src;
+                continue;
+            }
+        }
+        estep *e = &ev->steps[ev->nsteps];
+        e->node = i;
+        e->bn_node = e->relu_node = -1;
+        e->in[0] = src;
+        e->in[1] = nd->nin > 1 ? (nd->in[1] >= 0 ? val[nd->in[1]] : -1) : -2;
+        val[i] = ev->nsteps++;
+    }
+    int logits = val[N - 1];
+    free(raw);
+    free(val);
+    if (logits < 0) {
+        snprintf(err, errlen, "the model's output is its input");
+        return -1;
+    }
+    /* ops */
+    size_t scratch = 0;
+    for (int s = 0; s < ev->nsteps; s++) {
+        estep *e = &ev->steps[s];
+        op_from_node(m, e->node, n, 0, &e->op);
+        e->op.need_dinp = 0;
+        e->op.relu = e->relu_node >= 0;
+        if (e->bn_node >= 0) e->op.bias = 1; /* the folded BN shift becomes the conv's bias */
+        if (init_op(m, &e->op, m->g.nodes[e->node].name, TTA_MEM_EVAL, err, errlen)) return -1;
+        if (e->op.scratch_bytes > scratch) scratch = e->op.scratch_bytes;
+        if (e->bn_node >= 0) {
+            const tta_node *nd = &m->g.nodes[e->node];
+            int C = nd->in[0] < 0 ? m->g.in_c : m->g.nodes[nd->in[0]].c;
+            size_t wc = (size_t)nd->c * C * nd->kernel * nd->kernel;
+            e->wf = m_alloc(m, wc * sizeof(float), TTA_MEM_EVAL);
+            e->bf = m_alloc(m, (size_t)nd->c * sizeof(float), TTA_MEM_EVAL);
+        }
+    }
+    /* liveness: the logits live to the end */
+    for (int s = 0; s < ev->nsteps; s++) ev->steps[s].last_use = s;
+    for (int s = 0; s < ev->nsteps; s++)
+        for (int k = 0; k < 2; k++) {
+            int j = ev->steps[s].in[k];
+            if (j >= 0) ev->steps[j].last_use = s;
+        }
+    ev->steps[logits].last_use = ev->nsteps;
+    /* greedy buffer assignment: best-fitting free buffer, else a new one */
+    int *busy = callocCheck(ev->nsteps + 1, sizeof(int));
+    size_t *need = callocCheck(ev->nsteps + 1, sizeof(size_t));
+    ev->buf_floats = callocCheck(ev->nsteps + 1, sizeof(size_t));
+    for (int s = 0; s < ev->nsteps; s++) {
+        estep *e = &ev->steps[s];
+        size_t want = tta_shape_count(e->op.out);
+        int best = -1;
+        for (int b = 0; b < ev->nbufs; b++)
+            if (!busy[b] && (best < 0 || need[b] < need[best]) && need[b] >= want) best = b;
+        if (best < 0)
+            for (int b = 0; b < ev->nbufs; b++) /* grow a free one rather than add one */
+                if (!busy[b] && (best < 0 || need[b] > need[best])) best = b;
+        if (best < 0) best = ev->nbufs++;
+        if (need[best] < want) need[best] = want;
+        busy[best] = 1;
+        e->buf = best;
+        for (int k = 0; k < 2; k++) {
+            int j = e->in[k];
+            if (j >= 0 && ev->steps[j].last_use == s) busy[ev->steps[j].buf] = 0;
+        }
+        if (e->last_use == s) busy[best] = 0; /* nothing reads it (cannot happen after validation) */
+    }
+    ev->bufs = callocCheck(ev->nbufs ? ev->nbufs : 1, sizeof(float *));
+    for (int b = 0; b < ev->nbufs; b++) {
+        ev->bufs[b] = m_alloc(m, need[b] * sizeof(float), TTA_MEM_EVAL);
+        ev->buf_floats[b] = need[b];
+    }
+    free(busy);
+    free(need);
+    ev->input = m_alloc(m, in_count(m, -1) * n * sizeof(float), TTA_MEM_EVAL);
+    ev->labels = m_alloc(m, sizeof(int32_t) * n, TTA_MEM_EVAL);
+    ev->result = m_alloc(m, 2 * sizeof(float), TTA_MEM_EVAL);
+    ev->scratch = scratch ? m_alloc(m, scratch, TTA_MEM_EVAL) : NULL;
+    for (int s = 0; s < ev->nsteps; s++) ev->steps[s].op.scratch = ev->scratch;
+    return 0;
+}
+
+static const float *ev_in(eval_plan *ev, int j) { return j < 0 ? ev->input : ev->bufs[ev->steps[j].buf]; }
+
+int tta_model_evaluate(tta_model *m, const float *x, const int32_t *labels, long n,
+                       double *loss_sum, long *correct) {
+    tta_backend *be = m->be;
+    void *c = m->ctx;
+    eval_plan *ev = &m->ev;
+    /* weights: fold BN into the conv before it, then let the backend convert them once */
+    for (int s = 0; s < ev->nsteps; s++) {
+        estep *e = &ev->steps[s];
+        int i = e->node;
+        const tta_node *nd = &m->g.nodes[i];
+        if (nd->kind != TTA_OP_CONV) continue;
+        if (e->bn_node >= 0) {
+            int b = e->bn_node;
+            int C = nd->in[0] < 0 ? m->g.in_c : m->g.nodes[nd->in[0]].c;
+            be->fold_bn(c, e->wf, e->bf, P(m->w_off[i]), nd->bias ? P(m->b_off[i]) : NULL,
+                        P(m->w_off[b]), P(m->b_off[b]), BUF(m->rm_off[b]), BUF(m->rv_off[b]),
+                        m->g.nodes[b].eps, nd->c, C * nd->kernel * nd->kernel);
+            be->conv_prepare(c, &e->op, e->wf, e->bf);
+        } else {
+            be->conv_prepare(c, &e->op, P(m->w_off[i]), nd->bias ? P(m->b_off[i]) : NULL);
+        }
+    }
+    double lsum = 0;
+    long hits = 0;
+    size_t per = in_count(m, -1);
+    for (long start = 0; start < n; start += ev->n) {
+        int k = (int)(n - start < ev->n ? n - start : ev->n);
+        /* a short last batch runs at the full batch size (rows are independent in eval
+         * mode) and only its first k rows count */
+        be->tensor_upload(c, ev->input, x + (size_t)start * per, node_shape(m, -1, k));
+        be->upload(c, ev->labels, labels + start, sizeof(int32_t) * k);
+        for (int s = 0; s < ev->nsteps; s++) {
+            estep *e = &ev->steps[s];
+            int i = e->node;
+            const tta_node *nd = &m->g.nodes[i];
+            tta_op *op = &e->op;
+            float *out = ev->bufs[e->buf];
+            const float *in0 = ev_in(ev, e->in[0]);
+            switch (nd->kind) {
+            case TTA_OP_CONV: be->conv_forward(c, op, out, in0); break;
+            case TTA_OP_BN:
+                be->bn_forward(c, op, out, in0, P(m->w_off[i]), P(m->b_off[i]), BUF(m->rm_off[i]),
+                               BUF(m->rv_off[i]));
+                break;
+            case TTA_OP_RELU: be->relu_forward(c, op, out, in0); break;
+            case TTA_OP_MAXPOOL:
+            case TTA_OP_AVGPOOL:
+            case TTA_OP_GAP:
+            case TTA_OP_GMP: be->pool_forward(c, op, out, in0); break;
+            case TTA_OP_LINEAR:
+                be->linear_forward(c, op, out, in0, P(m->w_off[i]), nd->bias ? P(m->b_off[i]) : NULL);
+                break;
+            case TTA_OP_ADD: be->add_forward(c, op, out, in0, ev_in(ev, e->in[1])); break;
+            case TTA_OP_FLATTEN: be->flatten_forward(c, op, out, in0); break;
+            case TTA_OP_SCALE: be->scale_forward(c, op, out, in0); break;
+            case TTA_OP_PAD_SHORTCUT: be->shortcut_forward(c, op, out, in0); break;
+            default: assert(!"unexpected op in the inference plan");
+            }
+        }
+        tta_op xo;
+        xent_op(m, k, &xo);
+        char err[128];
+        if (m->be->op_init(c, &xo, err, sizeof err)) return -1;
+        assert(xo.saved_bytes == 0 && xo.scratch_bytes == 0);
+        int last = ev->nsteps - 1;
+        for (int s = 0; s < ev->nsteps; s++)
+            if (ev->steps[s].last_use == ev->nsteps) last = s;
+        be->xent_forward(c, &xo, ev->result, ev->bufs[ev->steps[last].buf], ev->labels);
+        be->op_release(c, &xo);
+        float r[2];
+        be->download(c, r, ev->result, sizeof r);
+        lsum += r[0];
+        hits += (long)r[1];
+    }
+    if (loss_sum) *loss_sum = lsum;
+    if (correct) *correct = hits;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Costs                                                                                        */
+
+static void compute_stats(tta_model *m) {
+    int N = m->g.nnodes;
+    double B = m->batch;
+    m->stats = callocCheck(N, sizeof(tta_layer_stats));
+    for (int i = 0; i < N; i++) {
+        const tta_node *nd = &m->g.nodes[i];
+        tta_layer_stats *s = &m->stats[i];
+        s->name = nd->name;
+        s->type = tta_op_kind_name(nd->kind);
+        s->out = (tta_shape){1, nd->c, nd->h, nd->w};
+        s->fused_into = m->fused_into[i] >= 0 ? m->g.nodes[m->fused_into[i]].name : NULL;
+        double nin = B * in_count(m, nd->in[0]), nout = B * node_count(nd);
+        int dinp = 0;
+        for (int k = 0; k < nd->nin; k++)
+            if (nd->in[k] >= 0 && m->need_grad[m->tensor_of[nd->in[k]]]) dinp = 1;
+        double wc = 0, bc = 0;
+        for (int p = 0; p < m->npinfo; p++) {
+            if ((long)m->pinfo[p].offset == m->w_off[i]) wc = m->pinfo[p].count;
+            if ((long)m->pinfo[p].offset == m->b_off[i]) bc = m->pinfo[p].count;
+        }
+        switch (nd->kind) {
+        case TTA_OP_CONV:
+        case TTA_OP_LINEAR: {
+            double F = 2.0 * nout * (wc / nd->c); /* 2 * outputs * (fan-in) */
+            s->flops_fwd = F + (nd->bias ? nout : 0);
+            s->flops_bwd = F + (dinp ? F : 0) + (nd->bias ? nout : 0);
+            s->bytes_fwd = 4 * (nin + nout + wc + bc);
+            s->bytes_bwd = 4 * (nout + nin + wc + bc + (dinp ? nin + wc : 0));
+            break;
+        }
+        case TTA_OP_BN: /* statistics, normalise+affine; backward: two reductions and dx */
+            s->flops_fwd = 7 * nin;
+            s->flops_bwd = 9 * nin;
+            s->bytes_fwd = 4 * (2 * nin + nout);
+            s->bytes_bwd = 4 * (2 * nin + 2 * nout);
+            break;
+        case TTA_OP_MAXPOOL:
+        case TTA_OP_AVGPOOL:
+            s->flops_fwd = nout * nd->kernel * nd->kernel;
+            s->flops_bwd = nd->kind == TTA_OP_AVGPOOL ? s->flops_fwd : nout;
+            s->bytes_fwd = 4 * (nin + nout);
+            s->bytes_bwd = 4 * (nin + nout);
+            break;
+        case TTA_OP_GAP:
+        case TTA_OP_GMP:
+            s->flops_fwd = s->flops_bwd = nin;
+            s->bytes_fwd = s->bytes_bwd = 4 * (nin + nout);
+            break;
+        case TTA_OP_RELU:
+        case TTA_OP_DROPOUT:
+        case TTA_OP_SCALE:
+            s->flops_fwd = s->flops_bwd = nout;
+            s->bytes_fwd = 8 * nout;
+            s->bytes_bwd = 12 * nout;
+            break;
+        case TTA_OP_ADD:
+            s->flops_fwd = nout;
+            s->bytes_fwd = 12 * nout;
+            s->bytes_bwd = 8 * nout;
+            break;
+        case TTA_OP_FLATTEN:
+        case TTA_OP_PAD_SHORTCUT:
+            s->bytes_fwd = s->bytes_bwd = 4 * (nout + nin);
+            break;
+        default: break;
+        }
+    }
+}
+
+const tta_layer_stats *tta_model_layer_stats(tta_model *m, int *count) {
+    *count = m->g.nnodes;
+    return m->stats;
+}
+
+void tta_model_set_profiling(tta_model *m, int on) { m->profiling = on; }
+
+void tta_model_reset_profile(tta_model *m) {
+    for (int i = 0; i < m->g.nnodes; i++) {
+        m->stats[i].time_fwd = m->stats[i].time_bwd = 0;
+        m->stats[i].calls_fwd = m->stats[i].calls_bwd = 0;
+    }
+}
+
+double tta_model_train_flops(const tta_model *m) {
+    double f = 0;
+    for (int i = 0; i < m->g.nnodes; i++) f += m->stats[i].flops_fwd + m->stats[i].flops_bwd;
+    return f;
+}
+
+double tta_model_eval_flops_per_sample(const tta_model *m) {
+    double f = 0;
+    for (int s = 0; s < m->ev.nsteps; s++) {
+        const estep *e = &m->ev.steps[s];
+        f += m->stats[e->node].flops_fwd;
+        if (e->relu_node >= 0) f += m->stats[e->relu_node].flops_fwd;
+    }
+    return f / m->batch;
+}
+
+void tta_model_memory(const tta_model *m, size_t bytes[TTA_MEM_COUNT]) {
+    memcpy(bytes, m->mem, sizeof m->mem);
+}
+
+char *tta_model_summary(const tta_model *m) {
+    buf b = {0};
+    buf_printf(&b, "%s: %zu parameters, batch %d, %.3f GFLOP per training step\n", m->g.name,
+               m->nparams, m->batch, tta_model_train_flops(m) * 1e-9);
+    for (int i = 0; i < m->g.nnodes; i++) {
+        const tta_layer_stats *s = &m->stats[i];
+        buf_printf(&b, "  %-24s %-12s %4dx%-3dx%-3d fwd %8.2f MFLOP bwd %8.2f MFLOP%s%s\n", s->name,
+                   s->type, s->out.c, s->out.h, s->out.w, s->flops_fwd * 1e-6, s->flops_bwd * 1e-6,
+                   s->fused_into ? "  fused into " : "", s->fused_into ? s->fused_into : "");
+    }
+    return buf_take(&b);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Build and free                                                                               */
+
+const char *tta_model_name(const tta_model *m) { return m->g.name; }
+tta_backend *tta_model_backend(tta_model *m) { return m->be; }
+size_t tta_model_num_params(const tta_model *m) { return m->nparams; }
+float *tta_model_params(tta_model *m) { return m->params; }
+float *tta_model_grads(tta_model *m) { return m->grads; }
+const tta_param_info *tta_model_param_info(const tta_model *m, int *count) {
+    *count = m->npinfo;
+    return m->pinfo;
+}
+size_t tta_model_num_buffers(const tta_model *m) { return m->nbuffers; }
+float *tta_model_buffers(tta_model *m) { return m->buffers; }
+const tta_buffer_info *tta_model_buffer_info(const tta_model *m, int *count) {
+    *count = m->nbinfo;
+    return m->binfo;
+}
+
+void tta_model_free(tta_model *m) {
+    if (!m) return;
+    for (int p = 0; p < m->nplans; p++) {
+        for (int s = 0; s < m->plans[p]->nsteps; s++) m->be->op_release(m->ctx, &m->plans[p]->steps[s].op);
+        m->be->op_release(m->ctx, &m->plans[p]->xent);
+        free(m->plans[p]->steps);
+        free(m->plans[p]);
+    }
+    free(m->plans);
+    for (int s = 0; s < m->ev.nsteps; s++)
+        m->be->op_release(m->ctx, &m->ev.steps[s].op);
+    free(m->ev.steps);
+    free(m->ev.bufs);
+    free(m->ev.buf_floats);
+    for (size_t i = 0; i < m->nallocs; i++) m->be->free(m->ctx, m->allocs[i].p);
+    free(m->allocs);
+    if (m->be) m->be->destroy(m->be);
+    free(m->pinfo);
+    free(m->binfo);
+    free(m->w_off);
+    free(m->b_off);
+    free(m->rm_off);
+    free(m->rv_off);
+    free(m->fused_into);
+    free(m->fused_relu);
+    free(m->tensor_of);
+    free(m->consumers);
+    free(m->need_grad);
+    free(m->act);
+    free(m->grad);
+    free(m->grad_alias);
+    free(m->written);
+    free(m->stats);
+    tta_graph_free(&m->g);
+    free(m);
+}
+
+int tta_model_build_json(tta_model **out, const char *json, const char *origin,
+                         const tta_model_config *cfg, char *err, size_t errlen) {
+    *out = NULL;
+    if (!cfg || cfg->batch <= 0) {
+        snprintf(err, errlen, "the batch size must be positive");
+        return -1;
+    }
+    tta_model *m = callocCheck(1, sizeof *m);
+    if (tta_graph_parse(&m->g, json, origin, cfg, err, errlen)) {
+        free(m);
+        return -1;
+    }
+    m->be = tta_backend_create(cfg->backend, &cfg->backend_options, err, errlen);
+    if (!m->be) {
+        tta_model_free(m);
+        return -1;
+    }
+    m->ctx = m->be->ctx;
+    m->batch = cfg->batch;
+    m->eval_batch = cfg->eval_batch > 0 ? cfg->eval_batch : cfg->batch;
+    m->seed = cfg->seed;
+    int N = m->g.nnodes;
+    m->w_off = mallocCheck(sizeof(long) * N);
+    m->b_off = mallocCheck(sizeof(long) * N);
+    m->rm_off = mallocCheck(sizeof(long) * N);
+    m->rv_off = mallocCheck(sizeof(long) * N);
+    m->fused_into = mallocCheck(sizeof(int) * N);
+    m->fused_relu = mallocCheck(sizeof(int) * N);
+    m->tensor_of = mallocCheck(sizeof(int) * N);
+    m->consumers = callocCheck(N, sizeof(int));
+    m->need_grad = callocCheck(N, sizeof(int));
+    m->written = callocCheck(N, sizeof(int));
+    m->act = callocCheck(N, sizeof(float *));
+    m->grad = callocCheck(N, sizeof(float *));
+    m->grad_alias = callocCheck(N, sizeof(int));
+    layout_params(m);
+    analyse(m);
+
+    m->params = m_alloc(m, m->nparams * sizeof(float), TTA_MEM_WEIGHTS);
+    m->grads = m_alloc(m, m->nparams * sizeof(float), TTA_MEM_WEIGHT_GRADS);
+    m->buffers = m_alloc(m, m->nbuffers * sizeof(float), TTA_MEM_BUFFERS);
+    tta_model_init_params(m, cfg->seed);
+
+    size_t B = (size_t)m->batch, maxt = 0;
+    int multi = 0;
+    m->act_in = m_alloc(m, B * in_count(m, -1) * sizeof(float), TTA_MEM_ACTIVATIONS);
+    for (int i = 0; i < N; i++)
+        if (m->tensor_of[i] == i) m->act[i] = m_alloc(m, B * node_count(&m->g.nodes[i]) * sizeof(float), TTA_MEM_ACTIVATIONS);
+    for (int i = 0; i < N; i++) m->act[i] = m->act[m->tensor_of[i]];
+    /* gradient buffers, from the loss backwards so that an add's buffer exists before its
+     * input decides to share it */
+    for (int i = N - 1; i >= 0; i--) {
+        if (m->tensor_of[i] != i || !m->need_grad[i]) continue;
+        if (!m->grad[i]) m->grad[i] = m_alloc(m, B * node_count(&m->g.nodes[i]) * sizeof(float), TTA_MEM_ACT_GRADS);
+        if (m->consumers[i] > 1) multi = 1;
+        if (B * node_count(&m->g.nodes[i]) > maxt) maxt = B * node_count(&m->g.nodes[i]);
+        const tta_node *nd = &m->g.nodes[i];
+        if (nd->kind == TTA_OP_ADD) {
+            /* at most one input shares (a second would see the first's in-place ReLU masking) */
+            for (int k = 0; k < 2; k++) {
+                int in = nd->in[k];
+                if (in < 0) continue;
+                int t = m->tensor_of[in];
+                int other = nd->in[1 - k] >= 0 ? m->tensor_of[nd->in[1 - k]] : -1;
+                if (m->need_grad[t] && m->consumers[t] == 1 && t != other && !m->grad[t]) {
+                    m->grad[t] = m->grad[i];
+                    m->grad_alias[t] = 1;
+                    break;
+                }
+            }
+        }
+    }
+    for (int i = 0; i < N; i++) m->grad[i] = m->grad[m->tensor_of[i]];
+    for (int i = 0; i < N; i++) /* an add reading the same tensor twice accumulates too */
+        if (m->g.nodes[i].kind == TTA_OP_ADD && m->g.nodes[i].in[0] >= 0 && m->g.nodes[i].in[1] >= 0 &&
+            m->tensor_of[m->g.nodes[i].in[0]] == m->tensor_of[m->g.nodes[i].in[1]])
+            multi = 1;
+    if (multi) m->tmp = m_alloc(m, maxt * sizeof(float), TTA_MEM_WORKSPACE);
+    m->labels = m_alloc(m, B * sizeof(int32_t), TTA_MEM_WORKSPACE);
+    m->result = m_alloc(m, 2 * sizeof(float), TTA_MEM_WORKSPACE);
+    compute_stats(m);
+    if (!get_plan(m, m->batch, 1, err, errlen) || build_eval(m, err, errlen)) {
+        tta_model_free(m);
+        return -1;
+    }
+    *out = m;
+    return 0;
+}
+
+int tta_model_validate_json(const char *json, const tta_model_config *cfg, char *err,
+                            size_t errlen) {
+    tta_graph g;
+    if (tta_graph_parse(&g, json, "model", cfg, err, errlen)) return -1;
+    tta_graph_free(&g);
+    return 0;
+}
+
+extern const char *const tta_model_builtin_texts[];
+
+const char *tta_model_builtin(const char *name) {
+    for (int i = 0; tta_model_builtin_names[i]; i++)
+        if (strcmp(tta_model_builtin_names[i], name) == 0) return tta_model_builtin_texts[i];
+    return NULL;
+}
+
+static char *read_file(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    buf b = {0};
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) buf_append(&b, chunk, n);
+    fclose(f);
+    return buf_take(&b);
+}
+
+int tta_model_build(tta_model **out, const char *path_or_name, const tta_model_config *cfg,
+                    char *err, size_t errlen) {
+    *out = NULL;
+    char *text = read_file(path_or_name);
+    const char *dir = getenv("TTA_MODEL_DIR");
+    if (!text && dir && *dir && !strchr(path_or_name, '/')) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s.json", dir, path_or_name);
+        text = read_file(path);
+    }
+    if (text) {
+        int rc = tta_model_build_json(out, text, path_or_name, cfg, err, errlen);
+        free(text);
+        return rc;
+    }
+    const char *builtin = tta_model_builtin(path_or_name);
+    if (!builtin) {
+        buf names = {0};
+        for (int i = 0; tta_model_builtin_names[i]; i++)
+            buf_printf(&names, "%s%s", i ? ", " : "", tta_model_builtin_names[i]);
+        snprintf(err, errlen, "model \"%s\": no such file, and not a shipped model (%s)",
+                 path_or_name, buf_str(&names));
+        buf_free(&names);
+        return -1;
+    }
+    return tta_model_build_json(out, builtin, path_or_name, cfg, err, errlen);
+}

@@ -1,0 +1,444 @@
+/* test_layers.c: every op of the cpu backend (oneDNN, sgemm, its own loops) against the
+ * reference backend (the plain C layers), forward and backward, on shapes that cover both of
+ * the cpu backend's layouts (nChw8c when C % 8 == 0, NCHW otherwise), odd sizes, strides,
+ * padding, negative right padding (7x7 max pool to 3x3), fused ReLU, and skipped input
+ * gradients; plus hand-computed values of the reference layers themselves.
+ */
+#include "replay/engine.h"
+#include "tta_test.h"
+
+static tta_backend *cpu, *ref;
+
+static uint64_t rs = 12345;
+static float frand(void) {
+    rs = rs * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (float)((rs >> 40) * (1.0 / 16777216.0)) * 2.0f - 1.0f;
+}
+static float *rnd(size_t n) {
+    float *p = malloc(n * sizeof(float) + 4);
+    for (size_t i = 0; i < n; i++) p[i] = frand();
+    return p;
+}
+
+/* Both backends' view of one tensor: host NCHW values, device copies in each layout. */
+typedef struct {
+    tta_shape s;
+    float *host;
+    float *dc, *dr; /* cpu, reference device memory */
+} ten;
+
+static ten ten_new(tta_shape s, int random) {
+    ten t = {.s = s};
+    size_t n = tta_shape_count(s);
+    t.host = random ? rnd(n) : calloc(n + 1, sizeof(float));
+    t.dc = cpu->alloc(cpu->ctx, n * sizeof(float));
+    t.dr = ref->alloc(ref->ctx, n * sizeof(float));
+    cpu->tensor_upload(cpu->ctx, t.dc, t.host, s);
+    ref->tensor_upload(ref->ctx, t.dr, t.host, s);
+    return t;
+}
+static void ten_free(ten *t) {
+    free(t->host);
+    cpu->free(cpu->ctx, t->dc);
+    ref->free(ref->ctx, t->dr);
+}
+
+/* Plain (parameter) arrays: same bytes on both backends. */
+typedef struct {
+    size_t n;
+    float *host, *dc, *dr;
+} arr;
+static arr arr_new(size_t n, int random) {
+    arr a = {.n = n};
+    a.host = random ? rnd(n) : calloc(n + 1, sizeof(float));
+    a.dc = cpu->alloc(cpu->ctx, n * sizeof(float) + 4);
+    a.dr = ref->alloc(ref->ctx, n * sizeof(float) + 4);
+    cpu->upload(cpu->ctx, a.dc, a.host, n * sizeof(float));
+    ref->upload(ref->ctx, a.dr, a.host, n * sizeof(float));
+    return a;
+}
+static void arr_free(arr *a) {
+    free(a->host);
+    cpu->free(cpu->ctx, a->dc);
+    ref->free(ref->ctx, a->dr);
+}
+
+/* max |cpu - ref| relative to max |ref| */
+static double cmp_tensor(const ten *t) {
+    size_t n = tta_shape_count(t->s);
+    float *a = malloc(n * sizeof(float)), *b = malloc(n * sizeof(float));
+    cpu->tensor_download(cpu->ctx, a, t->dc, t->s);
+    ref->tensor_download(ref->ctx, b, t->dr, t->s);
+    double md = 0, mr = 1e-6;
+    for (size_t i = 0; i < n; i++) {
+        if (fabs(a[i] - b[i]) > md) md = fabs(a[i] - b[i]);
+        if (fabs(b[i]) > mr) mr = fabs(b[i]);
+    }
+    free(a);
+    free(b);
+    return md / mr;
+}
+static double cmp_arr(const arr *t) {
+    double md = 0, mr = 1e-6;
+    for (size_t i = 0; i < t->n; i++) {
+        if (fabs(t->dc[i] - t->dr[i]) > md) md = fabs(t->dc[i] - t->dr[i]);
+        if (fabs(t->dr[i]) > mr) mr = fabs(t->dr[i]);
+    }
+    return md / mr;
+}
+
+typedef struct {
+    tta_op c, r;
+    void *sc, *sr;
+} opair;
+
+static int opair_init(opair *o, const tta_op *tmpl) {
+    char err[256];
+    o->c = *tmpl;
+    o->r = *tmpl;
+    if (cpu->op_init(cpu->ctx, &o->c, err, sizeof err)) {
+        fprintf(stderr, "cpu op_init(%s): %s\n", tta_op_kind_name(tmpl->kind), err);
+        return -1;
+    }
+    if (ref->op_init(ref->ctx, &o->r, err, sizeof err)) return -1;
+    o->c.saved = cpu->alloc(cpu->ctx, o->c.saved_bytes);
+    o->c.scratch = cpu->alloc(cpu->ctx, o->c.scratch_bytes);
+    o->r.saved = ref->alloc(ref->ctx, o->r.saved_bytes);
+    o->r.scratch = ref->alloc(ref->ctx, o->r.scratch_bytes);
+    return 0;
+}
+static void opair_free(opair *o) {
+    cpu->free(cpu->ctx, o->c.saved);
+    cpu->free(cpu->ctx, o->c.scratch);
+    ref->free(ref->ctx, o->r.saved);
+    ref->free(ref->ctx, o->r.scratch);
+    cpu->op_release(cpu->ctx, &o->c);
+    ref->op_release(ref->ctx, &o->r);
+}
+
+#define TOL 2e-5
+
+static void conv_case(int N, int C, int H, int OC, int K, int S, int P, int bias, int relu,
+                      int need_dinp) {
+    int OH = (H + 2 * P - K) / S + 1;
+    tta_op t = {.kind = TTA_OP_CONV, .train = 1, .need_dinp = need_dinp, .in = {N, C, H, H},
+                .out = {N, OC, OH, OH}, .kernel = K, .stride = S, .pad = P, .bias = bias, .relu = relu};
+    opair o;
+    CHECK(opair_init(&o, &t) == 0);
+    ten x = ten_new(t.in, 1), y = ten_new(t.out, 0), dy = ten_new(t.out, 1), dx = ten_new(t.in, 0);
+    arr w = arr_new((size_t)OC * C * K * K, 1), b = arr_new(OC, 1), dw = arr_new(w.n, 0), db = arr_new(OC, 0);
+    cpu->conv_prepare(cpu->ctx, &o.c, w.dc, b.dc);
+    ref->conv_prepare(ref->ctx, &o.r, w.dr, b.dr);
+    cpu->conv_forward(cpu->ctx, &o.c, y.dc, x.dc);
+    ref->conv_forward(ref->ctx, &o.r, y.dr, x.dr);
+    double e = cmp_tensor(&y);
+    if (!(e < TOL)) fprintf(stderr, "conv fwd C%d H%d OC%d K%d S%d P%d: %g\n", C, H, OC, K, S, P, e);
+    CHECK(e < TOL);
+    cpu->conv_backward(cpu->ctx, &o.c, dx.dc, dw.dc, bias ? db.dc : NULL, dy.dc, x.dc, y.dc);
+    ref->conv_backward(ref->ctx, &o.r, dx.dr, dw.dr, bias ? db.dr : NULL, dy.dr, x.dr, y.dr);
+    if (need_dinp) CHECK(cmp_tensor(&dx) < TOL);
+    e = cmp_arr(&dw);
+    if (!(e < TOL)) fprintf(stderr, "conv dw C%d H%d OC%d K%d S%d P%d: %g\n", C, H, OC, K, S, P, e);
+    CHECK(e < TOL);
+    if (bias) CHECK(cmp_arr(&db) < TOL);
+    /* inference op with the same weights gives the same output */
+    tta_op ti = t;
+    ti.train = 0;
+    opair oi;
+    CHECK(opair_init(&oi, &ti) == 0);
+    cpu->conv_prepare(cpu->ctx, &oi.c, w.dc, b.dc);
+    ref->conv_prepare(ref->ctx, &oi.r, w.dr, b.dr);
+    cpu->conv_forward(cpu->ctx, &oi.c, y.dc, x.dc);
+    ref->conv_forward(ref->ctx, &oi.r, y.dr, x.dr);
+    CHECK(cmp_tensor(&y) < TOL);
+    opair_free(&oi);
+    ten_free(&x), ten_free(&y), ten_free(&dy), ten_free(&dx);
+    arr_free(&w), arr_free(&b), arr_free(&dw), arr_free(&db);
+    opair_free(&o);
+}
+
+TEST(conv_matches_reference) {
+    conv_case(2, 3, 9, 8, 3, 1, 1, 1, 0, 0);    /* NCHW in, blocked out, first layer */
+    conv_case(2, 1, 28, 16, 3, 1, 1, 0, 0, 0);  /* the fmnist-cnn prep layer */
+    conv_case(2, 8, 8, 16, 3, 2, 1, 0, 1, 1);   /* blocked, stride 2, fused ReLU */
+    conv_case(2, 16, 7, 8, 1, 1, 0, 1, 0, 1);   /* 1x1 */
+    conv_case(2, 16, 8, 32, 1, 2, 0, 0, 0, 1);  /* option-B shortcut */
+    conv_case(2, 6, 10, 16, 5, 1, 0, 1, 1, 1);  /* LeNet conv2: NCHW in */
+    conv_case(3, 16, 5, 16, 3, 1, 1, 0, 0, 1);
+    conv_case(2, 5, 6, 3, 3, 1, 2, 1, 0, 1);    /* NCHW both sides, big padding */
+}
+
+static void bn_case(int N, int C, int H, int relu) {
+    tta_op t = {.kind = TTA_OP_BN, .train = 1, .need_dinp = 1, .in = {N, C, H, H}, .out = {N, C, H, H},
+                .eps = 1e-5f, .momentum = 0.1f, .relu = relu};
+    opair o;
+    CHECK(opair_init(&o, &t) == 0);
+    ten x = ten_new(t.in, 1), y = ten_new(t.out, 0), dy = ten_new(t.out, 1), dx = ten_new(t.in, 0);
+    for (size_t i = 0; i < tta_shape_count(t.in); i++) x.host[i] = 3.0f + 2.0f * x.host[i];
+    cpu->tensor_upload(cpu->ctx, x.dc, x.host, x.s);
+    ref->tensor_upload(ref->ctx, x.dr, x.host, x.s);
+    arr g = arr_new(C, 1), b = arr_new(C, 1), dg = arr_new(C, 0), db = arr_new(C, 0);
+    arr rm = arr_new(C, 1), rv = arr_new(C, 0);
+    for (int c = 0; c < C; c++) rv.dc[c] = rv.dr[c] = 1.0f + 0.5f * c;
+    cpu->bn_forward(cpu->ctx, &o.c, y.dc, x.dc, g.dc, b.dc, rm.dc, rv.dc);
+    ref->bn_forward(ref->ctx, &o.r, y.dr, x.dr, g.dr, b.dr, rm.dr, rv.dr);
+    CHECK(cmp_tensor(&y) < 1e-5);
+    CHECK(cmp_arr(&rm) < 1e-5);
+    CHECK(cmp_arr(&rv) < 1e-5);
+    cpu->bn_backward(cpu->ctx, &o.c, dx.dc, dg.dc, db.dc, dy.dc, x.dc, y.dc, g.dc, b.dc);
+    ref->bn_backward(ref->ctx, &o.r, dx.dr, dg.dr, db.dr, dy.dr, x.dr, y.dr, g.dr, b.dr);
+    double e = cmp_tensor(&dx);
+    if (!(e < 1e-4)) fprintf(stderr, "bn dx N%d C%d H%d relu%d: %g\n", N, C, H, relu, e);
+    CHECK(e < 1e-4);
+    CHECK(cmp_arr(&dg) < 1e-4);
+    CHECK(cmp_arr(&db) < 1e-5);
+    /* eval mode: running statistics */
+    tta_op te = t;
+    te.train = 0;
+    opair oe;
+    CHECK(opair_init(&oe, &te) == 0);
+    cpu->bn_forward(cpu->ctx, &oe.c, y.dc, x.dc, g.dc, b.dc, rm.dc, rv.dc);
+    ref->bn_forward(ref->ctx, &oe.r, y.dr, x.dr, g.dr, b.dr, rm.dr, rv.dr);
+    CHECK(cmp_tensor(&y) < 1e-5);
+    opair_free(&oe);
+    ten_free(&x), ten_free(&y), ten_free(&dy), ten_free(&dx);
+    arr_free(&g), arr_free(&b), arr_free(&dg), arr_free(&db), arr_free(&rm), arr_free(&rv);
+    opair_free(&o);
+}
+
+TEST(bn_matches_reference) {
+    bn_case(4, 8, 5, 0);
+    bn_case(4, 16, 6, 1);
+    bn_case(3, 6, 4, 1); /* NCHW */
+    bn_case(8, 32, 1, 0);
+}
+
+static void pool_case(tta_op_kind kind, int N, int C, int H, int K, int S, int P) {
+    int OH = kind == TTA_OP_GAP || kind == TTA_OP_GMP ? 1 : (H + 2 * P - K) / S + 1;
+    tta_op t = {.kind = kind, .train = 1, .need_dinp = 1, .in = {N, C, H, H}, .out = {N, C, OH, OH},
+                .kernel = K, .stride = S, .pad = P};
+    opair o;
+    CHECK(opair_init(&o, &t) == 0);
+    ten x = ten_new(t.in, 1), y = ten_new(t.out, 0), dy = ten_new(t.out, 1), dx = ten_new(t.in, 0);
+    cpu->pool_forward(cpu->ctx, &o.c, y.dc, x.dc);
+    ref->pool_forward(ref->ctx, &o.r, y.dr, x.dr);
+    double e = cmp_tensor(&y);
+    if (!(e < 1e-6)) fprintf(stderr, "%s fwd C%d H%d K%d S%d P%d: %g\n", tta_op_kind_name(kind), C, H, K, S, P, e);
+    CHECK(e < 1e-6);
+    cpu->pool_backward(cpu->ctx, &o.c, dx.dc, dy.dc, x.dc, y.dc);
+    ref->pool_backward(ref->ctx, &o.r, dx.dr, dy.dr, x.dr, y.dr);
+    e = cmp_tensor(&dx);
+    if (!(e < 1e-6)) fprintf(stderr, "%s bwd C%d H%d K%d S%d P%d: %g\n", tta_op_kind_name(kind), C, H, K, S, P, e);
+    CHECK(e < 1e-6);
+    ten_free(&x), ten_free(&y), ten_free(&dy), ten_free(&dx);
+    opair_free(&o);
+}
+
+TEST(pooling_matches_reference) {
+    pool_case(TTA_OP_MAXPOOL, 2, 16, 8, 2, 2, 0);
+    pool_case(TTA_OP_MAXPOOL, 2, 16, 7, 2, 2, 0); /* 7 -> 3: the last row is not read */
+    pool_case(TTA_OP_MAXPOOL, 2, 8, 8, 3, 2, 1);
+    pool_case(TTA_OP_MAXPOOL, 2, 6, 10, 2, 2, 0); /* NCHW */
+    pool_case(TTA_OP_AVGPOOL, 2, 16, 8, 2, 2, 0);
+    pool_case(TTA_OP_AVGPOOL, 2, 8, 7, 3, 1, 1);
+    pool_case(TTA_OP_AVGPOOL, 2, 5, 7, 3, 2, 1);
+    pool_case(TTA_OP_GAP, 2, 16, 5, 0, 0, 0);
+    pool_case(TTA_OP_GAP, 2, 6, 3, 0, 0, 0);
+    pool_case(TTA_OP_GMP, 2, 16, 3, 0, 0, 0);
+    pool_case(TTA_OP_GMP, 2, 5, 4, 0, 0, 0);
+}
+
+static void linear_case(int N, int In, int O, int bias, int relu, int need_dinp) {
+    tta_op t = {.kind = TTA_OP_LINEAR, .train = 1, .need_dinp = need_dinp, .in = {N, In, 1, 1},
+                .out = {N, O, 1, 1}, .bias = bias, .relu = relu};
+    opair o;
+    CHECK(opair_init(&o, &t) == 0);
+    ten x = ten_new(t.in, 1), y = ten_new(t.out, 0), dy = ten_new(t.out, 1), dx = ten_new(t.in, 0);
+    arr w = arr_new((size_t)O * In, 1), b = arr_new(O, 1), dw = arr_new(w.n, 0), db = arr_new(O, 0);
+    cpu->linear_forward(cpu->ctx, &o.c, y.dc, x.dc, w.dc, b.dc);
+    ref->linear_forward(ref->ctx, &o.r, y.dr, x.dr, w.dr, b.dr);
+    CHECK(cmp_tensor(&y) < TOL);
+    cpu->linear_backward(cpu->ctx, &o.c, dx.dc, dw.dc, db.dc, dy.dc, x.dc, w.dc, y.dc);
+    ref->linear_backward(ref->ctx, &o.r, dx.dr, dw.dr, db.dr, dy.dr, x.dr, w.dr, y.dr);
+    if (need_dinp) CHECK(cmp_tensor(&dx) < TOL);
+    CHECK(cmp_arr(&dw) < TOL);
+    if (bias) CHECK(cmp_arr(&db) < TOL);
+    ten_free(&x), ten_free(&y), ten_free(&dy), ten_free(&dx);
+    arr_free(&w), arr_free(&b), arr_free(&dw), arr_free(&db);
+    opair_free(&o);
+}
+
+TEST(linear_matches_reference) {
+    linear_case(4, 20, 10, 1, 0, 1);
+    linear_case(5, 33, 16, 1, 1, 0);
+    linear_case(3, 16, 7, 0, 1, 1);
+}
+
+TEST(elementwise_match_reference) {
+    tta_shape s = {2, 16, 5, 5}; /* blocked on the cpu backend */
+    ten a = ten_new(s, 1), b = ten_new(s, 1), y = ten_new(s, 0), dx = ten_new(s, 0);
+    tta_op t = {.kind = TTA_OP_ADD, .train = 1, .need_dinp = 1, .in = s, .out = s, .relu = 1};
+    opair o;
+    CHECK(opair_init(&o, &t) == 0);
+    cpu->add_forward(cpu->ctx, &o.c, y.dc, a.dc, b.dc);
+    ref->add_forward(ref->ctx, &o.r, y.dr, a.dr, b.dr);
+    CHECK(cmp_tensor(&y) < 1e-7);
+    opair_free(&o);
+    t.kind = TTA_OP_RELU;
+    t.relu = 0;
+    CHECK(opair_init(&o, &t) == 0);
+    cpu->relu_forward(cpu->ctx, &o.c, y.dc, a.dc);
+    ref->relu_forward(ref->ctx, &o.r, y.dr, a.dr);
+    CHECK(cmp_tensor(&y) < 1e-7);
+    cpu->relu_backward(cpu->ctx, &o.c, dx.dc, b.dc, y.dc);
+    ref->relu_backward(ref->ctx, &o.r, dx.dr, b.dr, y.dr);
+    CHECK(cmp_tensor(&dx) < 1e-7);
+    opair_free(&o);
+    t.kind = TTA_OP_DROPOUT;
+    t.p = 0.3f;
+    CHECK(opair_init(&o, &t) == 0);
+    cpu->dropout_forward(cpu->ctx, &o.c, y.dc, a.dc, 7, 3);
+    ref->dropout_forward(ref->ctx, &o.r, y.dr, a.dr, 7, 3);
+    CHECK(cmp_tensor(&y) < 1e-7);
+    cpu->dropout_backward(cpu->ctx, &o.c, dx.dc, b.dc, 7, 3);
+    ref->dropout_backward(ref->ctx, &o.r, dx.dr, b.dr, 7, 3);
+    CHECK(cmp_tensor(&dx) < 1e-7);
+    opair_free(&o);
+    t.kind = TTA_OP_SCALE;
+    t.factor = 0.125f;
+    CHECK(opair_init(&o, &t) == 0);
+    cpu->scale_forward(cpu->ctx, &o.c, y.dc, a.dc);
+    ref->scale_forward(ref->ctx, &o.r, y.dr, a.dr);
+    CHECK(cmp_tensor(&y) < 1e-7);
+    opair_free(&o);
+    /* flatten: blocked 16x5x5 -> 400 in NCHW order */
+    tta_shape fs = {2, 400, 1, 1};
+    ten f = ten_new(fs, 0), df = ten_new(fs, 1);
+    t.kind = TTA_OP_FLATTEN;
+    t.out = fs;
+    CHECK(opair_init(&o, &t) == 0);
+    cpu->flatten_forward(cpu->ctx, &o.c, f.dc, a.dc);
+    ref->flatten_forward(ref->ctx, &o.r, f.dr, a.dr);
+    CHECK(cmp_tensor(&f) < 1e-7);
+    cpu->flatten_backward(cpu->ctx, &o.c, dx.dc, df.dc);
+    ref->flatten_backward(ref->ctx, &o.r, dx.dr, df.dr);
+    CHECK(cmp_tensor(&dx) < 1e-7);
+    opair_free(&o);
+    /* option-A shortcut 16x5x5 -> 32x3x3 */
+    tta_shape ss = {2, 32, 3, 3};
+    ten sy = ten_new(ss, 0), sdy = ten_new(ss, 1);
+    t.kind = TTA_OP_PAD_SHORTCUT;
+    t.out = ss;
+    t.stride = 2;
+    t.pad_front = 8;
+    CHECK(opair_init(&o, &t) == 0);
+    cpu->shortcut_forward(cpu->ctx, &o.c, sy.dc, a.dc);
+    ref->shortcut_forward(ref->ctx, &o.r, sy.dr, a.dr);
+    CHECK(cmp_tensor(&sy) < 1e-7);
+    cpu->shortcut_backward(cpu->ctx, &o.c, dx.dc, sdy.dc);
+    ref->shortcut_backward(ref->ctx, &o.r, dx.dr, sdy.dr);
+    CHECK(cmp_tensor(&dx) < 1e-7);
+    opair_free(&o);
+    ten_free(&a), ten_free(&b), ten_free(&y), ten_free(&dx), ten_free(&f), ten_free(&df);
+    ten_free(&sy), ten_free(&sdy);
+}
+
+TEST(layout_round_trip) {
+    tta_shape s = {3, 24, 5, 7};
+    float *h = rnd(tta_shape_count(s)), *back = malloc(tta_shape_count(s) * sizeof(float));
+    float *d = cpu->alloc(cpu->ctx, tta_shape_count(s) * sizeof(float));
+    cpu->tensor_upload(cpu->ctx, d, h, s);
+    /* element (n=1, c=9, h=2, w=3) sits in block 1, lane 1 of the nChw8c layout */
+    CHECK(d[(((1 * 3 + 1) * 5 + 2) * 7 + 3) * 8 + 1] == h[((1 * 24 + 9) * 5 + 2) * 7 + 3]);
+    cpu->tensor_download(cpu->ctx, back, d, s);
+    CHECK(memcmp(h, back, tta_shape_count(s) * sizeof(float)) == 0);
+    cpu->free(cpu->ctx, d);
+    free(h);
+    free(back);
+}
+
+/* Hand-computed values of the reference layers. */
+TEST(reference_values) {
+    /* conv: 1x1x3x3 input 1..9, 2x2 kernel of ones, stride 1, no padding -> sums of windows */
+    float x[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9}, w[4] = {1, 1, 1, 1}, b[1] = {0.5f}, y[4];
+    ref_conv_forward_f(y, x, w, b, 1, 1, 3, 3, 1, 2, 1, 0, 2, 2);
+    CHECK(y[0] == 12.5f && y[1] == 16.5f && y[2] == 24.5f && y[3] == 28.5f);
+    /* max pool 2x2 stride 1 of the same input */
+    ref_maxpool_forward_f(y, x, 1, 1, 3, 3, 2, 1, 0, 2, 2);
+    CHECK(y[0] == 5 && y[1] == 6 && y[2] == 8 && y[3] == 9);
+    /* avg pool 2x2 stride 2 padding 1 counts the padding: window (0,0) holds only x=1 */
+    float ya[4];
+    ref_avgpool_forward_f(ya, x, 1, 1, 3, 3, 2, 2, 1, 2, 2);
+    CHECK_NEAR(ya[0], 0.25, 1e-7);
+    CHECK_NEAR(ya[3], (5 + 6 + 8 + 9) / 4.0, 1e-6);
+    /* batch norm of {1, 3} (one channel): mean 2, biased var 1 -> -1, +1 (eps aside) */
+    float bx[2] = {1, 3}, by[2], mean, rstd, rm = 0, rv = 1, g = 1, be = 0;
+    ref_bn_forward_f(by, &mean, &rstd, bx, &g, &be, &rm, &rv, 2, 1, 1, 1e-5f, 0.1f, 1);
+    CHECK_NEAR(by[0], -1, 1e-4);
+    CHECK_NEAR(by[1], 1, 1e-4);
+    CHECK_NEAR(rm, 0.2, 1e-7);             /* 0.9*0 + 0.1*2 */
+    CHECK_NEAR(rv, 0.9 + 0.1 * 2.0, 1e-6); /* unbiased variance 2 */
+    /* cross-entropy of uniform logits over 4 classes: log 4, any smoothing */
+    float z[8] = {0}, dz[8];
+    int32_t lab[2] = {1, 3};
+    int correct;
+    CHECK_NEAR(ref_xent_forward_f(z, lab, 2, 4, 0.0f, &correct), log(4.0), 1e-6);
+    CHECK_NEAR(ref_xent_forward_f(z, lab, 2, 4, 0.1f, NULL), log(4.0), 1e-6);
+    CHECK(correct == 0); /* argmax of ties is class 0 */
+    /* smoothing: the gradient is (softmax - q) / B with q = 0.9 onehot + 0.025 */
+    ref_xent_backward_f(dz, z, lab, 2, 4, 0.1f);
+    CHECK_NEAR(dz[1], (0.25 - 0.925) / 2, 1e-7);
+    CHECK_NEAR(dz[0], (0.25 - 0.025) / 2, 1e-7);
+    /* dropout keeps about 1 - p and scales by 1 / (1 - p) */
+    int kept = 0;
+    for (int i = 0; i < 100000; i++) kept += tta_dropout_keep(1, 2, i, 0.25f);
+    CHECK(kept > 74000 && kept < 76000);
+    float ones[4] = {1, 1, 1, 1}, dout[4];
+    ref_dropout_forward_f(dout, ones, 4, 0.5f, 9, 9);
+    for (int i = 0; i < 4; i++) CHECK(dout[i] == 0.0f || dout[i] == 2.0f);
+}
+
+TEST(xent_matches_reference) {
+    tta_shape s = {6, 10, 1, 1};
+    ten z = ten_new(s, 1), dz = ten_new(s, 0);
+    int32_t lab[6] = {0, 3, 9, 2, 2, 5};
+    int32_t *lc = cpu->alloc(cpu->ctx, sizeof lab), *lr = ref->alloc(ref->ctx, sizeof lab);
+    memcpy(lc, lab, sizeof lab);
+    memcpy(lr, lab, sizeof lab);
+    float *rc = cpu->alloc(cpu->ctx, 8), *rr = ref->alloc(ref->ctx, 8);
+    tta_op t = {.kind = TTA_OP_XENT, .in = s, .out = s, .smoothing = 0.2f};
+    opair o;
+    CHECK(opair_init(&o, &t) == 0);
+    cpu->xent_forward(cpu->ctx, &o.c, rc, z.dc, lc);
+    ref->xent_forward(ref->ctx, &o.r, rr, z.dr, lr);
+    CHECK_REL(rc[0], rr[0], 1e-6);
+    CHECK(rc[1] == rr[1]);
+    cpu->xent_backward(cpu->ctx, &o.c, dz.dc, z.dc, lc);
+    ref->xent_backward(ref->ctx, &o.r, dz.dr, z.dr, lr);
+    CHECK(cmp_tensor(&dz) < 1e-6);
+    opair_free(&o);
+    ten_free(&z), ten_free(&dz);
+    cpu->free(cpu->ctx, lc), ref->free(ref->ctx, lr), cpu->free(cpu->ctx, rc), ref->free(ref->ctx, rr);
+}
+
+int main(void) {
+    char err[256];
+    tta_backend_options opt = {.threads = 2, .verbose = getenv("TTA_VERBOSE") != NULL};
+    cpu = tta_backend_create("cpu", &opt, err, sizeof err);
+    ref = tta_backend_create("reference", NULL, err, sizeof err);
+    if (!cpu || !ref) {
+        fprintf(stderr, "backend: %s\n", err);
+        return 1;
+    }
+    RUN(reference_values);
+    RUN(layout_round_trip);
+    RUN(conv_matches_reference);
+    RUN(bn_matches_reference);
+    RUN(pooling_matches_reference);
+    RUN(linear_matches_reference);
+    RUN(elementwise_match_reference);
+    RUN(xent_matches_reference);
+    cpu->destroy(cpu);
+    ref->destroy(ref);
+    return test_summary();
+}

@@ -1,0 +1,417 @@
+/* test_model.c: model files (shipped ones build for 1/3 channels and 28/32 pixels; invalid
+ * ones are rejected with a message naming the problem), parameter layout and init, whole-model
+ * forward/backward of the cpu backend against the reference backend, the inference path
+ * against the plain eval forward, bit-identical repeat runs, FLOP counts and memory accounting.
+ */
+#include "replay/engine.h"
+#include "tta_test.h"
+
+static uint64_t rs = 99;
+static float frand(void) {
+    rs = rs * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (float)((rs >> 40) * (1.0 / 16777216.0)) * 2.0f - 1.0f;
+}
+
+static tta_model_config config(const char *backend, int c, int h, int classes, int batch) {
+    tta_model_config cfg = {.backend = backend, .channels = c, .height = h, .width = h,
+                            .classes = classes, .batch = batch, .seed = 42, .label_smoothing = -1};
+    cfg.backend_options.threads = 2;
+    return cfg;
+}
+
+static size_t true_params(tta_model *m) {
+    int n;
+    const tta_param_info *p = tta_model_param_info(m, &n);
+    size_t s = 0;
+    for (int i = 0; i < n; i++) s += p[i].count;
+    return s;
+}
+
+TEST(shipped_models_build) {
+    const char *names[] = {"mlp", "lenet", "resnet9", "resnet20", "resnet56"};
+    for (int i = 0; i < 5; i++) {
+        CHECK(tta_model_builtin(names[i]) != NULL);
+        for (int c = 1; c <= 3; c += 2)
+            for (int h = 28; h <= 32; h += 4) {
+                char err[512] = "";
+                tta_model_config cfg = config("cpu", c, h, 10, 2);
+                tta_model *m;
+                int rc = tta_model_build(&m, names[i], &cfg, err, sizeof err);
+                if (rc) fprintf(stderr, "%s %dx%d: %s\n", names[i], c, h, err);
+                CHECK(rc == 0);
+                if (rc) continue;
+                float *x = malloc(sizeof(float) * 2 * c * h * h);
+                for (int k = 0; k < 2 * c * h * h; k++) x[k] = frand();
+                int32_t y[2] = {3, 7};
+                tta_step_result r;
+                CHECK(tta_model_forward(m, x, y, 2, 1, &r) == 0);
+                CHECK(isfinite(r.loss) && r.loss > 0);
+                tta_model_backward(m);
+                free(x);
+                tta_model_free(m);
+            }
+    }
+}
+
+TEST(parameter_counts) {
+    /* counts of the PyTorch definitions of the same networks */
+    struct { const char *name, *ov; int c, h; size_t params; } cases[] = {
+        {"mlp", NULL, 1, 28, 784 * 512 + 512 + 512 * 512 + 512 + 512 * 10 + 10},
+        {"lenet", NULL, 1, 28, 61706},
+        {"lenet", NULL, 3, 32, 62006},
+        {"resnet20", NULL, 3, 32, 269722},
+        {"resnet56", NULL, 3, 32, 853018},
+        {"resnet9", NULL, 3, 32, 6573120},
+        {"mlp", "hidden1=256, hidden2=128", 1, 28, 784 * 256 + 256 + 256 * 128 + 128 + 1290},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char err[512];
+        tta_model_config cfg = config("reference", cases[i].c, cases[i].h, 10, 1);
+        cfg.overrides = cases[i].ov;
+        tta_model *m;
+        CHECK(tta_model_build(&m, cases[i].name, &cfg, err, sizeof err) == 0);
+        size_t n = true_params(m);
+        if (n != cases[i].params) fprintf(stderr, "%s: %zu params, want %zu\n", cases[i].name, n, cases[i].params);
+        CHECK(n == cases[i].params);
+        tta_model_free(m);
+    }
+}
+
+static void expect_error(const char *json, const char *needle) {
+    char err[512] = "";
+    tta_model_config cfg = config("reference", 1, 8, 4, 2);
+    int rc = tta_model_validate_json(json, &cfg, err, sizeof err);
+    CHECK(rc != 0);
+    if (!strstr(err, needle)) fprintf(stderr, "wanted \"%s\" in: %s\n", needle, err);
+    CHECK(strstr(err, needle) != NULL);
+}
+
+TEST(invalid_models_rejected) {
+    const char *ok = "{\"name\":\"t\",\"layers\":[{\"type\":\"flatten\"},{\"type\":\"linear\",\"out\":4}]}";
+    char err[256];
+    tta_model_config cfg = config("reference", 1, 8, 4, 2);
+    CHECK(tta_model_validate_json(ok, &cfg, err, sizeof err) == 0);
+    expect_error("{\"name\":\"t\",\"layers\":[{\"type\":\"flatten\"},{\"type\":\"dense\",\"out\":4}]}",
+                 "unknown layer type \"dense\"");
+    expect_error("{\"name\":\"t\",\"layers\":[{\"type\":\"flatten\"},{\"type\":\"linear\"}]}",
+                 "missing required field \"out\"");
+    expect_error("{\"name\":\"t\",\"layers\":[{\"type\":\"conv\",\"out\":4,\"kernel\":3,\"strides\":2}]}",
+                 "unknown field \"strides\"");
+    expect_error("{\"name\":\"t\",\"layers\":[{\"type\":\"flatten\"},{\"type\":\"linear\",\"out\":4,\"input\":\"nope\"}]}",
+                 "input \"nope\" is not the name of an earlier layer");
+    expect_error("{\"name\":\"t\",\"layers\":[{\"name\":\"a\",\"type\":\"flatten\"},{\"name\":\"a\",\"type\":\"linear\",\"out\":4}]}",
+                 "duplicate layer name \"a\"");
+    expect_error("{\"name\":\"t\",\"layers\":[{\"type\":\"flatten\"},{\"type\":\"linear\",\"out\":5}]}",
+                 "not the 4 class logits");
+    expect_error("{\"name\":\"t\",\"layers\":[{\"type\":\"linear\",\"out\":4}]}", "needs a flat input");
+    expect_error("{\"name\":\"t\",\"layers\":[{\"name\":\"f\",\"type\":\"flatten\"},{\"name\":\"g\",\"type\":\"flatten\",\"input\":\"input\"},{\"type\":\"linear\",\"out\":4}]}",
+                 "output of layer \"f\" is never used");
+    expect_error("{\"name\":\"t\",\"layers\":[{\"type\":\"conv\",\"out\":\"$nope\",\"kernel\":3}]}",
+                 "unknown parameter $nope");
+    expect_error("{\"name\":\"t\",\"layers\":[{\"type\":\"conv\",\"out\":2,\"kernel\":9}]}",
+                 "kernel 9 does not fit");
+    expect_error("{\"name\":\"t\",\"layers\":[{\"type\":\"add\",\"inputs\":[\"input\"]}]}", "array of two");
+    expect_error("{\"name\":\"t\",\"layers\":[]}", "non-empty array");
+    expect_error("{\"layers\":[{\"type\":\"flatten\"}]}", "missing \"name\"");
+    expect_error("{\"name\":\"t\",\"layers\":[{\"type\":\"flatten\"}", "not valid JSON");
+    expect_error("{\"name\":\"t\",\"input\":[3,\"input\",\"input\"],\"layers\":[{\"type\":\"flatten\"},{\"type\":\"linear\",\"out\":4}]}",
+                 "wants input channels 3");
+    expect_error("{\"name\":\"t\",\"blocks\":{\"b\":{\"args\":{\"o\":null},\"layers\":[{\"type\":\"relu\"}]}},"
+                 "\"layers\":[{\"type\":\"b\"}]}", "needs argument \"o\"");
+    /* an override of a parameter the model does not have */
+    cfg.overrides = "widht=2";
+    char e2[256];
+    tta_model *m;
+    CHECK(tta_model_build(&m, "resnet9", &cfg, e2, sizeof e2) != 0);
+    CHECK(strstr(e2, "no parameter \"widht\"") != NULL);
+    CHECK(tta_model_build(&m, "no-such-model", &cfg, e2, sizeof e2) != 0);
+    CHECK(strstr(e2, "not a shipped model") != NULL);
+}
+
+TEST(graph_expansion) {
+    /* resnet20 option B: shapes change at layer2.0 and layer3.0, where a 1x1 conv + bn appear */
+    char err[512];
+    tta_model_config cfg = config("reference", 3, 32, 10, 2);
+    cfg.overrides = "shortcut=B";
+    tta_model *m;
+    CHECK(tta_model_build(&m, "resnet20", &cfg, err, sizeof err) == 0);
+    float w[32 * 16];
+    CHECK(tta_model_get_tensor(m, "layer2.0.shortcut.conv.weight", w, 32 * 16) == 0);
+    CHECK(tta_model_get_tensor(m, "layer1.0.shortcut.conv.weight", w, 16 * 16) != 0);
+    CHECK(true_params(m) == 269722 + 16 * 32 + 2 * 32 + 32 * 64 + 2 * 64);
+    tta_model_free(m);
+    /* BN parameters are bn_scale / bn_shift (no weight decay for them in most recipes) */
+    cfg.overrides = NULL;
+    CHECK(tta_model_build(&m, "resnet20", &cfg, err, sizeof err) == 0);
+    int n;
+    const tta_param_info *p = tta_model_param_info(m, &n);
+    int scales = 0, weights = 0;
+    for (int i = 0; i < n; i++) {
+        scales += p[i].kind == TTA_PARAM_BN_SCALE;
+        weights += p[i].kind == TTA_PARAM_WEIGHT;
+        CHECK(p[i].offset % 16 == 0);
+    }
+    CHECK(scales == 19 && weights == 20);
+    int nb;
+    tta_model_buffer_info(m, &nb);
+    CHECK(nb == 38);
+    tta_model_free(m);
+}
+
+TEST(init_like_pytorch) {
+    char err[512];
+    tta_model_config cfg = config("cpu", 1, 28, 10, 4);
+    tta_model *m;
+    CHECK(tta_model_build(&m, "lenet", &cfg, err, sizeof err) == 0);
+    int n;
+    const tta_param_info *p = tta_model_param_info(m, &n);
+    float *params = tta_model_params(m);
+    for (int i = 0; i < n; i++) {
+        double bound = 1.0 / sqrt(p[i].fan_in), mx = 0, mean = 0;
+        for (size_t k = 0; k < p[i].count; k++) {
+            double v = params[p[i].offset + k];
+            if (fabs(v) > mx) mx = fabs(v);
+            mean += v / p[i].count;
+        }
+        CHECK(mx <= bound);
+        if (p[i].count >= 1000) {
+            CHECK(mx > 0.99 * bound);           /* uniform over the whole range */
+            CHECK(fabs(mean) < 0.05 * bound);
+        }
+    }
+    /* same seed, same values; another seed, others */
+    tta_model *m2;
+    CHECK(tta_model_build(&m2, "lenet", &cfg, err, sizeof err) == 0);
+    CHECK(memcmp(tta_model_params(m), tta_model_params(m2), tta_model_num_params(m) * sizeof(float)) == 0);
+    tta_model_init_params(m2, 43);
+    CHECK(memcmp(tta_model_params(m), tta_model_params(m2), tta_model_num_params(m) * sizeof(float)) != 0);
+    tta_model_free(m);
+    tta_model_free(m2);
+    /* BN: gamma 1, beta 0, running mean 0, var 1 */
+    cfg = config("cpu", 3, 32, 10, 2);
+    CHECK(tta_model_build(&m, "resnet20", &cfg, err, sizeof err) == 0);
+    float g[16], b[16], rm[16], rv[16];
+    CHECK(tta_model_get_tensor(m, "bn1.weight", g, 16) == 0);
+    CHECK(tta_model_get_tensor(m, "bn1.bias", b, 16) == 0);
+    CHECK(tta_model_get_tensor(m, "bn1.running_mean", rm, 16) == 0);
+    CHECK(tta_model_get_tensor(m, "bn1.running_var", rv, 16) == 0);
+    CHECK(g[5] == 1 && b[5] == 0 && rm[5] == 0 && rv[5] == 1);
+    tta_model_free(m);
+}
+
+/* Builds the same model on cpu and reference with equal parameters, runs a training step on
+ * both and compares loss, every gradient and the updated running statistics. */
+static void compare_backends(const char *name, const char *ov, int c, int h, int batch, int n,
+                             double tol) {
+    char err[512];
+    tta_model_config cc = config("cpu", c, h, 10, batch), rc = config("reference", c, h, 10, batch);
+    cc.overrides = rc.overrides = ov;
+    tta_model *mc, *mr;
+    CHECK(tta_model_build(&mc, name, &cc, err, sizeof err) == 0);
+    CHECK(tta_model_build(&mr, name, &rc, err, sizeof err) == 0);
+    size_t np = tta_model_num_params(mc), sz = (size_t)n * c * h * h;
+    float *x = malloc(sizeof(float) * sz);
+    int32_t *y = malloc(sizeof(int32_t) * n);
+    for (size_t i = 0; i < sz; i++) x[i] = frand();
+    for (int i = 0; i < n; i++) y[i] = i % 10;
+    tta_step_result a, b;
+    for (int step = 0; step < 2; step++) {
+        CHECK(tta_model_forward(mc, x, y, n, 1, &a) == 0);
+        CHECK(tta_model_forward(mr, x, y, n, 1, &b) == 0);
+        CHECK_REL(a.loss, b.loss, tol);
+        CHECK(a.correct == b.correct);
+        tta_model_backward(mc);
+        tta_model_backward(mr);
+        const float *gc = tta_model_grads(mc), *gr = tta_model_grads(mr);
+        int npi;
+        const tta_param_info *pi = tta_model_param_info(mc, &npi);
+        for (int k = 0; k < npi; k++) {
+            double md = 0, mx = 1e-3;
+            for (size_t j = pi[k].offset; j < pi[k].offset + pi[k].count; j++) {
+                if (fabs(gc[j] - gr[j]) > md) md = fabs(gc[j] - gr[j]);
+                if (fabs(gr[j]) > mx) mx = fabs(gr[j]);
+            }
+            if (!(md <= tol * mx))
+                fprintf(stderr, "%s: grad %s differs by %g (max %g)\n", name, pi[k].name, md, mx);
+            CHECK(md <= tol * mx);
+        }
+        /* one SGD step on both so that the second step runs at other parameters */
+        float *pc = tta_model_params(mc), *pr = tta_model_params(mr);
+        for (size_t j = 0; j < np; j++) {
+            pc[j] -= 0.1f * gr[j];
+            pr[j] -= 0.1f * gr[j];
+        }
+    }
+    const float *bc = tta_model_buffers(mc), *br = tta_model_buffers(mr);
+    for (size_t j = 0; j < tta_model_num_buffers(mc); j++) CHECK_NEAR(bc[j], br[j], 1e-4 * (1 + fabs(br[j])));
+    /* eval mode and the fast inference path agree with the reference's eval forward */
+    double ls_c, ls_r;
+    long hc, hr;
+    CHECK(tta_model_forward(mr, x, y, n, 0, &b) == 0);
+    CHECK(tta_model_evaluate(mc, x, y, n, &ls_c, &hc) == 0);
+    CHECK(tta_model_evaluate(mr, x, y, n, &ls_r, &hr) == 0);
+    CHECK_REL(ls_c / n, b.loss, tol);
+    CHECK_REL(ls_r / n, b.loss, 1e-5);
+    CHECK(hr == b.correct);
+    free(x);
+    free(y);
+    tta_model_free(mc);
+    tta_model_free(mr);
+}
+
+TEST(cpu_matches_reference_models) {
+    compare_backends("mlp", "hidden1=64,hidden2=32", 1, 12, 8, 8, 1e-4);
+    compare_backends("lenet", NULL, 1, 28, 4, 4, 1e-4);
+    compare_backends("lenet", NULL, 3, 32, 4, 3, 1e-4); /* a short batch */
+    compare_backends("resnet9", "width=0.125", 3, 16, 4, 4, 1e-4);
+    compare_backends("resnet9", "width=0.125,global_pool=gap", 1, 28, 4, 4, 1e-4);
+    compare_backends("resnet20", "width=0.5", 3, 16, 4, 4, 1e-4);
+    compare_backends("resnet20", "width=0.5,shortcut=B", 1, 12, 4, 4, 1e-4);
+}
+
+TEST(evaluate_matches_eval_forward_in_chunks) {
+    /* 23 samples through an inference batch of 8: two full chunks and a short one */
+    char err[512];
+    tta_model_config cfg = config("cpu", 1, 28, 10, 23);
+    cfg.eval_batch = 8;
+    cfg.overrides = "width=0.125";
+    tta_model *m;
+    CHECK(tta_model_build(&m, "resnet9", &cfg, err, sizeof err) == 0);
+    int n = 23;
+    float *x = malloc(sizeof(float) * n * 784);
+    int32_t y[23];
+    for (int i = 0; i < n * 784; i++) x[i] = frand();
+    for (int i = 0; i < n; i++) y[i] = (i * 7) % 10;
+    tta_step_result r;
+    for (int s = 0; s < 3; s++) { /* move the running statistics away from 0 / 1 */
+        CHECK(tta_model_forward(m, x, y, n, 1, &r) == 0);
+    }
+    CHECK(tta_model_forward(m, x, y, n, 0, &r) == 0);
+    double ls;
+    long hits;
+    CHECK(tta_model_evaluate(m, x, y, n, &ls, &hits) == 0);
+    CHECK_REL(ls / n, r.loss, 1e-4);
+    CHECK(hits == r.correct);
+    free(x);
+    tta_model_free(m);
+}
+
+static void run_steps(const char *name, const char *ov, int c, int h, int batch, int steps, double *losses) {
+    char err[512];
+    tta_model_config cfg = config("cpu", c, h, 10, batch);
+    cfg.overrides = ov;
+    tta_model *m;
+    CHECK(tta_model_build(&m, name, &cfg, err, sizeof err) == 0);
+    uint64_t seed = 5;
+    size_t sz = (size_t)batch * c * h * h;
+    float *x = malloc(sizeof(float) * sz);
+    int32_t *y = malloc(sizeof(int32_t) * batch);
+    for (size_t i = 0; i < sz; i++) {
+        seed = seed * 6364136223846793005ULL + 1;
+        x[i] = (float)(seed >> 40) / 16777216.0f;
+    }
+    for (int i = 0; i < batch; i++) y[i] = i % 10;
+    for (int s = 0; s < steps; s++) {
+        tta_step_result r;
+        CHECK(tta_model_forward(m, x, y, batch, 1, &r) == 0);
+        tta_model_backward(m);
+        float *p = tta_model_params(m);
+        const float *g = tta_model_grads(m);
+        for (size_t j = 0; j < tta_model_num_params(m); j++) p[j] -= 0.05f * g[j];
+        losses[s] = r.loss;
+    }
+    free(x);
+    free(y);
+    tta_model_free(m);
+}
+
+TEST(bit_identical_runs) {
+    double a[4], b[4];
+    run_steps("resnet9", "width=0.25", 1, 28, 32, 4, a);
+    run_steps("resnet9", "width=0.25", 1, 28, 32, 4, b);
+    CHECK(memcmp(a, b, sizeof a) == 0);
+    CHECK(a[3] < a[0]); /* and it learns the fixed batch */
+    run_steps("mlp", NULL, 1, 28, 64, 4, a);
+    run_steps("mlp", NULL, 1, 28, 64, 4, b);
+    CHECK(memcmp(a, b, sizeof a) == 0);
+    CHECK(a[3] < a[0]);
+}
+
+TEST(dropout_deterministic_and_scaled) {
+    const char *json =
+        "{\"name\":\"d\",\"layers\":[{\"type\":\"flatten\"},{\"type\":\"linear\",\"out\":32},"
+        "{\"type\":\"dropout\",\"p\":0.5},{\"type\":\"linear\",\"out\":4}]}";
+    char err[256];
+    tta_model_config cfg = config("cpu", 1, 4, 4, 8);
+    tta_model *m, *r;
+    CHECK(tta_model_build_json(&m, json, "d", &cfg, err, sizeof err) == 0);
+    cfg.backend = "reference";
+    CHECK(tta_model_build_json(&r, json, "d", &cfg, err, sizeof err) == 0);
+    float x[8 * 16];
+    int32_t y[8] = {0, 1, 2, 3, 0, 1, 2, 3};
+    for (int i = 0; i < 8 * 16; i++) x[i] = frand();
+    tta_step_result a, b, c;
+    CHECK(tta_model_forward(m, x, y, 8, 1, &a) == 0);
+    CHECK(tta_model_forward(r, x, y, 8, 1, &b) == 0);
+    CHECK_REL(a.loss, b.loss, 1e-5); /* the same mask on both backends */
+    CHECK(tta_model_forward(m, x, y, 8, 1, &c) == 0);
+    CHECK(c.loss != a.loss); /* the step counter moved the mask */
+    tta_model_set_dropout_step(m, 0);
+    CHECK(tta_model_forward(m, x, y, 8, 1, &c) == 0);
+    CHECK(c.loss == a.loss);
+    tta_model_free(m);
+    tta_model_free(r);
+}
+
+TEST(flops_and_memory) {
+    char err[512];
+    tta_model_config cfg = config("cpu", 1, 28, 10, 128);
+    tta_model *m;
+    CHECK(tta_model_build(&m, "mlp", &cfg, err, sizeof err) == 0);
+    /* forward 2*B*sum(in*out) + biases; backward twice that except fc1's input gradient */
+    double B = 128, mac = 784.0 * 512 + 512.0 * 512 + 512.0 * 10;
+    double fwd = 2 * B * mac + B * (512 + 512 + 10) + B * 1024; /* + the two ReLUs */
+    double bwd = 2 * B * mac + 2 * B * (512.0 * 512 + 512.0 * 10) + B * (512 + 512 + 10) + B * 1024;
+    CHECK_REL(tta_model_train_flops(m), fwd + bwd, 1e-9);
+    size_t mem[TTA_MEM_COUNT];
+    tta_model_memory(m, mem);
+    CHECK(mem[TTA_MEM_WEIGHTS] == tta_model_num_params(m) * sizeof(float));
+    CHECK(mem[TTA_MEM_WEIGHT_GRADS] == mem[TTA_MEM_WEIGHTS]);
+    /* kept feature maps: input, flatten, fc1(+relu), fc2(+relu), logits */
+    CHECK(mem[TTA_MEM_ACTIVATIONS] == 128 * (784 + 784 + 512 + 512 + 10) * sizeof(float));
+    /* gradients of fc1, fc2, fc3 outputs (none for the input or flatten) */
+    CHECK(mem[TTA_MEM_ACT_GRADS] == 128 * (512 + 512 + 10) * sizeof(float));
+    CHECK(mem[TTA_MEM_EVAL] > 0);
+    int nl;
+    const tta_layer_stats *st = tta_model_layer_stats(m, &nl);
+    CHECK(nl == 6);
+    CHECK(st[2].fused_into && strcmp(st[2].fused_into, "fc1") == 0);
+    char *sum = tta_model_summary(m);
+    CHECK(strstr(sum, "fc2") != NULL);
+    free(sum);
+    /* profiling records time per layer */
+    float *x = calloc(128 * 784, sizeof(float));
+    int32_t y[128] = {0};
+    tta_model_set_profiling(m, 1);
+    tta_step_result r;
+    CHECK(tta_model_forward(m, x, y, 128, 1, &r) == 0);
+    tta_model_backward(m);
+    st = tta_model_layer_stats(m, &nl);
+    CHECK(st[1].calls_fwd == 1 && st[1].calls_bwd == 1 && st[1].time_fwd > 0);
+    free(x);
+    tta_model_free(m);
+}
+
+int main(void) {
+    RUN(shipped_models_build);
+    RUN(parameter_counts);
+    RUN(invalid_models_rejected);
+    RUN(graph_expansion);
+    RUN(init_like_pytorch);
+    RUN(cpu_matches_reference_models);
+    RUN(evaluate_matches_eval_forward_in_chunks);
+    RUN(bit_identical_runs);
+    RUN(dropout_deterministic_and_scaled);
+    RUN(flops_and_memory);
+    return test_summary();
+}
