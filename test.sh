@@ -21,7 +21,7 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
 
 echo "== fuzz targets (build-fuzz/, bounded time each)"
 CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTTA_FUZZ=ON >/dev/null
-cmake --build build-fuzz -j"$jobs" >/dev/null
+cmake --build build-fuzz -j"$jobs" --target fuzz_all >/dev/null
 ctest --test-dir build-fuzz --output-on-failure -L fuzz || status=1
 
 exit $status

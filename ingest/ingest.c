@@ -69,6 +69,7 @@ static int compare_stored(const void *a, const void *b) {
 }
 
 static const tta_stored_source *find_stored(const ingest_work *w, const char *path) {
+    if (w->n_stored == 0) return NULL;
     tta_stored_source key = {.path = (char *)path};
     return bsearch(&key, w->stored, w->n_stored, sizeof key, compare_stored);
 }
@@ -267,7 +268,7 @@ int tta_ingest_paths(sqlite3 *db, const char *const *paths, int n_paths, const t
         tta_walk_free(&files);
         return -1;
     }
-    qsort(stored, n_stored, sizeof *stored, compare_stored);
+    if (n_stored > 1) qsort(stored, n_stored, sizeof *stored, compare_stored);
     w.stored = stored;
     w.n_stored = n_stored;
 

@@ -217,7 +217,7 @@ int tta_entries_load(sqlite3 *db, const tta_filter *filter, int with_curves, tta
                 break;
             }
     }
-    qsort(refs, n_refs, sizeof *refs, compare_run_ref);
+    if (n_refs > 1) qsort(refs, n_refs, sizeof *refs, compare_run_ref);
 
     rc = prepare_filtered(db, evals_sql, f, &st);
     if (rc != SQLITE_OK) {
@@ -232,7 +232,7 @@ int tta_entries_load(sqlite3 *db, const tta_filter *filter, int with_curves, tta
         int64_t run_id = sqlite3_column_int64(st, 0);
         if (!cur || cur->run_id != run_id) {
             run_ref key = {.run_id = run_id};
-            cur = bsearch(&key, refs, n_refs, sizeof key, compare_run_ref);
+            cur = n_refs ? bsearch(&key, refs, n_refs, sizeof key, compare_run_ref) : NULL;
             curve_cap = 0;
             if (!cur) continue;
         }
