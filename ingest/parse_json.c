@@ -327,6 +327,26 @@ static void read_node_list(tta_parsed_file *f, const cJSON *list, tta_system_rec
     if (s->accelerators < 0) s->accelerators = accs;
 }
 
+/* Node count a system name spells: a leading "<N>x" ("2xC4140"), "_n<N>_" ("dgxa100_n32_ngc"),
+ * "<N>-node(s)" ("4-nodes-16s-cpx"); -1 when it spells none. */
+static int nodes_from_system_name(const char *name) {
+    if (!name) return -1;
+    const char *p = name;
+    if (isdigit((unsigned char)*p)) {
+        char *e;
+        long n = strtol(p, &e, 10);
+        if (n > 0 && n < 100000 && (*e == 'x' || *e == 'X') && isalpha((unsigned char)e[1])) return (int)n;
+        if (n > 0 && n < 100000 && !strncasecmp(e, "-node", 5)) return (int)n;
+    }
+    for (const char *q = strstr(name, "_n"); q; q = strstr(q + 1, "_n")) {
+        if (!isdigit((unsigned char)q[2])) continue;
+        char *e;
+        long n = strtol(q + 2, &e, 10);
+        if (n > 0 && n < 100000 && (*e == '_' || *e == '\0')) return (int)n;
+    }
+    return -1;
+}
+
 static void read_system(tta_parsed_file *f, cJSON *d, tta_system_record *s) {
     /* v0.6 NVIDIA: the description is in "entry", a Python dict in a string. */
     cJSON *entry = object_in_string(member(d, NAMES("entry", "submission_entry")));
@@ -358,6 +378,10 @@ static void read_system(tta_parsed_file *f, cJSON *d, tta_system_record *s) {
     int nodes = count_of(member(src, NAMES("number_of_nodes", "num_nodes")));
     int per_node = count_of(member(src, NAMES("accelerators_per_node", "accelerator_per_node")));
     if (nodes >= 0) s->nodes = nodes;
+    /* Descriptions without a node count (DellEMC, SIAT, Tencent v0.7: the official summarizer
+     * stops there) still name it in the system name: "2xC4140", "dgxa100_n32_...",
+     * "4-nodes-16s-...". */
+    if (s->nodes < 0) s->nodes = nodes_from_system_name(s->name);
     if (per_node >= 0) {
         s->accelerators_per_node = per_node;
         s->accelerators = per_node == 0 ? 0 : s->nodes >= 0 ? s->nodes * per_node : -1;

@@ -65,6 +65,28 @@ static tta_system_record hardware(tta_parsed_file *f, const char *hw) {
     return f->system;
 }
 
+TEST(node_count_from_system_name) {
+    /* DellEMC v0.7 describes 2xC4140 without number_of_nodes (the official summarizer stops on
+     * it): the name says two nodes of four V100s. */
+    tta_parsed_file f = parse_path("fixtures/mlperf/v0.7/DellEMC/systems/2xC4140.json");
+    CHECK(!f.failed);
+    CHECK(f.system.nodes == 2);
+    CHECK(f.system.accelerators_per_node == 4);
+    CHECK(f.system.accelerators == 8);
+    tta_parsed_free(&f);
+    f = parse_text("NVIDIA/systems/dgxa100_n32_ngc20.06_pytorch.json",
+                   "{\"accelerators_per_node\": \"8\", \"accelerator_model_name\": \"A100\"}");
+    CHECK(f.system.nodes == 32 && f.system.accelerators == 256);
+    tta_parsed_free(&f);
+    f = parse_text("Intel/systems/4-nodes-16s-cpx-pytorch.json",
+                   "{\"accelerators_per_node\": \"0\", \"accelerator_model_name\": \"N/A\"}");
+    CHECK(f.system.nodes == 4 && f.system.accelerators == 0);
+    tta_parsed_free(&f);
+    f = parse_text("X/systems/C4140.json", "{\"accelerators_per_node\": 4}");
+    CHECK(f.system.accelerators != 8); /* no count in the name: not guessed as two */
+    tta_parsed_free(&f);
+}
+
 TEST(dawnbench_hardware) {
     static const struct {
         const char *hw;
@@ -128,6 +150,7 @@ TEST(unreadable_descriptions) {
 int main(void) {
     RUN(v07_system);
     RUN(quirky_systems);
+    RUN(node_count_from_system_name);
     RUN(dawnbench_hardware);
     RUN(dawnbench_description);
     RUN(unreadable_descriptions);
