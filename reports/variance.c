@@ -65,7 +65,8 @@ static void variance_row(tta_table *t, const tta_entry_data *e) {
     if (!isnan(s.score.score) && s.score.why) tta_table_add_note(t, row, s.score.why);
     set_or_missing(t, row, C_TTA_MEAN, s.tta_mean_s, "no successful run");
     const char *cv_why = s.succeeded == 0 ? "no successful run" : s.cv.why;
-    set_or_missing(t, row, C_CV, s.cv.cv, cv_why);
+    /* One run has no spread: its CV of 0 would read as perfectly stable. */
+    set_or_missing(t, row, C_CV, s.succeeded >= 2 ? s.cv.cv : NAN, s.succeeded == 1 ? "one successful run" : cv_why);
     set_or_missing(t, row, C_CV_LOW, s.cv.low, cv_why);
     set_or_missing(t, row, C_CV_HIGH, s.cv.high, cv_why);
     if (!isnan(s.cv.low)) {
