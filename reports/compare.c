@@ -86,11 +86,6 @@ static size_t successful_ttas(const tta_entry_data *e, double *out) {
     return k;
 }
 
-static void number_or(tta_table *t, size_t row, size_t col, double v, const char *why) {
-    if (isnan(v)) tta_table_set_missing(t, row, col, why);
-    else tta_table_set_number(t, row, col, v);
-}
-
 int tta_report_compare(sqlite3 *db, const char *a_spec, const char *b_spec, int format, FILE *out, char **err) {
     tta_entry_data *ea, *eb;
     if (load_one(db, a_spec, &ea, err)) return 1;
@@ -108,21 +103,21 @@ int tta_report_compare(sqlite3 *db, const char *a_spec, const char *b_spec, int 
     tta_table_set_number(t, row, M_NA, (double)na);
     tta_table_set_number(t, row, M_NB, (double)nb);
     double ma = tta_mean(a, na), mb = tta_mean(b, nb);
-    number_or(t, row, M_MEAN_A, ma, "no successful run");
-    number_or(t, row, M_MEAN_B, mb, "no successful run");
-    number_or(t, row, M_RATIO, ma / mb, "no successful run");
+    tta_table_set_number_or(t, row, M_MEAN_A, ma, "no successful run");
+    tta_table_set_number_or(t, row, M_MEAN_B, mb, "no successful run");
+    tta_table_set_number_or(t, row, M_RATIO, ma / mb, "no successful run");
     double lo, hi;
     tta_ratio_ci(a, na, b, nb, 2000, 0.05, COMPARE_SEED, &lo, &hi);
-    number_or(t, row, M_RATIO_LOW, lo, "needs runs in both entries");
-    number_or(t, row, M_RATIO_HIGH, hi, "needs runs in both entries");
+    tta_table_set_number_or(t, row, M_RATIO_LOW, lo, "needs runs in both entries");
+    tta_table_set_number_or(t, row, M_RATIO_HIGH, hi, "needs runs in both entries");
     tta_welch w = tta_welch_test(a, na, b, nb);
     const char *few = "a t-test needs two runs or more in each entry, with some spread";
-    number_or(t, row, M_WELCH_T, w.t, few);
-    number_or(t, row, M_WELCH_DF, w.df, few);
-    number_or(t, row, M_WELCH_P, w.p, few);
+    tta_table_set_number_or(t, row, M_WELCH_T, w.t, few);
+    tta_table_set_number_or(t, row, M_WELCH_DF, w.df, few);
+    tta_table_set_number_or(t, row, M_WELCH_P, w.p, few);
     tta_mwu m = tta_mann_whitney(a, na, b, nb);
-    number_or(t, row, M_MWU_U, m.u, "needs runs in both entries");
-    number_or(t, row, M_MWU_P, m.p, "needs runs in both entries");
+    tta_table_set_number_or(t, row, M_MWU_U, m.u, "needs runs in both entries");
+    tta_table_set_number_or(t, row, M_MWU_P, m.p, "needs runs in both entries");
     /* Runs needed with the pooled standard deviation of both entries around their mean. */
     double sa = tta_std_sample(a, na), sb = tta_std_sample(b, nb);
     double pooled = NAN, mean = NAN;
@@ -131,8 +126,8 @@ int tta_report_compare(sqlite3 *db, const char *a_spec, const char *b_spec, int 
         mean = (ma + mb) / 2;
     }
     const char *need_why = "needs two runs or more in each entry, with some spread";
-    number_or(t, row, M_NEED_5, tta_runs_needed(mean, pooled, 0.05, 0.05, 0.8), need_why);
-    number_or(t, row, M_NEED_1, tta_runs_needed(mean, pooled, 0.01, 0.05, 0.8), need_why);
+    tta_table_set_number_or(t, row, M_NEED_5, tta_runs_needed(mean, pooled, 0.05, 0.05, 0.8), need_why);
+    tta_table_set_number_or(t, row, M_NEED_1, tta_runs_needed(mean, pooled, 0.01, 0.05, 0.8), need_why);
     if (!isnan(w.p)) tta_table_add_note(t, row, w.p < 0.05 ? "different at alpha = 0.05 (Welch)"
                                                             : "not shown different at alpha = 0.05 (Welch)");
     tta_table_write(t, (tta_out_format)format, out);

@@ -72,6 +72,8 @@ void tta_table_set_bool(tta_table *t, size_t row, size_t col, int v);         /*
 /* Marks a cell missing for a reason ("too few runs (need 5)"; NULL: no reason), shown as "n/a¹"
  * with a footnote and carried in the row's note. */
 void tta_table_set_missing(tta_table *t, size_t row, size_t col, const char *reason);
+/* Sets a number, or (when v is NaN) marks the cell missing for why ("not computable" if NULL). */
+void tta_table_set_number_or(tta_table *t, size_t row, size_t col, double v, const char *why);
 /* Adds a reason to the row's note without touching a cell; people see it as a footnote marked on
  * the row's first cell. */
 void tta_table_add_note(tta_table *t, size_t row, const char *reason);

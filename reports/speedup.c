@@ -41,11 +41,6 @@ static const tta_column speedup_columns[S_COUNT] = {
     [S_GAP] = {"gap", "gap", TTA_COL_NUMBER, 2, TTA_FOR_ALL},
 };
 
-static void number_or(tta_table *t, size_t row, size_t col, double v, const char *why) {
-    if (isnan(v)) tta_table_set_missing(t, row, col, why);
-    else tta_table_set_number(t, row, col, v);
-}
-
 /* Is a the base of the pair (a, b)? Fewer accelerators; where unknown, the longer epoch. */
 static int is_base(const tta_entry_summary *a, const tta_entry_summary *b) {
     int aa = a->entry->accelerators, ba = b->entry->accelerators;
@@ -64,17 +59,17 @@ static void speedup_row(tta_table *t, const tta_entry_summary *base, const tta_e
     tta_table_set_text(t, row, S_BENCHMARK, e->benchmark);
     tta_table_set_text(t, row, S_BASE_SYSTEM, base->entry->system);
     tta_table_set_text(t, row, S_SYSTEM, e->system);
-    number_or(t, row, S_BASE_ACC, base->entry->accelerators >= 0 ? base->entry->accelerators : NAN,
+    tta_table_set_number_or(t, row, S_BASE_ACC, base->entry->accelerators >= 0 ? base->entry->accelerators : NAN,
               "no system description");
-    number_or(t, row, S_ACC, e->accelerators >= 0 ? e->accelerators : NAN, "no system description");
-    number_or(t, row, S_BASE_BATCH, base->batch, "batch size not logged");
-    number_or(t, row, S_BATCH, s->batch, "batch size not logged");
-    number_or(t, row, S_BASE_EPOCHS, base->dec.epochs_mean, "epochs to target unknown");
-    number_or(t, row, S_EPOCHS, s->dec.epochs_mean, "epochs to target unknown");
+    tta_table_set_number_or(t, row, S_ACC, e->accelerators >= 0 ? e->accelerators : NAN, "no system description");
+    tta_table_set_number_or(t, row, S_BASE_BATCH, base->batch, "batch size not logged");
+    tta_table_set_number_or(t, row, S_BATCH, s->batch, "batch size not logged");
+    tta_table_set_number_or(t, row, S_BASE_EPOCHS, base->dec.epochs_mean, "epochs to target unknown");
+    tta_table_set_number_or(t, row, S_EPOCHS, s->dec.epochs_mean, "epochs to target unknown");
     tta_speedup sp = tta_speedup_of(base->dec.tpe_mean, base->score_s, s->dec.tpe_mean, s->score_s);
-    number_or(t, row, S_THROUGHPUT, sp.throughput_speedup, "time per epoch unknown");
-    number_or(t, row, S_TTA, sp.tta_speedup, "no score");
-    number_or(t, row, S_GAP, sp.gap, "needs both speedups");
+    tta_table_set_number_or(t, row, S_THROUGHPUT, sp.throughput_speedup, "time per epoch unknown");
+    tta_table_set_number_or(t, row, S_TTA, sp.tta_speedup, "no score");
+    tta_table_set_number_or(t, row, S_GAP, sp.gap, "needs both speedups");
 }
 
 static tta_entry_summary *summarize_all(const tta_entry_data *e, size_t n) {
@@ -223,17 +218,17 @@ static void add_scaling_row(size_t base, size_t j, size_t series, void *ctx) {
     tta_table_set_text(t, row, K_BENCHMARK, e[j].benchmark);
     tta_table_set_text(t, row, K_BASE, e[base].system);
     tta_table_set_text(t, row, K_SYSTEM, e[j].system);
-    number_or(t, row, K_ACC, e[j].accelerators > 0 ? e[j].accelerators : NAN,
+    tta_table_set_number_or(t, row, K_ACC, e[j].accelerators > 0 ? e[j].accelerators : NAN,
               "accelerator count unknown: not in the series");
-    number_or(t, row, K_TPE, s[j].dec.tpe_mean, "time per epoch unknown");
-    number_or(t, row, K_SCORE, s[j].score_s, "no score");
+    tta_table_set_number_or(t, row, K_TPE, s[j].dec.tpe_mean, "time per epoch unknown");
+    tta_table_set_number_or(t, row, K_SCORE, s[j].score_s, "no score");
     tta_speedup sp = tta_speedup_of(s[base].dec.tpe_mean, s[base].score_s, s[j].dec.tpe_mean, s[j].score_s);
-    number_or(t, row, K_SPEEDUP_TPE, sp.throughput_speedup, "time per epoch unknown");
-    number_or(t, row, K_SPEEDUP_TTA, sp.tta_speedup, "no score");
+    tta_table_set_number_or(t, row, K_SPEEDUP_TPE, sp.throughput_speedup, "time per epoch unknown");
+    tta_table_set_number_or(t, row, K_SPEEDUP_TTA, sp.tta_speedup, "no score");
     double acc = e[j].accelerators > 0 ? e[j].accelerators : NAN;
-    number_or(t, row, K_EFF_TPE, tta_scaling_efficiency(sp.throughput_speedup, e[base].accelerators, acc),
+    tta_table_set_number_or(t, row, K_EFF_TPE, tta_scaling_efficiency(sp.throughput_speedup, e[base].accelerators, acc),
               "needs the speedup and the accelerator count");
-    number_or(t, row, K_EFF_TTA, tta_scaling_efficiency(sp.tta_speedup, e[base].accelerators, acc),
+    tta_table_set_number_or(t, row, K_EFF_TTA, tta_scaling_efficiency(sp.tta_speedup, e[base].accelerators, acc),
               "needs the speedup and the accelerator count");
 }
 

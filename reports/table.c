@@ -306,6 +306,13 @@ void tta_table_set_bool(tta_table *t, size_t row, size_t col, int v) {
     }
 }
 
+void tta_table_set_number_or(tta_table *t, size_t row, size_t col, double v, const char *why) {
+    if (isnan(v))
+        tta_table_set_missing(t, row, col, why ? why : "not computable");
+    else
+        tta_table_set_number(t, row, col, v);
+}
+
 void tta_table_set_missing(tta_table *t, size_t row, size_t col, const char *reason) {
     cell *c = reset_cell(t, row, col);
     if (reason) c->text = strdupCheck(reason);

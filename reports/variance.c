@@ -42,11 +42,6 @@ static const tta_column variance_columns[C_COUNT] = {
     [C_SHARE] = {"log_var_share_epochs", "ep share", TTA_COL_PERCENT, 0, 0},
 };
 
-static void set_or_missing(tta_table *t, size_t row, size_t col, double v, const char *why) {
-    if (isnan(v)) tta_table_set_missing(t, row, col, why ? why : "not computable");
-    else tta_table_set_number(t, row, col, v);
-}
-
 /* Fills one row for entry e. */
 static void variance_row(tta_table *t, const tta_entry_data *e) {
     size_t row = tta_table_add_row(t);
@@ -61,14 +56,14 @@ static void variance_row(tta_table *t, const tta_entry_data *e) {
     else tta_table_set_missing(t, row, C_ACC, "no system description");
     tta_table_set_number(t, row, C_RUNS, (double)s.runs);
     tta_table_set_number(t, row, C_REACHED, (double)s.reached);
-    set_or_missing(t, row, C_SCORE, s.score.score / 60.0, s.score.why);
+    tta_table_set_number_or(t, row, C_SCORE, s.score.score / 60.0, s.score.why);
     if (!isnan(s.score.score) && s.score.why) tta_table_add_note(t, row, s.score.why);
-    set_or_missing(t, row, C_TTA_MEAN, s.tta_mean_s, "no successful run");
+    tta_table_set_number_or(t, row, C_TTA_MEAN, s.tta_mean_s, "no successful run");
     const char *cv_why = s.succeeded == 0 ? "no successful run" : s.cv.why;
     /* One run has no spread: its CV of 0 would read as perfectly stable. */
-    set_or_missing(t, row, C_CV, s.succeeded >= 2 ? s.cv.cv : NAN, s.succeeded == 1 ? "one successful run" : cv_why);
-    set_or_missing(t, row, C_CV_LOW, s.cv.low, cv_why);
-    set_or_missing(t, row, C_CV_HIGH, s.cv.high, cv_why);
+    tta_table_set_number_or(t, row, C_CV, s.succeeded >= 2 ? s.cv.cv : NAN, s.succeeded == 1 ? "one successful run" : cv_why);
+    tta_table_set_number_or(t, row, C_CV_LOW, s.cv.low, cv_why);
+    tta_table_set_number_or(t, row, C_CV_HIGH, s.cv.high, cv_why);
     if (!isnan(s.cv.low)) {
         buf b = {0};
         buf_printf(&b, "%.1f–%.1f", s.cv.low * 100, s.cv.high * 100);
@@ -79,12 +74,12 @@ static void variance_row(tta_table *t, const tta_entry_data *e) {
     }
     const tta_decomposition *d = &s.dec;
     const char *dwhy = d->why ? d->why : "not computable";
-    set_or_missing(t, row, C_EPOCHS_MEAN, d->epochs_mean, dwhy);
-    set_or_missing(t, row, C_EPOCHS_STD, d->epochs_std, dwhy);
-    set_or_missing(t, row, C_TPE_MEAN, d->tpe_mean, dwhy);
-    set_or_missing(t, row, C_TPE_STD, d->tpe_std, dwhy);
-    set_or_missing(t, row, C_CV_RATIO, d->cv_ratio, dwhy);
-    set_or_missing(t, row, C_SHARE, d->log_share_epochs, dwhy);
+    tta_table_set_number_or(t, row, C_EPOCHS_MEAN, d->epochs_mean, dwhy);
+    tta_table_set_number_or(t, row, C_EPOCHS_STD, d->epochs_std, dwhy);
+    tta_table_set_number_or(t, row, C_TPE_MEAN, d->tpe_mean, dwhy);
+    tta_table_set_number_or(t, row, C_TPE_STD, d->tpe_std, dwhy);
+    tta_table_set_number_or(t, row, C_CV_RATIO, d->cv_ratio, dwhy);
+    tta_table_set_number_or(t, row, C_SHARE, d->log_share_epochs, dwhy);
 }
 
 tta_table *tta_variance_table(const tta_entry_data *e, size_t n) {
