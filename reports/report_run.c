@@ -116,15 +116,16 @@ int tta_report_html(sqlite3 *db, const tta_filter *f, const char *path, const ch
         const char *heading, *caption;
         tta_table_builder table;
         tta_plot_builder plot;
+        int pairs_only; /* plot a benchmark only when its table has rows */
     } sections[] = {
         {"Stability of TTA and where its variance comes from",
-         "TTA of every successful run per entry", tta_variance_table, tta_variance_plot},
+         "TTA of every successful run per entry", tta_variance_table, tta_variance_plot, 0},
         {"Quality curves", "Mean quality per epoch with a ± std band, and the target", tta_curves_table,
-         tta_curves_plot},
+         tta_curves_plot, 0},
         {"Throughput speedup against TTA speedup", "Speedup of each entry over the base of its pair",
-         tta_speedup_table, tta_speedup_plot},
+         tta_speedup_table, tta_speedup_plot, 1},
         {"Scaling with accelerators", "Speedup over each series' smallest system; the grey line is linear scaling",
-         tta_scaling_table, tta_scaling_plot},
+         tta_scaling_table, tta_scaling_plot, 1},
     };
     for (size_t k = 0; k < sizeof sections / sizeof sections[0]; k++) {
         tta_html_heading(&page, sections[k].heading);
@@ -136,8 +137,9 @@ int tta_report_html(sqlite3 *db, const tta_filter *f, const char *path, const ch
             for (size_t b = 0; b < nb; b++) {
                 size_t m;
                 tta_entry_data *sub = entries_of(e, n, benches[b], &m);
-                tta_table *st = sections[k].table(sub, m);
-                if (tta_table_rows(st) > 0) {
+                /* Pairs and series exist only for some benchmarks: no empty plots. */
+                tta_table *st = sections[k].pairs_only ? sections[k].table(sub, m) : NULL;
+                if (!st || tta_table_rows(st) > 0) {
                     buf_clear(&svg);
                     sections[k].plot(sub, m, &svg);
                     buf cap = {0};
@@ -145,7 +147,7 @@ int tta_report_html(sqlite3 *db, const tta_filter *f, const char *path, const ch
                     tta_html_figure(&page, buf_str(&svg), buf_str(&cap));
                     buf_free(&cap);
                 }
-                tta_table_free(st);
+                if (st) tta_table_free(st);
                 free(sub);
             }
             free(benches);

@@ -74,7 +74,7 @@ static void speedup_row(tta_table *t, const tta_entry_summary *base, const tta_e
 
 static tta_entry_summary *summarize_all(const tta_entry_data *e, size_t n) {
     tta_entry_summary *s = callocCheck(n ? n : 1, sizeof *s);
-    for (size_t i = 0; i < n; i++) tta_summarize_entry(&e[i], &s[i]);
+    for (size_t i = 0; i < n; i++) tta_summarize_entry(&e[i], &s[i], 0);
     return s;
 }
 

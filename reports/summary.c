@@ -19,7 +19,7 @@ int tta_run_succeeded(const tta_run_data *r) {
 #define SUMMARY_BOOTSTRAP_SEED 20190613UL
 #define SUMMARY_BOOTSTRAP_RESAMPLES 2000
 
-void tta_summarize_entry(const tta_entry_data *e, tta_entry_summary *s) {
+void tta_summarize_entry(const tta_entry_data *e, tta_entry_summary *s, int with_cv_ci) {
     memset(s, 0, sizeof *s);
     s->entry = e;
     size_t n = e->n_runs;
@@ -48,7 +48,10 @@ void tta_summarize_entry(const tta_entry_data *e, tta_entry_summary *s) {
         s->score_s = s->tta_mean_s;
     }
     s->dec = tta_decompose(tta, epochs, n);
-    s->cv = tta_cv_bootstrap(ok, s->succeeded, SUMMARY_BOOTSTRAP_RESAMPLES, 0.05, SUMMARY_BOOTSTRAP_SEED);
+    if (with_cv_ci)
+        s->cv = tta_cv_bootstrap(ok, s->succeeded, SUMMARY_BOOTSTRAP_RESAMPLES, 0.05, SUMMARY_BOOTSTRAP_SEED);
+    else
+        s->cv = (tta_cv_ci){.cv = tta_cv(ok, s->succeeded), .low = NAN, .high = NAN};
     free(times);
     free(success);
     free(ok);

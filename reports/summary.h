@@ -20,8 +20,9 @@ typedef struct {
  * status (v0.5 NVIDIA, Alibaba v0.6), its last evaluation meets the target. */
 int tta_run_succeeded(const tta_run_data *r);
 
-/* Summarises e (its runs must be loaded). */
-void tta_summarize_entry(const tta_entry_data *e, tta_entry_summary *s);
+/* Summarises e (its runs must be loaded); the CV's bootstrap interval (2000 resamples) only
+ * when with_cv_ci, else cv.low/high are NAN. */
+void tta_summarize_entry(const tta_entry_data *e, tta_entry_summary *s, int with_cv_ci);
 
 /* 1 when the entry is from an MLPerf round (official scores apply). */
 int tta_entry_is_mlperf(const tta_entry_data *e);

@@ -46,7 +46,7 @@ static const tta_column variance_columns[C_COUNT] = {
 static void variance_row(tta_table *t, const tta_entry_data *e) {
     size_t row = tta_table_add_row(t);
     tta_entry_summary s;
-    tta_summarize_entry(e, &s);
+    tta_summarize_entry(e, &s, 1);
     tta_table_set_text(t, row, C_ROUND, e->round);
     tta_table_set_text(t, row, C_DIVISION, e->division);
     tta_table_set_text(t, row, C_SUBMITTER, e->submitter);
