@@ -385,6 +385,9 @@ void tta_rb_record(tta_run_builder *b, const tta_log_record *rec) {
         if (KEY_IS(k, "run_start") && !b->have_start) {
             r->run_start_s = rec->time_s;
             b->have_start = 1;
+        } else if (KEY_IS(k, "tta_round") && !b->log_round) {
+            /* tta's replays name their round ("local"): no path says it */
+            b->log_round = tta_parsed_string(f, rec->value);
         }
         break;
     case 10:
@@ -478,7 +481,7 @@ void tta_rb_finish(tta_run_builder *b, uint32_t last_line, int need_run_start) {
     const tta_path_meta *pm = b->pm;
 
     /* Identity (docs/ingest.md): the path where the layout is recognised, else the log. */
-    const char *round = effective_round(b);
+    const char *round = b->log_round ? b->log_round : effective_round(b);
     r->round = (char *)round;
     if (pm->layout == TTA_LAYOUT_RESULTS) {
         r->submitter = (char *)pm->submitter;
