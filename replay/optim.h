@@ -1,0 +1,54 @@
+/* optim.h: optimizers on flat float arrays (internal to replay/), in llm.c's style: the model
+ * keeps all parameters in one array and all gradients in another; a list of tensors says where
+ * each parameter tensor lies and whether weight decay applies to it (not to biases and batch-norm
+ * scales and shifts, where a recipe says so).
+ *
+ *   SGD (PyTorch):  g' = g + wd·p;  v = μ·v + g';  p -= lr·(g' + μ·v)  (Nesterov)  or  p -= lr·v
+ *   SGD (Caffe):    v = μ·v + lr·g';  p -= v        (the velocity carries lr: MLPerf's paper shows
+ *                   the two differ when lr changes)
+ *   Adam:           m = β1·m + (1−β1)·g';  v = β2·v + (1−β2)·g'²;  p -= lr·m̂ / (√v̂ + ε)
+ *   AdamW:          as Adam on g, then p -= lr·wd·p (decoupled)
+ *   LARS:           local lr = η·‖p‖ / (‖g‖ + wd·‖p‖) per tensor (1 where a norm is 0, and for
+ *                   tensors without decay), then momentum SGD with it, as MLPerf ResNet
+ *
+ * Ownership: the optimizer owns one allocation for all its state (tta_optim_free releases it).
+ */
+#ifndef TTA_REPLAY_OPTIM_H
+#define TTA_REPLAY_OPTIM_H
+
+#include <stddef.h>
+
+typedef enum { TTA_OPT_SGD, TTA_OPT_ADAM, TTA_OPT_ADAMW, TTA_OPT_LARS } tta_opt_kind;
+
+typedef struct {
+    size_t offset, count; /* elements of the flat parameter array */
+    int decay;            /* 1: weight decay (and LARS scaling) applies */
+} tta_param_tensor;
+
+typedef struct {
+    tta_opt_kind kind;
+    double momentum;     /* SGD, LARS */
+    int nesterov;        /* SGD */
+    int caffe;           /* SGD: Caffe's velocity convention */
+    double weight_decay;
+    double beta1, beta2, eps; /* Adam(W) */
+    double eta;          /* LARS trust coefficient */
+} tta_opt_config;
+
+typedef struct {
+    tta_opt_config cfg;
+    size_t n;            /* parameters */
+    float *state;        /* one allocation: velocity (SGD/LARS), or m then v (Adam) */
+    long step;
+} tta_optim;
+
+/* Sets up an optimizer for n parameters; returns 0, or -1 for an invalid configuration. */
+int tta_optim_init(tta_optim *o, const tta_opt_config *cfg, size_t n);
+void tta_optim_free(tta_optim *o);
+/* Bytes of optimizer state (for memory accounting). */
+size_t tta_optim_state_bytes(const tta_optim *o);
+/* One update of params from grads at learning rate lr. */
+void tta_optim_step(tta_optim *o, float *params, const float *grads, const tta_param_tensor *tensors,
+                    size_t n_tensors, double lr);
+
+#endif
