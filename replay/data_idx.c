@@ -1,0 +1,192 @@
+/* data_idx.c: IDX files (MNIST family), the Fashion-MNIST splits, and the shifted copy. */
+#include "replay/data.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "common/buf.h"
+#include "common/check.h"
+
+/* Reads the whole of a (possibly gzip-compressed) file; zlib reads plain files as they are. */
+static unsigned char *read_all(const char *path, size_t *len, char *err, size_t errlen) {
+    gzFile g = gzopen(path, "rb");
+    if (!g) {
+        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno ? errno : ENOENT));
+        return NULL;
+    }
+    size_t cap = 1 << 20, n = 0;
+    unsigned char *p = mallocCheck(cap);
+    for (;;) {
+        if (n == cap) p = reallocCheck(p, cap *= 2);
+        int k = gzread(g, p + n, (unsigned)(cap - n > (1u << 30) ? (1u << 30) : cap - n));
+        if (k < 0) {
+            int e;
+            snprintf(err, errlen, "%s: cannot read: %s", path, gzerror(g, &e));
+            gzclose(g);
+            free(p);
+            return NULL;
+        }
+        if (k == 0) break;
+        n += (size_t)k;
+    }
+    gzclose(g);
+    *len = n;
+    return p;
+}
+
+static uint32_t be32(const unsigned char *p) {
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+int tta_data_read_idx(const char *images_path, const char *labels_path, tta_dataset *out, char *err, size_t errlen) {
+    memset(out, 0, sizeof *out);
+    size_t il, ll;
+    unsigned char *img = read_all(images_path, &il, err, errlen);
+    if (!img) return -1;
+    unsigned char *lab = read_all(labels_path, &ll, err, errlen);
+    if (!lab) {
+        free(img);
+        return -1;
+    }
+    int rc = -1;
+    /* images: magic 0x00000803, count, rows, cols; labels: magic 0x00000801, count */
+    if (il < 16 || be32(img) != 0x803) {
+        snprintf(err, errlen, "%s: not an IDX image file (magic 0x803)", images_path);
+        goto out;
+    }
+    if (ll < 8 || be32(lab) != 0x801) {
+        snprintf(err, errlen, "%s: not an IDX label file (magic 0x801)", labels_path);
+        goto out;
+    }
+    uint32_t n = be32(img + 4), h = be32(img + 8), w = be32(img + 12);
+    if (be32(lab + 4) != n) {
+        snprintf(err, errlen, "%s: %u labels for %u images", labels_path, be32(lab + 4), n);
+        goto out;
+    }
+    if (h == 0 || w == 0 || h > 4096 || w > 4096 || il - 16 != (size_t)n * h * w || ll - 8 != n) {
+        snprintf(err, errlen, "%s: size does not match %u images of %ux%u", images_path, n, h, w);
+        goto out;
+    }
+    out->n = n;
+    out->c = 1;
+    out->h = (int)h;
+    out->w = (int)w;
+    out->owner = 1;
+    out->images = mallocCheck((size_t)n * h * w * sizeof *out->images);
+    out->labels = mallocCheck((size_t)n * sizeof *out->labels);
+    int max_label = 0;
+    for (size_t i = 0; i < (size_t)n * h * w; i++) out->images[i] = img[16 + i] / 255.0f;
+    for (size_t i = 0; i < n; i++) {
+        out->labels[i] = lab[8 + i];
+        if (lab[8 + i] > max_label) max_label = lab[8 + i];
+    }
+    out->classes = max_label + 1;
+    rc = 0;
+out:
+    free(img);
+    free(lab);
+    return rc;
+}
+
+/* dir/name, or dir/name.gz when only that exists. */
+static char *idx_path(const char *dir, const char *name) {
+    buf b = {0};
+    buf_printf(&b, "%s/%s", dir, name);
+    FILE *f = fopen(buf_str(&b), "rb");
+    if (f) {
+        fclose(f);
+        return buf_take(&b);
+    }
+    buf_puts(&b, ".gz");
+    return buf_take(&b);
+}
+
+int tta_data_fashion_mnist(const char *dir, tta_dataset *train, tta_dataset *unseen, tta_dataset *validation,
+                           char *err, size_t errlen) {
+    char *ti = idx_path(dir, "train-images-idx3-ubyte"), *tl = idx_path(dir, "train-labels-idx1-ubyte");
+    char *vi = idx_path(dir, "t10k-images-idx3-ubyte"), *vl = idx_path(dir, "t10k-labels-idx1-ubyte");
+    tta_dataset all;
+    int rc = tta_data_read_idx(ti, tl, &all, err, errlen);
+    if (rc == 0) rc = tta_data_read_idx(vi, vl, validation, err, errlen);
+    if (rc == 0 && all.n <= 10000) {
+        snprintf(err, errlen, "%s: %zu training images, need more than 10,000", ti, all.n);
+        tta_dataset_free(validation);
+        rc = -1;
+    }
+    if (rc == 0) {
+        /* train and unseen share the training file's arrays: train owns them */
+        *train = tta_data_view(&all, 0, all.n - 10000);
+        train->owner = 1;
+        *unseen = tta_data_view(&all, all.n - 10000, 10000);
+    } else if (all.owner) {
+        tta_dataset_free(&all);
+    }
+    free(ti);
+    free(tl);
+    free(vi);
+    free(vl);
+    return rc;
+}
+
+tta_dataset tta_data_view(const tta_dataset *d, size_t first, size_t n) {
+    tta_dataset v = *d;
+    if (first > d->n) first = d->n;
+    if (n > d->n - first) n = d->n - first;
+    v.images = d->images + first * (size_t)d->c * d->h * d->w;
+    v.labels = d->labels + first;
+    v.n = n;
+    v.owner = 0;
+    return v;
+}
+
+/* splitmix64: a small, well-mixed generator for reproducible shifts and noise. */
+static uint64_t next_u64(uint64_t *s) {
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+static double uniform01(uint64_t *s) { return (next_u64(s) >> 11) * (1.0 / 9007199254740992.0); }
+
+tta_dataset tta_data_shifted(const tta_dataset *d, int max_shift, double sigma, uint64_t seed) {
+    tta_dataset out = *d;
+    size_t plane = (size_t)d->h * d->w, img = plane * d->c;
+    out.images = mallocCheck((d->n ? d->n : 1) * img * sizeof *out.images);
+    out.labels = mallocCheck((d->n ? d->n : 1) * sizeof *out.labels);
+    memcpy(out.labels, d->labels, d->n * sizeof *out.labels);
+    out.owner = 1;
+    uint64_t s = seed;
+    for (size_t i = 0; i < d->n; i++) {
+        int span = 2 * max_shift + 1;
+        int dy = (int)(next_u64(&s) % (uint64_t)span) - max_shift;
+        int dx = (int)(next_u64(&s) % (uint64_t)span) - max_shift;
+        for (int c = 0; c < d->c; c++)
+            for (int y = 0; y < d->h; y++)
+                for (int x = 0; x < d->w; x++) {
+                    int sy = y - dy, sx = x - dx;
+                    float v = (sy >= 0 && sy < d->h && sx >= 0 && sx < d->w)
+                                  ? d->images[i * img + c * plane + (size_t)sy * d->w + sx]
+                                  : 0.0f;
+                    if (sigma > 0) {
+                        /* Box–Muller */
+                        double u1 = uniform01(&s), u2 = uniform01(&s);
+                        v += (float)(sigma * sqrt(-2.0 * log(u1 > 0 ? u1 : 1e-300)) * cos(2 * M_PI * u2));
+                    }
+                    out.images[i * img + c * plane + (size_t)y * d->w + x] = v < 0 ? 0 : v > 1 ? 1 : v;
+                }
+    }
+    return out;
+}
+
+void tta_dataset_free(tta_dataset *d) {
+    if (d->owner) {
+        free(d->images);
+        free(d->labels);
+    }
+    memset(d, 0, sizeof *d);
+}
