@@ -15,7 +15,9 @@ static const char usage_text[] =
     "commands:\n"
     "  ingest [--jobs N] [--format text|json] PATH...   read logs into the database\n"
     "  ls runs|entries|systems [filters] [--format F]     list what is stored\n"
-    "  report variance [filters] [--format F]             stability of TTA and its sources, per entry\n"
+    "  report KIND [filters] [--format F]                 variance, speedup, scaling, curves, compare,\n"
+    "                                                     rcp, threshold, html (tta report --help)\n"
+    "  replay SPEC [--runs N] [--format json] ...         re-execute a training recipe on this machine\n"
     "\n"
     "The database is --db PATH, else $TTA_DB, else tta.db in the current folder.\n"
     "`tta COMMAND --help` describes a command.\n";
@@ -29,6 +31,7 @@ static const command commands[] = {
     {"ingest", cmd_ingest},
     {"ls", cmd_ls},
     {"report", cmd_report},
+    {"replay", cmd_replay},
 
 };
 

@@ -1,0 +1,115 @@
+/* spec.c: reading and validating a replay SPEC (see replay.h, schemas/replay-spec.schema.json). */
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/buf.h"
+#include "common/check.h"
+#include "replay/replay.h"
+
+static int fail(char *err, size_t errlen, const char *path, const char *field, const char *why) {
+    snprintf(err, errlen, "%s: %s: %s", path, field, why);
+    return -1;
+}
+
+static char *text(const cJSON *o, const char *key) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsString(v) && *v->valuestring ? strdupCheck(v->valuestring) : NULL;
+}
+
+static int read_optimizer(const cJSON *o, tta_opt_config *c, const char *path, char *err, size_t errlen) {
+    memset(c, 0, sizeof *c);
+    if (!cJSON_IsObject(o)) return fail(err, errlen, path, "optimizer", "missing (an object)");
+    const cJSON *kind = cJSON_GetObjectItemCaseSensitive(o, "kind");
+    const char *k = cJSON_IsString(kind) ? kind->valuestring : "";
+    if (!strcmp(k, "sgd")) c->kind = TTA_OPT_SGD;
+    else if (!strcmp(k, "adam")) c->kind = TTA_OPT_ADAM;
+    else if (!strcmp(k, "adamw")) c->kind = TTA_OPT_ADAMW;
+    else if (!strcmp(k, "lars")) c->kind = TTA_OPT_LARS;
+    else return fail(err, errlen, path, "optimizer.kind", "one of sgd, adam, adamw, lars");
+    const cJSON *v;
+    c->momentum = cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(o, "momentum")) ? v->valuedouble : 0;
+    c->nesterov = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "nesterov"));
+    c->caffe = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "caffe"));
+    c->weight_decay = cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(o, "weight_decay")) ? v->valuedouble : 0;
+    c->beta1 = cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(o, "beta1")) ? v->valuedouble : 0.9;
+    c->beta2 = cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(o, "beta2")) ? v->valuedouble : 0.999;
+    c->eps = cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(o, "eps")) ? v->valuedouble : 1e-8;
+    c->eta = cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(o, "eta")) ? v->valuedouble : 0.001;
+    if (c->momentum < 0 || c->momentum >= 1) return fail(err, errlen, path, "optimizer.momentum", "in [0, 1)");
+    if (c->weight_decay < 0) return fail(err, errlen, path, "optimizer.weight_decay", "not negative");
+    return 0;
+}
+
+int tta_replay_spec_load(const char *path, tta_replay_spec *s, char *err, size_t errlen) {
+    memset(s, 0, sizeof *s);
+    FILE *f = fopen(path, "rb");
+    if (!f) return fail(err, errlen, path, "file", "cannot be read");
+    buf b = {0};
+    char chunk[8192];
+    size_t got;
+    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0 && b.len < (1u << 20)) buf_append(&b, chunk, got);
+    fclose(f);
+    cJSON *o = cJSON_Parse(buf_str(&b));
+    buf_free(&b);
+    int rc = -1;
+    if (!cJSON_IsObject(o)) {
+        fail(err, errlen, path, "file", "not a JSON object");
+        goto out;
+    }
+    s->benchmark = text(o, "benchmark");
+    s->model = text(o, "model");
+    s->model_params = text(o, "model_params");
+    const cJSON *ds = cJSON_GetObjectItemCaseSensitive(o, "dataset");
+    if (!s->benchmark) { fail(err, errlen, path, "benchmark", "missing (a name such as \"fashion-mnist\")"); goto out; }
+    if (!s->model) { fail(err, errlen, path, "model", "missing (a shipped model such as \"mlp\", or a file)"); goto out; }
+    if (!cJSON_IsObject(ds)) { fail(err, errlen, path, "dataset", "missing (an object with kind and path)"); goto out; }
+    s->dataset_kind = text(ds, "kind");
+    s->dataset_path = text(ds, "path");
+    if (!s->dataset_kind || strcmp(s->dataset_kind, "fashion-mnist")) {
+        fail(err, errlen, path, "dataset.kind", "\"fashion-mnist\" (IDX files) is the kind this tta reads");
+        goto out;
+    }
+    if (!s->dataset_path) s->dataset_path = strdupCheck("/usr/share/datasets/fashion-mnist");
+    if (read_optimizer(cJSON_GetObjectItemCaseSensitive(o, "optimizer"), &s->optimizer, path, err, errlen)) goto out;
+    const cJSON *sch = cJSON_GetObjectItemCaseSensitive(o, "schedule");
+    char *sch_text = sch ? cJSON_PrintUnformatted(sch) : NULL;
+    char serr[200];
+    int srch = sch_text ? tta_lr_schedule_parse(sch_text, &s->schedule, serr, sizeof serr) : -1;
+    free(sch_text);
+    if (srch) {
+        fail(err, errlen, path, "schedule", sch ? serr : "missing");
+        goto out;
+    }
+    const cJSON *v;
+    s->batch_size = cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(o, "batch_size")) ? (int)v->valuedouble : 0;
+    if (s->batch_size < 1 || s->batch_size > 65536) { fail(err, errlen, path, "batch_size", "a whole number from 1 to 65536"); goto out; }
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, "target");
+    v = cJSON_GetObjectItemCaseSensitive(t, "value");
+    if (!cJSON_IsNumber(v) || v->valuedouble <= 0 || v->valuedouble > 1) {
+        fail(err, errlen, path, "target.value", "validation top-1 accuracy as a fraction in (0, 1]");
+        goto out;
+    }
+    s->target = v->valuedouble;
+    s->max_epochs = cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(o, "max_epochs")) ? (int)v->valuedouble : 0;
+    if (s->max_epochs < 1 || s->max_epochs > 10000) { fail(err, errlen, path, "max_epochs", "a whole number from 1 to 10000"); goto out; }
+    s->train_subset = cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(o, "train_subset")) ? (long)v->valuedouble : 0;
+    const cJSON *seeds = cJSON_GetObjectItemCaseSensitive(o, "seeds"), *x;
+    cJSON_ArrayForEach(x, seeds) if (cJSON_IsNumber(x) && s->n_seeds < 64) s->seeds[s->n_seeds++] = (uint64_t)x->valuedouble;
+    if (s->n_seeds == 0) s->seeds[s->n_seeds++] = 0;
+    rc = 0;
+out:
+    cJSON_Delete(o);
+    if (rc) tta_replay_spec_free(s);
+    return rc;
+}
+
+void tta_replay_spec_free(tta_replay_spec *s) {
+    free(s->benchmark);
+    free(s->model);
+    free(s->model_params);
+    free(s->dataset_kind);
+    free(s->dataset_path);
+    memset(s, 0, sizeof *s);
+}
