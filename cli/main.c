@@ -18,6 +18,7 @@ static const char usage_text[] =
     "  report KIND [filters] [--format F]                 variance, speedup, scaling, curves, compare,\n"
     "                                                     rcp, threshold, html (tta report --help)\n"
     "  replay SPEC [--runs N] [--format json] ...         re-execute a training recipe on this machine\n"
+    "  verify ENTRY [--runs N]                            replay an ingested entry and check its claim\n"
     "\n"
     "The database is --db PATH, else $TTA_DB, else tta.db in the current folder.\n"
     "`tta COMMAND --help` describes a command.\n";
@@ -32,6 +33,7 @@ static const command commands[] = {
     {"ls", cmd_ls},
     {"report", cmd_report},
     {"replay", cmd_replay},
+    {"verify", cmd_verify},
 
 };
 

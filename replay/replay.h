@@ -17,6 +17,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <sqlite3.h>
 
 #include "replay/optim.h"
 #include "replay/schedule.h"
@@ -64,5 +65,10 @@ typedef struct {
 /* Trains one run of spec with seed; fills *out. Returns 0, or -1 with a message in err. */
 int tta_replay_run(const tta_replay_spec *spec, uint64_t seed, const tta_replay_options *opt, tta_replay_result *out,
                    char *err, size_t errlen);
+
+/* A SPEC from an ingested DAWNBench entry's description (misc: optimizer, momentum, weightDecay,
+ * batchSize, learningRate; model "MLP 784-512-512-10" -> mlp): 0, or -1 with err. */
+int tta_replay_spec_from_entry(sqlite3 *db, int64_t entry, const char *data_dir, tta_replay_spec *spec, char *err,
+                               size_t errlen);
 
 #endif

@@ -40,6 +40,16 @@ check "and reached" grep -q '"reached": true' <<<"$runs"
 out2=$("$TTA" --db "$work/db2" replay "$work/spec.json" --log-dir "$work/logs2" --threads 1 --format json 2>/dev/null)
 a1=$(grep -o '"val_acc": [0-9.]*' <<<"$out"); a2=$(grep -o '"val_acc": [0-9.]*' <<<"$out2")
 check "same seed, same threads: same validation accuracy ($a1 / $a2)" test "$a1" = "$a2"
+# verify a claim (the Fashion-MNIST claims in fixtures/claims): one short replay, the verdict line
+"$TTA" --db "$work/vdb" ingest fixtures/claims >/dev/null 2>&1
+v=$("$TTA" --db "$work/vdb" verify dawnbench/open/tta\ anchors\ \(PyTorch\ reference\ run\)/fmnist_mlp_pytorch/fashion-mnist \
+    --runs 1 --max-epochs 1 --threads 1 --log-dir "$work/vlogs" 2>"$work/err")
+check "verify exits 0 ($(head -2 "$work/err"))" test $? -eq 0
+check "verify sets the claim beside the replay" grep -q 'epochs to target .* 8.0 ± 1.6' <<<"$v"
+check "verify prints unseen and shifted accuracy" grep -q 'shifted accuracy' <<<"$v"
+check "verify ends with a verdict" grep -q '^verdict: ' <<<"$v"
+"$TTA" --db "$work/vdb" verify 999 2>"$work/err" >/dev/null
+check "verify of an unknown entry fails (1)" test $? -eq 1
 # bad specs
 echo '{"benchmark": "fashion-mnist", "model": "mlp", "dataset": {"kind": "fashion-mnist"}, "optimizer": {"kind": "rmsprop"}}' > "$work/bad.json"
 "$TTA" --db "$work/db" replay "$work/bad.json" 2>"$work/err" >/dev/null
