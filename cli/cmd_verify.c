@@ -21,37 +21,6 @@ static const char verify_help[] =
     "a Welch test of the difference), time per epoch and TTA here, CV across runs, validation vs unseen vs\n"
     "shifted accuracy, and a one-line verdict.\n";
 
-/* Resolves ENTRY to one loaded entry. */
-static int load_entry(sqlite3 *db, const char *spec, tta_entry_data **e, char **err) {
-    tta_filter f = {0};
-    char *copy = strdup(spec), *parts[5];
-    int n = 0;
-    char *end;
-    long id = strtol(spec, &end, 10);
-    if (!*end && id > 0) {
-        f.entry_id = id;
-    } else {
-        for (char *p = strtok(copy, "/"); p && n < 5; p = strtok(NULL, "/")) parts[n++] = p;
-        if (n != 5) {
-            free(copy);
-            *err = strdup("ENTRY is an id or round/division/submitter/system/benchmark");
-            return 1;
-        }
-        f = (tta_filter){parts[0], parts[1], parts[2], parts[3], parts[4], 0};
-    }
-    size_t k;
-    int rc = tta_entries_load(db, &f, 0, e, &k, err) != SQLITE_OK;
-    free(copy);
-    if (!rc && k != 1) {
-        tta_entries_free(*e, k);
-        buf b = {0};
-        buf_printf(&b, "no entry '%s' (see `tta ls entries`)", spec);
-        *err = buf_take(&b);
-        return 1;
-    }
-    return rc;
-}
-
 /* "mean ± std", or "n/a" when there is nothing to average. */
 static const char *pm(char *out, size_t len, double m, double s) {
     if (isnan(m)) snprintf(out, len, "n/a");
@@ -104,7 +73,7 @@ int cmd_verify(const tta_cli *cli, int argc, char **argv) {
         return 1;
     }
     tta_entry_data *e = NULL;
-    if (load_entry(db, entry_spec, &e, &err)) {
+    if (tta_entry_load_named(db, entry_spec, &e, &err)) {
         fprintf(stderr, "tta verify: %s\n", err ? err : "cannot load the entry");
         free(err);
         sqlite3_close(db);

@@ -37,46 +37,6 @@ static const tta_column compare_columns[M_COUNT] = {
 
 #define COMPARE_SEED 20181106UL
 
-/* Loads the entry named by spec: an id from `tta ls entries`, or round/division/submitter/
- * system/benchmark. */
-static int load_one(sqlite3 *db, const char *spec, tta_entry_data **e, char **err) {
-    tta_filter f = {0};
-    char *copy = strdupCheck(spec);
-    char *end;
-    long id = strtol(spec, &end, 10);
-    if (*spec && !*end && id > 0) {
-        f.entry_id = id;
-    } else {
-        char *parts[5];
-        int n = 0;
-        for (char *p = strtok(copy, "/"); p && n < 5; p = strtok(NULL, "/")) parts[n++] = p;
-        if (n != 5 || strtok(NULL, "/")) {
-            buf b = {0};
-            buf_printf(&b, "'%s' is neither an entry id nor round/division/submitter/system/benchmark", spec);
-            *err = buf_take(&b);
-            free(copy);
-            return 1;
-        }
-        f.round = parts[0];
-        f.division = parts[1];
-        f.submitter = parts[2];
-        f.system = parts[3];
-        f.benchmark = parts[4];
-    }
-    size_t n;
-    int rc = tta_entries_load(db, &f, 0, e, &n, err);
-    free(copy);
-    if (rc != SQLITE_OK) return 1;
-    if (n != 1) {
-        buf b = {0};
-        buf_printf(&b, "no entry '%s' (see `tta ls entries`)", spec);
-        *err = buf_take(&b);
-        tta_entries_free(*e, n);
-        return 1;
-    }
-    return 0;
-}
-
 /* The successful runs' TTAs of e; returns how many. */
 static size_t successful_ttas(const tta_entry_data *e, double *out) {
     size_t k = 0;
@@ -88,8 +48,8 @@ static size_t successful_ttas(const tta_entry_data *e, double *out) {
 
 int tta_report_compare(sqlite3 *db, const char *a_spec, const char *b_spec, int format, FILE *out, char **err) {
     tta_entry_data *ea, *eb;
-    if (load_one(db, a_spec, &ea, err)) return 1;
-    if (load_one(db, b_spec, &eb, err)) {
+    if (tta_entry_load_named(db, a_spec, &ea, err)) return 1;
+    if (tta_entry_load_named(db, b_spec, &eb, err)) {
         tta_entries_free(ea, 1);
         return 1;
     }

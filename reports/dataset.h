@@ -70,4 +70,8 @@ char *tta_entry_name(const tta_entry_data *e);
  * *out is malloc'd; returns the number of rows. */
 size_t tta_entry_curve(const tta_entry_data *e, tta_curve_stat **out);
 
+/* Loads the one entry spec names: an id from `tta ls entries`, or round/division/submitter/
+ * system/benchmark. Returns 0, or 1 with *err ("no entry ..."). Free with tta_entries_free(e, 1). */
+int tta_entry_load_named(sqlite3 *db, const char *spec, tta_entry_data **e, char **err);
+
 #endif
