@@ -443,6 +443,9 @@ int tta_parse_description(tta_parsed_file *f, const char *data, size_t len, cons
     } else {
         read_system(f, d, s);
         if (!s->division && pm->division) s->division = (char *)pm->division;
+        /* tta's replays file their logs and systems under the round the log names ("local"). */
+        const char *round = text_of(f, member(d, NAMES("tta_round")));
+        if (round) s->round = (char *)round;
     }
     char *raw = cJSON_PrintUnformatted(d);
     if (raw) {

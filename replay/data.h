@@ -43,4 +43,51 @@ tta_dataset tta_data_shifted(const tta_dataset *d, int max_shift, double sigma, 
 
 void tta_dataset_free(tta_dataset *d);
 
+/* CIFAR-10/100 binary files (the "binary version" from the dataset's site, user supplied):
+ * records of a label byte (CIFAR-100: coarse then fine; tta uses the fine label) and 3072 bytes
+ * of 32x32 pixels, red plane then green then blue. Reads and concatenates npaths files.
+ * Returns 0, or -1 with "<path>: reason" (a size that is not a whole number of records, a
+ * label out of range). */
+int tta_data_read_cifar(const char *const *paths, int npaths, int cifar100, tta_dataset *out, char *err,
+                        size_t errlen);
+
+/* CIFAR-10 from a folder holding data_batch_1..5.bin and test_batch.bin (or its
+ * cifar-10-batches-bin/ subfolder), CIFAR-100 from train.bin and test.bin (or cifar-100-binary/):
+ * train = the first 40,000 training images, unseen = the last 10,000, validation = the test file. */
+int tta_data_cifar(const char *dir, int cifar100, tta_dataset *train, tta_dataset *unseen, tta_dataset *validation,
+                   char *err, size_t errlen);
+
+/* Generated data for tests: n images of c x h x w in [0, 1], each a class-specific pattern (a
+ * bright bar whose position depends on the label) plus uniform noise of amplitude noise, labels
+ * uniform over classes; deterministic from seed. Learnable, so training curves rise. */
+tta_dataset tta_data_generated(size_t n, int c, int h, int w, int classes, double noise, uint64_t seed);
+
+/* Augmentation done by the trainer inside the timed region. */
+typedef struct {
+    int crop_pad; /* random crop of h x w from the image zero-padded by crop_pad on each side; 0: none */
+    int flip;     /* 1: horizontal flip with probability 1/2 */
+} tta_augment;
+
+/* Gathers the n samples idx[0..n) of d into x (NCHW) and y, augmenting each. The random crop
+ * offset and flip of a sample are a hash of (seed, step, its index in d), so a batch is the same
+ * whichever thread or data-parallel rank builds it and whatever came before. */
+void tta_data_gather(float *x, int32_t *y, const tta_dataset *d, const size_t *idx, size_t n, const tta_augment *a,
+                     uint64_t seed, uint64_t step);
+
+/* A data loader: one thread that builds the next batches of an epoch (gather + augmentation)
+ * while the caller trains on the current one. Two slots; waits are passive (condition variables).
+ * The loader reads d and order, which must stay valid and unchanged until tta_loader_free. */
+typedef struct tta_loader tta_loader;
+
+/* Starts a loader over the batches order[s*bs + first .. s*bs + first + n) for steps s in
+ * [0, steps); a batch's augmentation uses step = step0 + s. threaded = 0 builds each batch in
+ * tta_loader_next instead (same batches). */
+tta_loader *tta_loader_start(const tta_dataset *d, const size_t *order, size_t steps, size_t bs, size_t first,
+                             size_t n, const tta_augment *a, uint64_t seed, uint64_t step0, int threaded);
+/* The next batch (x: n images NCHW, y: n labels), valid until the next call. *wait_s gets the
+ * time spent waiting for it (the data-loading time the training loop sees). NULL after the last. */
+int tta_loader_next(tta_loader *l, const float **x, const int32_t **y, double *wait_s);
+/* Stops the thread (also early) and frees the loader. */
+void tta_loader_free(tta_loader *l);
+
 #endif

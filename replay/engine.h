@@ -423,6 +423,12 @@ void tta_model_logits(tta_model *m, float *dst);
 int tta_model_evaluate(tta_model *m, const float *x, const int32_t *labels, long n,
                        double *loss_sum, long *correct);
 void tta_model_set_dropout_step(tta_model *m, uint64_t step);
+/* Called during tta_model_backward each time the gradient of a parameter tensor is final, with
+ * the tensor's offset (tta_param_info.offset); every tensor is reported once per backward, in
+ * the order backward finishes them (last layers first). Data-parallel training starts a
+ * bucket's allreduce from it while backward goes on. NULL turns it off. */
+typedef void (*tta_grad_hook)(void *ctx, size_t param_offset);
+void tta_model_set_grad_hook(tta_model *m, tta_grad_hook hook, void *ctx);
 
 /* Per-layer analytic costs for one training step at the training batch size (forward and
  * backward separately), and measured times when profiling is on. A layer fused into another

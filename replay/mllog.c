@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "common/buf.h"
 #include "common/check.h"
@@ -32,6 +33,22 @@ tta_mllog *tta_mllog_open(const char *path, tta_mllog_clock clock, void *clock_c
     log->clock = clock ? clock : tta_mllog_wall_clock;
     log->clock_ctx = clock_ctx;
     return log;
+}
+
+tta_mllog *tta_mllog_open_at(const char *path, long keep_bytes, tta_mllog_clock clock, void *clock_ctx) {
+    if (truncate(path, keep_bytes) != 0) return NULL;
+    FILE *f = fopen(path, "a");
+    if (!f) return NULL;
+    tta_mllog *log = callocCheck(1, sizeof *log);
+    log->f = f;
+    log->clock = clock ? clock : tta_mllog_wall_clock;
+    log->clock_ctx = clock_ctx;
+    return log;
+}
+
+long tta_mllog_offset(tta_mllog *log) {
+    if (fflush(log->f) != 0) return -1;
+    return ftell(log->f);
 }
 
 int tta_mllog_close(tta_mllog *log) {

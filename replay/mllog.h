@@ -25,6 +25,11 @@ int64_t tta_mllog_wall_clock(void *ctx);
 
 /* Opens path for writing (replacing it). Returns NULL with errno set when it cannot. */
 tta_mllog *tta_mllog_open(const char *path, tta_mllog_clock clock, void *clock_ctx);
+/* Opens an existing log to continue it: cuts it to its first keep_bytes bytes (what a checkpoint
+ * recorded) and appends. NULL with errno set when it cannot. */
+tta_mllog *tta_mllog_open_at(const char *path, long keep_bytes, tta_mllog_clock clock, void *clock_ctx);
+/* Bytes written so far (flushed), for a checkpoint; -1 on error. */
+long tta_mllog_offset(tta_mllog *log);
 /* Closes the file; returns 0, or -1 when the last writes failed (disk full). */
 int tta_mllog_close(tta_mllog *log);
 

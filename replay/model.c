@@ -110,6 +110,8 @@ struct tta_model {
     tta_layer_stats *stats;
     char **fused_names;
     int profiling;
+    tta_grad_hook grad_hook; /* called as parameter gradients become final (data parallel) */
+    void *grad_hook_ctx;
 };
 
 static void *m_alloc(tta_model *m, size_t bytes, tta_mem_kind kind) {
@@ -591,6 +593,11 @@ void tta_model_backward(tta_model *m) {
     for (int s = p->nsteps - 1; s >= 0; s--) {
         double t0 = m->profiling ? now_s() : 0;
         backward_step(m, &p->steps[s]);
+        if (m->grad_hook) {
+            int i = p->steps[s].node;
+            if (m->w_off[i] >= 0) m->grad_hook(m->grad_hook_ctx, (size_t)m->w_off[i]);
+            if (m->b_off[i] >= 0) m->grad_hook(m->grad_hook_ctx, (size_t)m->b_off[i]);
+        }
         if (m->profiling) {
             be->sync(m->ctx);
             tta_layer_stats *st = &m->stats[p->steps[s].node];
@@ -601,6 +608,11 @@ void tta_model_backward(tta_model *m) {
 }
 
 void tta_model_set_dropout_step(tta_model *m, uint64_t step) { m->dropout_step = step; }
+
+void tta_model_set_grad_hook(tta_model *m, tta_grad_hook hook, void *ctx) {
+    m->grad_hook = hook;
+    m->grad_hook_ctx = ctx;
+}
 
 /* ------------------------------------------------------------------------------------------ */
 /* Inference path                                                                               */

@@ -15,17 +15,28 @@
 #ifndef TTA_REPLAY_H
 #define TTA_REPLAY_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sqlite3.h>
 
+#include "replay/data.h"
 #include "replay/optim.h"
 #include "replay/schedule.h"
 
+/* How the learning rate follows the number of data-parallel workers K. */
+typedef enum {
+    TTA_LR_SCALING_NONE,   /* the schedule as written, whatever K */
+    TTA_LR_SCALING_LINEAR, /* Goyal et al.: lr x K, reached by a linear warm-up from lr over warmup epochs */
+    TTA_LR_SCALING_TABLE   /* lr x factor[K] from the spec's table */
+} tta_lr_scaling_kind;
+
 typedef struct {
     char *benchmark;     /* as the runs are filed: "fashion-mnist" */
-    char *dataset_kind;  /* "fashion-mnist" (IDX files) */
+    char *dataset_kind;  /* "fashion-mnist", "mnist" (IDX), "cifar10", "cifar100" (binary), "generated" */
     char *dataset_path;
+    long generated_n;    /* "generated": training images (validation and unseen: a quarter each) */
+    int crop_pad, flip;  /* augmentation: random crop with this padding, horizontal flip */
     char *model;         /* a shipped model name or a model file */
     char *model_params;  /* overrides ("hidden1=256"), NULL for none */
     tta_opt_config optimizer;
@@ -36,11 +47,25 @@ typedef struct {
     uint64_t seeds[64];
     int n_seeds;
     long train_subset;   /* 0: the whole training split; else its first N images (tests) */
+    tta_lr_scaling_kind lr_scaling; /* data parallel: how lr follows K (batch_size is per worker) */
+    double lr_scaling_warmup;       /* LINEAR: warm-up epochs */
+    double lr_scaling_table[65];    /* TABLE: factor for K = index (0: unset) */
 } tta_replay_spec;
 
 /* Reads and validates a SPEC file. Returns 0, or -1 with "<path>: <field>: reason" in err. */
 int tta_replay_spec_load(const char *path, tta_replay_spec *spec, char *err, size_t errlen);
 void tta_replay_spec_free(tta_replay_spec *spec);
+
+/* The per-sample input shape and class count of the spec's dataset (without reading it). */
+int tta_replay_input_shape(const tta_replay_spec *spec, int *c, int *h, int *w, int *classes);
+
+/* Reads the spec's dataset into its three splits (see data.h): 0, or -1 with err. */
+int tta_replay_load_data(const tta_replay_spec *spec, tta_dataset *train, tta_dataset *unseen, tta_dataset *val,
+                         char *err, size_t errlen);
+
+/* The learning-rate factor for K workers under the spec's scaling rule, at a point of training
+ * (epochs, fractional): LINEAR ramps from 1 to K over the warm-up. */
+double tta_replay_lr_factor(const tta_replay_spec *spec, int workers, double epochs);
 
 typedef struct {
     uint64_t seed;
@@ -50,7 +75,12 @@ typedef struct {
     double wall_s;        /* run_start to run_stop */
     double samples_per_s; /* training samples per second of training time */
     double val_acc, unseen_acc, shifted_acc; /* after the last epoch */
-    char log[1024];       /* the run's :::MLLOG file */
+    int interrupted;      /* stopped by the stop flag (Ctrl-C): status aborted, checkpoint kept */
+    int resumed_from;     /* the epoch a resumed run continued after (0: a fresh run) */
+    int workers;          /* data-parallel ranks */
+    double comm_share, comm_total_share; /* communication (exposed, total) / training time */
+    double data_share;    /* waiting for data / training time */
+    char log[1024];       /* the run's :::MLLOG file (empty on ranks other than 0) */
 } tta_replay_result;
 
 typedef struct {
@@ -60,9 +90,22 @@ typedef struct {
     const char *system;   /* the system name the runs are filed under */
     int max_epochs;       /* 0: the spec's */
     FILE *progress;       /* per-epoch lines; NULL for none */
+    int resume;           /* 1: continue from the run's checkpoint when there is one */
+    int no_checkpoint;    /* 1: write no checkpoints */
+    int no_loader_thread; /* 1: build batches on the training thread */
+    const volatile sig_atomic_t *stop; /* set (by a signal handler) to stop at the next step; may be NULL */
+    struct tta_comm *comm; /* data-parallel ranks (replay/comm.h); NULL: one process */
 } tta_replay_options;
 
-/* Trains one run of spec with seed; fills *out. Returns 0, or -1 with a message in err. */
+/* The checkpoint file of a run: <log_dir>/replay/checkpoints/<system>/<benchmark>/seed_<seed>.ckpt */
+void tta_replay_checkpoint_path(const tta_replay_spec *spec, uint64_t seed, const tta_replay_options *opt,
+                                char *path, size_t len);
+
+/* Trains one run of spec with seed; fills *out. With opt->comm of K ranks, every rank calls it:
+ * each trains on its 1/K of every global batch of K x batch_size, gradients are averaged, rank 0
+ * writes the log. A checkpoint is written after every epoch (opt->resume continues from it: the
+ * log is cut back to that epoch and its clock continues where it stopped). Returns 0 (also when
+ * interrupted: out->interrupted), or -1 with a message in err. */
 int tta_replay_run(const tta_replay_spec *spec, uint64_t seed, const tta_replay_options *opt, tta_replay_result *out,
                    char *err, size_t errlen);
 

@@ -67,11 +67,50 @@ int tta_replay_spec_load(const char *path, tta_replay_spec *s, char *err, size_t
     if (!cJSON_IsObject(ds)) { fail(err, errlen, path, "dataset", "missing (an object with kind and path)"); goto out; }
     s->dataset_kind = text(ds, "kind");
     s->dataset_path = text(ds, "path");
-    if (!s->dataset_kind || strcmp(s->dataset_kind, "fashion-mnist")) {
-        fail(err, errlen, path, "dataset.kind", "\"fashion-mnist\" (IDX files) is the kind this tta reads");
+    static const char *const kinds[] = {"fashion-mnist", "mnist", "cifar10", "cifar100", "generated"};
+    int known = 0;
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) known |= s->dataset_kind && !strcmp(s->dataset_kind, kinds[i]);
+    if (!known) {
+        fail(err, errlen, path, "dataset.kind", "one of fashion-mnist, mnist (IDX files), cifar10, cifar100 (binary files), generated");
         goto out;
     }
-    if (!s->dataset_path) s->dataset_path = strdupCheck("/usr/share/datasets/fashion-mnist");
+    if (!strcmp(s->dataset_kind, "generated")) {
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(ds, "n");
+        s->generated_n = cJSON_IsNumber(n) ? (long)n->valuedouble : 4000;
+        if (s->generated_n < 16 || s->generated_n > 10000000) { fail(err, errlen, path, "dataset.n", "from 16 to 10,000,000 images"); goto out; }
+    } else if (!s->dataset_path) {
+        if (!strcmp(s->dataset_kind, "fashion-mnist")) s->dataset_path = strdupCheck("/usr/share/datasets/fashion-mnist");
+        else { fail(err, errlen, path, "dataset.path", "missing (the folder of the dataset's files)"); goto out; }
+    }
+    const cJSON *aug = cJSON_GetObjectItemCaseSensitive(o, "augment"), *av;
+    if (aug && !cJSON_IsObject(aug)) { fail(err, errlen, path, "augment", "an object {crop_pad, flip}"); goto out; }
+    s->crop_pad = cJSON_IsNumber(av = cJSON_GetObjectItemCaseSensitive(aug, "crop_pad")) ? (int)av->valuedouble : 0;
+    s->flip = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(aug, "flip"));
+    if (s->crop_pad < 0 || s->crop_pad > 16) { fail(err, errlen, path, "augment.crop_pad", "from 0 to 16 pixels"); goto out; }
+    const cJSON *ls = cJSON_GetObjectItemCaseSensitive(o, "lr_scaling");
+    const cJSON *rule = cJSON_IsString(ls) ? ls : cJSON_GetObjectItemCaseSensitive(ls, "rule");
+    const char *r = cJSON_IsString(rule) ? rule->valuestring : "none";
+    if (!strcmp(r, "none")) s->lr_scaling = TTA_LR_SCALING_NONE;
+    else if (!strcmp(r, "linear")) {
+        s->lr_scaling = TTA_LR_SCALING_LINEAR;
+        const cJSON *w = cJSON_GetObjectItemCaseSensitive(ls, "warmup_epochs");
+        s->lr_scaling_warmup = cJSON_IsNumber(w) ? w->valuedouble : 0;
+        if (s->lr_scaling_warmup < 0) { fail(err, errlen, path, "lr_scaling.warmup_epochs", "not negative"); goto out; }
+    } else if (!strcmp(r, "table")) {
+        s->lr_scaling = TTA_LR_SCALING_TABLE;
+        const cJSON *f = cJSON_GetObjectItemCaseSensitive(ls, "factors"), *e;
+        cJSON_ArrayForEach(e, f) {
+            long k = e->string ? strtol(e->string, NULL, 10) : 0;
+            if (k < 1 || k > 64 || !cJSON_IsNumber(e) || e->valuedouble <= 0) {
+                fail(err, errlen, path, "lr_scaling.factors", "{\"K\": factor} with K from 1 to 64 and factor > 0");
+                goto out;
+            }
+            s->lr_scaling_table[k] = e->valuedouble;
+        }
+    } else {
+        fail(err, errlen, path, "lr_scaling", "none, linear or table");
+        goto out;
+    }
     if (read_optimizer(cJSON_GetObjectItemCaseSensitive(o, "optimizer"), &s->optimizer, path, err, errlen)) goto out;
     const cJSON *sch = cJSON_GetObjectItemCaseSensitive(o, "schedule");
     char *sch_text = sch ? cJSON_PrintUnformatted(sch) : NULL;
@@ -112,4 +151,52 @@ void tta_replay_spec_free(tta_replay_spec *s) {
     free(s->dataset_kind);
     free(s->dataset_path);
     memset(s, 0, sizeof *s);
+}
+
+int tta_replay_input_shape(const tta_replay_spec *s, int *c, int *h, int *w, int *classes) {
+    const char *k = s->dataset_kind ? s->dataset_kind : "";
+    if (!strcmp(k, "cifar10") || !strcmp(k, "cifar100")) {
+        *c = 3, *h = *w = 32, *classes = !strcmp(k, "cifar100") ? 100 : 10;
+    } else if (!strcmp(k, "fashion-mnist") || !strcmp(k, "mnist")) {
+        *c = 1, *h = *w = 28, *classes = 10;
+    } else if (!strcmp(k, "generated")) {
+        *c = 1, *h = *w = 16, *classes = 4; /* small, learnable in seconds (tests) */
+    } else {
+        return -1;
+    }
+    return 0;
+}
+
+int tta_replay_load_data(const tta_replay_spec *s, tta_dataset *train, tta_dataset *unseen, tta_dataset *val,
+                         char *err, size_t errlen) {
+    const char *k = s->dataset_kind ? s->dataset_kind : "";
+    if (!strcmp(k, "cifar10") || !strcmp(k, "cifar100"))
+        return tta_data_cifar(s->dataset_path, !strcmp(k, "cifar100"), train, unseen, val, err, errlen);
+    if (!strcmp(k, "fashion-mnist") || !strcmp(k, "mnist"))
+        return tta_data_fashion_mnist(s->dataset_path, train, unseen, val, err, errlen);
+    if (!strcmp(k, "generated")) {
+        int c, h, w, classes;
+        tta_replay_input_shape(s, &c, &h, &w, &classes);
+        size_t n = (size_t)s->generated_n;
+        *train = tta_data_generated(n, c, h, w, classes, 1.0, 1);
+        *val = tta_data_generated(n / 4 + 1, c, h, w, classes, 1.0, 2);
+        *unseen = tta_data_generated(n / 4 + 1, c, h, w, classes, 1.0, 3);
+        return 0;
+    }
+    snprintf(err, errlen, "dataset kind \"%s\": unknown", k);
+    return -1;
+}
+
+double tta_replay_lr_factor(const tta_replay_spec *s, int workers, double epochs) {
+    if (workers <= 1) return 1;
+    switch (s->lr_scaling) {
+    case TTA_LR_SCALING_NONE: return 1;
+    case TTA_LR_SCALING_LINEAR:
+        if (s->lr_scaling_warmup > 0 && epochs < s->lr_scaling_warmup)
+            return 1 + (workers - 1) * (epochs / s->lr_scaling_warmup);
+        return workers;
+    case TTA_LR_SCALING_TABLE:
+        return workers <= 64 && s->lr_scaling_table[workers] > 0 ? s->lr_scaling_table[workers] : 1;
+    }
+    return 1;
 }
