@@ -57,6 +57,8 @@ static const benchmark_alias aliases[] = {
     {"fashion_mnist", "fashion-mnist"},
     {"fashionmnist", "fashion-mnist"},
     {"fmnist", "fashion-mnist"},
+    {"generated", "generated"}, /* tta replay's generated data (tests) */
+    {"cifar100", "cifar100"},
 };
 
 int tta_round_compare(const char *a, const char *b) {

@@ -95,6 +95,8 @@ typedef struct {
     int no_loader_thread; /* 1: build batches on the training thread */
     const volatile sig_atomic_t *stop; /* set (by a signal handler) to stop at the next step; may be NULL */
     struct tta_comm *comm; /* data-parallel ranks (replay/comm.h); NULL: one process */
+    float *final_params;   /* when not NULL: receives the trained parameters (host floats; tests) */
+    size_t final_params_count; /* its capacity in floats */
 } tta_replay_options;
 
 /* The checkpoint file of a run: <log_dir>/replay/checkpoints/<system>/<benchmark>/seed_<seed>.ckpt */

@@ -677,7 +677,12 @@ int tta_replay_run(const tta_replay_spec *spec, uint64_t seed, const tta_replay_
             rank_comm[k] = k == r->rank ? pt.comm_total : 0;
             if (r->K > 1) r->comm->allreduce_double(r->comm, &rank_comm[k], err, errlen);
         }
+        if (r->K > 1) { /* the mean loss over the global batches */
+            r->comm->allreduce_double(r->comm, &loss_sum, err, errlen);
+            loss_sum /= r->K;
+        }
         if (log) log_breakdown(r, &pt, rank_comm, epoch);
+        if (log && s) tta_mllog_epoch_value(log, "tta_train_loss", loss_sum / (double)s, epoch);
         const double ph[6] = {pt.data, pt.forward, pt.backward, pt.optimizer, pt.comm_exposed, pt.comm_total};
         for (int i = 0; i < 6; i++) sums[i] += ph[i];
         out->epochs = epoch;
@@ -719,6 +724,8 @@ int tta_replay_run(const tta_replay_spec *spec, uint64_t seed, const tta_replay_
         if (log) tta_mllog_number(log, "tta_shifted_accuracy", out->shifted_acc);
         tta_dataset_free(&shifted);
     }
+    if (rc == 0 && opt->final_params && opt->final_params_count >= np)
+        r->be->download(r->be->ctx, opt->final_params, tta_model_params(r->m), np * sizeof(float));
     /* A finished run (reached or at its limit) needs no checkpoint; an interrupted one keeps it. */
     if (rc == 0 && !out->interrupted && !opt->no_checkpoint && r->rank == 0) remove(ckpt_path);
     if (log) {

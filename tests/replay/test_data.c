@@ -82,6 +82,133 @@ TEST(bad_files) {
     unlink(path);
 }
 
+/* Writes n CIFAR records: record i has label labels[i] (CIFAR-100: coarse 19 - fine) and pixel p
+ * = (i * 7 + p) % 256. */
+static void write_cifar(const char *path, int n, const int *labels, int cifar100, size_t extra_bytes) {
+    FILE *f = fopen(path, "wb");
+    for (int i = 0; i < n; i++) {
+        if (cifar100) fputc(19 - labels[i] % 20, f);
+        fputc(labels[i], f);
+        for (int p = 0; p < 3072; p++) fputc((i * 7 + p) % 256, f);
+    }
+    for (size_t k = 0; k < extra_bytes; k++) fputc(0, f);
+    fclose(f);
+}
+
+TEST(cifar_binary) {
+    char p10[64], p100[64];
+    snprintf(p10, sizeof p10, "/tmp/tta_cifar10_%d.bin", (int)getpid());
+    snprintf(p100, sizeof p100, "/tmp/tta_cifar100_%d.bin", (int)getpid());
+    int labels[3] = {3, 9, 0}, labels100[2] = {57, 99};
+    write_cifar(p10, 3, labels, 0, 0);
+    write_cifar(p100, 2, labels100, 1, 0);
+    tta_dataset d;
+    char err[256];
+    const char *paths[2] = {p10, p10};
+    CHECK(tta_data_read_cifar(paths, 2, 0, &d, err, sizeof err) == 0);
+    CHECK(d.n == 6 && d.c == 3 && d.h == 32 && d.w == 32 && d.classes == 10);
+    CHECK(d.labels[0] == 3 && d.labels[1] == 9 && d.labels[2] == 0 && d.labels[4] == 9);
+    /* record 1: red plane first, pixel p = (7 + p) % 256; green starts at p = 1024 */
+    CHECK_NEAR(d.images[3072 + 0], 7 / 255.0, 1e-7);
+    CHECK_NEAR(d.images[3072 + 1024], ((7 + 1024) % 256) / 255.0, 1e-7);
+    CHECK_NEAR(d.images[2 * 3072 + 3071], ((14 + 3071) % 256) / 255.0, 1e-7);
+    tta_dataset_free(&d);
+    const char *one100[1] = {p100};
+    CHECK(tta_data_read_cifar(one100, 1, 1, &d, err, sizeof err) == 0);
+    CHECK(d.n == 2 && d.classes == 100 && d.labels[0] == 57 && d.labels[1] == 99); /* the fine label */
+    tta_dataset_free(&d);
+    /* a cut record, and a label out of range, are named with the file */
+    write_cifar(p10, 2, labels, 0, 100);
+    CHECK(tta_data_read_cifar(paths, 1, 0, &d, err, sizeof err) == -1);
+    CHECK(strstr(err, p10) && strstr(err, "whole number of 3073-byte"));
+    int bad[2] = {4, 12};
+    write_cifar(p10, 2, bad, 0, 0);
+    CHECK(tta_data_read_cifar(paths, 1, 0, &d, err, sizeof err) == -1);
+    CHECK(strstr(err, "record 2: label 12 is not below 10") != NULL);
+    unlink(p10);
+    unlink(p100);
+}
+
+TEST(augment_crop_flip) {
+    /* one 1x3x3 image 1..9; crop_pad 1 and flip: every output is the image shifted by (dy, dx) in
+     * [-1, 1] with zero fill, maybe mirrored; the pixel set is checked against all 18 cases. */
+    float px[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+    int32_t lab[1] = {2};
+    tta_dataset d = {.images = px, .labels = lab, .n = 1, .c = 1, .h = 3, .w = 3, .classes = 3};
+    tta_augment a = {.crop_pad = 1, .flip = 1};
+    size_t idx[1] = {0};
+    int seen[18] = {0};
+    for (uint64_t step = 0; step < 400; step++) {
+        float x[9];
+        int32_t y[1];
+        tta_data_gather(x, y, &d, idx, 1, &a, 7, step);
+        CHECK(y[0] == 2);
+        int found = -1;
+        for (int dy = -1; dy <= 1; dy++)
+            for (int dx = -1; dx <= 1; dx++)
+                for (int m = 0; m < 2; m++) {
+                    int same = 1;
+                    for (int r = 0; r < 3; r++)
+                        for (int c = 0; c < 3; c++) {
+                            int oc = m ? 2 - c : c, sy = r + dy, sx = oc + dx;
+                            float v = sy >= 0 && sy < 3 && sx >= 0 && sx < 3 ? px[sy * 3 + sx] : 0;
+                            same &= x[r * 3 + c] == v;
+                        }
+                    if (same) found = ((dy + 1) * 3 + dx + 1) * 2 + m;
+                }
+        CHECK(found >= 0);
+        if (found >= 0) seen[found]++;
+        float again[9];
+        tta_data_gather(again, y, &d, idx, 1, &a, 7, step);
+        CHECK(memcmp(x, again, sizeof x) == 0); /* a function of (seed, step, sample) */
+    }
+    int kinds = 0;
+    for (int k = 0; k < 18; k++) kinds += seen[k] > 0;
+    CHECK(kinds == 18); /* every offset and both flips occur */
+    /* no augmentation: a plain copy */
+    float x[9];
+    int32_t y[1];
+    tta_data_gather(x, y, &d, idx, 1, NULL, 7, 0);
+    CHECK(memcmp(x, px, sizeof x) == 0);
+}
+
+TEST(loader_thread_matches_inline) {
+    tta_dataset d = tta_data_generated(100, 3, 8, 8, 5, 1.0, 11);
+    tta_dataset again = tta_data_generated(100, 3, 8, 8, 5, 1.0, 11);
+    CHECK(memcmp(d.images, again.images, 100 * 192 * sizeof(float)) == 0);
+    CHECK(memcmp(d.labels, again.labels, 100 * sizeof(int32_t)) == 0);
+    size_t order[100];
+    for (size_t i = 0; i < 100; i++) order[i] = (i * 37) % 100;
+    tta_augment a = {.crop_pad = 2, .flip = 1};
+    /* 6 steps of a global batch 16, the slice [4, 12) of each (a data-parallel rank's share) */
+    tta_loader *t = tta_loader_start(&d, order, 6, 16, 4, 8, &a, 5, 30, 1);
+    tta_loader *u = tta_loader_start(&d, order, 6, 16, 4, 8, &a, 5, 30, 0);
+    const float *xt, *xu;
+    const int32_t *yt, *yu;
+    double w;
+    int steps = 0;
+    while (tta_loader_next(t, &xt, &yt, &w)) {
+        CHECK(tta_loader_next(u, &xu, &yu, &w) == 1);
+        CHECK(memcmp(xt, xu, 8 * 192 * sizeof(float)) == 0);
+        CHECK(memcmp(yt, yu, 8 * sizeof(int32_t)) == 0);
+        float direct[8 * 192];
+        int32_t ly[8];
+        tta_data_gather(direct, ly, &d, order + steps * 16 + 4, 8, &a, 5, 30 + (uint64_t)steps);
+        CHECK(memcmp(direct, xt, sizeof direct) == 0);
+        steps++;
+    }
+    CHECK(steps == 6);
+    CHECK(tta_loader_next(u, &xu, &yu, &w) == 0);
+    tta_loader_free(t);
+    tta_loader_free(u);
+    /* stopped early: the thread ends */
+    t = tta_loader_start(&d, order, 6, 16, 0, 16, &a, 5, 0, 1);
+    CHECK(tta_loader_next(t, &xt, &yt, &w) == 1);
+    tta_loader_free(t);
+    tta_dataset_free(&d);
+    tta_dataset_free(&again);
+}
+
 int main(void) {
     FILE *probe = fopen("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz", "rb");
     if (probe) {
@@ -92,5 +219,8 @@ int main(void) {
     }
     RUN(shift_moves_pixels);
     RUN(bad_files);
+    RUN(cifar_binary);
+    RUN(augment_crop_flip);
+    RUN(loader_thread_matches_inline);
     return test_summary();
 }
