@@ -534,6 +534,9 @@ int tta_replay_run(const tta_replay_spec *spec, uint64_t seed, const tta_replay_
         tta_mllog_number(log, "opt_momentum", spec->optimizer.momentum);
         tta_mllog_number(log, "opt_weight_decay", spec->optimizer.weight_decay);
         tta_mllog_number(log, "eval_target", spec->target);
+        /* analytic FLOPs (engine.h), for achieved GFLOP/s next to samples/s */
+        tta_mllog_number(log, "tta_train_flops_per_sample", tta_model_train_flops(r->m) / spec->batch_size);
+        tta_mllog_number(log, "tta_eval_flops_per_sample", tta_model_eval_flops_per_sample(r->m));
         tta_mllog_event_json(log, TTA_MLLOG_END, "init_stop", "null", NULL);
         tta_mllog_event_json(log, TTA_MLLOG_START, "run_start", "null", NULL);
     }
