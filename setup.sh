@@ -2,14 +2,14 @@
 # setup.sh: installs what tta needs from Debian (only what is missing, quietly when nothing
 # is), then configures and builds build/tta.
 #   ./setup.sh           runtime and build dependencies, Release-with-debug-info build in build/
-#   ./setup.sh --test    also what the test suite needs (clang for fuzzing, chromium, valgrind)
+#   ./setup.sh --test    also what the test suite needs (clang for fuzzing, chromium, valgrind, python3-jsonschema)
 set -eu
 cd "$(dirname "$0")"
 
 pkgs="build-essential cmake pkg-config libsqlite3-dev libpcre2-dev libcjson-dev libgsl-dev libopenblas-dev
       libdnnl-dev libopenmpi-dev openmpi-bin zlib1g-dev zstd dataset-fashion-mnist bc"
 if [ "${1:-}" = "--test" ]; then
-    pkgs="$pkgs clang libclang-rt-14-dev chromium libxml2-utils valgrind sqlite3 python3"
+    pkgs="$pkgs clang libclang-rt-14-dev chromium libxml2-utils valgrind sqlite3 python3 python3-jsonschema"
 fi
 
 missing=""
