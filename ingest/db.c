@@ -72,6 +72,10 @@ int tta_db_open(const char *path, sqlite3 **out, char **err) {
         sqlite3_close(db);
         return rc;
     }
+    /* 16 KiB pages for a new database: a run's event log is one JSON array of tens of KB, which
+     * 4 KiB pages split into long overflow chains (more pages, more write calls); an existing
+     * database keeps its page size. */
+    sqlite3_exec(db, "PRAGMA page_size=16384", NULL, NULL, NULL);
     if ((rc = configure(db, 1)) != SQLITE_OK) {
         set_db_error(err, path, "cannot configure database", db);
         sqlite3_close(db);

@@ -1,10 +1,13 @@
-/* store.c: writing one parsed file into SQLite, in one transaction, with prepared statements. */
+/* store.c: writing parsed files into SQLite with prepared statements: each file inside a
+ * savepoint (all of it or none of it), files grouped into transactions of about 8 MB of input
+ * or 0.5 s (store.h says why). */
 #include "ingest/store.h"
 
 #include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/buf.h"
 #include "common/check.h"
@@ -14,6 +17,9 @@ enum {
     ST_BEGIN,
     ST_COMMIT,
     ST_ROLLBACK,
+    ST_SAVEPOINT,
+    ST_RELEASE,
+    ST_ROLLBACK_TO,
     ST_DELETE_SOURCE,
     ST_INSERT_SOURCE,
     ST_INSERT_SYSTEM,
@@ -33,6 +39,9 @@ static const char *const statement_sql[ST_COUNT] = {
     [ST_BEGIN] = "BEGIN IMMEDIATE",
     [ST_COMMIT] = "COMMIT",
     [ST_ROLLBACK] = "ROLLBACK",
+    [ST_SAVEPOINT] = "SAVEPOINT file",
+    [ST_RELEASE] = "RELEASE file",
+    [ST_ROLLBACK_TO] = "ROLLBACK TO file",
     [ST_DELETE_SOURCE] = "DELETE FROM sources WHERE path = ?1",
     [ST_INSERT_SOURCE] = "INSERT INTO sources(path, size, hash, format, status, error) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     [ST_INSERT_SYSTEM] = "INSERT INTO systems(source_id, round, submitter, name, division, status, accelerator_model,"
@@ -63,7 +72,23 @@ struct tta_store {
     /* The last entry looked up: consecutive files usually belong to the same entry. */
     char *last_entry_key;
     int64_t last_entry_id;
+    /* The open transaction (tta_store_write opens it, tta_store_flush or a full batch commits). */
+    int in_batch;
+    uint64_t batch_bytes;
+    double batch_start;
 };
+
+/* Limits of one transaction: big enough that the pages every commit rewrites (the b-tree roots
+ * and interior pages of every table and index) are written once for many files, small enough
+ * that readers see progress and an interrupted ingest repeats little. */
+#define BATCH_BYTES (8u << 20)
+#define BATCH_SECONDS 0.5
+
+static double mono_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + t.tv_nsec * 1e-9;
+}
 
 static void set_err(char **err, sqlite3 *db, const char *path, const char *what) {
     if (!err || *err) return;
@@ -89,6 +114,7 @@ int tta_store_open(sqlite3 *db, tta_store **out, char **err) {
 
 void tta_store_close(tta_store *s) {
     if (!s) return;
+    tta_store_flush(s, NULL);
     for (int i = 0; i < ST_COUNT; i++) sqlite3_finalize(s->st[i]);
     buf_free(&s->records);
     free(s->last_entry_key);
@@ -393,11 +419,35 @@ static int write_power(tta_store *s, const tta_parsed_file *f, int64_t source_id
     return SQLITE_OK;
 }
 
+int tta_store_flush(tta_store *s, char **err) {
+    if (!s->in_batch) return SQLITE_OK;
+    s->in_batch = 0;
+    int rc = exec_stmt(s->st[ST_COMMIT]);
+    if (rc != SQLITE_OK) {
+        set_err(err, s->db, NULL, "committing");
+        exec_stmt(s->st[ST_ROLLBACK]);
+        free(s->last_entry_key);
+        s->last_entry_key = NULL;
+    }
+    return rc;
+}
+
 int tta_store_write(tta_store *s, const tta_parsed_file *f, int64_t *runs, int64_t *events, char **err) {
     assert(f->path);
-    int rc = exec_stmt(s->st[ST_BEGIN]);
+    int rc = SQLITE_OK;
+    if (!s->in_batch) {
+        rc = exec_stmt(s->st[ST_BEGIN]);
+        if (rc != SQLITE_OK) {
+            set_err(err, s->db, f->path, "beginning transaction");
+            return rc;
+        }
+        s->in_batch = 1;
+        s->batch_bytes = 0;
+        s->batch_start = mono_s();
+    }
+    rc = exec_stmt(s->st[ST_SAVEPOINT]);
     if (rc != SQLITE_OK) {
-        set_err(err, s->db, f->path, "beginning transaction");
+        set_err(err, s->db, f->path, "beginning the file's savepoint");
         return rc;
     }
     int64_t run_count = 0, event_count = 0;
@@ -440,16 +490,20 @@ int tta_store_write(tta_store *s, const tta_parsed_file *f, int64_t *runs, int64
             break;
         }
     }
-    if (rc == SQLITE_OK) rc = exec_stmt(s->st[ST_COMMIT]);
+    if (rc == SQLITE_OK) rc = exec_stmt(s->st[ST_RELEASE]);
     if (rc != SQLITE_OK) {
+        /* Undo this file alone; the files before it in the batch stay. */
         set_err(err, s->db, f->path, "storing");
-        exec_stmt(s->st[ST_ROLLBACK]);
+        exec_stmt(s->st[ST_ROLLBACK_TO]);
+        exec_stmt(s->st[ST_RELEASE]);
         free(s->last_entry_key);
         s->last_entry_key = NULL;
         return rc;
     }
     *runs += run_count;
     *events += event_count;
+    s->batch_bytes += f->size;
+    if (s->batch_bytes >= BATCH_BYTES || mono_s() - s->batch_start >= BATCH_SECONDS) return tta_store_flush(s, err);
     return SQLITE_OK;
 }
 
@@ -474,9 +528,11 @@ int tta_store_finish(tta_store *s, char **err) {
         "DELETE FROM entries WHERE NOT EXISTS (SELECT 1 FROM runs r WHERE r.entry_id = entries.id);"
         "COMMIT;";
     char *msg = NULL;
+    int rc = tta_store_flush(s, err);
+    if (rc != SQLITE_OK) return rc;
     free(s->last_entry_key);
     s->last_entry_key = NULL;
-    int rc = sqlite3_exec(s->db, sql, NULL, NULL, &msg);
+    rc = sqlite3_exec(s->db, sql, NULL, NULL, &msg);
     if (rc != SQLITE_OK) {
         if (err) {
             buf b = {0};
