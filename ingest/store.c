@@ -251,6 +251,18 @@ static void append_uint(buf *b, uint64_t n) {
     b->data[b->len] = '\0';
 }
 
+/* Appends a number as JSON: whole numbers (epochs, sample counts: nearly all of them) without
+ * printf, null for NAN, anything else as buf_json_number does. */
+static void append_number(buf *b, double v) {
+    if (isnan(v)) {
+        buf_append(b, "null", 4);
+    } else if (v >= 0 && v < 1e15 && v == (double)(uint64_t)v) {
+        append_uint(b, (uint64_t)v);
+    } else {
+        buf_json_number(b, v);
+    }
+}
+
 /* Appends a time in seconds as JSON: milliseconds exactly (logs give ms) without printf's cost
  * when the value is a whole number of ms, else the shortest round-trip form; null for NAN. */
 static void append_time(buf *b, double t) {
@@ -333,9 +345,9 @@ static int write_run(tta_store *s, const tta_parsed_file *f, int64_t source_id, 
         if (e->metadata.n) buf_append(j, e->metadata.p, e->metadata.n);
         else buf_puts(j, "null");
         buf_putc(j, ',');
-        buf_json_number(j, e->epoch_num);
+        append_number(j, e->epoch_num);
         buf_putc(j, ',');
-        buf_json_number(j, e->samples);
+        append_number(j, e->samples);
         buf_putc(j, ']');
     }
     buf_putc(j, ']');
