@@ -14,10 +14,11 @@
 #include "cli/cli.h"
 #include "common/buf.h"
 #include "replay/comm.h"
+#include "reports/dataset.h"
 #include "replay/replay.h"
 
 static const char replay_help[] =
-    "usage: tta replay SPEC [--runs N] [--seed S] [--device cpu|reference|cuda] [--threads N]\n"
+    "usage: tta replay SPEC | --from ENTRY.json [--model NAME] [--data DIR]  [--runs N] [--seed S] [--device cpu|reference|cuda] [--threads N]\n"
     "                  [--log-dir DIR] [--max-epochs E] [--resume] [--no-checkpoint] [--no-loader-thread]\n"
     "                  [--format text|json]\n"
     "       mpirun -np K tta replay SPEC ...   (data parallel over K ranks; global batch K x batch_size)\n"
@@ -26,6 +27,10 @@ static const char replay_help[] =
     "machine, with MLPerf's timing rules, once per seed (the spec's seeds, or --runs N from --seed S).\n"
     "Each run writes a :::MLLOG log under DIR/replay/results/<system>/<benchmark>/ (DIR: --log-dir, default\n"
     "tta-logs) and is ingested into the database as round \"local\", submitter \"replay\".\n"
+    "--from ENTRY.json: a DAWNBench entry (its .tsv beside it, when there is one, is read too) is ingested\n"
+    "and the SPEC built from its own description (misc: optimizer, momentum, weightDecay, batchSize,\n"
+    "learningRate; its model, or --model NAME; the data in --data DIR); each run logs tta_replay_of, the\n"
+    "entry it replays.\n"
     "A checkpoint is written after every epoch (DIR/replay/checkpoints/...); --resume continues an\n"
     "interrupted run from it. Ctrl-C stops cleanly: run_stop aborted, checkpoint kept, exit status 130.\n"
     "Under mpirun each rank trains on its share of every global batch and the gradients are averaged\n"
@@ -94,8 +99,74 @@ static void json_run(buf *b, const tta_replay_result *r) {
                r->resumed_from);
 }
 
+/* Ingests a DAWNBench entry file (and its .tsv) and builds the SPEC from its description:
+ * 0, or 1 with the reason printed. */
+static int spec_from_entry_file(const tta_cli *cli, const char *path, const char *model, const char *data,
+                                tta_replay_spec *spec) {
+    sqlite3 *db = NULL;
+    char *ierr = NULL, msg[512];
+    buf tsv = {0};
+    const char *dot = strrchr(path, '.');
+    buf_append(&tsv, path, dot && !strchr(dot, '/') ? (size_t)(dot - path) : strlen(path));
+    buf_puts(&tsv, ".tsv");
+    const char *paths[2] = {path, buf_str(&tsv)};
+    int np = access(buf_str(&tsv), R_OK) == 0 ? 2 : 1;
+    tta_ingest_options io = {.jobs = 1, .quiet = 1};
+    tta_ingest_stats st;
+    int rc = 1;
+    if (access(path, R_OK) != 0) {
+        fprintf(stderr, "tta replay: %s: cannot read: %s\n", path, strerror(errno));
+        goto out;
+    }
+    if (tta_db_open(cli->db_path, &db, &ierr) != SQLITE_OK || tta_ingest_paths(db, paths, np, &io, &st, stderr, &ierr) < 0) {
+        fprintf(stderr, "tta replay: %s: %s\n", path, ierr ? ierr : "cannot be ingested");
+        goto out;
+    }
+    /* the entry the description belongs to */
+    sqlite3_stmt *q;
+    int64_t entry = -1;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT e.id FROM sources s JOIN systems y ON y.source_id = s.id JOIN entries e"
+                           " ON e.round = y.round AND e.system = y.name WHERE s.path = ?1 AND s.status = 'ok'"
+                           " ORDER BY e.id LIMIT 1",
+                           -1, &q, NULL) == SQLITE_OK) {
+        sqlite3_bind_text(q, 1, path, -1, SQLITE_STATIC);
+        if (sqlite3_step(q) == SQLITE_ROW) entry = sqlite3_column_int64(q, 0);
+        sqlite3_finalize(q);
+    }
+    if (entry < 0) {
+        fprintf(stderr, "tta replay: %s: not a DAWNBench entry with runs (its .tsv beside it gives the runs)\n", path);
+        goto out;
+    }
+    if (tta_replay_spec_from_entry(db, entry, data, spec, msg, sizeof msg) != 0) {
+        fprintf(stderr, "tta replay: %s: %s\n", path, msg);
+        goto out;
+    }
+    if (model) {
+        free(spec->model);
+        free(spec->model_params);
+        spec->model = strdup(model);
+        spec->model_params = NULL;
+    }
+    tta_entry_data *e = NULL;
+    char *lerr = NULL, id[32];
+    snprintf(id, sizeof id, "%lld", (long long)entry);
+    if (tta_entry_load_named(db, id, &e, &lerr) == 0) {
+        spec->origin = tta_entry_name(e);
+        tta_entries_free(e, 1);
+    }
+    free(lerr);
+    rc = 0;
+out:
+    free(ierr);
+    buf_free(&tsv);
+    sqlite3_close(db);
+    return rc;
+}
+
 int cmd_replay(const tta_cli *cli, int argc, char **argv) {
     const char *spec_path = NULL, *device = "cpu", *log_dir = "tta-logs";
+    const char *from = NULL, *from_model = NULL, *from_data = NULL;
     long runs = 0, seed0 = 0, threads = 0, max_epochs = 0;
     int json = 0, resume = 0, no_checkpoint = 0, no_loader_thread = 0;
     for (int i = 1; i < argc; i++) {
@@ -120,6 +191,12 @@ int cmd_replay(const tta_cli *cli, int argc, char **argv) {
                 return cli_usage_error("replay", "--device must be cpu, reference or cuda");
         } else if (!strcmp(a, "--log-dir") && v) {
             log_dir = argv[++i];
+        } else if (!strcmp(a, "--from") && v) {
+            from = argv[++i];
+        } else if (!strcmp(a, "--model") && v) {
+            from_model = argv[++i];
+        } else if (!strcmp(a, "--data") && v) {
+            from_data = argv[++i];
         } else if (!strcmp(a, "--resume")) {
             resume = 1;
         } else if (!strcmp(a, "--no-checkpoint")) {
@@ -137,11 +214,16 @@ int cmd_replay(const tta_cli *cli, int argc, char **argv) {
             return cli_usage_error("replay", "one SPEC, not '%s' too", a);
         }
     }
-    if (!spec_path) return cli_usage_error("replay", "no SPEC given");
+    if (!spec_path && !from) return cli_usage_error("replay", "no SPEC (or --from ENTRY.json) given");
+    if (spec_path && from) return cli_usage_error("replay", "a SPEC or --from ENTRY.json, not both");
+    if ((from_model || from_data) && !from) return cli_usage_error("replay", "--model and --data go with --from");
     if (resume && no_checkpoint) return cli_usage_error("replay", "--resume needs checkpoints");
     tta_replay_spec spec;
     char err[512];
-    if (tta_replay_spec_load(spec_path, &spec, err, sizeof err) != 0) {
+    if (from) {
+        if (spec_from_entry_file(cli, from, from_model, from_data, &spec) != 0) return 1;
+        spec_path = from;
+    } else if (tta_replay_spec_load(spec_path, &spec, err, sizeof err) != 0) {
         fprintf(stderr, "tta replay: %s\n", err);
         return 1;
     }

@@ -88,6 +88,7 @@ int cmd_verify(const tta_cli *cli, int argc, char **argv) {
         return 1;
     }
     sqlite3_close(db);
+    spec.origin = tta_entry_name(e);
     char host[64] = "host", system[160];
     gethostname(host, sizeof host - 1);
     snprintf(system, sizeof system, "%s-cpu-%ldt", host, threads > 0 ? threads : 1);

@@ -50,6 +50,8 @@ typedef struct {
     tta_lr_scaling_kind lr_scaling; /* data parallel: how lr follows K (batch_size is per worker) */
     double lr_scaling_warmup;       /* LINEAR: warm-up epochs */
     double lr_scaling_table[65];    /* TABLE: factor for K = index (0: unset) */
+    char *origin;        /* the entry this recipe replays ("dawnbench/open/<author>/<name>/<task>"), or NULL;
+                          * logged as tta_replay_of so that a replay keeps its link to the claim */
 } tta_replay_spec;
 
 /* Reads and validates a SPEC file. Returns 0, or -1 with "<path>: <field>: reason" in err. */

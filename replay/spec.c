@@ -61,6 +61,7 @@ int tta_replay_spec_load(const char *path, tta_replay_spec *s, char *err, size_t
     s->benchmark = text(o, "benchmark");
     s->model = text(o, "model");
     s->model_params = text(o, "model_params");
+    s->origin = text(o, "origin");
     const cJSON *ds = cJSON_GetObjectItemCaseSensitive(o, "dataset");
     if (!s->benchmark) { fail(err, errlen, path, "benchmark", "missing (a name such as \"fashion-mnist\")"); goto out; }
     if (!s->model) { fail(err, errlen, path, "model", "missing (a shipped model such as \"mlp\", or a file)"); goto out; }
@@ -150,6 +151,7 @@ void tta_replay_spec_free(tta_replay_spec *s) {
     free(s->model_params);
     free(s->dataset_kind);
     free(s->dataset_path);
+    free(s->origin);
     memset(s, 0, sizeof *s);
 }
 

@@ -527,6 +527,7 @@ int tta_replay_run(const tta_replay_spec *spec, uint64_t seed, const tta_replay_
         tta_mllog_number(log, "seed", (double)seed);
         tta_mllog_number(log, "global_batch_size", global_batch);
         tta_mllog_number(log, "tta_world_size", r->K);
+        if (spec->origin) tta_mllog_string(log, "tta_replay_of", spec->origin);
         tta_mllog_number(log, "tta_local_batch_size", spec->batch_size);
         tta_mllog_number(log, "opt_base_learning_rate",
                          tta_lr_at(&spec->schedule, spec->schedule.warmup_epochs) *

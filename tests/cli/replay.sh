@@ -50,6 +50,18 @@ check "verify prints unseen and shifted accuracy" grep -q 'shifted accuracy' <<<
 check "verify ends with a verdict" grep -q '^verdict: ' <<<"$v"
 "$TTA" --db "$work/vdb" verify 999 2>"$work/err" >/dev/null
 check "verify of an unknown entry fails (1)" test $? -eq 1
+# --from: a DAWNBench entry file builds the SPEC; the log keeps the link to the entry
+out=$("$TTA" --db "$work/fdb" replay --from fixtures/claims/fmnist_mlp_pytorch_seed0.json --runs 1 --max-epochs 1 \
+    --threads 1 --log-dir "$work/flogs" --format json 2>"$work/err")
+check "replay --from exits 0 ($(head -2 "$work/err"))" test $? -eq 0
+flog=$(grep -o '"log": "[^"]*"' <<<"$out" | cut -d'"' -f4)
+check "its log names the entry it replays" grep -q '"key": "tta_replay_of", "value": "dawnbench/open/tta anchors (PyTorch reference run)/fmnist_mlp_pytorch/fashion-mnist"' "$flog"
+check "with the entry's batch size" grep -q '"key": "global_batch_size", "value": 128' "$flog"
+"$TTA" --db "$work/fdb" replay --from "$work/none.json" 2>"$work/err" >/dev/null
+check "--from a missing file fails (1)" test $? -eq 1
+check "naming it" grep -q "none.json: cannot read" "$work/err"
+"$TTA" --db "$work/fdb" replay "$work/spec.json" --from fixtures/claims/fmnist_mlp_pytorch_seed0.json 2>/dev/null
+check "a SPEC and --from together are a usage error (2)" test $? -eq 2
 # bad specs
 echo '{"benchmark": "fashion-mnist", "model": "mlp", "dataset": {"kind": "fashion-mnist"}, "optimizer": {"kind": "rmsprop"}}' > "$work/bad.json"
 "$TTA" --db "$work/db" replay "$work/bad.json" 2>"$work/err" >/dev/null
