@@ -299,7 +299,7 @@ int cmd_replay(const tta_cli *cli, int argc, char **argv) {
         free(paths);
         sqlite3_close(db);
     }
-    if (json && rank == 0) {
+    if (json && rank == 0 && done > 0) {
         buf b = {0};
         buf_puts(&b, "{\"runs\": [");
         for (int i = 0; i < done; i++) {
@@ -309,7 +309,7 @@ int cmd_replay(const tta_cli *cli, int argc, char **argv) {
         buf_puts(&b, "]}\n");
         fputs(buf_str(&b), stdout);
         buf_free(&b);
-    } else if (rank == 0) {
+    } else if (rank == 0 && done > 0) {
         printf("%-6s %-7s %6s %9s %9s %10s %7s %7s %8s%s\n", "seed", "reached", "epochs", "tta (s)", "wall (s)",
                "samples/s", "val %", "unseen%", "shifted%", K > 1 ? "  comm%" : "");
         for (int i = 0; i < done; i++) {
@@ -322,7 +322,7 @@ int cmd_replay(const tta_cli *cli, int argc, char **argv) {
                    r->interrupted ? "stopped" : r->reached ? "yes" : "no", r->epochs, tta, r->wall_s, r->samples_per_s,
                    r->val_acc * 100, r->unseen_acc * 100, r->shifted_acc * 100, comm_col);
         }
-        if (done) printf("logs: %s ...\n", res[0].log);
+        printf("logs: %s ...\n", res[0].log);
     }
     free(res);
     tta_replay_spec_free(&spec);

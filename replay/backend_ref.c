@@ -258,7 +258,12 @@ tta_backend *tta_backend_create(const char *name, const tta_backend_options *opt
     if (!opt) opt = &none;
     if (!name || !*name || strcmp(name, "cpu") == 0) return tta_backend_cpu_create(opt, err, errlen);
     if (strcmp(name, "reference") == 0) return tta_backend_reference_create(opt, err, errlen);
+#ifdef TTA_HAVE_CUDA
+    if (strcmp(name, "cuda") == 0) return tta_backend_cuda_create(opt, err, errlen);
+    snprintf(err, errlen, "unknown backend \"%s\" (known: cpu, reference, cuda)", name);
+#else
     snprintf(err, errlen, "unknown backend \"%s\" (known: cpu, reference)", name);
+#endif
     return NULL;
 }
 

@@ -232,6 +232,9 @@ tta_backend *tta_backend_create(const char *name, const tta_backend_options *opt
 tta_backend *tta_backend_cpu_create(const tta_backend_options *opt, char *err, size_t errlen);
 tta_backend *tta_backend_reference_create(const tta_backend_options *opt, char *err,
                                           size_t errlen);
+/* Where built with CUDA (TTA_HAVE_CUDA; replay/cuda/): cuDNN + cuBLAS on the device of this
+ * process (host_memory = 0). NULL with "no CUDA device: <reason>" when there is none. */
+tta_backend *tta_backend_cuda_create(const tta_backend_options *opt, char *err, size_t errlen);
 
 /* Threading setup of the cpu backend's libraries, for reports: e.g. "openblas=pthread(2)
  * onednn=omp(2) OMP_WAIT_POLICY=passive". */

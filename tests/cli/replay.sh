@@ -62,6 +62,20 @@ check "--from a missing file fails (1)" test $? -eq 1
 check "naming it" grep -q "none.json: cannot read" "$work/err"
 "$TTA" --db "$work/fdb" replay "$work/spec.json" --from fixtures/claims/fmnist_mlp_pytorch_seed0.json 2>/dev/null
 check "a SPEC and --from together are a usage error (2)" test $? -eq 2
+# --device cuda: built with CUDA but no GPU here -> a clear error and nothing stored; built
+# without CUDA -> says so; with a GPU the same recipe must run and reach its target.
+runs_before=$("$TTA" --db "$work/db" ls runs --format csv | wc -l)
+out=$("$TTA" --db "$work/db" replay "$work/spec.json" --log-dir "$work/cuda-logs" --device cuda --format json 2>"$work/err")
+rc=$?
+if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 && ldd "$TTA" | grep -q libcudnn; then
+    check "--device cuda runs on this GPU ($(head -2 "$work/err"))" test $rc -eq 0
+    check "and reaches the target" grep -q '"reached": true' <<<"$out"
+else
+    check "--device cuda without a usable GPU fails (1)" test $rc -eq 1
+    check "with a clear reason ($(head -1 "$work/err"))" grep -Eq "no CUDA device|built without CUDA" "$work/err"
+    check "printing no results" test -z "$out"
+    check "and storing no run" test "$("$TTA" --db "$work/db" ls runs --format csv | wc -l)" -eq "$runs_before"
+fi
 # bad specs
 echo '{"benchmark": "fashion-mnist", "model": "mlp", "dataset": {"kind": "fashion-mnist"}, "optimizer": {"kind": "rmsprop"}}' > "$work/bad.json"
 "$TTA" --db "$work/db" replay "$work/bad.json" 2>"$work/err" >/dev/null

@@ -1,13 +1,18 @@
-/* test_layers.c: every op of the cpu backend (oneDNN, sgemm, its own loops) against the
- * reference backend (the plain C layers), forward and backward, on shapes that cover both of
- * the cpu backend's layouts (nChw8c when C % 8 == 0, NCHW otherwise), odd sizes, strides,
- * padding, negative right padding (7x7 max pool to 3x3), fused ReLU, and skipped input
- * gradients; plus hand-computed values of the reference layers themselves.
+/* test_layers.c: every op of each fast backend against the reference backend (the plain C
+ * layers), forward and backward: the cpu backend (oneDNN, sgemm, its own loops) and, where
+ * built and a device is present, the cuda backend (cuDNN, cuBLAS, its kernels). Shapes cover
+ * both of the cpu backend's layouts (nChw8c when C % 8 == 0, NCHW otherwise), odd sizes,
+ * strides, padding, negative right padding (7x7 max pool to 3x3), fused ReLU, and skipped
+ * input gradients; plus hand-computed values of the reference layers themselves.
+ *
+ * All data moves through the backend's upload/download functions (never by dereferencing
+ * device memory), so the same checks hold for a backend whose memory is on a GPU. Without a
+ * CUDA device the cuda part prints "test_layers: cuda: skipped: <reason>" and the rest runs.
  */
 #include "replay/engine.h"
 #include "tta_test.h"
 
-static tta_backend *cpu, *ref;
+static tta_backend *tb, *ref; /* the backend under test, the reference */
 
 static uint64_t rs = 12345;
 static float frand(void) {
@@ -24,50 +29,50 @@ static float *rnd(size_t n) {
 typedef struct {
     tta_shape s;
     float *host;
-    float *dc, *dr; /* cpu, reference device memory */
+    float *dt, *dr; /* cpu, reference device memory */
 } ten;
 
 static ten ten_new(tta_shape s, int random) {
     ten t = {.s = s};
     size_t n = tta_shape_count(s);
     t.host = random ? rnd(n) : calloc(n + 1, sizeof(float));
-    t.dc = cpu->alloc(cpu->ctx, n * sizeof(float));
+    t.dt = tb->alloc(tb->ctx, n * sizeof(float));
     t.dr = ref->alloc(ref->ctx, n * sizeof(float));
-    cpu->tensor_upload(cpu->ctx, t.dc, t.host, s);
+    tb->tensor_upload(tb->ctx, t.dt, t.host, s);
     ref->tensor_upload(ref->ctx, t.dr, t.host, s);
     return t;
 }
 static void ten_free(ten *t) {
     free(t->host);
-    cpu->free(cpu->ctx, t->dc);
+    tb->free(tb->ctx, t->dt);
     ref->free(ref->ctx, t->dr);
 }
 
 /* Plain (parameter) arrays: same bytes on both backends. */
 typedef struct {
     size_t n;
-    float *host, *dc, *dr;
+    float *host, *dt, *dr;
 } arr;
 static arr arr_new(size_t n, int random) {
     arr a = {.n = n};
     a.host = random ? rnd(n) : calloc(n + 1, sizeof(float));
-    a.dc = cpu->alloc(cpu->ctx, n * sizeof(float) + 4);
+    a.dt = tb->alloc(tb->ctx, n * sizeof(float) + 4);
     a.dr = ref->alloc(ref->ctx, n * sizeof(float) + 4);
-    cpu->upload(cpu->ctx, a.dc, a.host, n * sizeof(float));
+    tb->upload(tb->ctx, a.dt, a.host, n * sizeof(float));
     ref->upload(ref->ctx, a.dr, a.host, n * sizeof(float));
     return a;
 }
 static void arr_free(arr *a) {
     free(a->host);
-    cpu->free(cpu->ctx, a->dc);
+    tb->free(tb->ctx, a->dt);
     ref->free(ref->ctx, a->dr);
 }
 
-/* max |cpu - ref| relative to max |ref| */
+/* max |tested - ref| relative to max |ref| */
 static double cmp_tensor(const ten *t) {
     size_t n = tta_shape_count(t->s);
     float *a = malloc(n * sizeof(float)), *b = malloc(n * sizeof(float));
-    cpu->tensor_download(cpu->ctx, a, t->dc, t->s);
+    tb->tensor_download(tb->ctx, a, t->dt, t->s);
     ref->tensor_download(ref->ctx, b, t->dr, t->s);
     double md = 0, mr = 1e-6;
     for (size_t i = 0; i < n; i++) {
@@ -79,12 +84,22 @@ static double cmp_tensor(const ten *t) {
     return md / mr;
 }
 static double cmp_arr(const arr *t) {
+    float *a = malloc(t->n * sizeof(float) + 4), *b = malloc(t->n * sizeof(float) + 4);
+    tb->download(tb->ctx, a, t->dt, t->n * sizeof(float));
+    ref->download(ref->ctx, b, t->dr, t->n * sizeof(float));
     double md = 0, mr = 1e-6;
     for (size_t i = 0; i < t->n; i++) {
-        if (fabs(t->dc[i] - t->dr[i]) > md) md = fabs(t->dc[i] - t->dr[i]);
-        if (fabs(t->dr[i]) > mr) mr = fabs(t->dr[i]);
+        if (fabs(a[i] - b[i]) > md) md = fabs(a[i] - b[i]);
+        if (fabs(b[i]) > mr) mr = fabs(b[i]);
     }
+    free(a);
+    free(b);
     return md / mr;
+}
+/* Uploads a->host (changed by the caller) to both backends. */
+static void arr_sync(arr *a) {
+    tb->upload(tb->ctx, a->dt, a->host, a->n * sizeof(float));
+    ref->upload(ref->ctx, a->dr, a->host, a->n * sizeof(float));
 }
 
 typedef struct {
@@ -96,23 +111,23 @@ static int opair_init(opair *o, const tta_op *tmpl) {
     char err[256];
     o->c = *tmpl;
     o->r = *tmpl;
-    if (cpu->op_init(cpu->ctx, &o->c, err, sizeof err)) {
-        fprintf(stderr, "cpu op_init(%s): %s\n", tta_op_kind_name(tmpl->kind), err);
+    if (tb->op_init(tb->ctx, &o->c, err, sizeof err)) {
+        fprintf(stderr, "%s op_init(%s): %s\n", tb->name, tta_op_kind_name(tmpl->kind), err);
         return -1;
     }
     if (ref->op_init(ref->ctx, &o->r, err, sizeof err)) return -1;
-    o->c.saved = cpu->alloc(cpu->ctx, o->c.saved_bytes);
-    o->c.scratch = cpu->alloc(cpu->ctx, o->c.scratch_bytes);
+    o->c.saved = tb->alloc(tb->ctx, o->c.saved_bytes);
+    o->c.scratch = tb->alloc(tb->ctx, o->c.scratch_bytes);
     o->r.saved = ref->alloc(ref->ctx, o->r.saved_bytes);
     o->r.scratch = ref->alloc(ref->ctx, o->r.scratch_bytes);
     return 0;
 }
 static void opair_free(opair *o) {
-    cpu->free(cpu->ctx, o->c.saved);
-    cpu->free(cpu->ctx, o->c.scratch);
+    tb->free(tb->ctx, o->c.saved);
+    tb->free(tb->ctx, o->c.scratch);
     ref->free(ref->ctx, o->r.saved);
     ref->free(ref->ctx, o->r.scratch);
-    cpu->op_release(cpu->ctx, &o->c);
+    tb->op_release(tb->ctx, &o->c);
     ref->op_release(ref->ctx, &o->r);
 }
 
@@ -127,18 +142,18 @@ static void conv_case(int N, int C, int H, int OC, int K, int S, int P, int bias
     CHECK(opair_init(&o, &t) == 0);
     ten x = ten_new(t.in, 1), y = ten_new(t.out, 0), dy = ten_new(t.out, 1), dx = ten_new(t.in, 0);
     arr w = arr_new((size_t)OC * C * K * K, 1), b = arr_new(OC, 1), dw = arr_new(w.n, 0), db = arr_new(OC, 0);
-    cpu->conv_prepare(cpu->ctx, &o.c, w.dc, b.dc);
+    tb->conv_prepare(tb->ctx, &o.c, w.dt, b.dt);
     ref->conv_prepare(ref->ctx, &o.r, w.dr, b.dr);
-    cpu->conv_forward(cpu->ctx, &o.c, y.dc, x.dc);
+    tb->conv_forward(tb->ctx, &o.c, y.dt, x.dt);
     ref->conv_forward(ref->ctx, &o.r, y.dr, x.dr);
     double e = cmp_tensor(&y);
-    if (!(e < TOL)) fprintf(stderr, "conv fwd C%d H%d OC%d K%d S%d P%d: %g\n", C, H, OC, K, S, P, e);
+    if (!(e < TOL)) fprintf(stderr, "[%s] conv fwd C%d H%d OC%d K%d S%d P%d: %g\n", tb->name, C, H, OC, K, S, P, e);
     CHECK(e < TOL);
-    cpu->conv_backward(cpu->ctx, &o.c, dx.dc, dw.dc, bias ? db.dc : NULL, dy.dc, x.dc, y.dc);
+    tb->conv_backward(tb->ctx, &o.c, dx.dt, dw.dt, bias ? db.dt : NULL, dy.dt, x.dt, y.dt);
     ref->conv_backward(ref->ctx, &o.r, dx.dr, dw.dr, bias ? db.dr : NULL, dy.dr, x.dr, y.dr);
     if (need_dinp) CHECK(cmp_tensor(&dx) < TOL);
     e = cmp_arr(&dw);
-    if (!(e < TOL)) fprintf(stderr, "conv dw C%d H%d OC%d K%d S%d P%d: %g\n", C, H, OC, K, S, P, e);
+    if (!(e < TOL)) fprintf(stderr, "[%s] conv dw C%d H%d OC%d K%d S%d P%d: %g\n", tb->name, C, H, OC, K, S, P, e);
     CHECK(e < TOL);
     if (bias) CHECK(cmp_arr(&db) < TOL);
     /* inference op with the same weights gives the same output */
@@ -146,9 +161,9 @@ static void conv_case(int N, int C, int H, int OC, int K, int S, int P, int bias
     ti.train = 0;
     opair oi;
     CHECK(opair_init(&oi, &ti) == 0);
-    cpu->conv_prepare(cpu->ctx, &oi.c, w.dc, b.dc);
+    tb->conv_prepare(tb->ctx, &oi.c, w.dt, b.dt);
     ref->conv_prepare(ref->ctx, &oi.r, w.dr, b.dr);
-    cpu->conv_forward(cpu->ctx, &oi.c, y.dc, x.dc);
+    tb->conv_forward(tb->ctx, &oi.c, y.dt, x.dt);
     ref->conv_forward(ref->ctx, &oi.r, y.dr, x.dr);
     CHECK(cmp_tensor(&y) < TOL);
     opair_free(&oi);
@@ -175,20 +190,21 @@ static void bn_case(int N, int C, int H, int relu) {
     CHECK(opair_init(&o, &t) == 0);
     ten x = ten_new(t.in, 1), y = ten_new(t.out, 0), dy = ten_new(t.out, 1), dx = ten_new(t.in, 0);
     for (size_t i = 0; i < tta_shape_count(t.in); i++) x.host[i] = 3.0f + 2.0f * x.host[i];
-    cpu->tensor_upload(cpu->ctx, x.dc, x.host, x.s);
+    tb->tensor_upload(tb->ctx, x.dt, x.host, x.s);
     ref->tensor_upload(ref->ctx, x.dr, x.host, x.s);
     arr g = arr_new(C, 1), b = arr_new(C, 1), dg = arr_new(C, 0), db = arr_new(C, 0);
     arr rm = arr_new(C, 1), rv = arr_new(C, 0);
-    for (int c = 0; c < C; c++) rv.dc[c] = rv.dr[c] = 1.0f + 0.5f * c;
-    cpu->bn_forward(cpu->ctx, &o.c, y.dc, x.dc, g.dc, b.dc, rm.dc, rv.dc);
+    for (int c = 0; c < C; c++) rv.host[c] = 1.0f + 0.5f * c;
+    arr_sync(&rv);
+    tb->bn_forward(tb->ctx, &o.c, y.dt, x.dt, g.dt, b.dt, rm.dt, rv.dt);
     ref->bn_forward(ref->ctx, &o.r, y.dr, x.dr, g.dr, b.dr, rm.dr, rv.dr);
     CHECK(cmp_tensor(&y) < 1e-5);
     CHECK(cmp_arr(&rm) < 1e-5);
     CHECK(cmp_arr(&rv) < 1e-5);
-    cpu->bn_backward(cpu->ctx, &o.c, dx.dc, dg.dc, db.dc, dy.dc, x.dc, y.dc, g.dc, b.dc);
+    tb->bn_backward(tb->ctx, &o.c, dx.dt, dg.dt, db.dt, dy.dt, x.dt, y.dt, g.dt, b.dt);
     ref->bn_backward(ref->ctx, &o.r, dx.dr, dg.dr, db.dr, dy.dr, x.dr, y.dr, g.dr, b.dr);
     double e = cmp_tensor(&dx);
-    if (!(e < 1e-4)) fprintf(stderr, "bn dx N%d C%d H%d relu%d: %g\n", N, C, H, relu, e);
+    if (!(e < 1e-4)) fprintf(stderr, "[%s] bn dx N%d C%d H%d relu%d: %g\n", tb->name, N, C, H, relu, e);
     CHECK(e < 1e-4);
     CHECK(cmp_arr(&dg) < 1e-4);
     CHECK(cmp_arr(&db) < 1e-5);
@@ -197,7 +213,7 @@ static void bn_case(int N, int C, int H, int relu) {
     te.train = 0;
     opair oe;
     CHECK(opair_init(&oe, &te) == 0);
-    cpu->bn_forward(cpu->ctx, &oe.c, y.dc, x.dc, g.dc, b.dc, rm.dc, rv.dc);
+    tb->bn_forward(tb->ctx, &oe.c, y.dt, x.dt, g.dt, b.dt, rm.dt, rv.dt);
     ref->bn_forward(ref->ctx, &oe.r, y.dr, x.dr, g.dr, b.dr, rm.dr, rv.dr);
     CHECK(cmp_tensor(&y) < 1e-5);
     opair_free(&oe);
@@ -213,28 +229,43 @@ TEST(bn_matches_reference) {
     bn_case(8, 32, 1, 0);
 }
 
-static void pool_case(tta_op_kind kind, int N, int C, int H, int K, int S, int P) {
+/* ties: inputs from {-1, 0, 1}, so most windows hold several maxima (the gradient goes to the
+ * first) */
+static void pool_case_t(tta_op_kind kind, int N, int C, int H, int K, int S, int P, int ties) {
     int OH = kind == TTA_OP_GAP || kind == TTA_OP_GMP ? 1 : (H + 2 * P - K) / S + 1;
     tta_op t = {.kind = kind, .train = 1, .need_dinp = 1, .in = {N, C, H, H}, .out = {N, C, OH, OH},
                 .kernel = K, .stride = S, .pad = P};
     opair o;
     CHECK(opair_init(&o, &t) == 0);
     ten x = ten_new(t.in, 1), y = ten_new(t.out, 0), dy = ten_new(t.out, 1), dx = ten_new(t.in, 0);
-    cpu->pool_forward(cpu->ctx, &o.c, y.dc, x.dc);
+    if (ties) {
+        for (size_t i = 0; i < tta_shape_count(t.in); i++) x.host[i] = roundf(x.host[i]);
+        tb->tensor_upload(tb->ctx, x.dt, x.host, x.s);
+        ref->tensor_upload(ref->ctx, x.dr, x.host, x.s);
+    }
+    tb->pool_forward(tb->ctx, &o.c, y.dt, x.dt);
     ref->pool_forward(ref->ctx, &o.r, y.dr, x.dr);
     double e = cmp_tensor(&y);
-    if (!(e < 1e-6)) fprintf(stderr, "%s fwd C%d H%d K%d S%d P%d: %g\n", tta_op_kind_name(kind), C, H, K, S, P, e);
+    if (!(e < 1e-6)) fprintf(stderr, "[%s] %s fwd C%d H%d K%d S%d P%d: %g\n", tb->name, tta_op_kind_name(kind), C, H, K, S, P, e);
     CHECK(e < 1e-6);
-    cpu->pool_backward(cpu->ctx, &o.c, dx.dc, dy.dc, x.dc, y.dc);
+    tb->pool_backward(tb->ctx, &o.c, dx.dt, dy.dt, x.dt, y.dt);
     ref->pool_backward(ref->ctx, &o.r, dx.dr, dy.dr, x.dr, y.dr);
     e = cmp_tensor(&dx);
-    if (!(e < 1e-6)) fprintf(stderr, "%s bwd C%d H%d K%d S%d P%d: %g\n", tta_op_kind_name(kind), C, H, K, S, P, e);
+    if (!(e < 1e-6)) fprintf(stderr, "[%s] %s bwd C%d H%d K%d S%d P%d: %g\n", tb->name, tta_op_kind_name(kind), C, H, K, S, P, e);
     CHECK(e < 1e-6);
     ten_free(&x), ten_free(&y), ten_free(&dy), ten_free(&dx);
     opair_free(&o);
 }
 
+static void pool_case(tta_op_kind kind, int N, int C, int H, int K, int S, int P) {
+    pool_case_t(kind, N, C, H, K, S, P, 0);
+}
+
 TEST(pooling_matches_reference) {
+    pool_case_t(TTA_OP_MAXPOOL, 2, 16, 8, 2, 2, 0, 1);
+    pool_case_t(TTA_OP_MAXPOOL, 2, 8, 9, 3, 2, 1, 1); /* overlapping windows */
+    pool_case_t(TTA_OP_MAXPOOL, 2, 5, 7, 3, 1, 1, 1);
+    pool_case_t(TTA_OP_GMP, 2, 16, 4, 0, 0, 0, 1);
     pool_case(TTA_OP_MAXPOOL, 2, 16, 8, 2, 2, 0);
     pool_case(TTA_OP_MAXPOOL, 2, 16, 7, 2, 2, 0); /* 7 -> 3: the last row is not read */
     pool_case(TTA_OP_MAXPOOL, 2, 8, 8, 3, 2, 1);
@@ -255,10 +286,10 @@ static void linear_case(int N, int In, int O, int bias, int relu, int need_dinp)
     CHECK(opair_init(&o, &t) == 0);
     ten x = ten_new(t.in, 1), y = ten_new(t.out, 0), dy = ten_new(t.out, 1), dx = ten_new(t.in, 0);
     arr w = arr_new((size_t)O * In, 1), b = arr_new(O, 1), dw = arr_new(w.n, 0), db = arr_new(O, 0);
-    cpu->linear_forward(cpu->ctx, &o.c, y.dc, x.dc, w.dc, b.dc);
+    tb->linear_forward(tb->ctx, &o.c, y.dt, x.dt, w.dt, b.dt);
     ref->linear_forward(ref->ctx, &o.r, y.dr, x.dr, w.dr, b.dr);
     CHECK(cmp_tensor(&y) < TOL);
-    cpu->linear_backward(cpu->ctx, &o.c, dx.dc, dw.dc, db.dc, dy.dc, x.dc, w.dc, y.dc);
+    tb->linear_backward(tb->ctx, &o.c, dx.dt, dw.dt, db.dt, dy.dt, x.dt, w.dt, y.dt);
     ref->linear_backward(ref->ctx, &o.r, dx.dr, dw.dr, db.dr, dy.dr, x.dr, w.dr, y.dr);
     if (need_dinp) CHECK(cmp_tensor(&dx) < TOL);
     CHECK(cmp_arr(&dw) < TOL);
@@ -280,34 +311,34 @@ TEST(elementwise_match_reference) {
     tta_op t = {.kind = TTA_OP_ADD, .train = 1, .need_dinp = 1, .in = s, .out = s, .relu = 1};
     opair o;
     CHECK(opair_init(&o, &t) == 0);
-    cpu->add_forward(cpu->ctx, &o.c, y.dc, a.dc, b.dc);
+    tb->add_forward(tb->ctx, &o.c, y.dt, a.dt, b.dt);
     ref->add_forward(ref->ctx, &o.r, y.dr, a.dr, b.dr);
     CHECK(cmp_tensor(&y) < 1e-7);
     opair_free(&o);
     t.kind = TTA_OP_RELU;
     t.relu = 0;
     CHECK(opair_init(&o, &t) == 0);
-    cpu->relu_forward(cpu->ctx, &o.c, y.dc, a.dc);
+    tb->relu_forward(tb->ctx, &o.c, y.dt, a.dt);
     ref->relu_forward(ref->ctx, &o.r, y.dr, a.dr);
     CHECK(cmp_tensor(&y) < 1e-7);
-    cpu->relu_backward(cpu->ctx, &o.c, dx.dc, b.dc, y.dc);
+    tb->relu_backward(tb->ctx, &o.c, dx.dt, b.dt, y.dt);
     ref->relu_backward(ref->ctx, &o.r, dx.dr, b.dr, y.dr);
     CHECK(cmp_tensor(&dx) < 1e-7);
     opair_free(&o);
     t.kind = TTA_OP_DROPOUT;
     t.p = 0.3f;
     CHECK(opair_init(&o, &t) == 0);
-    cpu->dropout_forward(cpu->ctx, &o.c, y.dc, a.dc, 7, 3);
+    tb->dropout_forward(tb->ctx, &o.c, y.dt, a.dt, 7, 3);
     ref->dropout_forward(ref->ctx, &o.r, y.dr, a.dr, 7, 3);
     CHECK(cmp_tensor(&y) < 1e-7);
-    cpu->dropout_backward(cpu->ctx, &o.c, dx.dc, b.dc, 7, 3);
+    tb->dropout_backward(tb->ctx, &o.c, dx.dt, b.dt, 7, 3);
     ref->dropout_backward(ref->ctx, &o.r, dx.dr, b.dr, 7, 3);
     CHECK(cmp_tensor(&dx) < 1e-7);
     opair_free(&o);
     t.kind = TTA_OP_SCALE;
     t.factor = 0.125f;
     CHECK(opair_init(&o, &t) == 0);
-    cpu->scale_forward(cpu->ctx, &o.c, y.dc, a.dc);
+    tb->scale_forward(tb->ctx, &o.c, y.dt, a.dt);
     ref->scale_forward(ref->ctx, &o.r, y.dr, a.dr);
     CHECK(cmp_tensor(&y) < 1e-7);
     opair_free(&o);
@@ -317,10 +348,10 @@ TEST(elementwise_match_reference) {
     t.kind = TTA_OP_FLATTEN;
     t.out = fs;
     CHECK(opair_init(&o, &t) == 0);
-    cpu->flatten_forward(cpu->ctx, &o.c, f.dc, a.dc);
+    tb->flatten_forward(tb->ctx, &o.c, f.dt, a.dt);
     ref->flatten_forward(ref->ctx, &o.r, f.dr, a.dr);
     CHECK(cmp_tensor(&f) < 1e-7);
-    cpu->flatten_backward(cpu->ctx, &o.c, dx.dc, df.dc);
+    tb->flatten_backward(tb->ctx, &o.c, dx.dt, df.dt);
     ref->flatten_backward(ref->ctx, &o.r, dx.dr, df.dr);
     CHECK(cmp_tensor(&dx) < 1e-7);
     opair_free(&o);
@@ -332,10 +363,10 @@ TEST(elementwise_match_reference) {
     t.stride = 2;
     t.pad_front = 8;
     CHECK(opair_init(&o, &t) == 0);
-    cpu->shortcut_forward(cpu->ctx, &o.c, sy.dc, a.dc);
+    tb->shortcut_forward(tb->ctx, &o.c, sy.dt, a.dt);
     ref->shortcut_forward(ref->ctx, &o.r, sy.dr, a.dr);
     CHECK(cmp_tensor(&sy) < 1e-7);
-    cpu->shortcut_backward(cpu->ctx, &o.c, dx.dc, sdy.dc);
+    tb->shortcut_backward(tb->ctx, &o.c, dx.dt, sdy.dt);
     ref->shortcut_backward(ref->ctx, &o.r, dx.dr, sdy.dr);
     CHECK(cmp_tensor(&dx) < 1e-7);
     opair_free(&o);
@@ -343,18 +374,52 @@ TEST(elementwise_match_reference) {
     ten_free(&sy), ten_free(&sdy);
 }
 
+/* Upload then download gives the same values on every backend; on the cpu backend (host
+ * memory) the blocked position of one element is checked directly. */
 TEST(layout_round_trip) {
     tta_shape s = {3, 24, 5, 7};
     float *h = rnd(tta_shape_count(s)), *back = malloc(tta_shape_count(s) * sizeof(float));
-    float *d = cpu->alloc(cpu->ctx, tta_shape_count(s) * sizeof(float));
-    cpu->tensor_upload(cpu->ctx, d, h, s);
+    float *d = tb->alloc(tb->ctx, tta_shape_count(s) * sizeof(float));
+    tb->tensor_upload(tb->ctx, d, h, s);
     /* element (n=1, c=9, h=2, w=3) sits in block 1, lane 1 of the nChw8c layout */
-    CHECK(d[(((1 * 3 + 1) * 5 + 2) * 7 + 3) * 8 + 1] == h[((1 * 24 + 9) * 5 + 2) * 7 + 3]);
-    cpu->tensor_download(cpu->ctx, back, d, s);
+    if (strcmp(tb->name, "cpu") == 0)
+        CHECK(d[(((1 * 3 + 1) * 5 + 2) * 7 + 3) * 8 + 1] == h[((1 * 24 + 9) * 5 + 2) * 7 + 3]);
+    tb->tensor_download(tb->ctx, back, d, s);
     CHECK(memcmp(h, back, tta_shape_count(s) * sizeof(float)) == 0);
-    cpu->free(cpu->ctx, d);
+    /* copy, fill and accumulate on flat arrays */
+    size_t n = tta_shape_count(s);
+    float *d2 = tb->alloc(tb->ctx, n * sizeof(float));
+    tb->copy(tb->ctx, d2, d, n);
+    tb->accumulate(tb->ctx, d2, d, n);
+    tb->tensor_download(tb->ctx, back, d2, s); /* flat ops keep the layout */
+    int ok = 1;
+    for (size_t i = 0; i < n; i++) ok &= back[i] == 2 * h[i];
+    CHECK(ok);
+    tb->fill(tb->ctx, d2, 0.5f, n);
+    tb->download(tb->ctx, back, d2, n * sizeof(float));
+    CHECK(back[0] == 0.5f && back[n - 1] == 0.5f);
+    tb->free(tb->ctx, d2);
+    tb->free(tb->ctx, d);
     free(h);
     free(back);
+}
+
+/* fold_bn (the inference path's BN folding) against the reference backend's. */
+TEST(fold_bn_matches_reference) {
+    int oc = 5, k = 12;
+    arr w = arr_new((size_t)oc * k, 1), b = arr_new(oc, 1), g = arr_new(oc, 1), be = arr_new(oc, 1);
+    arr mean = arr_new(oc, 1), var = arr_new(oc, 1), wf = arr_new(w.n, 0), bf = arr_new(oc, 0);
+    for (int o = 0; o < oc; o++) var.host[o] = 0.5f + var.host[o] * var.host[o];
+    arr_sync(&var);
+    tb->fold_bn(tb->ctx, wf.dt, bf.dt, w.dt, b.dt, g.dt, be.dt, mean.dt, var.dt, 1e-5f, oc, k);
+    ref->fold_bn(ref->ctx, wf.dr, bf.dr, w.dr, b.dr, g.dr, be.dr, mean.dr, var.dr, 1e-5f, oc, k);
+    CHECK(cmp_arr(&wf) < 1e-6);
+    CHECK(cmp_arr(&bf) < 1e-6);
+    tb->fold_bn(tb->ctx, wf.dt, bf.dt, w.dt, NULL, g.dt, be.dt, mean.dt, var.dt, 1e-5f, oc, k);
+    ref->fold_bn(ref->ctx, wf.dr, bf.dr, w.dr, NULL, g.dr, be.dr, mean.dr, var.dr, 1e-5f, oc, k);
+    CHECK(cmp_arr(&bf) < 1e-6);
+    arr_free(&w), arr_free(&b), arr_free(&g), arr_free(&be), arr_free(&mean), arr_free(&var);
+    arr_free(&wf), arr_free(&bf);
 }
 
 /* Hand-computed values of the reference layers. */
@@ -402,43 +467,61 @@ TEST(xent_matches_reference) {
     tta_shape s = {6, 10, 1, 1};
     ten z = ten_new(s, 1), dz = ten_new(s, 0);
     int32_t lab[6] = {0, 3, 9, 2, 2, 5};
-    int32_t *lc = cpu->alloc(cpu->ctx, sizeof lab), *lr = ref->alloc(ref->ctx, sizeof lab);
-    memcpy(lc, lab, sizeof lab);
-    memcpy(lr, lab, sizeof lab);
-    float *rc = cpu->alloc(cpu->ctx, 8), *rr = ref->alloc(ref->ctx, 8);
+    int32_t *lc = tb->alloc(tb->ctx, sizeof lab), *lr = ref->alloc(ref->ctx, sizeof lab);
+    tb->upload(tb->ctx, lc, lab, sizeof lab);
+    ref->upload(ref->ctx, lr, lab, sizeof lab);
+    float *rc = tb->alloc(tb->ctx, 8), *rr = ref->alloc(ref->ctx, 8);
     tta_op t = {.kind = TTA_OP_XENT, .in = s, .out = s, .smoothing = 0.2f};
     opair o;
     CHECK(opair_init(&o, &t) == 0);
-    cpu->xent_forward(cpu->ctx, &o.c, rc, z.dc, lc);
+    tb->xent_forward(tb->ctx, &o.c, rc, z.dt, lc);
     ref->xent_forward(ref->ctx, &o.r, rr, z.dr, lr);
-    CHECK_REL(rc[0], rr[0], 1e-6);
-    CHECK(rc[1] == rr[1]);
-    cpu->xent_backward(cpu->ctx, &o.c, dz.dc, z.dc, lc);
+    float hc[2], hr[2];
+    tb->download(tb->ctx, hc, rc, sizeof hc);
+    ref->download(ref->ctx, hr, rr, sizeof hr);
+    CHECK_REL(hc[0], hr[0], 1e-6);
+    CHECK(hc[1] == hr[1]);
+    tb->xent_backward(tb->ctx, &o.c, dz.dt, z.dt, lc);
     ref->xent_backward(ref->ctx, &o.r, dz.dr, z.dr, lr);
     CHECK(cmp_tensor(&dz) < 1e-6);
     opair_free(&o);
     ten_free(&z), ten_free(&dz);
-    cpu->free(cpu->ctx, lc), ref->free(ref->ctx, lr), cpu->free(cpu->ctx, rc), ref->free(ref->ctx, rr);
+    tb->free(tb->ctx, lc), ref->free(ref->ctx, lr), tb->free(tb->ctx, rc), ref->free(ref->ctx, rr);
 }
 
 int main(void) {
     char err[256];
     tta_backend_options opt = {.threads = 2, .verbose = getenv("TTA_VERBOSE") != NULL};
-    cpu = tta_backend_create("cpu", &opt, err, sizeof err);
     ref = tta_backend_create("reference", NULL, err, sizeof err);
-    if (!cpu || !ref) {
-        fprintf(stderr, "backend: %s\n", err);
+    if (!ref) {
+        fprintf(stderr, "backend reference: %s\n", err);
         return 1;
     }
     RUN(reference_values);
-    RUN(layout_round_trip);
-    RUN(conv_matches_reference);
-    RUN(bn_matches_reference);
-    RUN(pooling_matches_reference);
-    RUN(linear_matches_reference);
-    RUN(elementwise_match_reference);
-    RUN(xent_matches_reference);
-    cpu->destroy(cpu);
+    /* every fast backend against the reference; "cuda" only where built and a device exists */
+    const char *names[] = {"cpu", "cuda"};
+    for (size_t b = 0; b < sizeof names / sizeof names[0]; b++) {
+        tb = tta_backend_create(names[b], &opt, err, sizeof err);
+        if (!tb) {
+            if (strcmp(names[b], "cpu") == 0) {
+                fprintf(stderr, "backend cpu: %s\n", err);
+                return 1;
+            }
+            fprintf(stderr, "test_layers: %s: skipped: %s\n", names[b], err);
+            continue;
+        }
+        fprintf(stderr, "test_layers: backend %s\n", tb->name);
+        RUN(layout_round_trip);
+        RUN(conv_matches_reference);
+        RUN(bn_matches_reference);
+        RUN(pooling_matches_reference);
+        RUN(linear_matches_reference);
+        RUN(elementwise_match_reference);
+        RUN(fold_bn_matches_reference);
+        RUN(xent_matches_reference);
+        tb->destroy(tb);
+        tb = NULL;
+    }
     ref->destroy(ref);
     return test_summary();
 }

@@ -1,10 +1,36 @@
 /* test_model.c: model files (shipped ones build for 1/3 channels and 28/32 pixels; invalid
  * ones are rejected with a message naming the problem), parameter layout and init, whole-model
- * forward/backward of the cpu backend against the reference backend, the inference path
- * against the plain eval forward, bit-identical repeat runs, FLOP counts and memory accounting.
+ * forward/backward of each fast backend (cpu; cuda where built and a device is present) against
+ * the reference backend, the inference path against the plain eval forward, bit-identical
+ * repeat runs, FLOP counts and memory accounting.
+ *
+ * Parameters, gradients and buffers are read and written only through the backend's
+ * upload/download, so the checks hold for a backend whose memory is on a GPU. Without a CUDA
+ * device the cuda part prints "test_model: cuda: skipped: <reason>" and the rest runs.
  */
 #include "replay/engine.h"
 #include "tta_test.h"
+
+/* The fast backend under test ("cpu", then "cuda"). */
+static const char *BE = "cpu";
+
+/* A host copy of n floats of device memory d of m's backend (free it). */
+static float *host_copy(tta_model *m, const float *d, size_t n) {
+    float *h = malloc(n * sizeof(float) + 4);
+    tta_backend *be = tta_model_backend(m);
+    be->download(be->ctx, h, d, n * sizeof(float));
+    return h;
+}
+
+/* params -= lr * g (g on the host), through host copies of the parameters. */
+static void sgd_step(tta_model *m, float lr, const float *g) {
+    size_t np = tta_model_num_params(m);
+    float *p = host_copy(m, tta_model_params(m), np);
+    for (size_t j = 0; j < np; j++) p[j] -= lr * g[j];
+    tta_backend *be = tta_model_backend(m);
+    be->upload(be->ctx, tta_model_params(m), p, np * sizeof(float));
+    free(p);
+}
 
 static uint64_t rs = 99;
 static float frand(void) {
@@ -34,10 +60,10 @@ TEST(shipped_models_build) {
         for (int c = 1; c <= 3; c += 2)
             for (int h = 28; h <= 32; h += 4) {
                 char err[512] = "";
-                tta_model_config cfg = config("cpu", c, h, 10, 2);
+                tta_model_config cfg = config(BE, c, h, 10, 2);
                 tta_model *m;
                 int rc = tta_model_build(&m, names[i], &cfg, err, sizeof err);
-                if (rc) fprintf(stderr, "%s %dx%d: %s\n", names[i], c, h, err);
+                if (rc) fprintf(stderr, "[%s] %s %dx%d: %s\n", BE, names[i], c, h, err);
                 CHECK(rc == 0);
                 if (rc) continue;
                 float *x = malloc(sizeof(float) * 2 * c * h * h);
@@ -160,12 +186,13 @@ TEST(graph_expansion) {
 
 TEST(init_like_pytorch) {
     char err[512];
-    tta_model_config cfg = config("cpu", 1, 28, 10, 4);
+    tta_model_config cfg = config(BE, 1, 28, 10, 4);
     tta_model *m;
     CHECK(tta_model_build(&m, "lenet", &cfg, err, sizeof err) == 0);
     int n;
     const tta_param_info *p = tta_model_param_info(m, &n);
-    float *params = tta_model_params(m);
+    size_t np = tta_model_num_params(m);
+    float *params = host_copy(m, tta_model_params(m), np);
     for (int i = 0; i < n; i++) {
         double bound = 1.0 / sqrt(p[i].fan_in), mx = 0, mean = 0;
         for (size_t k = 0; k < p[i].count; k++) {
@@ -182,13 +209,18 @@ TEST(init_like_pytorch) {
     /* same seed, same values; another seed, others */
     tta_model *m2;
     CHECK(tta_model_build(&m2, "lenet", &cfg, err, sizeof err) == 0);
-    CHECK(memcmp(tta_model_params(m), tta_model_params(m2), tta_model_num_params(m) * sizeof(float)) == 0);
+    float *p2 = host_copy(m2, tta_model_params(m2), np);
+    CHECK(memcmp(params, p2, np * sizeof(float)) == 0);
+    free(p2);
     tta_model_init_params(m2, 43);
-    CHECK(memcmp(tta_model_params(m), tta_model_params(m2), tta_model_num_params(m) * sizeof(float)) != 0);
+    p2 = host_copy(m2, tta_model_params(m2), np);
+    CHECK(memcmp(params, p2, np * sizeof(float)) != 0);
+    free(p2);
+    free(params);
     tta_model_free(m);
     tta_model_free(m2);
     /* BN: gamma 1, beta 0, running mean 0, var 1 */
-    cfg = config("cpu", 3, 32, 10, 2);
+    cfg = config(BE, 3, 32, 10, 2);
     CHECK(tta_model_build(&m, "resnet20", &cfg, err, sizeof err) == 0);
     float g[16], b[16], rm[16], rv[16];
     CHECK(tta_model_get_tensor(m, "bn1.weight", g, 16) == 0);
@@ -199,12 +231,13 @@ TEST(init_like_pytorch) {
     tta_model_free(m);
 }
 
-/* Builds the same model on cpu and reference with equal parameters, runs a training step on
- * both and compares loss, every gradient and the updated running statistics. */
+/* Builds the same model on the tested backend and on the reference with equal parameters,
+ * runs training steps on both and compares loss, every gradient and the updated running
+ * statistics, then eval mode and the inference path. */
 static void compare_backends(const char *name, const char *ov, int c, int h, int batch, int n,
                              double tol) {
     char err[512];
-    tta_model_config cc = config("cpu", c, h, 10, batch), rc = config("reference", c, h, 10, batch);
+    tta_model_config cc = config(BE, c, h, 10, batch), rc = config("reference", c, h, 10, batch);
     cc.overrides = rc.overrides = ov;
     tta_model *mc, *mr;
     CHECK(tta_model_build(&mc, name, &cc, err, sizeof err) == 0);
@@ -222,7 +255,7 @@ static void compare_backends(const char *name, const char *ov, int c, int h, int
         CHECK(a.correct == b.correct);
         tta_model_backward(mc);
         tta_model_backward(mr);
-        const float *gc = tta_model_grads(mc), *gr = tta_model_grads(mr);
+        float *gc = host_copy(mc, tta_model_grads(mc), np), *gr = host_copy(mr, tta_model_grads(mr), np);
         int npi;
         const tta_param_info *pi = tta_model_param_info(mc, &npi);
         for (int k = 0; k < npi; k++) {
@@ -232,18 +265,20 @@ static void compare_backends(const char *name, const char *ov, int c, int h, int
                 if (fabs(gr[j]) > mx) mx = fabs(gr[j]);
             }
             if (!(md <= tol * mx))
-                fprintf(stderr, "%s: grad %s differs by %g (max %g)\n", name, pi[k].name, md, mx);
+                fprintf(stderr, "[%s] %s: grad %s differs by %g (max %g)\n", BE, name, pi[k].name, md, mx);
             CHECK(md <= tol * mx);
         }
         /* one SGD step on both so that the second step runs at other parameters */
-        float *pc = tta_model_params(mc), *pr = tta_model_params(mr);
-        for (size_t j = 0; j < np; j++) {
-            pc[j] -= 0.1f * gr[j];
-            pr[j] -= 0.1f * gr[j];
-        }
+        sgd_step(mc, 0.1f, gr);
+        sgd_step(mr, 0.1f, gr);
+        free(gc);
+        free(gr);
     }
-    const float *bc = tta_model_buffers(mc), *br = tta_model_buffers(mr);
-    for (size_t j = 0; j < tta_model_num_buffers(mc); j++) CHECK_NEAR(bc[j], br[j], 1e-4 * (1 + fabs(br[j])));
+    size_t nb = tta_model_num_buffers(mc);
+    float *bc = host_copy(mc, tta_model_buffers(mc), nb), *br = host_copy(mr, tta_model_buffers(mr), nb);
+    for (size_t j = 0; j < nb; j++) CHECK_NEAR(bc[j], br[j], 1e-4 * (1 + fabs(br[j])));
+    free(bc);
+    free(br);
     /* eval mode and the fast inference path agree with the reference's eval forward */
     double ls_c, ls_r;
     long hc, hr;
@@ -259,7 +294,7 @@ static void compare_backends(const char *name, const char *ov, int c, int h, int
     tta_model_free(mr);
 }
 
-TEST(cpu_matches_reference_models) {
+TEST(backend_matches_reference_models) {
     compare_backends("mlp", "hidden1=64,hidden2=32", 1, 12, 8, 8, 1e-4);
     compare_backends("lenet", NULL, 1, 28, 4, 4, 1e-4);
     compare_backends("lenet", NULL, 3, 32, 4, 3, 1e-4); /* a short batch */
@@ -272,7 +307,7 @@ TEST(cpu_matches_reference_models) {
 TEST(evaluate_matches_eval_forward_in_chunks) {
     /* 23 samples through an inference batch of 8: two full chunks and a short one */
     char err[512];
-    tta_model_config cfg = config("cpu", 1, 28, 10, 23);
+    tta_model_config cfg = config(BE, 1, 28, 10, 23);
     cfg.eval_batch = 8;
     cfg.overrides = "width=0.125";
     tta_model *m;
@@ -298,7 +333,7 @@ TEST(evaluate_matches_eval_forward_in_chunks) {
 
 static void run_steps(const char *name, const char *ov, int c, int h, int batch, int steps, double *losses) {
     char err[512];
-    tta_model_config cfg = config("cpu", c, h, 10, batch);
+    tta_model_config cfg = config(BE, c, h, 10, batch);
     cfg.overrides = ov;
     tta_model *m;
     CHECK(tta_model_build(&m, name, &cfg, err, sizeof err) == 0);
@@ -315,9 +350,9 @@ static void run_steps(const char *name, const char *ov, int c, int h, int batch,
         tta_step_result r;
         CHECK(tta_model_forward(m, x, y, batch, 1, &r) == 0);
         tta_model_backward(m);
-        float *p = tta_model_params(m);
-        const float *g = tta_model_grads(m);
-        for (size_t j = 0; j < tta_model_num_params(m); j++) p[j] -= 0.05f * g[j];
+        float *g = host_copy(m, tta_model_grads(m), tta_model_num_params(m));
+        sgd_step(m, 0.05f, g);
+        free(g);
         losses[s] = r.loss;
     }
     free(x);
@@ -342,7 +377,7 @@ TEST(dropout_deterministic_and_scaled) {
         "{\"name\":\"d\",\"layers\":[{\"type\":\"flatten\"},{\"type\":\"linear\",\"out\":32},"
         "{\"type\":\"dropout\",\"p\":0.5},{\"type\":\"linear\",\"out\":4}]}";
     char err[256];
-    tta_model_config cfg = config("cpu", 1, 4, 4, 8);
+    tta_model_config cfg = config(BE, 1, 4, 4, 8);
     tta_model *m, *r;
     CHECK(tta_model_build_json(&m, json, "d", &cfg, err, sizeof err) == 0);
     cfg.backend = "reference";
@@ -365,7 +400,7 @@ TEST(dropout_deterministic_and_scaled) {
 
 TEST(flops_and_memory) {
     char err[512];
-    tta_model_config cfg = config("cpu", 1, 28, 10, 128);
+    tta_model_config cfg = config(BE, 1, 28, 10, 128);
     tta_model *m;
     CHECK(tta_model_build(&m, "mlp", &cfg, err, sizeof err) == 0);
     /* forward 2*B*sum(in*out) + biases; backward twice that except fc1's input gradient */
@@ -403,15 +438,32 @@ TEST(flops_and_memory) {
 }
 
 int main(void) {
-    RUN(shipped_models_build);
     RUN(parameter_counts);
     RUN(invalid_models_rejected);
     RUN(graph_expansion);
-    RUN(init_like_pytorch);
-    RUN(cpu_matches_reference_models);
-    RUN(evaluate_matches_eval_forward_in_chunks);
-    RUN(bit_identical_runs);
-    RUN(dropout_deterministic_and_scaled);
-    RUN(flops_and_memory);
+    /* every fast backend; "cuda" only where built and a device exists */
+    const char *names[] = {"cpu", "cuda"};
+    for (size_t b = 0; b < sizeof names / sizeof names[0]; b++) {
+        char err[256];
+        tta_backend *probe = tta_backend_create(names[b], NULL, err, sizeof err);
+        if (!probe) {
+            if (strcmp(names[b], "cpu") == 0) {
+                fprintf(stderr, "backend cpu: %s\n", err);
+                return 1;
+            }
+            fprintf(stderr, "test_model: %s: skipped: %s\n", names[b], err);
+            continue;
+        }
+        probe->destroy(probe);
+        BE = names[b];
+        fprintf(stderr, "test_model: backend %s\n", BE);
+        RUN(shipped_models_build);
+        RUN(init_like_pytorch);
+        RUN(backend_matches_reference_models);
+        RUN(evaluate_matches_eval_forward_in_chunks);
+        RUN(bit_identical_runs);
+        RUN(dropout_deterministic_and_scaled);
+        RUN(flops_and_memory);
+    }
     return test_summary();
 }

@@ -7,7 +7,9 @@
  *   models: loss and logits 1e-4, each parameter gradient 1e-3, running statistics 1e-4;
  *   ten SGD steps (lr 0.1, with and without momentum 0.9) on a fixed batch: each loss 1e-3;
  *   the inference-path loss after the momentum run 1e-3.
- * Every check runs on the cpu backend and on the reference backend.
+ * Every check runs on the cpu backend, on the reference backend and, where built and a device
+ * is present, on the cuda backend (else "test_torch_reference: cuda: skipped: <reason>").
+ * Device memory is only touched through upload/download, as a GPU backend requires.
  */
 #include <dirent.h>
 
@@ -374,14 +376,14 @@ static void run_model(const char *backend, const fixture *f, const char *file) {
         CHECK(e <= 1e-4);
         free(got);
     }
-    /* ten steps of SGD, then with momentum 0.9 (PyTorch: v = mu v + g; p -= lr v) */
+    /* ten steps of SGD, then with momentum 0.9 (PyTorch: v = mu v + g; p -= lr v), on host
+     * copies of the parameters and gradients */
+    tta_backend *be = tta_model_backend(m);
     for (int mom = 0; mom < 2; mom++) {
         set_init(m, f);
         size_t np = tta_model_num_params(m);
         float *v = calloc(np, sizeof(float));
-        float *p = tta_model_params(m);
-        const float *gr = tta_model_grads(m);
-        CHECK(tta_model_backend(m)->host_memory); /* the update below is host code */
+        float *p = host_a(be, tta_model_params(m), np);
         const float *want = fx_f(f, mom ? "losses_momentum" : "losses_sgd");
         for (int s = 0; s < 10; s++) {
             CHECK(tta_model_forward(m, x, y, B, 1, &r) == 0);
@@ -390,11 +392,15 @@ static void run_model(const char *backend, const fixture *f, const char *file) {
                         mom ? "momentum" : "sgd", s, r.loss, want[s]);
             CHECK_REL(r.loss, want[s], 1e-3);
             tta_model_backward(m);
+            float *gr = host_a(be, tta_model_grads(m), np);
             for (size_t j = 0; j < np; j++) {
                 v[j] = (mom ? 0.9f : 0.0f) * v[j] + gr[j];
                 p[j] -= 0.1f * v[j];
             }
+            be->upload(be->ctx, tta_model_params(m), p, np * sizeof(float));
+            free(gr);
         }
+        free(p);
         free(v);
     }
     double ls;
@@ -423,14 +429,15 @@ static int for_each(const char *prefix, void (*fn)(const fixture *, const char *
     return count;
 }
 
-static tta_backend *backends[2];
+/* cpu, reference, and cuda when it could be created */
+static tta_backend *backends[3];
+static int nbackends;
 
 static void layer_fn(const fixture *f, const char *file) {
-    for (int b = 0; b < 2; b++) run_layer(backends[b], f, file);
+    for (int b = 0; b < nbackends; b++) run_layer(backends[b], f, file);
 }
 static void model_fn(const fixture *f, const char *file) {
-    run_model("cpu", f, file);
-    run_model("reference", f, file);
+    for (int b = 0; b < nbackends; b++) run_model(backends[b]->name, f, file);
 }
 
 TEST(layers_match_pytorch) { CHECK(for_each("layer_", layer_fn) >= 19); }
@@ -441,12 +448,20 @@ int main(void) {
     snprintf(fixdir, sizeof fixdir, "%s/fixtures/replay/torch", src && *src ? src : ".");
     char err[256];
     tta_backend_options opt = {.threads = 2};
-    backends[0] = tta_backend_create("cpu", &opt, err, sizeof err);
-    backends[1] = tta_backend_create("reference", &opt, err, sizeof err);
-    CHECK(backends[0] && backends[1]);
+    const char *names[] = {"cpu", "reference", "cuda"};
+    for (int b = 0; b < 3; b++) {
+        tta_backend *be = tta_backend_create(names[b], &opt, err, sizeof err);
+        if (be) {
+            backends[nbackends++] = be;
+        } else if (strcmp(names[b], "cuda") == 0) {
+            fprintf(stderr, "test_torch_reference: cuda: skipped: %s\n", err);
+        } else {
+            fprintf(stderr, "backend %s: %s\n", names[b], err);
+            return 1;
+        }
+    }
     RUN(layers_match_pytorch);
     RUN(models_match_pytorch);
-    backends[0]->destroy(backends[0]);
-    backends[1]->destroy(backends[1]);
+    for (int b = 0; b < nbackends; b++) backends[b]->destroy(backends[b]);
     return test_summary();
 }
