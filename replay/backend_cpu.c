@@ -24,18 +24,31 @@
 /* ------------------------------------------------------------------------------------------ */
 /* Memory and layout edges                                                                      */
 
+/* Each block is preceded by a 64-byte header holding its requested size, so that free knows
+ * what to take off the allocator's total (c->allocated). */
 static void *cpu_alloc(void *ctx, size_t bytes) {
+    cpu_ctx *c = ctx;
     size_t rounded = (bytes + 63) / 64 * 64;
     if (!rounded) rounded = 64;
-    void *p = aligned_alloc(64, rounded);
+    char *p = aligned_alloc(64, rounded + 64);
     if (!p) {
         fprintf(stderr, "cpu backend: out of memory allocating %zu bytes\n", bytes);
         exit(1);
     }
-    memset(p, 0, rounded);
-    return p;
+    memset(p + 64, 0, rounded);
+    *(size_t *)p = bytes;
+    c->allocated += bytes;
+    return p + 64;
 }
-static void cpu_free(void *ctx, void *p) { free(p); }
+static void cpu_free(void *ctx, void *p) {
+    if (!p) return;
+    cpu_ctx *c = ctx;
+    char *base = (char *)p - 64;
+    assert(c->allocated >= *(size_t *)base);
+    c->allocated -= *(size_t *)base;
+    free(base);
+}
+static size_t cpu_allocated(void *ctx) { return ((cpu_ctx *)ctx)->allocated; }
 static void cpu_memcpy(void *ctx, void *dst, const void *src, size_t bytes) {
     if (bytes) memmove(dst, src, bytes);
 }
@@ -321,6 +334,7 @@ tta_backend *tta_backend_cpu_create(const tta_backend_options *opt, char *err, s
     be->destroy = cpu_destroy;
     be->alloc = cpu_alloc;
     be->free = cpu_free;
+    be->allocated = cpu_allocated;
     be->upload = cpu_memcpy;
     be->download = cpu_memcpy;
     be->sync = cpu_sync;

@@ -18,17 +18,34 @@ typedef struct {
     const float *w, *b;
 } ref_impl;
 
+/* The reference backend's state: the allocator's total. Each block is preceded by a 64-byte
+ * header holding its requested size. */
+typedef struct {
+    size_t allocated;
+} ref_ctx;
+
 static void *ref_alloc(void *ctx, size_t bytes) {
+    ref_ctx *c = ctx;
     size_t rounded = (bytes + 63) / 64 * 64;
-    void *p = aligned_alloc(64, rounded ? rounded : 64);
+    char *p = aligned_alloc(64, (rounded ? rounded : 64) + 64);
     if (!p) {
         fprintf(stderr, "reference backend: out of memory allocating %zu bytes\n", bytes);
         exit(1);
     }
-    memset(p, 0, rounded ? rounded : 64);
-    return p;
+    memset(p + 64, 0, rounded ? rounded : 64);
+    *(size_t *)p = bytes;
+    c->allocated += bytes;
+    return p + 64;
 }
-static void ref_free(void *ctx, void *p) { free(p); }
+static void ref_free(void *ctx, void *p) {
+    if (!p) return;
+    ref_ctx *c = ctx;
+    char *base = (char *)p - 64;
+    assert(c->allocated >= *(size_t *)base);
+    c->allocated -= *(size_t *)base;
+    free(base);
+}
+static size_t ref_allocated(void *ctx) { return ((ref_ctx *)ctx)->allocated; }
 static void ref_memcpy(void *ctx, void *dst, const void *src, size_t bytes) {
     if (bytes) memmove(dst, src, bytes);
 }
@@ -206,16 +223,21 @@ static void ref_xent_backward(void *ctx, tta_op *op, float *dlogits, const float
     ref_xent_backward_f(dlogits, logits, labels, op->in.n, op->in.c, op->smoothing);
 }
 
-static void ref_destroy(tta_backend *be) { free(be); }
+static void ref_destroy(tta_backend *be) {
+    free(be->ctx);
+    free(be);
+}
 
 tta_backend *tta_backend_reference_create(const tta_backend_options *opt, char *err,
                                           size_t errlen) {
     tta_backend *be = callocCheck(1, sizeof *be);
     be->name = "reference";
+    be->ctx = callocCheck(1, sizeof(ref_ctx));
     be->host_memory = 1;
     be->destroy = ref_destroy;
     be->alloc = ref_alloc;
     be->free = ref_free;
+    be->allocated = ref_allocated;
     be->upload = ref_memcpy;
     be->download = ref_memcpy;
     be->sync = ref_sync;

@@ -19,6 +19,7 @@ typedef struct {
     dnnl_stream_t stream;
     int threads;
     int verbose;
+    size_t allocated; /* bytes from cpu_alloc not yet freed */
 } cpu_ctx;
 
 static inline int cpu_blocked(tta_shape s) { return s.c % 8 == 0; }

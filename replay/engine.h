@@ -138,6 +138,9 @@ struct tta_backend {
     /* Memory. alloc returns zero-filled memory aligned to 64 bytes, or exits when out of memory. */
     void *(*alloc)(void *ctx, size_t bytes);
     void (*free)(void *ctx, void *p);
+    /* Bytes currently allocated by alloc and not yet freed, as requested (not rounded): the
+     * allocator's own total, against which the model's accounting by category is checked. */
+    size_t (*allocated)(void *ctx);
     void (*upload)(void *ctx, void *dst, const void *src_host, size_t bytes);
     void (*download)(void *ctx, void *dst_host, const void *src, size_t bytes);
     void (*sync)(void *ctx); /* waits for queued work (timing); no-op on synchronous backends */

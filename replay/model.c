@@ -115,7 +115,8 @@ struct tta_model {
 };
 
 static void *m_alloc(tta_model *m, size_t bytes, tta_mem_kind kind) {
-    void *p = m->be->alloc(m->ctx, bytes ? bytes : 4);
+    if (!bytes) bytes = 4; /* an empty tensor still gets a valid pointer, counted as allocated */
+    void *p = m->be->alloc(m->ctx, bytes);
     growArray(m->allocs, &m->allocs_cap, m->nallocs + 1);
     m->allocs[m->nallocs++] = (allocation){p, bytes, kind};
     m->mem[kind] += bytes;

@@ -39,6 +39,10 @@ typedef struct {
     cudnnHandle_t dnn;
     cublasHandle_t blas;
     int verbose;
+    /* Live allocations (pointer, requested bytes), for the allocator's total: device memory
+     * has no room for a host-readable header. A model makes a few hundred. */
+    struct cu_block { void *p; size_t bytes; } *blocks;
+    size_t n_blocks, cap_blocks, allocated;
 } cu_ctx;
 
 /* Per-op state. Descriptors that an op kind does not use stay NULL. */
@@ -105,12 +109,28 @@ static void *cu_alloc(void *ctx, size_t bytes) {
     }
     CUDA_CHECK(cudaMemsetAsync(p, 0, bytes ? bytes : 64, c->stream));
     CUDA_CHECK(cudaStreamSynchronize(c->stream));
+    if (c->n_blocks == c->cap_blocks) {
+        c->cap_blocks = c->cap_blocks ? 2 * c->cap_blocks : 256;
+        c->blocks = reallocCheck(c->blocks, c->cap_blocks * sizeof *c->blocks);
+    }
+    c->blocks[c->n_blocks++] = (struct cu_block){p, bytes};
+    c->allocated += bytes;
     return p;
 }
 
 static void cu_free(void *ctx, void *p) {
-    if (p) CUDA_CHECK(cudaFree(p)); /* cudaFree waits for work that may still use p */
+    if (!p) return;
+    cu_ctx *c = ctx;
+    for (size_t i = c->n_blocks; i-- > 0;) {
+        if (c->blocks[i].p != p) continue;
+        c->allocated -= c->blocks[i].bytes;
+        c->blocks[i] = c->blocks[--c->n_blocks];
+        break;
+    }
+    CUDA_CHECK(cudaFree(p)); /* cudaFree waits for work that may still use p */
 }
+
+static size_t cu_allocated(void *ctx) { return ((cu_ctx *)ctx)->allocated; }
 
 static void cu_upload(void *ctx, void *dst, const void *src_host, size_t bytes) {
     cu_ctx *c = ctx;
@@ -632,6 +652,7 @@ static void cu_destroy(tta_backend *be) {
     if (c->blas) cublasDestroy(c->blas);
     if (c->dnn) cudnnDestroy(c->dnn);
     if (c->stream) cudaStreamDestroy(c->stream);
+    free(c->blocks);
     free(c);
     free(be);
 }
@@ -721,6 +742,7 @@ tta_backend *tta_backend_cuda_create(const tta_backend_options *opt, char *err, 
     be->host_memory = 0;
     be->alloc = cu_alloc;
     be->free = cu_free;
+    be->allocated = cu_allocated;
     be->upload = cu_upload;
     be->download = cu_download;
     be->sync = cu_sync;

@@ -73,6 +73,12 @@ TEST(shipped_models_build) {
                 CHECK(tta_model_forward(m, x, y, 2, 1, &r) == 0);
                 CHECK(isfinite(r.loss) && r.loss > 0);
                 tta_model_backward(m);
+                /* every byte the backend handed out is in one accounting category */
+                size_t mem[TTA_MEM_COUNT], sum = 0;
+                tta_model_memory(m, mem);
+                for (int k = 0; k < TTA_MEM_COUNT; k++) sum += mem[k];
+                tta_backend *be = tta_model_backend(m);
+                CHECK(be->allocated(be->ctx) == sum);
                 free(x);
                 tta_model_free(m);
             }
@@ -398,6 +404,64 @@ TEST(dropout_deterministic_and_scaled) {
     tta_model_free(r);
 }
 
+/* FLOPs and bytes of each layer against hand-computed values: a conv with stride and padding, a
+ * BN, a max pool, global average pooling and a linear layer, batch 4, 3x8x8 input. */
+TEST(layer_flops_by_hand) {
+    const char *json =
+        "{\"name\": \"hand\", \"layers\": ["
+        "{\"name\": \"c1\", \"type\": \"conv\", \"out\": 6, \"kernel\": 3, \"stride\": 1, \"pad\": 1, \"bias\": true},"
+        "{\"name\": \"bn\", \"type\": \"bn\"},"
+        "{\"name\": \"mp\", \"type\": \"maxpool\", \"kernel\": 2},"
+        "{\"name\": \"c2\", \"type\": \"conv\", \"out\": 10, \"kernel\": 3, \"stride\": 2, \"pad\": 1, \"bias\": false},"
+        "{\"name\": \"gap\", \"type\": \"gap\"},"
+        "{\"name\": \"fc\", \"type\": \"linear\", \"out\": \"$classes\"}]}";
+    char err[512];
+    tta_model_config cfg = config(BE, 3, 8, 5, 4);
+    tta_model *m;
+    CHECK(tta_model_build_json(&m, json, "hand", &cfg, err, sizeof err) == 0);
+    if (!m) return;
+    int nl;
+    const tta_layer_stats *st = tta_model_layer_stats(m, &nl);
+    const tta_layer_stats *c1 = NULL, *bn = NULL, *mp = NULL, *c2 = NULL, *gap = NULL, *fc = NULL;
+    for (int i = 0; i < nl; i++) {
+        if (!strcmp(st[i].name, "c1")) c1 = &st[i];
+        if (!strcmp(st[i].name, "bn")) bn = &st[i];
+        if (!strcmp(st[i].name, "mp")) mp = &st[i];
+        if (!strcmp(st[i].name, "c2")) c2 = &st[i];
+        if (!strcmp(st[i].name, "gap")) gap = &st[i];
+        if (!strcmp(st[i].name, "fc")) fc = &st[i];
+    }
+    CHECK(c1 && bn && mp && c2 && gap && fc);
+    if (!(c1 && bn && mp && c2 && gap && fc)) return;
+    /* c1: 4 x 6 x 8 x 8 outputs, each 3*3*3 multiply-adds, plus the bias; no input gradient
+     * (the input needs none); weights 6*27 + 6 */
+    double out1 = 4.0 * 6 * 8 * 8;
+    CHECK(c1->flops_fwd == 2 * out1 * 27 + out1);
+    CHECK(c1->flops_bwd == 2 * out1 * 27 + out1);
+    CHECK(c1->bytes_fwd == 4 * (4.0 * 3 * 64 + out1 + 6 * 27 + 6));
+    /* bn on 1536 values: 7 flops each forward, 9 backward */
+    CHECK(bn->flops_fwd == 7 * out1 && bn->flops_bwd == 9 * out1);
+    /* max pool 2x2: 4 x 6 x 4 x 4 outputs, 4 comparisons each */
+    double outp = 4.0 * 6 * 4 * 4;
+    CHECK(mp->flops_fwd == outp * 4 && mp->flops_bwd == outp);
+    CHECK(mp->out.c == 6 && mp->out.h == 4 && mp->out.w == 4);
+    /* c2, stride 2 pad 1 on 4x4: 2x2 outputs, fan-in 6*9; input gradient too */
+    double out2 = 4.0 * 10 * 2 * 2;
+    CHECK(c2->out.h == 2 && c2->out.w == 2);
+    CHECK(c2->flops_fwd == 2 * out2 * 54);
+    CHECK(c2->flops_bwd == 4 * out2 * 54);
+    CHECK(c2->bytes_bwd == 4 * (out2 + outp + 540 + outp + 540));
+    /* gap: one add per input value */
+    CHECK(gap->flops_fwd == 4.0 * 10 * 4);
+    /* fc 10 -> 5 with bias */
+    CHECK(fc->flops_fwd == 2 * 4.0 * 5 * 10 + 4 * 5);
+    CHECK(fc->flops_bwd == 4 * 4.0 * 5 * 10 + 4 * 5);
+    double total = 0;
+    for (int i = 0; i < nl; i++) total += st[i].flops_fwd + st[i].flops_bwd;
+    CHECK(tta_model_train_flops(m) == total);
+    tta_model_free(m);
+}
+
 TEST(flops_and_memory) {
     char err[512];
     tta_model_config cfg = config(BE, 1, 28, 10, 128);
@@ -417,6 +481,11 @@ TEST(flops_and_memory) {
     /* gradients of fc1, fc2, fc3 outputs (none for the input or flatten) */
     CHECK(mem[TTA_MEM_ACT_GRADS] == 128 * (512 + 512 + 10) * sizeof(float));
     CHECK(mem[TTA_MEM_EVAL] > 0);
+    /* the accounting by category sums to what the backend's allocator has handed out */
+    size_t mem_sum = 0;
+    for (int k = 0; k < TTA_MEM_COUNT; k++) mem_sum += mem[k];
+    tta_backend *be = tta_model_backend(m);
+    CHECK(be->allocated(be->ctx) == mem_sum);
     int nl;
     const tta_layer_stats *st = tta_model_layer_stats(m, &nl);
     CHECK(nl == 6);
@@ -464,6 +533,7 @@ int main(void) {
         RUN(bit_identical_runs);
         RUN(dropout_deterministic_and_scaled);
         RUN(flops_and_memory);
+        RUN(layer_flops_by_hand);
     }
     return test_summary();
 }
