@@ -19,6 +19,8 @@ static const char usage_text[] =
     "                                                     rcp, threshold, html (tta report --help)\n"
     "  replay SPEC [--runs N] [--format json] ...         re-execute a training recipe on this machine\n"
     "  verify ENTRY [--runs N]                            replay an ingested entry and check its claim\n"
+    "  profile SPEC | --peaks                             time, FLOPs and memory of a training step per\n"
+    "                                                     layer; this host's roofs (tta profile --help)\n"
     "\n"
     "The database is --db PATH, else $TTA_DB, else tta.db in the current folder.\n"
     "`tta COMMAND --help` describes a command.\n";
@@ -34,7 +36,7 @@ static const command commands[] = {
     {"report", cmd_report},
     {"replay", cmd_replay},
     {"verify", cmd_verify},
-
+    {"profile", cmd_profile},
 };
 
 int cli_usage_error(const char *cmd, const char *fmt, ...) {

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <sqlite3.h>
 
+#include "common/buf.h"
 #include "replay/data.h"
 #include "replay/optim.h"
 #include "replay/schedule.h"
@@ -117,5 +118,78 @@ int tta_replay_run(const tta_replay_spec *spec, uint64_t seed, const tta_replay_
  * batchSize, learningRate; model "MLP 784-512-512-10" -> mlp): 0, or -1 with err. */
 int tta_replay_spec_from_entry(sqlite3 *db, int64_t entry, const char *data_dir, tta_replay_spec *spec, char *err,
                                size_t errlen);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Profiling (`tta profile`, profile.c; peaks.c)                                                */
+
+typedef struct {
+    const char *device;  /* "cpu" (default), "reference", "cuda" */
+    int threads;         /* 0: the libraries' default */
+    int batch;           /* 0: the spec's batch_size */
+    int steps;           /* steps measured after warm-up; 0: 20 */
+    int window;          /* warm-up detection window in steps; 0: 5 */
+    double tolerance;    /* settled when two consecutive windows' means differ by less; 0: 0.05 */
+    int max_warmup;      /* at most this many warm-up steps (then measured anyway, settled = 0); 0: 60 */
+    uint64_t seed;
+    FILE *progress;      /* a line every 10 steps; NULL for none */
+} tta_profile_options;
+
+/* One row of the profile: a layer of the model (forward + backward of one step), or the
+ * optimizer update (type "update"). A layer fused into another (ReLU into BN) has time 0 and
+ * fused_into set; its host's gflops counts both layers' FLOPs. */
+typedef struct {
+    char name[64], type[16], fused_into[64];
+    double flops, bytes;                   /* analytic, per step */
+    double time_s, time_fwd_s, time_bwd_s; /* measured, per step */
+    double gflops;                         /* achieved; NAN when not timed */
+    double intensity;                      /* flops / bytes (operational intensity) */
+} tta_profile_layer;
+
+typedef struct {
+    char model[64], device[16];
+    int threads, batch;
+    int warmup_steps, settled, measured_steps;
+    double *step_trace;  /* every step's seconds, warm-up first (n_trace) */
+    int n_trace;
+    double step_s, samples_per_s;          /* means over the measured steps */
+    double flops_per_step, bytes_per_step, gflops, intensity;
+    double data_s, forward_s, backward_s, optimizer_s; /* per step, by the step's own clock */
+    double layers_s;                       /* sum of the model layers' times */
+    double unattributed_s;                 /* step_s - data - optimizer - layers (loss, glue) */
+    /* Memory in bytes, exact: the model's accounting by category (engine.h's tta_mem_kind), the
+     * optimizer's state, the dataset splits and batch buffers in host memory, and a device
+     * backend's host copies of parameters and gradients. feature_maps = activations +
+     * activation_grads + saved. total is the sum of every category; allocator_total is what
+     * the backend's allocator reports outstanding (= the model's categories). */
+    size_t mem_weights, mem_buffers, mem_weight_grads, mem_optimizer_state, mem_feature_maps, mem_activations,
+        mem_activation_grads, mem_saved, mem_workspace, mem_eval, mem_data, mem_host_copies, mem_total,
+        allocator_total;
+    tta_profile_layer *layers;             /* model layers in graph order, then "optimizer" */
+    int n_layers;
+} tta_profile_result;
+
+/* Profiles training steps of spec: 0, or -1 with a message in err. The result owns its arrays
+ * (tta_profile_result_free). */
+int tta_profile_run(const tta_replay_spec *spec, const tta_profile_options *opt, tta_profile_result *out, char *err,
+                    size_t errlen);
+void tta_profile_result_free(tta_profile_result *r);
+/* The profile as one JSON object (the `tta profile --format json` contract: memory{weights,
+ * weight_grads, optimizer_state, feature_maps, workspace, data, total, ...}, layers[{name, flops,
+ * bytes, time_s, gflops, ...}], step_s, samples_per_s, ...), appended to b. */
+void tta_profile_json(const tta_profile_result *r, const char *host, const char *spec_path, buf *b);
+
+/* This machine's roofs, measured: OpenBLAS SGEMM (square n = 2048, best of reps) and memory
+ * bandwidth (a STREAM triad a = b + s*c over three arrays of 64 MiB, threads sharing it, best
+ * of reps; counted as 3 x 4 bytes per element). */
+typedef struct {
+    int threads;
+    double sgemm_gflops;
+    double triad_gbs;
+    double copy_gbs;
+} tta_peaks;
+
+int tta_measure_peaks(int threads, tta_peaks *out, char *err, size_t errlen);
+/* {"host": ..., "device": "cpu", "threads": T, "sgemm_gflops": G, "mem_gbs": B, "copy_gbs": C} */
+void tta_peaks_json(const tta_peaks *p, const char *host, buf *b);
 
 #endif

@@ -1,0 +1,189 @@
+/* profile_store.c: profiles and host peaks into the database (see ingest.h). The JSON
+ * documents are the ones `tta profile` prints, so a profile can be stored again from its file. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "common/check.h"
+#include "ingest/ingest.h"
+
+static int fail(char **err, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    char msg[512];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (err) *err = strdupCheck(msg);
+    return -1;
+}
+
+/* A number member, or NAN when absent or not a number. */
+static double num(const cJSON *o, const char *key) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+static const char *str(const cJSON *o, const char *key) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static void bind_num_or_null(sqlite3_stmt *st, int i, double v) {
+    if (isfinite(v)) sqlite3_bind_double(st, i, v);
+    else sqlite3_bind_null(st, i);
+}
+
+int tta_store_profile(sqlite3 *db, const char *json, int64_t sweep, int64_t *id, char **err) {
+    cJSON *root = cJSON_Parse(json);
+    if (!cJSON_IsObject(root)) {
+        cJSON_Delete(root);
+        return fail(err, "profile: not a JSON object");
+    }
+    const cJSON *mem = cJSON_GetObjectItemCaseSensitive(root, "memory");
+    const cJSON *phases = cJSON_GetObjectItemCaseSensitive(root, "phases");
+    const cJSON *layers = cJSON_GetObjectItemCaseSensitive(root, "layers");
+    const char *required_num[] = {"threads", "batch", "warmup_steps", "measured_steps", "step_s", "samples_per_s",
+                                  "flops_per_step", "bytes_per_step", "gflops"};
+    const char *required_mem[] = {"weights", "weight_grads", "optimizer_state", "feature_maps", "workspace", "data",
+                                  "total"};
+    int rc = -1;
+    if (!str(root, "host") || !str(root, "device") || !str(root, "model")) {
+        rc = fail(err, "profile: host, device and model must be strings");
+        goto out;
+    }
+    for (size_t i = 0; i < sizeof required_num / sizeof *required_num; i++)
+        if (isnan(num(root, required_num[i]))) {
+            rc = fail(err, "profile: %s: missing or not a number", required_num[i]);
+            goto out;
+        }
+    if (!cJSON_IsObject(mem) || !cJSON_IsArray(layers)) {
+        rc = fail(err, "profile: memory (an object) and layers (an array) are required");
+        goto out;
+    }
+    for (size_t i = 0; i < sizeof required_mem / sizeof *required_mem; i++)
+        if (isnan(num(mem, required_mem[i]))) {
+            rc = fail(err, "profile: memory.%s: missing or not a number", required_mem[i]);
+            goto out;
+        }
+    if (sqlite3_exec(db, "SAVEPOINT store_profile", NULL, NULL, NULL) != SQLITE_OK) {
+        rc = fail(err, "profile: %s", sqlite3_errmsg(db));
+        goto out;
+    }
+    sqlite3_stmt *st = NULL;
+    const char *sql =
+        "INSERT INTO profiles (sweep, host, device, threads, spec, model, batch, warmup_steps, settled, "
+        "measured_steps, step_s, samples_per_s, flops_per_step, bytes_per_step, gflops, data_s, forward_s, "
+        "backward_s, optimizer_s, unattributed_s, mem_weights, mem_weight_grads, mem_optimizer_state, "
+        "mem_feature_maps, mem_workspace, mem_data, mem_total, json) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, "
+        "?22, ?23, ?24, ?25, ?26, ?27, ?28)";
+    int ok = sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK;
+    if (ok) {
+        if (sweep > 0) sqlite3_bind_int64(st, 1, sweep);
+        else sqlite3_bind_null(st, 1);
+        sqlite3_bind_text(st, 2, str(root, "host"), -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(st, 3, str(root, "device"), -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int(st, 4, (int)num(root, "threads"));
+        if (str(root, "spec")) sqlite3_bind_text(st, 5, str(root, "spec"), -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(st, 6, str(root, "model"), -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int(st, 7, (int)num(root, "batch"));
+        sqlite3_bind_int(st, 8, (int)num(root, "warmup_steps"));
+        sqlite3_bind_int(st, 9, cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "settled")));
+        sqlite3_bind_int(st, 10, (int)num(root, "measured_steps"));
+        const char *k[] = {"step_s", "samples_per_s", "flops_per_step", "bytes_per_step", "gflops"};
+        for (int i = 0; i < 5; i++) bind_num_or_null(st, 11 + i, num(root, k[i]));
+        const char *kp[] = {"data_s", "forward_s", "backward_s", "optimizer_s", "unattributed_s"};
+        for (int i = 0; i < 5; i++) bind_num_or_null(st, 16 + i, num(phases, kp[i]));
+        for (int i = 0; i < 7; i++) sqlite3_bind_int64(st, 21 + i, (sqlite3_int64)num(mem, required_mem[i]));
+        sqlite3_bind_text(st, 28, json, -1, SQLITE_TRANSIENT);
+        ok = sqlite3_step(st) == SQLITE_DONE;
+    }
+    sqlite3_finalize(st);
+    int64_t pid = sqlite3_last_insert_rowid(db);
+    if (ok && sweep < 0) {
+        char q[128];
+        snprintf(q, sizeof q, "UPDATE profiles SET sweep = id WHERE id = %lld", (long long)pid);
+        ok = sqlite3_exec(db, q, NULL, NULL, NULL) == SQLITE_OK;
+    }
+    if (ok)
+        ok = sqlite3_prepare_v2(db,
+                                "INSERT INTO profile_layers (profile_id, idx, name, type, fused_into, flops, bytes, "
+                                "time_s, gflops, intensity) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                                -1, &st, NULL) == SQLITE_OK;
+    int idx = 0;
+    const cJSON *L;
+    if (ok) {
+        cJSON_ArrayForEach(L, layers) {
+            if (!str(L, "name") || !str(L, "type") || isnan(num(L, "flops")) || isnan(num(L, "bytes")) ||
+                isnan(num(L, "time_s"))) {
+                sqlite3_finalize(st);
+                sqlite3_exec(db, "ROLLBACK TO store_profile; RELEASE store_profile", NULL, NULL, NULL);
+                rc = fail(err, "profile: layers[%d]: name, type, flops, bytes and time_s are required", idx);
+                goto out;
+            }
+            sqlite3_reset(st);
+            sqlite3_bind_int64(st, 1, pid);
+            sqlite3_bind_int(st, 2, idx++);
+            sqlite3_bind_text(st, 3, str(L, "name"), -1, SQLITE_TRANSIENT);
+            sqlite3_bind_text(st, 4, str(L, "type"), -1, SQLITE_TRANSIENT);
+            if (str(L, "fused_into")) sqlite3_bind_text(st, 5, str(L, "fused_into"), -1, SQLITE_TRANSIENT);
+            else sqlite3_bind_null(st, 5);
+            sqlite3_bind_double(st, 6, num(L, "flops"));
+            sqlite3_bind_double(st, 7, num(L, "bytes"));
+            sqlite3_bind_double(st, 8, num(L, "time_s"));
+            bind_num_or_null(st, 9, num(L, "gflops"));
+            bind_num_or_null(st, 10, num(L, "intensity"));
+            if (sqlite3_step(st) != SQLITE_DONE) {
+                ok = 0;
+                break;
+            }
+        }
+        sqlite3_finalize(st);
+    }
+    if (!ok) {
+        rc = fail(err, "profile: %s", sqlite3_errmsg(db));
+        sqlite3_exec(db, "ROLLBACK TO store_profile; RELEASE store_profile", NULL, NULL, NULL);
+        goto out;
+    }
+    if (sqlite3_exec(db, "RELEASE store_profile", NULL, NULL, NULL) != SQLITE_OK) {
+        rc = fail(err, "profile: %s", sqlite3_errmsg(db));
+        goto out;
+    }
+    if (id) *id = pid;
+    rc = 0;
+out:
+    cJSON_Delete(root);
+    return rc;
+}
+
+int tta_store_peaks(sqlite3 *db, const char *json, char **err) {
+    cJSON *root = cJSON_Parse(json);
+    int rc = -1;
+    if (!cJSON_IsObject(root)) {
+        rc = fail(err, "peaks: not a JSON object");
+    } else if (!str(root, "host") || !str(root, "device") || !(num(root, "threads") >= 1) ||
+               !(num(root, "sgemm_gflops") > 0) || !(num(root, "mem_gbs") > 0)) {
+        rc = fail(err, "peaks: host, device, threads >= 1, sgemm_gflops > 0 and mem_gbs > 0 are required");
+    } else {
+        sqlite3_stmt *st = NULL;
+        if (sqlite3_prepare_v2(db,
+                               "INSERT INTO host_peaks (host, device, threads, sgemm_gflops, mem_gbs, copy_gbs) "
+                               "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                               -1, &st, NULL) == SQLITE_OK) {
+            sqlite3_bind_text(st, 1, str(root, "host"), -1, SQLITE_TRANSIENT);
+            sqlite3_bind_text(st, 2, str(root, "device"), -1, SQLITE_TRANSIENT);
+            sqlite3_bind_int(st, 3, (int)num(root, "threads"));
+            sqlite3_bind_double(st, 4, num(root, "sgemm_gflops"));
+            sqlite3_bind_double(st, 5, num(root, "mem_gbs"));
+            bind_num_or_null(st, 6, num(root, "copy_gbs"));
+            if (sqlite3_step(st) == SQLITE_DONE) rc = 0;
+        }
+        if (rc) fail(err, "peaks: %s", sqlite3_errmsg(db));
+        sqlite3_finalize(st);
+    }
+    cJSON_Delete(root);
+    return rc;
+}

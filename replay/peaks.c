@@ -1,0 +1,105 @@
+/* peaks.c: this machine's roofs for the roofline (see replay.h): OpenBLAS SGEMM GFLOP/s and
+ * memory bandwidth by a STREAM-style triad and copy. */
+#include <cblas.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/check.h"
+#include "replay/replay.h"
+
+void openblas_set_num_threads(int n);
+
+static double now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+typedef struct {
+    float *a, *b, *c;
+    size_t lo, hi;
+    int triad; /* 1: a = b + s*c; 0: a = b */
+} stream_part;
+
+static void *stream_worker(void *arg) {
+    stream_part *p = arg;
+    if (p->triad)
+        for (size_t i = p->lo; i < p->hi; i++) p->a[i] = p->b[i] + 3.0f * p->c[i];
+    else
+        memcpy(p->a + p->lo, p->b + p->lo, (p->hi - p->lo) * sizeof(float));
+    return NULL;
+}
+
+/* Best seconds of reps passes of the kernel over n floats split among threads. */
+static double stream_best(float *a, float *b, float *c, size_t n, int threads, int triad, int reps) {
+    double best = 1e30;
+    stream_part parts[64];
+    pthread_t tid[64];
+    for (int r = 0; r < reps; r++) {
+        double t0 = now_s();
+        for (int t = 0; t < threads; t++) {
+            parts[t] = (stream_part){a, b, c, n * (size_t)t / (size_t)threads, n * (size_t)(t + 1) / (size_t)threads,
+                                     triad};
+            if (t > 0) pthread_create(&tid[t], NULL, stream_worker, &parts[t]);
+        }
+        stream_worker(&parts[0]);
+        for (int t = 1; t < threads; t++) pthread_join(tid[t], NULL);
+        double dt = now_s() - t0;
+        if (dt < best) best = dt;
+    }
+    return best;
+}
+
+int tta_measure_peaks(int threads, tta_peaks *out, char *err, size_t errlen) {
+    memset(out, 0, sizeof *out);
+    if (threads < 1 || threads > 64) {
+        snprintf(err, errlen, "threads must be 1..64, not %d", threads);
+        return -1;
+    }
+    out->threads = threads;
+    /* SGEMM: C = A B, n = 2048 (17 GFLOP per call), best of 4 after a warm-up call. */
+    openblas_set_num_threads(threads);
+    int n = 2048;
+    size_t nn = (size_t)n * n;
+    float *a = mallocCheck(nn * sizeof *a), *b = mallocCheck(nn * sizeof *b), *c = mallocCheck(nn * sizeof *c);
+    for (size_t i = 0; i < nn; i++) a[i] = (float)(i % 7) * 0.1f, b[i] = (float)(i % 5) * 0.2f;
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1, a, n, b, n, 0, c, n);
+    double best = 1e30;
+    for (int r = 0; r < 4; r++) {
+        double t0 = now_s();
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1, a, n, b, n, 0, c, n);
+        double dt = now_s() - t0;
+        if (dt < best) best = dt;
+    }
+    out->sgemm_gflops = 2.0 * n * (double)n * n / best * 1e-9;
+    free(a);
+    free(b);
+    free(c);
+    /* Bandwidth: arrays of 64 MiB each, far beyond any cache here; pages touched first. */
+    size_t m = (size_t)16 << 20;
+    float *x = mallocCheck(m * sizeof *x), *y = mallocCheck(m * sizeof *y), *z = mallocCheck(m * sizeof *z);
+    for (size_t i = 0; i < m; i++) x[i] = 0, y[i] = 1, z[i] = 2;
+    double tt = stream_best(x, y, z, m, threads, 1, 5);
+    double tc = stream_best(x, y, z, m, threads, 0, 5);
+    out->triad_gbs = 3.0 * sizeof(float) * (double)m / tt * 1e-9;
+    out->copy_gbs = 2.0 * sizeof(float) * (double)m / tc * 1e-9;
+    free(x);
+    free(y);
+    free(z);
+    return 0;
+}
+
+void tta_peaks_json(const tta_peaks *p, const char *host, buf *b) {
+    buf_puts(b, "{\"host\": ");
+    buf_json_string(b, host, strlen(host));
+    buf_printf(b, ", \"device\": \"cpu\", \"threads\": %d, \"sgemm_gflops\": ", p->threads);
+    buf_json_number(b, p->sgemm_gflops);
+    buf_puts(b, ", \"mem_gbs\": ");
+    buf_json_number(b, p->triad_gbs);
+    buf_puts(b, ", \"copy_gbs\": ");
+    buf_json_number(b, p->copy_gbs);
+    buf_puts(b, "}");
+}
