@@ -25,6 +25,10 @@ static const char report_help[] =
     "             olympic mean of epochs, reference mean, minimum acceptable mean, pass, normalization\n"
     "  threshold --at LIST   each run's TTA and epochs at other thresholds: LIST is 0.70,0.75 or\n"
     "             FROM:TO:STEP, in the stored scale (fractions; BLEU points; DAWNBench percent)\n"
+    "  profile [--profile ID] [--memory-svg FILE]   a profile stored by `tta profile` (ID, else the latest)\n"
+    "             and its batch sweep: step time, samples/s, GFLOP/s against the host's SGEMM peak, the\n"
+    "             step's phases, memory; per layer FLOPs, bytes, time, GFLOP/s, operational intensity and\n"
+    "             the roofline's attainable GFLOP/s (tta profile --peaks); --svg FILE: the roofline\n"
     "  html OUT.html   one self-contained page with the tables and plots of variance, curves,\n"
     "             speedup and scaling for the selection\n"
     "\n"
@@ -75,13 +79,24 @@ int cmd_report(const tta_cli *cli, int argc, char **argv) {
     int format = TTA_FORMAT_TABLE;
     const char *kind = NULL, *operands[2] = {NULL, NULL};
     int n_operands = 0;
-    const char *rcp_dir = NULL, *svg_path = NULL;
+    const char *rcp_dir = NULL, *svg_path = NULL, *memory_svg = NULL;
+    long profile_id = 0;
     double thresholds[256];
     size_t n_thresholds = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--svg")) {
             if (i + 1 >= argc) return cli_usage_error("report", "--svg needs a file name");
             svg_path = argv[++i];
+            continue;
+        }
+        if (!strcmp(argv[i], "--memory-svg")) {
+            if (i + 1 >= argc) return cli_usage_error("report", "--memory-svg needs a file name");
+            memory_svg = argv[++i];
+            continue;
+        }
+        if (!strcmp(argv[i], "--profile")) {
+            profile_id = i + 1 < argc ? cli_parse_positive(argv[++i]) : -1;
+            if (profile_id < 0) return cli_usage_error("report", "--profile needs a profile id");
             continue;
         }
         if (!strcmp(argv[i], "--rcp-dir")) {
@@ -136,6 +151,19 @@ int cmd_report(const tta_cli *cli, int argc, char **argv) {
         int rc = tta_report_compare(db, operands[0], operands[1], format, stdout, &err);
         if (rc) {
             fprintf(stderr, "tta report compare: %s\n", err ? err : "failed");
+            free(err);
+        }
+        sqlite3_close(db);
+        return rc;
+    }
+    if (!strcmp(kind, "profile")) {
+        sqlite3 *db;
+        if (cli_open_db_readonly(cli, "report", &db)) return 1;
+        char *err = NULL;
+        tta_report_options o = {format, svg_path};
+        int rc = tta_report_profile(db, profile_id, &o, memory_svg, stdout, &err);
+        if (rc) {
+            fprintf(stderr, "tta report profile: %s\n", err ? err : "failed");
             free(err);
         }
         sqlite3_close(db);

@@ -213,7 +213,8 @@ int tta_profile_run(const tta_replay_spec *spec, const tta_profile_options *opt,
                 if (out->layers[j].fused_into[0] && !strcmp(out->layers[j].fused_into, L->name))
                     f += out->layers[j].flops;
             L->gflops = L->time_s > 0 ? f / L->time_s * 1e-9 : NAN;
-            L->intensity = L->bytes > 0 ? L->flops / L->bytes : NAN;
+            /* (the fused layer's traffic never reaches memory: its FLOPs ride on the host's bytes) */
+            L->intensity = L->bytes > 0 ? f / L->bytes : NAN;
             out->layers_s += L->time_s;
             out->flops_per_step += L->flops;
             out->bytes_per_step += L->bytes;

@@ -142,7 +142,8 @@ typedef struct {
     double flops, bytes;                   /* analytic, per step */
     double time_s, time_fwd_s, time_bwd_s; /* measured, per step */
     double gflops;                         /* achieved; NAN when not timed */
-    double intensity;                      /* flops / bytes (operational intensity) */
+    double intensity;                      /* flops / bytes (operational intensity; a host of fused
+                                              layers counts their FLOPs too, like gflops) */
 } tta_profile_layer;
 
 typedef struct {

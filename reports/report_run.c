@@ -155,8 +155,9 @@ int tta_report_html(sqlite3 *db, const tta_filter *f, const char *path, const ch
         tta_html_table(&page, t, NULL);
         tta_table_free(t);
     }
+    int rc = tta_profile_html_section(db, &page, err);
     tta_html_end(&page);
-    int rc = write_file(path, &page, err);
+    if (rc == 0) rc = write_file(path, &page, err);
     buf_free(&page);
     buf_free(&svg);
     tta_entries_free(e, n);

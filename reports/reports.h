@@ -77,4 +77,16 @@ int tta_report_rcp(sqlite3 *db, const tta_filter *f, const char *rcp_dir, int fo
  * printed on the page (the page never reads the clock). */
 int tta_report_html(sqlite3 *db, const tta_filter *f, const char *path, const char *generated_at, char **err);
 
+/* `tta report profile [--profile ID]`: a profile stored by `tta profile` (ID, else the latest)
+ * with the other batch sizes of its sweep: a table of profiles (profile, host, model, device,
+ * threads, batch, step_s, samples_per_s, gflops, sgemm_peak_share, data/forward/backward/
+ * optimizer_share, mem_* bytes) and a table of its layers (name, type, fused_into, flops, bytes,
+ * time_s, step_share, gflops, intensity, roof_gflops = min(SGEMM peak, bandwidth x intensity),
+ * roof_share, bound) against the host's latest peaks (`tta profile --peaks`) at the nearest
+ * thread count. JSON: {"profiles": [...], "layers": [...]}; CSV: the layers. o->svg_path gets
+ * the roofline, memory_svg (NULL: none) the memory by category per batch size. With no profile
+ * stored: empty tables, exit 0. */
+int tta_report_profile(sqlite3 *db, int64_t profile_id, const tta_report_options *o, const char *memory_svg,
+                       FILE *out, char **err);
+
 #endif

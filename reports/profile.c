@@ -1,0 +1,496 @@
+/* profile.c: `tta report profile`: a stored profile (`tta profile`) as tables, a roofline against
+ * the host's measured peaks (`tta profile --peaks`) and a memory breakdown by batch size. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/buf.h"
+#include "common/check.h"
+#include "reports/builders.h"
+#include "reports/render.h"
+#include "reports/reports.h"
+
+/* ---- Loading ------------------------------------------------------------------------------- */
+
+typedef struct {
+    int64_t id, sweep;
+    char host[64], device[16], model[64], measured_at[32];
+    int threads, batch, settled, warmup_steps, measured_steps;
+    double step_s, samples_per_s, gflops, flops_per_step;
+    double data_s, forward_s, backward_s, optimizer_s;
+    double mem[7]; /* weights, weight_grads, optimizer_state, feature_maps, workspace, data, total */
+} profile_row;
+
+typedef struct {
+    char name[64], type[16], fused_into[64];
+    double flops, bytes, time_s, gflops, intensity;
+} layer_row;
+
+
+static double col_num(sqlite3_stmt *st, int i) {
+    return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
+static void col_text(sqlite3_stmt *st, int i, char *dst, size_t len) {
+    const unsigned char *s = sqlite3_column_text(st, i);
+    snprintf(dst, len, "%s", s ? (const char *)s : "");
+}
+
+static int set_err(char **err, sqlite3 *db, const char *what) {
+    buf b = {0};
+    buf_printf(&b, "%s: %s", what, db ? sqlite3_errmsg(db) : "failed");
+    *err = buf_take(&b);
+    return 1;
+}
+
+#define PROFILE_COLUMNS                                                                                        \
+    "id, coalesce(sweep, 0), host, device, model, measured_at, threads, batch, settled, warmup_steps, "       \
+    "measured_steps, step_s, samples_per_s, gflops, flops_per_step, data_s, forward_s, backward_s, optimizer_s, " \
+    "mem_weights, mem_weight_grads, mem_optimizer_state, mem_feature_maps, mem_workspace, mem_data, mem_total"
+
+static void read_profile(sqlite3_stmt *st, profile_row *p) {
+    p->id = sqlite3_column_int64(st, 0);
+    p->sweep = sqlite3_column_int64(st, 1);
+    col_text(st, 2, p->host, sizeof p->host);
+    col_text(st, 3, p->device, sizeof p->device);
+    col_text(st, 4, p->model, sizeof p->model);
+    col_text(st, 5, p->measured_at, sizeof p->measured_at);
+    p->threads = sqlite3_column_int(st, 6);
+    p->batch = sqlite3_column_int(st, 7);
+    p->settled = sqlite3_column_int(st, 8);
+    p->warmup_steps = sqlite3_column_int(st, 9);
+    p->measured_steps = sqlite3_column_int(st, 10);
+    double *v[] = {&p->step_s, &p->samples_per_s, &p->gflops, &p->flops_per_step, &p->data_s, &p->forward_s,
+                   &p->backward_s, &p->optimizer_s};
+    for (int i = 0; i < 8; i++) *v[i] = col_num(st, 11 + i);
+    for (int i = 0; i < 7; i++) p->mem[i] = col_num(st, 19 + i);
+}
+
+/* The profile id (0: the latest) and, when it belongs to a sweep, every profile of the sweep
+ * (ordered by batch); else just itself. *sel is its index in rows. */
+static int load_profiles(sqlite3 *db, int64_t id, profile_row **rows, size_t *n, size_t *sel, char **err) {
+    sqlite3_stmt *st = NULL;
+    *rows = NULL;
+    *n = 0;
+    if (id <= 0) {
+        if (sqlite3_prepare_v2(db, "SELECT max(id) FROM profiles", -1, &st, NULL) != SQLITE_OK)
+            return set_err(err, db, "profiles");
+        if (sqlite3_step(st) == SQLITE_ROW) id = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+        if (id <= 0) return 0; /* none stored */
+    }
+    if (sqlite3_prepare_v2(db,
+                           "SELECT " PROFILE_COLUMNS " FROM profiles WHERE id = ?1 OR (sweep IS NOT NULL AND "
+                           "sweep = (SELECT sweep FROM profiles WHERE id = ?1)) ORDER BY batch, id",
+                           -1, &st, NULL) != SQLITE_OK)
+        return set_err(err, db, "profiles");
+    sqlite3_bind_int64(st, 1, id);
+    size_t cap = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        growArray(*rows, &cap, *n + 1);
+        read_profile(st, &(*rows)[*n]);
+        if ((*rows)[*n].id == id) *sel = *n;
+        (*n)++;
+    }
+    sqlite3_finalize(st);
+    if (*n == 0) {
+        buf b = {0};
+        buf_printf(&b, "no profile %lld (`tta report profile` lists the stored ones)", (long long)id);
+        *err = buf_take(&b);
+        return 1;
+    }
+    return 0;
+}
+
+static int load_layers(sqlite3 *db, int64_t id, layer_row **rows, size_t *n, char **err) {
+    sqlite3_stmt *st = NULL;
+    *rows = NULL;
+    *n = 0;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT name, type, coalesce(fused_into, ''), flops, bytes, time_s, gflops, intensity "
+                           "FROM profile_layers WHERE profile_id = ?1 ORDER BY idx",
+                           -1, &st, NULL) != SQLITE_OK)
+        return set_err(err, db, "profile_layers");
+    sqlite3_bind_int64(st, 1, id);
+    size_t cap = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        growArray(*rows, &cap, *n + 1);
+        layer_row *L = &(*rows)[(*n)++];
+        col_text(st, 0, L->name, sizeof L->name);
+        col_text(st, 1, L->type, sizeof L->type);
+        col_text(st, 2, L->fused_into, sizeof L->fused_into);
+        L->flops = col_num(st, 3);
+        L->bytes = col_num(st, 4);
+        L->time_s = col_num(st, 5);
+        L->gflops = col_num(st, 6);
+        L->intensity = col_num(st, 7);
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
+/* The host's latest peaks at the profile's thread count, else at the nearest thread count:
+ * 1 when found (*threads_used says which), 0 when the host has none. */
+static int load_peaks(sqlite3 *db, const profile_row *p, double *gflops, double *gbs, int *threads_used) {
+    sqlite3_stmt *st = NULL;
+    int found = 0;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT sgemm_gflops, mem_gbs, threads FROM latest_peaks WHERE host = ?1 AND device = 'cpu' "
+                           "ORDER BY abs(threads - ?2), threads DESC LIMIT 1",
+                           -1, &st, NULL) != SQLITE_OK)
+        return 0;
+    sqlite3_bind_text(st, 1, p->host, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 2, p->threads);
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        *gflops = sqlite3_column_double(st, 0);
+        *gbs = sqlite3_column_double(st, 1);
+        *threads_used = sqlite3_column_int(st, 2);
+        found = 1;
+    }
+    sqlite3_finalize(st);
+    return found;
+}
+
+/* ---- Tables ---------------------------------------------------------------------------------- */
+
+enum {
+    P_ID, P_HOST, P_MODEL, P_DEVICE, P_THREADS, P_BATCH, P_STEP, P_SAMPLES, P_GFLOPS, P_PEAK_SHARE, P_DATA, P_FWD,
+    P_BWD, P_OPT, P_MEM_MIB, P_MEM0, P_COUNT = P_MEM0 + 7
+};
+
+static const tta_column profile_columns[P_COUNT] = {
+    [P_ID] = {"profile", "profile", TTA_COL_INT, 0, TTA_FOR_ALL},
+    [P_HOST] = {"host", "host", TTA_COL_TEXT, 0, TTA_FOR_ALL},
+    [P_MODEL] = {"model", "model", TTA_COL_TEXT, 0, TTA_FOR_ALL},
+    [P_DEVICE] = {"device", "device", TTA_COL_TEXT, 0, TTA_FOR_ALL},
+    [P_THREADS] = {"threads", "threads", TTA_COL_INT, 0, TTA_FOR_ALL},
+    [P_BATCH] = {"batch", "batch", TTA_COL_INT, 0, TTA_FOR_ALL},
+    [P_STEP] = {"step_s", "step (s)", TTA_COL_SECONDS, 4, TTA_FOR_ALL},
+    [P_SAMPLES] = {"samples_per_s", "samples/s", TTA_COL_NUMBER, 0, TTA_FOR_ALL},
+    [P_GFLOPS] = {"gflops", "GFLOP/s", TTA_COL_NUMBER, 1, TTA_FOR_ALL},
+    [P_PEAK_SHARE] = {"sgemm_peak_share", "of SGEMM (%)", TTA_COL_PERCENT, 0, TTA_FOR_ALL},
+    [P_DATA] = {"data_share", "data (%)", TTA_COL_PERCENT, 1, TTA_FOR_ALL},
+    [P_FWD] = {"forward_share", "fwd (%)", TTA_COL_PERCENT, 1, TTA_FOR_ALL},
+    [P_BWD] = {"backward_share", "bwd (%)", TTA_COL_PERCENT, 1, TTA_FOR_ALL},
+    [P_OPT] = {"optimizer_share", "opt (%)", TTA_COL_PERCENT, 1, TTA_FOR_ALL},
+    [P_MEM_MIB] = {"memory_mib", "memory (MiB)", TTA_COL_NUMBER, 1, TTA_FOR_PEOPLE},
+    [P_MEM0 + 0] = {"mem_weights", "weights", TTA_COL_INT, 0, TTA_FOR_SCRIPTS},
+    [P_MEM0 + 1] = {"mem_weight_grads", "weight grads", TTA_COL_INT, 0, TTA_FOR_SCRIPTS},
+    [P_MEM0 + 2] = {"mem_optimizer_state", "optimizer state", TTA_COL_INT, 0, TTA_FOR_SCRIPTS},
+    [P_MEM0 + 3] = {"mem_feature_maps", "feature maps", TTA_COL_INT, 0, TTA_FOR_SCRIPTS},
+    [P_MEM0 + 4] = {"mem_workspace", "workspace", TTA_COL_INT, 0, TTA_FOR_SCRIPTS},
+    [P_MEM0 + 5] = {"mem_data", "data", TTA_COL_INT, 0, TTA_FOR_SCRIPTS},
+    [P_MEM0 + 6] = {"mem_total", "total", TTA_COL_INT, 0, TTA_FOR_SCRIPTS},
+};
+
+static tta_table *profiles_table(const profile_row *p, size_t n, double peak_gflops) {
+    tta_table *t = tta_table_new(profile_columns, P_COUNT);
+    for (size_t i = 0; i < n; i++) {
+        size_t r = tta_table_add_row(t);
+        tta_table_set_number(t, r, P_ID, (double)p[i].id);
+        tta_table_set_text(t, r, P_HOST, p[i].host);
+        tta_table_set_text(t, r, P_MODEL, p[i].model);
+        tta_table_set_text(t, r, P_DEVICE, p[i].device);
+        tta_table_set_number(t, r, P_THREADS, p[i].threads);
+        tta_table_set_number(t, r, P_BATCH, p[i].batch);
+        tta_table_set_number(t, r, P_STEP, p[i].step_s);
+        tta_table_set_number(t, r, P_SAMPLES, p[i].samples_per_s);
+        tta_table_set_number(t, r, P_GFLOPS, p[i].gflops);
+        tta_table_set_number_or(t, r, P_PEAK_SHARE, peak_gflops > 0 ? p[i].gflops / peak_gflops : NAN,
+                                "no peaks for this host (tta profile --peaks)");
+        tta_table_set_number(t, r, P_DATA, p[i].data_s / p[i].step_s);
+        tta_table_set_number(t, r, P_FWD, p[i].forward_s / p[i].step_s);
+        tta_table_set_number(t, r, P_BWD, p[i].backward_s / p[i].step_s);
+        tta_table_set_number(t, r, P_OPT, p[i].optimizer_s / p[i].step_s);
+        tta_table_set_number(t, r, P_MEM_MIB, p[i].mem[6] / 1048576.0);
+        for (int k = 0; k < 7; k++) tta_table_set_number(t, r, P_MEM0 + k, p[i].mem[k]);
+        if (!p[i].settled) tta_table_add_note(t, r, "throughput did not settle during warm-up");
+    }
+    return t;
+}
+
+enum {
+    L_NAME, L_TYPE, L_FUSED, L_MFLOP, L_FLOPS, L_MB, L_BYTES, L_MS, L_TIME, L_SHARE, L_GFLOPS, L_INTENSITY, L_ROOF,
+    L_ROOF_SHARE, L_BOUND, L_COUNT
+};
+
+static const tta_column layer_columns[L_COUNT] = {
+    [L_NAME] = {"name", "layer", TTA_COL_TEXT, 0, TTA_FOR_ALL},
+    [L_TYPE] = {"type", "type", TTA_COL_TEXT, 0, TTA_FOR_ALL},
+    [L_FUSED] = {"fused_into", "fused into", TTA_COL_TEXT, 0, TTA_FOR_SCRIPTS},
+    [L_MFLOP] = {"mflop", "MFLOP", TTA_COL_NUMBER, 1, TTA_FOR_PEOPLE},
+    [L_FLOPS] = {"flops", "FLOPs", TTA_COL_NUMBER, 0, TTA_FOR_SCRIPTS},
+    [L_MB] = {"mb", "MB moved", TTA_COL_NUMBER, 1, TTA_FOR_PEOPLE},
+    [L_BYTES] = {"bytes", "bytes", TTA_COL_NUMBER, 0, TTA_FOR_SCRIPTS},
+    [L_MS] = {"time_ms", "time (ms)", TTA_COL_NUMBER, 3, TTA_FOR_PEOPLE},
+    [L_TIME] = {"time_s", "time (s)", TTA_COL_SECONDS, 6, TTA_FOR_SCRIPTS},
+    [L_SHARE] = {"step_share", "of step (%)", TTA_COL_PERCENT, 1, TTA_FOR_ALL},
+    [L_GFLOPS] = {"gflops", "GFLOP/s", TTA_COL_NUMBER, 2, TTA_FOR_ALL},
+    [L_INTENSITY] = {"intensity", "FLOP/byte", TTA_COL_NUMBER, 2, TTA_FOR_ALL},
+    [L_ROOF] = {"roof_gflops", "roof", TTA_COL_NUMBER, 1, TTA_FOR_ALL},
+    [L_ROOF_SHARE] = {"roof_share", "of roof (%)", TTA_COL_PERCENT, 1, TTA_FOR_ALL},
+    [L_BOUND] = {"bound", "bound", TTA_COL_TEXT, 0, TTA_FOR_ALL},
+};
+
+static tta_table *layers_table(const layer_row *L, size_t n, double step_s, double peak, double bw) {
+    tta_table *t = tta_table_new(layer_columns, L_COUNT);
+    const char *no_peaks = "no peaks for this host (tta profile --peaks)";
+    for (size_t i = 0; i < n; i++) {
+        size_t r = tta_table_add_row(t);
+        tta_table_set_text(t, r, L_NAME, L[i].name);
+        tta_table_set_text(t, r, L_TYPE, L[i].type);
+        tta_table_set_text(t, r, L_FUSED, L[i].fused_into[0] ? L[i].fused_into : NULL);
+        tta_table_set_number(t, r, L_MFLOP, L[i].flops * 1e-6);
+        tta_table_set_number(t, r, L_FLOPS, L[i].flops);
+        tta_table_set_number(t, r, L_MB, L[i].bytes * 1e-6);
+        tta_table_set_number(t, r, L_BYTES, L[i].bytes);
+        double roof = peak > 0 && L[i].intensity > 0 ? fmin(peak, bw * L[i].intensity) : NAN;
+        tta_table_set_number_or(t, r, L_ROOF, roof, peak > 0 ? "no FLOPs" : no_peaks);
+        if (peak > 0 && L[i].intensity > 0)
+            tta_table_set_text(t, r, L_BOUND, bw * L[i].intensity < peak ? "memory" : "compute");
+        tta_table_set_number(t, r, L_INTENSITY, L[i].intensity);
+        if (L[i].fused_into[0]) {
+            buf why_b = {0};
+            buf_printf(&why_b, "fused: runs inside %s", L[i].fused_into);
+            const char *why = buf_str(&why_b);
+            tta_table_set_missing(t, r, L_MS, why);
+            tta_table_set_missing(t, r, L_TIME, why);
+            tta_table_set_missing(t, r, L_SHARE, why);
+            tta_table_set_missing(t, r, L_GFLOPS, why);
+            tta_table_set_missing(t, r, L_ROOF_SHARE, why);
+            buf_free(&why_b);
+            continue;
+        }
+        tta_table_set_number(t, r, L_MS, L[i].time_s * 1e3);
+        tta_table_set_number(t, r, L_TIME, L[i].time_s);
+        tta_table_set_number(t, r, L_SHARE, L[i].time_s / step_s);
+        tta_table_set_number_or(t, r, L_GFLOPS, L[i].gflops, "not timed");
+        tta_table_set_number_or(t, r, L_ROOF_SHARE, isfinite(roof) && roof > 0 ? L[i].gflops / roof : NAN,
+                                peak > 0 ? "no FLOPs" : no_peaks);
+    }
+    return t;
+}
+
+/* ---- Plots ----------------------------------------------------------------------------------- */
+
+/* Which roofline series a layer type belongs to. */
+static int layer_group(const char *type) {
+    if (!strcmp(type, "conv") || !strcmp(type, "linear")) return 0;
+    if (!strcmp(type, "bn")) return 1;
+    if (strstr(type, "pool") || !strcmp(type, "gap") || !strcmp(type, "gmp")) return 2;
+    if (!strcmp(type, "update")) return 4;
+    return 3;
+}
+
+static void roofline_plot(const profile_row *p, const layer_row *L, size_t n, double peak, double bw, int peak_threads,
+                          buf *svg) {
+    static const char *const group_names[5] = {"conv / linear", "batch norm", "pooling", "element-wise",
+                                               "optimizer update"};
+    double *x = mallocCheck((n ? n : 1) * 5 * sizeof *x), *y = mallocCheck((n ? n : 1) * 5 * sizeof *y);
+    const char **labels = mallocCheck((n ? n : 1) * 5 * sizeof *labels);
+    tta_series series[7];
+    size_t ns = 0, counts[5] = {0};
+    double imin = 1e30, imax = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (L[i].fused_into[0] || !(L[i].gflops > 0) || !(L[i].intensity > 0)) continue;
+        int g = layer_group(L[i].type);
+        size_t k = (size_t)g * n + counts[g]++;
+        x[k] = L[i].intensity;
+        y[k] = L[i].gflops;
+        labels[k] = L[i].name;
+        imin = fmin(imin, L[i].intensity);
+        imax = fmax(imax, L[i].intensity);
+    }
+    for (int g = 0; g < 5; g++) {
+        if (!counts[g]) continue;
+        series[ns++] = (tta_series){group_names[g], x + (size_t)g * n, y + (size_t)g * n, counts[g], NULL,
+                                    labels + (size_t)g * n, TTA_MARK_POINTS, 0, 0};
+    }
+    double rx[2], ry[2], cx[2], cy[2];
+    char mem_name[96], peak_name[96];
+    if (peak > 0 && bw > 0) {
+        double ridge = peak / bw;
+        double lo = fmin(imin, ridge) / 2, hi = fmax(imax, ridge) * 2;
+        if (!(lo > 0) || lo > hi) lo = ridge / 10, hi = ridge * 10;
+        rx[0] = lo, ry[0] = bw * lo, rx[1] = ridge, ry[1] = peak;
+        cx[0] = ridge, cy[0] = peak, cx[1] = hi, cy[1] = peak;
+        snprintf(mem_name, sizeof mem_name, "memory %.1f GB/s", bw);
+        snprintf(peak_name, sizeof peak_name, "SGEMM %.0f GFLOP/s (%d thread%s)", peak, peak_threads,
+                 peak_threads == 1 ? "" : "s");
+        series[ns++] = (tta_series){mem_name, rx, ry, 2, NULL, NULL, TTA_MARK_LINE, 1, 0};
+        series[ns++] = (tta_series){peak_name, cx, cy, 2, NULL, NULL, TTA_MARK_LINE, 1, 0};
+    }
+    char title[200];
+    snprintf(title, sizeof title, "Roofline: %s, batch %d, %s %d thread%s%s", p->model, p->batch, p->device, p->threads,
+             p->threads == 1 ? "" : "s", peak > 0 ? "" : " (no peaks: run tta profile --peaks)");
+    tta_xy_plot plot = {title, 0, 0, {"operational intensity (FLOP/byte)", TTA_AXIS_LOG10, 0, 0, 0},
+                        {"achieved (GFLOP/s)", TTA_AXIS_LOG10, 0, 0, 0}, series, ns, NULL, 0};
+    tta_svg_xy(svg, &plot);
+    free(x);
+    free(y);
+    free(labels);
+}
+
+static void memory_plot(const profile_row *p, size_t n, buf *svg) {
+    static const char *const names[7] = {"weights", "weight gradients", "optimizer state", "feature maps",
+                                         "workspace", "data", "other (BN stats, inference path)"};
+    char (*cat)[32] = mallocCheck((n ? n : 1) * sizeof *cat);
+    const char **cats = mallocCheck((n ? n : 1) * sizeof *cats);
+    double *v = mallocCheck((n ? n : 1) * 7 * sizeof *v);
+    for (size_t i = 0; i < n; i++) {
+        snprintf(cat[i], sizeof cat[i], "batch %d", p[i].batch);
+        cats[i] = cat[i];
+        double other = p[i].mem[6];
+        for (int k = 0; k < 6; k++) {
+            v[i * 7 + (size_t)k] = p[i].mem[k] / 1048576.0;
+            other -= p[i].mem[k];
+        }
+        v[i * 7 + 6] = fmax(other, 0) / 1048576.0;
+    }
+    char title[160];
+    snprintf(title, sizeof title, "Memory by category: %s on %s", n ? p[0].model : "", n ? p[0].device : "");
+    tta_bar_plot plot = {title, 0, 0, {"memory (MiB)", TTA_AXIS_LINEAR, 0, 0, 1}, "batch size", cats, n, names, 7,
+                         v, 1, 1, 1, NULL, NULL, 0};
+    tta_svg_bars(svg, &plot);
+    free(cat);
+    free(cats);
+    free(v);
+}
+
+/* ---- The report ------------------------------------------------------------------------------ */
+
+static int write_svg(const char *path, const buf *b, char **err) {
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(b->data ? b->data : "", 1, b->len, f) != b->len || fclose(f) != 0) {
+        buf e = {0};
+        buf_printf(&e, "%s: cannot write: %s", path, strerror(errno));
+        *err = buf_take(&e);
+        if (f) fclose(f);
+        return 1;
+    }
+    return 0;
+}
+
+/* Everything one report needs. */
+typedef struct {
+    profile_row *profiles;
+    size_t n_profiles, sel;
+    layer_row *layers;
+    size_t n_layers;
+    double peak, bw;
+    int peak_threads;
+} profile_data;
+
+static void profile_data_free(profile_data *d) {
+    free(d->profiles);
+    free(d->layers);
+}
+
+/* 0 with d loaded (d->n_profiles == 0 when nothing is stored), or 1 with *err. */
+static int profile_data_load(sqlite3 *db, int64_t id, profile_data *d, char **err) {
+    memset(d, 0, sizeof *d);
+    if (load_profiles(db, id, &d->profiles, &d->n_profiles, &d->sel, err)) return 1;
+    if (d->n_profiles == 0) return 0;
+    const profile_row *p = &d->profiles[d->sel];
+    if (load_layers(db, p->id, &d->layers, &d->n_layers, err)) {
+        profile_data_free(d);
+        return 1;
+    }
+    if (!load_peaks(db, p, &d->peak, &d->bw, &d->peak_threads)) d->peak = d->bw = 0;
+    return 0;
+}
+
+int tta_report_profile(sqlite3 *db, int64_t profile_id, const tta_report_options *o, const char *memory_svg,
+                       FILE *out, char **err) {
+    profile_data d;
+    if (profile_data_load(db, profile_id, &d, err)) return 1;
+    const profile_row *p = d.n_profiles ? &d.profiles[d.sel] : NULL;
+    tta_table *pt = profiles_table(d.profiles, d.n_profiles, d.peak);
+    tta_table *lt = layers_table(d.layers, d.n_layers, p ? p->step_s : NAN, d.peak, d.bw);
+    if (!p && o->format == TTA_FORMAT_TABLE)
+        fprintf(stderr, "tta report profile: no profile stored (run `tta profile SPEC`)\n");
+    switch (o->format) {
+    case TTA_FORMAT_JSON: {
+        buf b = {0};
+        buf_puts(&b, "{\"profiles\": ");
+        tta_table_render(pt, TTA_OUT_JSON, NULL, &b);
+        while (b.len && b.data[b.len - 1] == '\n') b.data[--b.len] = '\0';
+        buf_puts(&b, ",\n\"layers\": ");
+        tta_table_render(lt, TTA_OUT_JSON, NULL, &b);
+        while (b.len && b.data[b.len - 1] == '\n') b.data[--b.len] = '\0';
+        buf_puts(&b, "}\n");
+        fputs(buf_str(&b), out);
+        buf_free(&b);
+        break;
+    }
+    case TTA_FORMAT_CSV: /* one table per stream: the layers of the profile */
+        tta_table_write(lt, TTA_OUT_CSV, out);
+        break;
+    default: {
+        tta_out_format f = o->format == TTA_FORMAT_MARKDOWN ? TTA_OUT_MARKDOWN : TTA_OUT_TABLE;
+        tta_table_write(pt, f, out);
+        if (p) {
+            fprintf(out, "\nprofile %lld: %s, batch %d, %d warm-up steps discarded, %d measured", (long long)p->id,
+                    p->model, p->batch, p->warmup_steps, p->measured_steps);
+            if (d.peak > 0)
+                fprintf(out, "; roofs (%d thread%s): SGEMM %.1f GFLOP/s, memory %.1f GB/s, ridge %.1f FLOP/byte\n\n",
+                        d.peak_threads, d.peak_threads == 1 ? "" : "s", d.peak, d.bw, d.peak / d.bw);
+            else
+                fprintf(out, "; no peaks stored for host %s (tta profile --peaks)\n\n", p->host);
+            /* layer names are what people look for: give the table the room they need */
+            buf b = {0};
+            tta_text_options to = {.max_width = 132};
+            tta_table_render(lt, f, &to, &b);
+            fputs(buf_str(&b), out);
+            buf_free(&b);
+        }
+    }
+    }
+    int rc = 0;
+    if (o->svg_path && p) {
+        buf svg = {0};
+        roofline_plot(p, d.layers, d.n_layers, d.peak, d.bw, d.peak_threads, &svg);
+        rc = write_svg(o->svg_path, &svg, err);
+        buf_free(&svg);
+    }
+    if (rc == 0 && memory_svg && p) {
+        buf svg = {0};
+        memory_plot(d.profiles, d.n_profiles, &svg);
+        rc = write_svg(memory_svg, &svg, err);
+        buf_free(&svg);
+    }
+    tta_table_free(pt);
+    tta_table_free(lt);
+    profile_data_free(&d);
+    return rc;
+}
+
+int tta_profile_html_section(sqlite3 *db, buf *page, char **err) {
+    profile_data d;
+    if (profile_data_load(db, 0, &d, err)) return 1;
+    if (d.n_profiles == 0) return 0;
+    const profile_row *p = &d.profiles[d.sel];
+    tta_html_heading(page, "Profile of a training step on this machine");
+    buf text = {0}, svg = {0};
+    buf_printf(&text, "Profile %lld (tta profile): %s on %s with %d thread%s, batch %d: %.4f s per step, %.0f samples/s, "
+                      "%.1f GFLOP/s.", (long long)p->id, p->model, p->device, p->threads, p->threads == 1 ? "" : "s",
+               p->batch, p->step_s, p->samples_per_s, p->gflops);
+    tta_html_paragraph(page, buf_str(&text));
+    roofline_plot(p, d.layers, d.n_layers, d.peak, d.bw, d.peak_threads, &svg);
+    tta_html_figure(page, buf_str(&svg), "Achieved GFLOP/s of each layer against its operational intensity, under "
+                                         "the host's memory-bandwidth and SGEMM roofs");
+    buf_clear(&svg);
+    memory_plot(d.profiles, d.n_profiles, &svg);
+    tta_html_figure(page, buf_str(&svg), "Memory the trainer allocated, by category and batch size");
+    tta_table *pt = profiles_table(d.profiles, d.n_profiles, d.peak);
+    tta_table *lt = layers_table(d.layers, d.n_layers, p->step_s, d.peak, d.bw);
+    tta_html_table(page, pt, NULL);
+    tta_html_table(page, lt, NULL);
+    tta_table_free(pt);
+    tta_table_free(lt);
+    buf_free(&text);
+    buf_free(&svg);
+    profile_data_free(&d);
+    return 0;
+}
