@@ -1,0 +1,144 @@
+#!/bin/bash
+# `tta profile` and `tta report profile` on real Fashion-MNIST (skips without it): the JSON
+# contract; memory by category sums to the total and the model's categories to the allocator's
+# total; per-layer FLOPs of the MLP against hand-computed values; per-layer times plus data
+# loading and the optimizer sum to the step time within 5%; a batch sweep grows feature maps in
+# proportion to the batch; peaks and profiles are stored and reported with a roofline; bad input
+# is refused with the file and the reason.
+set -uo pipefail
+TTA=${TTA:-build/tta}
+data=/usr/share/datasets/fashion-mnist
+if [ ! -f "$data/train-images-idx3-ubyte.gz" ]; then
+    echo "SKIPPED: Fashion-MNIST is not installed (Debian package dataset-fashion-mnist)"
+    exit 77
+fi
+command -v python3 >/dev/null || { echo "SKIPPED: python3 is needed to read the JSON"; exit 77; }
+work=$(mktemp -d /tmp/tta-profile.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+passed=0 failed=0
+check() { local what="$1"; shift; if "$@"; then passed=$((passed + 1)); else echo "FAIL: $what"; failed=$((failed + 1)); fi; }
+db="$work/db"
+cat > "$work/mlp.json" <<JSON
+{"benchmark": "fashion-mnist", "dataset": {"kind": "fashion-mnist", "path": "$data"},
+ "model": "mlp", "model_params": "hidden1=256,hidden2=128",
+ "optimizer": {"kind": "sgd", "momentum": 0.9, "nesterov": true, "weight_decay": 0.0005},
+ "schedule": {"type": "piecewiseLinear", "epochs": [0, 1, 4], "values": [0.02, 0.1, 0]},
+ "batch_size": 64, "target": {"metric": "top1", "value": 0.80}, "max_epochs": 2, "seeds": [0]}
+JSON
+"$TTA" --db "$db" profile "$work/mlp.json" --steps 8 --format json > "$work/p.json" 2> "$work/err"
+check "profile exits 0 ($(head -2 "$work/err"))" test $? -eq 0
+check "and says where it stored the profile" grep -q "stored as profile 1" "$work/err"
+# Everything numeric below is checked in one Python pass that prints one line per failed claim.
+py_check() { # name, python expression over d (the profile JSON)
+    /usr/bin/python3 - "$work/p.json" "$2" <<'PY' >/dev/null 2>&1
+import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(0 if eval(sys.argv[2]) else 1)
+PY
+    check "$1" test $? -eq 0
+}
+for key in step_s samples_per_s memory layers; do
+    py_check "profile JSON has \"$key\"" "'$key' in d"
+done
+for key in weights weight_grads optimizer_state feature_maps workspace data total; do
+    py_check "memory has \"$key\" in bytes" "isinstance(d['memory']['$key'], int)"
+done
+py_check "every layer has name, flops, bytes, time_s, gflops" \
+    "all(all(k in l for k in ('name','flops','bytes','time_s','gflops')) for l in d['layers'])"
+py_check "memory total is the sum of its categories" \
+    "d['memory']['total'] == sum(d['memory'][k] for k in ('weights','buffers','weight_grads','optimizer_state','feature_maps','workspace','eval','data','host_copies'))"
+py_check "the model's categories sum to the allocator's total" \
+    "d['memory']['allocator_total'] == sum(d['memory'][k] for k in ('weights','buffers','weight_grads','feature_maps','workspace','eval'))"
+py_check "feature maps = activations + their gradients + saved state" \
+    "d['memory']['feature_maps'] == d['memory']['activations'] + d['memory']['activation_grads'] + d['memory']['saved']"
+# MLP 784-256-128-10, batch 64: weights are the 6 tensors' floats, each tensor padded to 16 floats
+# (64 bytes) so that every tensor starts aligned for SIMD
+py_check "weights are the parameters' bytes" \
+    "d['memory']['weights'] == 4 * sum((c + 15) // 16 * 16 for c in (784*256, 256, 256*128, 128, 128*10, 10))"
+py_check "SGD with momentum keeps one velocity per parameter" "d['memory']['optimizer_state'] == d['memory']['weights']"
+# fc1: forward 2*B*784*256 + B*256 (bias); backward the weight gradient and the bias (its input,
+# the flattened images, needs no gradient); fc2 also computes its input gradient.
+py_check "fc1 FLOPs by hand" \
+    "[l['flops'] for l in d['layers'] if l['name']=='fc1'] == [2*(2*64*784*256 + 64*256)]"
+py_check "fc2 FLOPs by hand" \
+    "[l['flops'] for l in d['layers'] if l['name']=='fc2'] == [3*2*64*256*128 + 2*64*128]"
+py_check "relu1 is fused into fc1 and carries no time of its own" \
+    "[(l['fused_into'], l['time_s']) for l in d['layers'] if l['name']=='relu1'] == [('fc1', 0)]"
+py_check "per-layer times + data loading sum to the step time within 5%" \
+    "abs(sum(l['time_s'] for l in d['layers']) + d['phases']['data_s'] - d['step_s']) <= 0.05 * d['step_s']"
+py_check "samples/s = batch / step time" "abs(d['samples_per_s'] - 64 / d['step_s']) < 1e-6 * d['samples_per_s']"
+py_check "the step's phases add up to the step" \
+    "abs(d['phases']['data_s'] + d['phases']['forward_s'] + d['phases']['backward_s'] + d['phases']['optimizer_s'] - d['step_s']) <= 1e-3 * d['step_s']"
+py_check "warm-up steps were discarded before measuring" "d['warmup_steps'] >= 10 and d['measured_steps'] == 8"
+py_check "achieved GFLOP/s = FLOPs per step / step time" \
+    "abs(d['gflops'] - d['flops_per_step'] / d['step_s'] * 1e-9) < 1e-6 * d['gflops']"
+
+# A batch sweep: feature maps grow in proportion to the batch, weights do not.
+"$TTA" --db "$db" profile "$work/mlp.json" --steps 3 --batch-sweep 32,128 --format json > "$work/s.json" 2>"$work/err"
+check "batch sweep exits 0 ($(head -2 "$work/err"))" test $? -eq 0
+/usr/bin/python3 - "$work/s.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))['sweep']
+a, b = s[0]['memory'], s[1]['memory']
+ok = [s[0]['batch'] == 32, s[1]['batch'] == 128, a['weights'] == b['weights'],
+      b['feature_maps'] == 4 * a['feature_maps'], b['total'] > a['total']]
+sys.exit(0 if all(ok) else 1)
+PY
+check "sweep: feature maps x4 from batch 32 to 128, weights unchanged" test $? -eq 0
+
+# Peaks, stored per host; then the report with its roofline.
+"$TTA" --db "$db" profile --peaks --threads 1 > "$work/peaks.txt" 2>"$work/err"
+check "peaks exit 0" test $? -eq 0
+check "peaks print SGEMM and memory bandwidth" grep -Eq "SGEMM [0-9.]+ GFLOP/s, memory [0-9.]+ GB/s" "$work/peaks.txt"
+if command -v sqlite3 >/dev/null; then
+    check "peaks stored for this host" test "$(sqlite3 "$db" "SELECT count(*) FROM host_peaks WHERE host = '$(hostname)' AND threads = 1")" = 1
+    check "three profiles stored with their layers" test "$(sqlite3 "$db" "SELECT count(*) FROM profiles")" = 3
+    check "layers stored (7 rows: 6 of the MLP + the optimizer)" \
+        test "$(sqlite3 "$db" "SELECT count(*) FROM profile_layers WHERE profile_id = 1")" = 7
+    check "the sweep's profiles share a sweep id" \
+        test "$(sqlite3 "$db" "SELECT count(DISTINCT sweep) || '/' || count(*) FROM profiles WHERE sweep IS NOT NULL")" = 1/2
+fi
+"$TTA" --db "$db" report profile --profile 1 --format json > "$work/r.json" 2>"$work/err"
+check "report profile exits 0 ($(head -1 "$work/err"))" test $? -eq 0
+/usr/bin/python3 - "$work/r.json" "$work/p.json" <<'PY'
+import json, sys
+r, p = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+fc1 = [l for l in r['layers'] if l['name'] == 'fc1'][0]
+pf = [l for l in p['layers'] if l['name'] == 'fc1'][0]
+ok = [len(r['profiles']) == 1, r['profiles'][0]['batch'] == 64,
+      abs(fc1['time_s'] - pf['time_s']) < 1e-12,
+      abs(fc1['roof_gflops'] - min(fc1['roof_gflops'], 1e12)) < 1e-9,
+      fc1['bound'] in ('memory', 'compute'),
+      0 < r['profiles'][0]['sgemm_peak_share'] < 5]
+sys.exit(0 if all(ok) else 1)
+PY
+check "report profile JSON: the stored figures, a roof per layer and the share of the SGEMM peak" test $? -eq 0
+"$TTA" --db "$db" report profile --svg "$work/roof.svg" --memory-svg "$work/mem.svg" > "$work/r.txt" 2>"$work/err"
+check "report profile (latest: the sweep) exits 0" test $? -eq 0
+check "the table shows both batch sizes of the sweep" test "$(grep -Ec '^ +[0-9]+ +[0-9]+ +(32|128) ' "$work/r.txt")" = 2
+check "and the roofs" grep -q "roofs (1 thread): SGEMM" "$work/r.txt"
+check "the roofline is an SVG with a point per timed layer" test "$(grep -c 'class="point"' "$work/roof.svg")" -ge 4
+check "the memory plot is an SVG with two bars' totals" grep -q "<svg" "$work/mem.svg"
+if command -v xmllint >/dev/null; then
+    check "both SVGs are well-formed XML" xmllint --noout "$work/roof.svg" "$work/mem.svg"
+fi
+"$TTA" --db "$db" report html "$work/page.html" 2>/dev/null
+check "the HTML report has the profile section" grep -q "Profile of a training step" "$work/page.html"
+
+# Errors
+"$TTA" --db "$db" profile "$work/none.json" 2>"$work/err" >/dev/null
+check "a missing SPEC fails (1)" test $? -eq 1
+check "naming it" grep -q "none.json" "$work/err"
+"$TTA" --db "$db" profile "$work/mlp.json" --batch 0 2>/dev/null
+check "--batch 0 is a usage error (2)" test $? -eq 2
+"$TTA" --db "$db" profile 2>/dev/null
+check "profile without SPEC is a usage error (2)" test $? -eq 2
+"$TTA" --db "$db" report profile --profile 99 2>"$work/err" >/dev/null
+check "an unknown profile id fails (1)" test $? -eq 1
+check "saying so" grep -q "no profile 99" "$work/err"
+"$TTA" --db "$work/empty.db" ingest fixtures/mlperf >/dev/null 2>&1
+"$TTA" --db "$work/empty.db" report profile > "$work/out" 2>"$work/err"
+check "no profile stored: exit 0" test $? -eq 0
+check "with a hint on stderr" grep -q "tta profile SPEC" "$work/err"
+echo "$passed passed, $failed failed"
+test "$failed" -eq 0
