@@ -38,9 +38,9 @@ static void optimizer_costs(const tta_opt_config *c, double *flops, double *byte
     }
 }
 
-/* Bytes of a dataset's arrays (0 for a view). */
+/* Bytes of a split's images and labels (the splits are disjoint, whichever array holds them). */
 static size_t dataset_bytes(const tta_dataset *d) {
-    return d->owner ? d->n * ((size_t)d->c * d->h * d->w * sizeof(float) + sizeof(int32_t)) : 0;
+    return d->n * ((size_t)d->c * d->h * d->w * sizeof(float) + sizeof(int32_t));
 }
 
 /* The TBD rule over the step times t[0..n): 1 when the last window's mean is within tol of the

@@ -388,6 +388,48 @@ static void log_breakdown(run_state *r, const phase_times *pt, const double *ran
     buf_free(&meta);
 }
 
+/* The tta_memory record: bytes by category, exact from the trainer's allocations (as `tta
+ * profile` reports them). */
+static void log_memory(run_state *r, size_t data_bytes) {
+    size_t mem[TTA_MEM_COUNT];
+    tta_model_memory(r->m, mem);
+    buf v = {0};
+    buf_printf(&v,
+               "{\"weights\": %zu, \"buffers\": %zu, \"weight_grads\": %zu, \"optimizer_state\": %zu, "
+               "\"feature_maps\": %zu, \"workspace\": %zu, \"eval\": %zu, \"data\": %zu}",
+               mem[TTA_MEM_WEIGHTS], mem[TTA_MEM_BUFFERS], mem[TTA_MEM_WEIGHT_GRADS], tta_optim_state_bytes(&r->optim),
+               mem[TTA_MEM_ACTIVATIONS] + mem[TTA_MEM_ACT_GRADS] + mem[TTA_MEM_SAVED], mem[TTA_MEM_WORKSPACE],
+               mem[TTA_MEM_EVAL], data_bytes);
+    tta_mllog_event_json(r->log, TTA_MLLOG_POINT, "tta_memory", buf_str(&v), NULL);
+    buf_free(&v);
+}
+
+/* The tta_layer_profile record: per layer, analytic FLOPs and bytes of one training step and the
+ * measured seconds per step, averaged over the run's steps (the model's per-op timers; a layer
+ * fused into another has no time of its own). */
+static void log_layer_profile(run_state *r, long steps) {
+    int nl;
+    const tta_layer_stats *st = tta_model_layer_stats(r->m, &nl);
+    buf v = {0};
+    buf_printf(&v, "{\"steps\": %ld, \"layers\": [", steps);
+    for (int i = 0; i < nl; i++) {
+        buf_puts(&v, i ? ", {\"name\": " : "{\"name\": ");
+        buf_json_string(&v, st[i].name, strlen(st[i].name));
+        buf_puts(&v, ", \"type\": ");
+        buf_json_string(&v, st[i].type, strlen(st[i].type));
+        buf_puts(&v, ", \"flops\": ");
+        buf_json_number(&v, st[i].flops_fwd + st[i].flops_bwd);
+        buf_puts(&v, ", \"bytes\": ");
+        buf_json_number(&v, st[i].bytes_fwd + st[i].bytes_bwd);
+        buf_puts(&v, ", \"time_s\": ");
+        buf_json_number(&v, steps > 0 ? (st[i].time_fwd + st[i].time_bwd) / (double)steps : 0);
+        buf_puts(&v, "}");
+    }
+    buf_puts(&v, "]}");
+    tta_mllog_event_json(r->log, TTA_MLLOG_POINT, "tta_layer_profile", buf_str(&v), NULL);
+    buf_free(&v);
+}
+
 static void free_state(run_state *r) {
     if (r->log) tta_mllog_close(r->log);
     tta_optim_free(&r->optim);
@@ -563,7 +605,13 @@ int tta_replay_run(const tta_replay_spec *spec, uint64_t seed, const tta_replay_
     if (log && !resumed) {
         tta_mllog_number(log, "train_samples", (double)used.n);
         tta_mllog_number(log, "eval_samples", (double)val.n);
+        size_t img_bytes = (size_t)c * h * w * sizeof(float) + sizeof(int32_t);
+        log_memory(r, (train.n + unseen.n + val.n) * img_bytes);
     }
+    /* Per-layer timers (a clock read around each op; free on host backends, while a device
+     * backend would have to synchronise, so they stay off there). */
+    if (r->be->host_memory) tta_model_set_profiling(r->m, 1);
+    long steps_run = 0;
 
     size_t bs = (size_t)spec->batch_size, gbs = bs * (size_t)r->K;
     size_t *order = mallocCheck((used.n ? used.n : 1) * sizeof *order);
@@ -658,6 +706,7 @@ int tta_replay_run(const tta_replay_spec *spec, uint64_t seed, const tta_replay_
                 r->be->upload(r->be->ctx, tta_model_params(r->m), r->host_params, np * sizeof(float));
             }
             pt.optimizer += now_s() - td;
+            steps_run++;
             (void)comm_before;
         }
         tta_loader_free(ld);
@@ -713,6 +762,7 @@ int tta_replay_run(const tta_replay_spec *spec, uint64_t seed, const tta_replay_
     }
     out->wall_s = now_s() - t0;
     if (out->reached && !out->interrupted) out->tta_s = out->wall_s;
+    if (log && rc == 0 && r->be->host_memory) log_layer_profile(r, steps_run);
     if (log) tta_mllog_run_stop(log, out->reached && !out->interrupted);
     out->samples_per_s = train_time > 0 ? (double)trained / train_time : NAN;
     out->comm_share = train_time > 0 ? sums[4] / train_time : NAN;

@@ -32,6 +32,8 @@ log=$(grep -o '"log": "[^"]*"' <<<"$out" | cut -d'"' -f4)
 check "the log exists" test -s "$log"
 check "every line of the log is :::MLLOG" bash -c "! grep -qv '^:::MLLOG {' '$log'"
 check "the log has run_stop success" grep -q '"key": "run_stop".*"status": "success"' "$log"
+check "the log has the memory by category" grep -Eq '"key": "tta_memory", "value": \{"weights": [0-9]+, .*"feature_maps": [0-9]+' "$log"
+check "and the per-layer profile of its steps" grep -Eq '"key": "tta_layer_profile", "value": \{"steps": [0-9]+, "layers": \[\{"name": "flatten"' "$log"
 runs=$("$TTA" --db "$work/db" ls runs --round local --format json)
 check "the run was ingested as round local, submitter replay" grep -q '"submitter": "replay"' <<<"$runs"
 check "with its TTA" grep -Eq '"tta_s": [0-9]' <<<"$runs"
