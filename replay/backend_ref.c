@@ -284,7 +284,11 @@ tta_backend *tta_backend_create(const char *name, const tta_backend_options *opt
     if (strcmp(name, "cuda") == 0) return tta_backend_cuda_create(opt, err, errlen);
     snprintf(err, errlen, "unknown backend \"%s\" (known: cpu, reference, cuda)", name);
 #else
-    snprintf(err, errlen, "unknown backend \"%s\" (known: cpu, reference)", name);
+    if (strcmp(name, "cuda") == 0)
+        snprintf(err, errlen, "backend \"cuda\": this tta was built without CUDA (no nvcc, cuDNN or NCCL found, or "
+                              "TTA_CUDA=OFF)");
+    else
+        snprintf(err, errlen, "unknown backend \"%s\" (known: cpu, reference)", name);
 #endif
     return NULL;
 }
