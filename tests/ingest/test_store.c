@@ -101,6 +101,31 @@ TEST(migration_sets_version) {
     free(err);
 }
 
+/* A database of schema version 1 (before profiles) keeps what it stores when a newer tta opens it:
+ * the migrations after 1 are applied and user_version follows. */
+extern const char *const tta_migrations[];
+TEST(older_schema_is_migrated) {
+    remove(db_path);
+    sqlite3 *raw = NULL;
+    CHECK(sqlite3_open(db_path, &raw) == SQLITE_OK);
+    CHECK(sqlite3_exec(raw, tta_migrations[0], NULL, NULL, NULL) == SQLITE_OK);
+    CHECK(sqlite3_exec(raw,
+                       "PRAGMA user_version = 1; INSERT INTO sources (path, size, hash, format, status) "
+                       "VALUES ('old.log', 1, '0000000000000000', 'mllog', 'ok')",
+                       NULL, NULL, NULL) == SQLITE_OK);
+    sqlite3_close(raw);
+    sqlite3 *db = NULL;
+    char *err = NULL;
+    CHECK(tta_db_open(db_path, &db, &err) == SQLITE_OK);
+    CHECK(query_real(db, "PRAGMA user_version") == tta_schema_version());
+    CHECK(tta_schema_version() >= 2);
+    CHECK(query_real(db, "SELECT count(*) FROM sources WHERE path = 'old.log'") == 1);
+    CHECK(query_real(db, "SELECT count(*) FROM profiles") == 0);
+    CHECK(query_real(db, "SELECT count(*) FROM latest_peaks") == 0);
+    sqlite3_close(db);
+    free(err);
+}
+
 TEST(newer_schema_is_refused) {
     sqlite3 *db = fresh_db();
     sqlite3_exec(db, "PRAGMA user_version = 999", NULL, NULL, NULL);
@@ -213,6 +238,7 @@ TEST(division_from_system_description) {
 int main(void) {
     RUN(migration_sets_version);
     RUN(newer_schema_is_refused);
+    RUN(older_schema_is_migrated);
     RUN(run_tta_view_rules);
     RUN(replace_and_failed_files);
     RUN(division_from_system_description);
