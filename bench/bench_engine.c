@@ -61,6 +61,7 @@ static void sgd_step(tta_model *m, float *vel, float lr) {
 }
 
 static int run(const workload *w, const options *o) {
+    char threading[256];
     tta_model_config cfg = {.backend = "cpu", .channels = 1, .height = 28, .width = 28, .classes = 10,
                             .batch = w->batch, .eval_batch = o->eval_batch, .seed = 1,
                             .overrides = w->overrides, .label_smoothing = -1};
@@ -119,7 +120,7 @@ static int run(const workload *w, const options *o) {
                        "\"gflops\":%.2f,\"step_gflop\":%.4f,\"eval_images\":%d,\"eval_s\":%.3f,"
                        "\"eval_images_per_s\":%.1f,\"memory_mib\":%.1f,\"threads\":\"%s\"}\n",
                        w->label, B, o->steps, sps, gflops, tta_model_train_flops(m) * 1e-9, n, edt,
-                       n / edt, total / 1048576.0, tta_backend_cpu_threading());
+                       n / edt, total / 1048576.0, tta_backend_cpu_threading(threading, sizeof threading));
             } else {
                 printf("%-11s tta   batch %3d: %8.1f samples/s  %6.1f GFLOP/s (%.3f GFLOP/step)   "
                        "eval %d images in %.2f s (%.0f images/s)   loss %.3f\n",
@@ -155,6 +156,7 @@ static int run(const workload *w, const options *o) {
 }
 
 int main(int argc, char **argv) {
+    char threading[256];
     tta_replay_reexec_passive(argv);
     options o = {.steps = 0, .warmup = 5, .threads = 2, .eval_images = 10000, .eval_batch = 1000};
     const char *which = "all";
@@ -175,7 +177,7 @@ int main(int argc, char **argv) {
             return 2;
         }
     }
-    if (!o.json) fprintf(stderr, "threading: %s\n", tta_backend_cpu_threading());
+    if (!o.json) fprintf(stderr, "threading: %s\n", tta_backend_cpu_threading(threading, sizeof threading));
     workload mlp = {"fmnist-mlp", "mlp", NULL, 128}, cnn = {"fmnist-cnn", "resnet9", width_ov, 256};
     int rc = 0;
     if (!strcmp(which, "mlp") || !strcmp(which, "all")) {
@@ -188,6 +190,6 @@ int main(int argc, char **argv) {
         if (!oc.steps) oc.steps = 20;
         rc |= run(&cnn, &oc);
     }
-    if (!o.json) fprintf(stderr, "threading: %s\n", tta_backend_cpu_threading());
+    if (!o.json) fprintf(stderr, "threading: %s\n", tta_backend_cpu_threading(threading, sizeof threading));
     return rc;
 }

@@ -301,11 +301,9 @@ static void cpu_destroy(tta_backend *be) {
     free(be);
 }
 
-static char threading_desc[256];
-
-const char *tta_backend_cpu_threading(void) {
+const char *tta_backend_cpu_threading(char *threading_desc, size_t len) {
     const char *wp = getenv("OMP_WAIT_POLICY");
-    snprintf(threading_desc, sizeof threading_desc,
+    snprintf(threading_desc, len,
              "openblas=%s(%d) onednn=gnu-openmp(%d) OMP_WAIT_POLICY=%s",
              openblas_get_parallel() == 1 ? "pthreads" : openblas_get_parallel() == 2 ? "openmp" : "sequential",
              openblas_get_num_threads(), omp_get_max_threads(), wp ? wp : "(unset: active spinning)");

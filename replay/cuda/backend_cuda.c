@@ -641,13 +641,8 @@ static void cu_xent_backward(void *ctx, tta_op *op, float *dlogits, const float 
 /* Create and destroy                                                                           */
 
 /* The stream of the most recently created cuda backend (one per process in practice). */
-static cudaStream_t compute_stream;
-
-cudaStream_t tta_cuda_compute_stream(void) { return compute_stream; }
-
 static void cu_destroy(tta_backend *be) {
     cu_ctx *c = be->ctx;
-    if (c->stream && compute_stream == c->stream) compute_stream = NULL;
     if (c->stream) cudaStreamSynchronize(c->stream);
     if (c->blas) cublasDestroy(c->blas);
     if (c->dnn) cudnnDestroy(c->dnn);
@@ -737,7 +732,6 @@ tta_backend *tta_backend_cuda_create(const tta_backend_options *opt, char *err, 
                     p.name, p.major, p.minor, p.totalGlobalMem / 1073741824.0, cudnnGetVersion(),
                     CUBLAS_VERSION);
     }
-    compute_stream = c->stream;
     be->name = "cuda";
     be->host_memory = 0;
     be->alloc = cu_alloc;

@@ -47,18 +47,14 @@ static int mpi_fail(int code, const char *what, char *err, size_t errlen) {
     return -1;
 }
 
-/* Makes the comm's stream wait for everything queued so far on the backend's stream (the
- * buffers a collective reads were written there). No-op without a cuda backend. */
+/* Makes the comm's stream wait for everything queued so far on the device (the buffers a
+ * collective reads were written on the backend's stream). The trainer reduces the gradients
+ * after backward in one call, so waiting for the device costs no overlap, and the comm needs no
+ * handle on the backend's stream. */
 static int after_compute(nccl_ctx *x, char *err, size_t errlen) {
-    cudaStream_t compute = tta_cuda_compute_stream();
-    if (!compute || compute == x->stream) return 0;
-    cudaEvent_t ev;
-    cudaError_t e = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming);
-    if (e != cudaSuccess) return cuda_fail(e, "cudaEventCreate", err, errlen);
-    e = cudaEventRecord(ev, compute);
-    if (e == cudaSuccess) e = cudaStreamWaitEvent(x->stream, ev, 0);
-    cudaEventDestroy(ev); /* released once the wait it is part of completes */
-    return e == cudaSuccess ? 0 : cuda_fail(e, "ordering after the backend's stream", err, errlen);
+    (void)x;
+    cudaError_t e = cudaDeviceSynchronize();
+    return e == cudaSuccess ? 0 : cuda_fail(e, "waiting for the backend's work", err, errlen);
 }
 
 static int nccl_iallreduce(tta_comm *c, float *buf, size_t n, void **req, char *err, size_t errlen) {

@@ -29,12 +29,6 @@ extern "C" {
  * backend and the NCCL comm both call it, in either order. */
 int tta_cuda_select_device(char *err, size_t errlen);
 
-/* The stream on which the cuda backend of this process queues its work (NULL before one is
- * created). The NCCL comm makes its own stream wait for it before a reduction reads buffers
- * that the backend's queued work writes (gradients), so the two streams need no host
- * synchronisation and communication overlaps the rest of the backward pass. */
-cudaStream_t tta_cuda_compute_stream(void);
-
 /* dst[i] = v */
 cudaError_t tta_cu_fill(float *dst, float v, size_t n, cudaStream_t s);
 /* dst[i] += src[i] */
