@@ -59,9 +59,3 @@ tta_comm *tta_comm_create(const char *kind, char *err, size_t errlen) {
     return NULL;
 }
 
-#ifndef TTA_HAVE_CUDA
-tta_comm *tta_comm_nccl_create(char *err, size_t errlen) {
-    snprintf(err, errlen, "nccl: this tta was built without CUDA");
-    return NULL;
-}
-#endif

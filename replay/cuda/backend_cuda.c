@@ -27,6 +27,7 @@
 
 #include "common/check.h"
 #include "replay/cuda/cuda_internal.h"
+#include "replay/cuda_module.h"
 #include "replay/engine.h"
 
 /* Workspace limit per convolution algorithm: an algorithm that wants more is skipped for one
@@ -688,7 +689,7 @@ int tta_cuda_select_device(char *err, size_t errlen) {
     return dev;
 }
 
-tta_backend *tta_backend_cuda_create(const tta_backend_options *opt, char *err, size_t errlen) {
+static tta_backend *cuda_backend_create(const tta_backend_options *opt, char *err, size_t errlen) {
     int dev = tta_cuda_select_device(err, errlen);
     if (dev < 0) return NULL;
     cu_ctx *c = callocCheck(1, sizeof *c);
@@ -771,4 +772,13 @@ tta_backend *tta_backend_cuda_create(const tta_backend_options *opt, char *err, 
     be->xent_forward = cu_xent_forward;
     be->xent_backward = cu_xent_backward;
     return be;
+}
+
+tta_comm *tta_cuda_comm_nccl_create(char *err, size_t errlen);
+
+/* The module's one exported symbol (cuda_module.h): everything else is hidden. */
+__attribute__((visibility("default"))) const tta_cuda_module *tta_cuda_module_get(void) {
+    static const tta_cuda_module table = {TTA_CUDA_MODULE_ABI, sizeof(tta_backend), cuda_backend_create,
+                                          tta_cuda_comm_nccl_create};
+    return &table;
 }

@@ -130,7 +130,7 @@ static void nccl_destroy(tta_comm *c) {
     free(c);
 }
 
-tta_comm *tta_comm_nccl_create(char *err, size_t errlen) {
+tta_comm *tta_cuda_comm_nccl_create(char *err, size_t errlen) {
     nccl_ctx *x = callocCheck(1, sizeof *x);
     tta_comm *c = callocCheck(1, sizeof *c);
     c->name = "nccl";

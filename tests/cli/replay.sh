@@ -69,7 +69,16 @@ check "a SPEC and --from together are a usage error (2)" test $? -eq 2
 runs_before=$("$TTA" --db "$work/db" ls runs --format csv | wc -l)
 out=$("$TTA" --db "$work/db" replay "$work/spec.json" --log-dir "$work/cuda-logs" --device cuda --format json 2>"$work/err")
 rc=$?
-if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 && ldd "$TTA" | grep -q libcudnn; then
+module="$(dirname "$TTA")/libtta_cuda.so"
+check "tta itself does not load the CUDA libraries (every command would pay for them)" \
+    bash -c "! ldd '$TTA' | grep -Eq 'libcudnn|libcublas|libnccl|libcudart'"
+if [ -f "$module" ]; then
+    check "the CUDA module links cuDNN, cuBLAS, NCCL and the CUDA runtime" \
+        test "$(ldd "$module" | grep -cE 'libcudnn\.|libcublas\.|libnccl\.|libcudart\.')" -eq 4
+    check "with nothing unresolved" bash -c "! ldd '$module' | grep -q 'not found'"
+    check "and exports only its table and kernels" bash -c "! nm -D --defined-only '$module' | grep ' T ' | grep -v -E ' (tta_cuda_module_get|tta_cu_[a-z_]+)$'"
+fi
+if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 && [ -f "$module" ]; then
     check "--device cuda runs on this GPU ($(head -2 "$work/err"))" test $rc -eq 0
     check "and reaches the target" grep -q '"reached": true' <<<"$out"
 else
