@@ -18,6 +18,10 @@ static const char report_help[] =
     "  scaling    per series of systems of one submitter and benchmark: speedup over the smallest and\n"
     "             efficiency against linear scaling, for time per epoch and for TTA\n"
     "  curves     per entry and epoch: mean and std of the evaluation quality across runs\n"
+    "  comm       per replayed entry (tta replay; published logs have no time breakdown): workers K,\n"
+    "             runs, epochs, time per epoch (training + evaluation) and its shares: exposed\n"
+    "             communication, all communication (overlapped or not), compute, data loading,\n"
+    "             evaluation; the spread of the ranks' communication time (max/min)\n"
     "  compare A B   two entries (ids from `tta ls entries`, or round/division/submitter/system/\n"
     "             benchmark): ratio of mean TTAs with a bootstrap CI, Welch's t, Mann-Whitney U, runs\n"
     "             needed to tell a 5% difference\n"
@@ -30,10 +34,11 @@ static const char report_help[] =
     "             step's phases, memory; per layer FLOPs, bytes, time, GFLOP/s, operational intensity and\n"
     "             the roofline's attainable GFLOP/s (tta profile --peaks); --svg FILE: the roofline\n"
     "  html OUT.html   one self-contained page with the tables and plots of variance, curves,\n"
-    "             speedup and scaling for the selection\n"
+    "             speedup and scaling for the selection (and comm for replayed entries)\n"
     "\n"
-    "--svg FILE   with variance (TTA per run), curves (quality ± std and target), speedup (bars) and\n"
-    "             scaling (speedup vs accelerators with the ideal line): also write the plot as SVG\n"
+    "--svg FILE   with variance (TTA per run), curves (quality ± std and target), speedup (bars),\n"
+    "             scaling (speedup vs accelerators with the ideal line) and comm (stacked bars of the epoch\n"
+    "             time per entry): also write the plot as SVG\n"
     "\n"
     "filters: --round R --division D --submitter S --system Y --benchmark B --entry ID\n"
     "Tables show minutes and percentages; CSV and JSON carry seconds and fractions (score_min: minutes).\n"
@@ -72,6 +77,7 @@ static const struct {
     {"speedup", tta_report_speedup},
     {"scaling", tta_report_scaling},
     {"curves", tta_report_curves},
+    {"comm", tta_report_comm},
 };
 
 int cmd_report(const tta_cli *cli, int argc, char **argv) {
@@ -125,7 +131,7 @@ int cmd_report(const tta_cli *cli, int argc, char **argv) {
         if (kind) return cli_usage_error("report", "one report at a time, not '%s' too", argv[i]);
         kind = argv[i];
     }
-    if (!kind) return cli_usage_error("report", "say which report (variance, speedup, scaling, curves, threshold)");
+    if (!kind) return cli_usage_error("report", "say which report (variance, speedup, scaling, curves, comm, compare, rcp, threshold, profile, html)");
     if (!strcmp(kind, "html")) {
         if (n_operands != 1) return cli_usage_error("report", "html needs the output file: html OUT.html");
         sqlite3 *db;

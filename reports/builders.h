@@ -36,4 +36,8 @@ int tta_run_table_report(sqlite3 *db, const tta_filter *f, int with_curves, tta_
  * nothing when no profile is stored. 0, or 1 with *err. */
 int tta_profile_html_section(sqlite3 *db, buf *page, char **err);
 
+/* The comm report's section of the HTML page (heading, stacked bars, table) for the entries of f
+ * with a time breakdown (comm.c); nothing when none has one. 0, or 1 with *err. */
+int tta_comm_html_section(sqlite3 *db, const tta_filter *f, buf *page, char **err);
+
 #endif

@@ -155,7 +155,8 @@ int tta_report_html(sqlite3 *db, const tta_filter *f, const char *path, const ch
         tta_html_table(&page, t, NULL);
         tta_table_free(t);
     }
-    int rc = tta_profile_html_section(db, &page, err);
+    int rc = tta_comm_html_section(db, f, &page, err);
+    if (rc == 0) rc = tta_profile_html_section(db, &page, err);
     tta_html_end(&page);
     if (rc == 0) rc = write_file(path, &page, err);
     buf_free(&page);

@@ -50,6 +50,17 @@ int tta_report_speedup(sqlite3 *db, const tta_filter *f, const tta_report_option
  * efficiency_tpe / efficiency_tta against linear scaling. */
 int tta_report_scaling(sqlite3 *db, const tta_filter *f, const tta_report_options *o, FILE *out, char **err);
 
+/* `tta report comm`: one row per entry whose runs logged tta_epoch_breakdown records (`tta
+ * replay`; published logs have none and are not listed): entry (the id of `tta ls entries`),
+ * round, submitter, system, benchmark, workers (tta_world_size, 1 when not logged), runs, epochs
+ * (records used), epoch_s (mean seconds per epoch, training + evaluation), and as fractions of
+ * that time summed over every epoch of every run: comm_share (communication not overlapped with
+ * compute), comm_total_share (all of it, overlapped or not), compute_share (forward + backward +
+ * optimizer), data_share, eval_share; rank_comm_spread = max / min of the ranks' total
+ * communication (missing for one worker). o->svg_path gets a stacked bar per entry. With no
+ * such entry: the empty table, exit 0 (and a note on stderr for the table format). */
+int tta_report_comm(sqlite3 *db, const tta_filter *f, const tta_report_options *o, FILE *out, char **err);
+
 /* `tta report curves`: per entry and epoch, the runs evaluated there and the mean and
  * population std of their quality, with the target. */
 int tta_report_curves(sqlite3 *db, const tta_filter *f, const tta_report_options *o, FILE *out, char **err);
@@ -73,7 +84,8 @@ int tta_report_compare(sqlite3 *db, const char *a, const char *b, int format, FI
 int tta_report_rcp(sqlite3 *db, const tta_filter *f, const char *rcp_dir, int format, FILE *out, char **err);
 
 /* `tta report html OUT.html`: one self-contained page (no script, no URL) with the tables and
- * plots of the variance, speedup, scaling and curves reports for the selection. generated_at is
+ * plots of the variance, speedup, scaling and curves reports for the selection (and of the comm
+ * report when an entry has a time breakdown, of the latest profile when one is stored). generated_at is
  * printed on the page (the page never reads the clock). */
 int tta_report_html(sqlite3 *db, const tta_filter *f, const char *path, const char *generated_at, char **err);
 
