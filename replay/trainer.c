@@ -725,8 +725,8 @@ int tta_replay_run(const tta_replay_spec *spec, uint64_t seed, const tta_replay_
         if (log) tta_mllog_epoch_event(log, TTA_MLLOG_END, "eval_stop", epoch);
         if (log) tta_mllog_epoch_value(log, "eval_accuracy", out->val_acc, epoch);
         /* Each rank's communication time, gathered by sums of one-hot vectors (K is small). */
-        double rank_comm[64] = {0};
-        for (int k = 0; k < r->K && k < 64; k++) {
+        double *rank_comm = callocCheck((size_t)r->K, sizeof *rank_comm);
+        for (int k = 0; k < r->K; k++) {
             rank_comm[k] = k == r->rank ? pt.comm_total : 0;
             if (r->K > 1) r->comm->allreduce_double(r->comm, &rank_comm[k], err, errlen);
         }
@@ -735,6 +735,7 @@ int tta_replay_run(const tta_replay_spec *spec, uint64_t seed, const tta_replay_
             loss_sum /= r->K;
         }
         if (log) log_breakdown(r, &pt, rank_comm, epoch);
+        free(rank_comm);
         if (log && s) tta_mllog_epoch_value(log, "tta_train_loss", loss_sum / (double)s, epoch);
         const double ph[6] = {pt.data, pt.forward, pt.backward, pt.optimizer, pt.comm_exposed, pt.comm_total};
         for (int i = 0; i < 6; i++) sums[i] += ph[i];

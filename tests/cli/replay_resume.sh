@@ -97,8 +97,20 @@ if command -v mpirun >/dev/null; then
     check "and each rank's communication time per epoch" grep -Eq '"rank_comm_total_s": \[[0-9.e-]+, [0-9.e-]+\]' "$l3"
     acc=$(sqlite3 "$work/m.db" "SELECT accelerators FROM systems WHERE name LIKE '%-x2'")
     check "the K = 2 system has 2 accelerators ($acc)" test "$acc" = "2"
+    # K = 4 on this machine's 2 CPUs: oversubscribed, and tta says so
+    mpirun --oversubscribe -np 4 "$TTA" --db "$work/m.db" replay "$work/short.json" --threads 1 --log-dir "$work/mpi4" \
+        --format json >"$work/m4.json" 2>"$work/err4"
+    rc4=$?
+    check "mpirun -np 4 exits 0 ($(head -3 "$work/err4"))" test "$rc4" -eq 0
+    check "with 4 workers" grep -q '"workers": 4' "$work/m4.json"
+    if [ "$(nproc)" -lt 4 ]; then
+        check "and a note that oversubscription distorts the timing" grep -q "oversubscribed" "$work/err4"
+    fi
+    check "rank 0 alone reports (one note, one document)" test "$(grep -c "oversubscribed" "$work/err4")" -le 1
     sc=$("$TTA" --db "$work/m.db" report scaling --round local --format csv 2>&1)
-    check "report scaling compares the K = 1 and K = 2 replays" grep -q -- '-x2' <<<"$sc"
+    check "report scaling compares the K = 1, 2 and 4 replays" bash -c "grep -q -- '-x2' <<<'$sc' && grep -q -- '-x4' <<<'$sc'"
+    sp=$("$TTA" --db "$work/m.db" report speedup --round local --format csv 2>&1)
+    check "report speedup pairs the replays of different K" grep -q -- '-x4' <<<"$sp"
 else
     echo "mpi part skipped: mpirun is not installed (Debian's openmpi-bin)"
 fi
