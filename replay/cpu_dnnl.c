@@ -10,6 +10,7 @@
  */
 #include <assert.h>
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,8 @@ typedef struct {
     int wbd_is_wf;                              /* backward data reads the forward weights */
     prim_t reorder_dout;                        /* blocked dout -> NCHW, for the plain fallback */
     size_t dout_off;                            /* in op->scratch; SIZE_MAX: no plain copy */
+    int direct_dw;                              /* weight gradient by cpu_conv_dw_direct */
+    int direct_threads;                         /* its thread count (scratch is sized for it) */
     const float *w, *b;                         /* from conv_prepare */
 } conv_impl;
 
@@ -212,7 +215,15 @@ int cpu_conv_init(cpu_ctx *c, tta_op *op, char *err, size_t errlen) {
         saved += align64(dnnl_memory_desc_get_size(wf));
         scratch = max_sz(scratch, ci->reorder_wf.scratch_bytes);
     }
-    if (op->train) {
+    if (op->train && !op->need_dinp && !cpu_blocked(op->in) && cpu_blocked(op->out) &&
+        op->kernel <= CPU_CONV_DIRECT_MAX_K) {
+        /* A first layer (NCHW input, blocked output, no input gradient): oneDNN has no fast
+         * kernel for its backward (cpu_conv_direct.c says why); direct loops instead. */
+        ci->direct_dw = 1;
+        ci->direct_threads = c->threads > 0 ? c->threads : omp_get_max_threads();
+        scratch = max_sz(scratch, cpu_conv_dw_direct_scratch(op->in, op->out, op->kernel, op->stride, op->pad,
+                                                             ci->direct_threads));
+    } else if (op->train) {
         /* Backward with the activations' layouts. AVX2 oneDNN has no JIT backward for an
          * NCHW input (C % 8 != 0: the first layer, LeNet's conv2) with a blocked output; there
          * both backward primitives run on an NCHW copy of dout instead (its GEMM kernels). */
@@ -336,6 +347,11 @@ void cpu_conv_backward(void *ctx, tta_op *op, float *dinp, float *dw, float *db,
     conv_impl *ci = op->impl;
     assert(op->train);
     if (op->relu) cpu_relu_mask(dout, out, tta_shape_count(op->out));
+    if (ci->direct_dw) {
+        cpu_conv_dw_direct(dw, op->bias ? db : NULL, inp, dout, op->in, op->out, op->kernel, op->stride, op->pad,
+                           ci->direct_threads, op->scratch);
+        return;
+    }
     const float *dk = dout;
     if (ci->reorder_dout.prim) {
         float *plain = (float *)((char *)op->scratch + ci->dout_off);

@@ -56,6 +56,14 @@ void cpu_pool_forward(void *ctx, tta_op *op, float *out, const float *inp);
 void cpu_pool_backward(void *ctx, tta_op *op, float *dinp, const float *dout, const float *inp,
                        const float *out);
 
+/* cpu_conv_direct.c: the weight (and bias) gradient of a first convolution with an NCHW input
+ * and a blocked output, for kernels up to CPU_CONV_DIRECT_MAX_K, on `threads` OpenMP threads;
+ * scratch holds cpu_conv_dw_direct_scratch bytes. */
+#define CPU_CONV_DIRECT_MAX_K 7
+size_t cpu_conv_dw_direct_scratch(tta_shape in, tta_shape out, int K, int S, int P, int threads);
+void cpu_conv_dw_direct(float *dw, float *db, const float *inp, const float *dout, tta_shape in, tta_shape out,
+                        int K, int S, int P, int threads, void *scratch);
+
 /* backend_cpu.c helpers used by cpu_dnnl.c */
 void cpu_relu_mask(float *dout, const float *out, size_t n); /* dout *= (out > 0) */
 

@@ -175,6 +175,10 @@ static void conv_case(int N, int C, int H, int OC, int K, int S, int P, int bias
 TEST(conv_matches_reference) {
     conv_case(2, 3, 9, 8, 3, 1, 1, 1, 0, 0);    /* NCHW in, blocked out, first layer */
     conv_case(2, 1, 28, 16, 3, 1, 1, 0, 0, 0);  /* the fmnist-cnn prep layer */
+    conv_case(3, 3, 11, 16, 3, 2, 1, 1, 1, 0);  /* first layer, stride 2, fused ReLU, odd batch */
+    conv_case(1, 1, 12, 8, 5, 1, 0, 1, 0, 0);   /* first layer 5x5, one sample (a thread idle) */
+    conv_case(2, 3, 15, 16, 7, 2, 3, 0, 1, 0);  /* an ImageNet-style 7x7/2 stem */
+    conv_case(2, 3, 9, 8, 9, 1, 4, 1, 0, 0);    /* a kernel above the direct loops' limit */
     conv_case(2, 8, 8, 16, 3, 2, 1, 0, 1, 1);   /* blocked, stride 2, fused ReLU */
     conv_case(2, 16, 7, 8, 1, 1, 0, 1, 0, 1);   /* 1x1 */
     conv_case(2, 16, 8, 32, 1, 2, 0, 0, 0, 1);  /* option-B shortcut */
