@@ -3,6 +3,7 @@
 
 #include <assert.h>
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,17 +33,56 @@ size_t tta_optim_state_bytes(const tta_optim *o) {
     return o->n * per * sizeof(float);
 }
 
-/* Momentum SGD over one tensor with learning rate lr and decay wd. */
-static void sgd_tensor(const tta_opt_config *c, float *p, const float *g, float *v, size_t n, float lr, float wd) {
-    float mu = (float)c->momentum;
-    for (size_t i = 0; i < n; i++) {
-        float gi = g[i] + wd * p[i];
-        if (c->caffe) {
+/* Momentum SGD over one tensor with learning rate lr and decay wd. One loop per convention, so
+ * that each is a straight vectorisable pass over p, g and v. */
+static void sgd_tensor(const tta_opt_config *c, float *restrict p, const float *restrict g, float *restrict v,
+                       size_t n, float lr, float wd) {
+    const float mu = (float)c->momentum;
+    if (c->caffe && c->nesterov) {
+        for (size_t i = 0; i < n; i++) {
+            float gi = g[i] + wd * p[i];
             v[i] = mu * v[i] + lr * gi;
-            p[i] -= c->nesterov ? mu * v[i] + lr * gi : v[i];
-        } else {
+            p[i] -= mu * v[i] + lr * gi;
+        }
+    } else if (c->caffe) {
+        for (size_t i = 0; i < n; i++) {
+            float gi = g[i] + wd * p[i];
+            v[i] = mu * v[i] + lr * gi;
+            p[i] -= v[i];
+        }
+    } else if (c->nesterov) {
+        for (size_t i = 0; i < n; i++) {
+            float gi = g[i] + wd * p[i];
             v[i] = mu * v[i] + gi;
-            p[i] -= lr * (c->nesterov ? gi + mu * v[i] : v[i]);
+            p[i] -= lr * (gi + mu * v[i]);
+        }
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            float gi = g[i] + wd * p[i];
+            v[i] = mu * v[i] + gi;
+            p[i] -= lr * v[i];
+        }
+    }
+}
+
+/* Below this many parameters one thread updates them all: waking a sleeping (passive) OpenMP
+ * thread costs more than the update. */
+#define PARALLEL_MIN_PARAMS 65536
+
+/* The SGD update of every tensor (LARS: with its per-tensor rate in local_lr), split into one
+ * contiguous slice of each tensor per OpenMP thread. Element-wise, so the result does not
+ * depend on the thread count. The MLP recipe's update went from 1.27 ms to a fraction of it. */
+static void sgd_step(const tta_opt_config *c, float *params, const float *grads, float *state,
+                     const tta_param_tensor *tensors, size_t n_tensors, size_t n, const double *lr_of) {
+#pragma omp parallel if (n >= PARALLEL_MIN_PARAMS)
+    {
+        size_t T = (size_t)omp_get_num_threads(), t = (size_t)omp_get_thread_num();
+        for (size_t k = 0; k < n_tensors; k++) {
+            const tta_param_tensor *tp = &tensors[k];
+            size_t i0 = tp->count * t / T, i1 = tp->count * (t + 1) / T;
+            float wd = tp->decay ? (float)c->weight_decay : 0.0f;
+            size_t o = tp->offset + i0;
+            sgd_tensor(c, params + o, grads + o, state + o, i1 - i0, (float)lr_of[k], wd);
         }
     }
 }
@@ -57,25 +97,32 @@ void tta_optim_step(tta_optim *o, float *params, const float *grads, const tta_p
                     size_t n_tensors, double lr) {
     const tta_opt_config *c = &o->cfg;
     o->step++;
+    for (size_t t = 0; t < n_tensors; t++) assert(tensors[t].offset + tensors[t].count <= o->n);
+    if (c->kind == TTA_OPT_SGD || c->kind == TTA_OPT_LARS) {
+        double *lr_of = mallocCheck((n_tensors ? n_tensors : 1) * sizeof *lr_of);
+        for (size_t t = 0; t < n_tensors; t++) {
+            const tta_param_tensor *tp = &tensors[t];
+            double local = 1.0;
+            if (c->kind == TTA_OPT_LARS && tp->decay) {
+                const float *p = params + tp->offset, *g = grads + tp->offset;
+                double pn = norm2(p, tp->count), gn = norm2(g, tp->count);
+                if (pn > 0 && gn > 0) local = c->eta * pn / (gn + c->weight_decay * pn);
+            }
+            lr_of[t] = lr * local;
+        }
+        sgd_step(c, params, grads, o->state, tensors, n_tensors, o->n, lr_of);
+        free(lr_of);
+        return;
+    }
     for (size_t t = 0; t < n_tensors; t++) {
         const tta_param_tensor *tp = &tensors[t];
-        assert(tp->offset + tp->count <= o->n);
         float *p = params + tp->offset;
         const float *g = grads + tp->offset;
         float wd = tp->decay ? (float)c->weight_decay : 0.0f;
         switch (c->kind) {
         case TTA_OPT_SGD:
-            sgd_tensor(c, p, g, o->state + tp->offset, tp->count, (float)lr, wd);
-            break;
-        case TTA_OPT_LARS: {
-            double local = 1.0;
-            if (tp->decay) {
-                double pn = norm2(p, tp->count), gn = norm2(g, tp->count);
-                if (pn > 0 && gn > 0) local = c->eta * pn / (gn + c->weight_decay * pn);
-            }
-            sgd_tensor(c, p, g, o->state + tp->offset, tp->count, (float)(lr * local), wd);
-            break;
-        }
+        case TTA_OPT_LARS:
+            break; /* above */
         case TTA_OPT_ADAM:
         case TTA_OPT_ADAMW: {
             float *m = o->state + tp->offset, *v = o->state + o->n + tp->offset;
