@@ -30,19 +30,17 @@
 #endif
 
 /* One sample's one input channel against one 8-channel output block:
- * acc[kh][kw][8] += sum over output pixels of x_padded[oh*S + kh][ow*S + kw] * dout[oh][ow][8],
- * bacc[8] += sum of dout (the bias gradient). xp: (OH-1)*S+K rows of Wp floats. K as a
- * constant (the callers pass 3, 5 or 1 through the switch below) lets the accumulators live in
- * registers. */
-static inline void accumulate_plane(float *restrict acc, float *restrict bacc, const float *restrict xp, int Wp,
-                                    const float *restrict dout, int OH, int OW, int S, const int K) {
+ * acc[kh][kw][8] += sum over output pixels of x_padded[oh*S + kh][ow*S + kw] * dout[oh][ow][8].
+ * xp: (OH-1)*S+K rows of Wp floats. K as a constant (the callers pass 1, 3, 5 or 7 through the
+ * switch below) lets the accumulators live in registers. */
+static inline void accumulate_plane(float *restrict acc, const float *restrict xp, int Wp, const float *restrict dout,
+                                    int OH, int OW, int S, const int K) {
     for (int oh = 0; oh < OH; oh++) {
         const float *xrow = xp + (size_t)oh * S * Wp;
         const float *drow = dout + (size_t)oh * OW * 8;
         for (int ow = 0; ow < OW; ow++) {
             const float *d = drow + (size_t)ow * 8;
             const float *x = xrow + (size_t)ow * S;
-            for (int l = 0; l < 8; l++) bacc[l] += d[l];
             for (int kh = 0; kh < K; kh++)
                 for (int kw = 0; kw < K; kw++) {
                     const float xv = x[(size_t)kh * Wp + kw];
@@ -54,25 +52,31 @@ static inline void accumulate_plane(float *restrict acc, float *restrict bacc, c
 }
 
 MULTIVERSION
-static void accumulate_dispatch(float *acc, float *bacc, const float *xp, int Wp, const float *dout, int OH, int OW,
-                                int S, int K) {
+static void accumulate_dispatch(float *acc, const float *xp, int Wp, const float *dout, int OH, int OW, int S, int K) {
     switch (K) {
-    case 1: accumulate_plane(acc, bacc, xp, Wp, dout, OH, OW, S, 1); break;
-    case 3: accumulate_plane(acc, bacc, xp, Wp, dout, OH, OW, S, 3); break;
-    case 5: accumulate_plane(acc, bacc, xp, Wp, dout, OH, OW, S, 5); break;
-    case 7: accumulate_plane(acc, bacc, xp, Wp, dout, OH, OW, S, 7); break;
-    default: accumulate_plane(acc, bacc, xp, Wp, dout, OH, OW, S, K); break;
+    case 1: accumulate_plane(acc, xp, Wp, dout, OH, OW, S, 1); break;
+    case 3: accumulate_plane(acc, xp, Wp, dout, OH, OW, S, 3); break;
+    case 5: accumulate_plane(acc, xp, Wp, dout, OH, OW, S, 5); break;
+    case 7: accumulate_plane(acc, xp, Wp, dout, OH, OW, S, 7); break;
+    default: accumulate_plane(acc, xp, Wp, dout, OH, OW, S, K); break;
     }
+}
+
+/* The per-thread scratch: `taps` partial sums (double: dw, then db) and a zero-padded input plane
+ * of *Hp x *Wp floats, rounded up to 64 bytes. Returns its size in bytes. */
+static size_t thread_layout(tta_shape in, tta_shape out, int K, int S, int P, size_t *taps, int *Hp, int *Wp) {
+    int rows = (out.h - 1) * S + K, cols = (out.w - 1) * S + K;
+    *Wp = cols > in.w + 2 * P ? cols : in.w + 2 * P;
+    *Hp = rows > in.h + 2 * P ? rows : in.h + 2 * P;
+    *taps = (size_t)out.c * in.c * K * K + out.c;
+    return (*taps * sizeof(double) + (size_t)*Hp * *Wp * sizeof(float) + 63) / 64 * 64;
 }
 
 /* Bytes of scratch cpu_conv_dw_direct needs with `threads` threads. */
 size_t cpu_conv_dw_direct_scratch(tta_shape in, tta_shape out, int K, int S, int P, int threads) {
-    size_t taps = (size_t)out.c * in.c * K * K + out.c;      /* partial sums of dw and db */
-    size_t rows = (size_t)(out.h - 1) * S + K, cols = (size_t)(out.w - 1) * S + K;
-    size_t wp = cols > (size_t)in.w + 2 * P ? cols : (size_t)in.w + 2 * P;
-    size_t hp = rows > (size_t)in.h + 2 * P ? rows : (size_t)in.h + 2 * P;
-    size_t per_thread = (taps * sizeof(double) + hp * wp * sizeof(float) + 63) / 64 * 64;
-    return per_thread * (size_t)threads;
+    size_t taps;
+    int Hp, Wp;
+    return thread_layout(in, out, K, S, P, &taps, &Hp, &Wp) * (size_t)threads;
 }
 
 /* dw (OIHW, out.c x in.c x K x K) and db (out.c, or NULL) from inp (NCHW, shape in) and dout
@@ -82,11 +86,9 @@ void cpu_conv_dw_direct(float *dw, float *db, const float *inp, const float *dou
                         int K, int S, int P, int threads, void *scratch) {
     assert(!cpu_blocked(in) && cpu_blocked(out) && threads >= 1 && K <= CPU_CONV_DIRECT_MAX_K);
     const int C = in.c, OB = out.c / 8;
-    const size_t taps = (size_t)out.c * C * K * K + out.c;
-    const int rows = (out.h - 1) * S + K, cols = (out.w - 1) * S + K;
-    const int Wp = cols > in.w + 2 * P ? cols : in.w + 2 * P;
-    const int Hp = rows > in.h + 2 * P ? rows : in.h + 2 * P;
-    const size_t per_thread = (taps * sizeof(double) + (size_t)Hp * Wp * sizeof(float) + 63) / 64 * 64;
+    size_t taps;
+    int Hp, Wp;
+    const size_t per_thread = thread_layout(in, out, K, S, P, &taps, &Hp, &Wp);
     const size_t in_plane = (size_t)in.h * in.w, out_block = (size_t)out.h * out.w * 8;
     /* every partial is zeroed here: OpenMP may give fewer threads than asked */
     for (int t = 0; t < threads; t++) memset((char *)scratch + per_thread * t, 0, taps * sizeof(double));
@@ -98,7 +100,7 @@ void cpu_conv_dw_direct(float *dw, float *db, const float *inp, const float *dou
         float *xp = (float *)(part + taps);
         memset(xp, 0, (size_t)Hp * Wp * sizeof(float)); /* the padding border stays 0 */
         int n0 = (int)((long)in.n * t / T), n1 = (int)((long)in.n * (t + 1) / T);
-        float acc[CPU_CONV_DIRECT_MAX_K * CPU_CONV_DIRECT_MAX_K * 8], bacc[8];
+        float acc[CPU_CONV_DIRECT_MAX_K * CPU_CONV_DIRECT_MAX_K * 8];
         for (int n = n0; n < n1; n++)
             for (int ci = 0; ci < C; ci++) {
                 const float *x = inp + ((size_t)n * C + ci) * in_plane;
@@ -106,13 +108,17 @@ void cpu_conv_dw_direct(float *dw, float *db, const float *inp, const float *dou
                 for (int ob = 0; ob < OB; ob++) {
                     const float *d = dout + ((size_t)n * OB + ob) * out_block;
                     memset(acc, 0, sizeof(float) * 8 * K * K);
-                    memset(bacc, 0, sizeof bacc);
-                    accumulate_dispatch(acc, bacc, xp, Wp, d, out.h, out.w, S, K);
+                    accumulate_dispatch(acc, xp, Wp, d, out.h, out.w, S, K);
                     /* acc[kh][kw][l] belongs to output channel ob*8 + l, input channel ci */
                     for (int l = 0; l < 8; l++) {
                         double *pw = part + ((size_t)(ob * 8 + l) * C + ci) * K * K;
                         for (int k = 0; k < K * K; k++) pw[k] += acc[k * 8 + l];
-                        if (ci == 0) part[taps - out.c + ob * 8 + l] += bacc[l];
+                    }
+                    if (ci == 0 && db) { /* the bias gradient: once per sample and block */
+                        float bacc[8] = {0};
+                        for (size_t i = 0; i < out_block; i += 8)
+                            for (int l = 0; l < 8; l++) bacc[l] += d[i + l];
+                        for (int l = 0; l < 8; l++) part[taps - out.c + ob * 8 + l] += bacc[l];
                     }
                 }
             }

@@ -32,6 +32,10 @@ typedef void (*tta_plot_builder)(const tta_entry_data *, size_t, buf *);
 int tta_run_table_report(sqlite3 *db, const tta_filter *f, int with_curves, tta_table_builder table,
                          tta_plot_builder plot, int format, FILE *out, const char *svg_path, char **err);
 
+/* Writes b to path (replacing it): a plot or a page. 0, or 1 with *err ("PATH: cannot write:
+ * reason", malloc'd). */
+int tta_write_file(const char *path, const buf *b, char **err);
+
 /* The latest profile's section of the HTML page (heading, roofline, memory plot, tables);
  * nothing when no profile is stored. 0, or 1 with *err. */
 int tta_profile_html_section(sqlite3 *db, buf *page, char **err);

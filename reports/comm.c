@@ -6,7 +6,6 @@
  * dataset loader (the selection every report sees); one more query reads the breakdown and world
  * size records of their runs from the events view.
  */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -333,18 +332,6 @@ static void comm_plot(const comm_entry *c, size_t n, buf *svg) {
 
 /* ---- The report and the HTML section --------------------------------------------------------- */
 
-static int write_svg(const char *path, const buf *b, char **err) {
-    FILE *f = fopen(path, "wb");
-    if (!f || fwrite(b->data ? b->data : "", 1, b->len, f) != b->len || fclose(f) != 0) {
-        buf e = {0};
-        buf_printf(&e, "%s: cannot write: %s", path, strerror(errno));
-        *err = buf_take(&e);
-        if (f) fclose(f);
-        return 1;
-    }
-    return 0;
-}
-
 int tta_report_comm(sqlite3 *db, const tta_filter *f, const tta_report_options *o, FILE *out, char **err) {
     comm_data d;
     if (comm_data_load(db, f, &d, err)) return 1;
@@ -357,7 +344,7 @@ int tta_report_comm(sqlite3 *db, const tta_filter *f, const tta_report_options *
     if (o->svg_path) {
         buf svg = {0};
         comm_plot(d.rows, d.n_rows, &svg);
-        rc = write_svg(o->svg_path, &svg, err);
+        rc = tta_write_file(o->svg_path, &svg, err);
         buf_free(&svg);
     }
     comm_data_free(&d);

@@ -1,6 +1,5 @@
 /* profile.c: `tta report profile`: a stored profile (`tta profile`) as tables, a roofline against
  * the host's measured peaks (`tta profile --peaks`) and a memory breakdown by batch size. */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -360,18 +359,6 @@ static void memory_plot(const profile_row *p, size_t n, buf *svg) {
 
 /* ---- The report ------------------------------------------------------------------------------ */
 
-static int write_svg(const char *path, const buf *b, char **err) {
-    FILE *f = fopen(path, "wb");
-    if (!f || fwrite(b->data ? b->data : "", 1, b->len, f) != b->len || fclose(f) != 0) {
-        buf e = {0};
-        buf_printf(&e, "%s: cannot write: %s", path, strerror(errno));
-        *err = buf_take(&e);
-        if (f) fclose(f);
-        return 1;
-    }
-    return 0;
-}
-
 /* Everything one report needs. */
 typedef struct {
     profile_row *profiles;
@@ -451,13 +438,13 @@ int tta_report_profile(sqlite3 *db, int64_t profile_id, const tta_report_options
     if (o->svg_path && p) {
         buf svg = {0};
         roofline_plot(p, d.layers, d.n_layers, d.peak, d.bw, d.peak_threads, &svg);
-        rc = write_svg(o->svg_path, &svg, err);
+        rc = tta_write_file(o->svg_path, &svg, err);
         buf_free(&svg);
     }
     if (rc == 0 && memory_svg && p) {
         buf svg = {0};
         memory_plot(d.profiles, d.n_profiles, &svg);
-        rc = write_svg(memory_svg, &svg, err);
+        rc = tta_write_file(memory_svg, &svg, err);
         buf_free(&svg);
     }
     tta_table_free(pt);

@@ -9,17 +9,16 @@
 #include "reports/builders.h"
 #include "reports/reports.h"
 
-/* Writes buf to path (replacing it); 0, or 1 with *err. */
-static int write_file(const char *path, const buf *b, char **err) {
+int tta_write_file(const char *path, const buf *b, char **err) {
     FILE *f = fopen(path, "wb");
-    if (!f || fwrite(b->data ? b->data : "", 1, b->len, f) != b->len || fclose(f) != 0) {
-        buf e = {0};
-        buf_printf(&e, "%s: cannot write: %s", path, strerror(errno));
-        *err = buf_take(&e);
-        if (f) fclose(f);
-        return 1;
-    }
-    return 0;
+    int ok = f != NULL;
+    if (ok) ok = fwrite(b->data ? b->data : "", 1, b->len, f) == b->len;
+    if (f && fclose(f) != 0) ok = 0; /* closed once, whether the write failed or not */
+    if (ok) return 0;
+    buf e = {0};
+    buf_printf(&e, "%s: cannot write: %s", path, strerror(errno));
+    *err = buf_take(&e);
+    return 1;
 }
 
 /* The distinct benchmarks of e, in order of first appearance; returns how many (names point
@@ -79,7 +78,7 @@ int tta_run_table_report(sqlite3 *db, const tta_filter *f, int with_curves, tta_
             char *path = plot_path(svg_path, benches[b], nb > 1);
             buf svg = {0};
             plot(sub, m, &svg);
-            rc = write_file(path, &svg, err);
+            rc = tta_write_file(path, &svg, err);
             if (rc == 0 && nb > 1) fprintf(stderr, "tta report: wrote %s\n", path);
             buf_free(&svg);
             free(path);
@@ -88,7 +87,7 @@ int tta_run_table_report(sqlite3 *db, const tta_filter *f, int with_curves, tta_
         if (nb == 0) {
             buf svg = {0};
             plot(e, 0, &svg);
-            rc = write_file(svg_path, &svg, err);
+            rc = tta_write_file(svg_path, &svg, err);
             buf_free(&svg);
         }
         free(benches);
@@ -158,7 +157,7 @@ int tta_report_html(sqlite3 *db, const tta_filter *f, const char *path, const ch
     int rc = tta_comm_html_section(db, f, &page, err);
     if (rc == 0) rc = tta_profile_html_section(db, &page, err);
     tta_html_end(&page);
-    if (rc == 0) rc = write_file(path, &page, err);
+    if (rc == 0) rc = tta_write_file(path, &page, err);
     buf_free(&page);
     buf_free(&svg);
     tta_entries_free(e, n);
