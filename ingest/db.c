@@ -56,9 +56,13 @@ static int migrate(sqlite3 *db, const char *path, int from, char **err) {
 /* Connection settings every tta connection uses. */
 static int configure(sqlite3 *db, int writable) {
     sqlite3_busy_timeout(db, 30000);
+    /* The writer's cache holds one transaction's dirty pages and the upper b-tree pages: 4 MiB.
+     * A larger one only grows with the pages an ingest appends, each new page costing a fault
+     * and a clear of fresh memory (a 64 MiB cache made record-dense ingest ~20% slower);
+     * readers keep 64 MiB for the reports' scans. */
     const char *sql = writable ? "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;"
                                  " PRAGMA wal_autocheckpoint=16384;"
-                                 " PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY;"
+                                 " PRAGMA cache_size=-4096; PRAGMA temp_store=MEMORY;"
                                : "PRAGMA foreign_keys=ON; PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY;";
     return sqlite3_exec(db, sql, NULL, NULL, NULL);
 }

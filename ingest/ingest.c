@@ -22,6 +22,7 @@
 #include "common/check.h"
 #include "common/hash.h"
 #include "ingest/parsed.h"
+#include "ingest/records.h"
 #include "ingest/store.h"
 #include "ingest/walk.h"
 
@@ -51,6 +52,7 @@ typedef struct {
     const tta_walk_list *files;
     const tta_stored_source *stored; /* sorted by path */
     size_t n_stored;
+    size_t max_text; /* the database's longest value (SQLITE_LIMIT_LENGTH) */
     pthread_mutex_t lock;
     pthread_cond_t not_full, not_empty;
     size_t next_file;   /* next index of files to parse */
@@ -190,6 +192,18 @@ static file_result *process_file(const ingest_work *w, const tta_walk_file *wf) 
         }
     }
     if (!r->parsed.path) r->parsed.path = strdupCheck(wf->path);
+    if (!r->parsed.failed && r->parsed.n_events) {
+        /* Encoded here, in parallel, so that the single writer only binds the text. */
+        tta_parsed_encode_records(&r->parsed);
+        if (r->parsed.records_len >= w->max_text) {
+            buf b = {0};
+            buf_printf(&b, "%s:0: too many records to store: %zu records make %zu bytes of JSON, over the database's"
+                       " limit of %zu bytes for one value", wf->path, r->parsed.n_events, r->parsed.records_len,
+                       w->max_text);
+            r->parsed.failed = 1;
+            r->parsed.error = buf_take(&b);
+        }
+    }
     r->parsed.size = len;
     r->parsed.hash = h;
     r->map = map;
@@ -260,7 +274,7 @@ int tta_ingest_paths(sqlite3 *db, const char *const *paths, int n_paths, const t
         tta_walk_free(&files);
         return -1;
     }
-    ingest_work w = {.files = &files};
+    ingest_work w = {.files = &files, .max_text = (size_t)sqlite3_limit(db, SQLITE_LIMIT_LENGTH, -1)};
     tta_stored_source *stored = NULL;
     size_t n_stored = 0;
     if (tta_store_load_sources(store, &stored, &n_stored, err) != SQLITE_OK) {
@@ -299,16 +313,11 @@ int tta_ingest_paths(sqlite3 *db, const char *const *paths, int n_paths, const t
                 stats->unchanged++;
             } else if (!db_failed) {
                 tta_parsed_file *f = &r->parsed;
-                if (tta_store_write(store, f, &stats->runs, &stats->events, err) != SQLITE_OK) {
+                if (tta_store_write(store, f, err) != SQLITE_OK) {
                     db_failed = 1; /* keep draining the queue so threads can finish */
-                } else if (f->failed) {
-                    stats->failed++;
-                    if (diag && !(opts && opts->quiet)) {
-                        if (show_progress) fputs("\r\033[K", diag);
-                        fprintf(diag, "%s\n", f->error ? f->error : f->path);
-                    }
-                } else {
-                    stats->ingested++;
+                } else if (f->failed && diag && !(opts && opts->quiet)) {
+                    if (show_progress) fputs("\r\033[K", diag);
+                    fprintf(diag, "%s\n", f->error ? f->error : f->path);
                 }
             }
         }
@@ -324,7 +333,13 @@ int tta_ingest_paths(sqlite3 *db, const char *const *paths, int n_paths, const t
     pthread_cond_destroy(&w.not_full);
     pthread_cond_destroy(&w.not_empty);
     tta_stored_sources_free(stored, n_stored);
-    if (!db_failed && stats->ingested + stats->failed > 0 && tta_store_finish(store, err) != SQLITE_OK) db_failed = 1;
+    if (!db_failed && tta_store_finish(store, err) != SQLITE_OK) db_failed = 1;
+    /* Counted as committed: after a database error, the rolled-back files are not stored. */
+    tta_store_counts done = tta_store_committed(store);
+    stats->ingested = done.ingested;
+    stats->failed = done.failed;
+    stats->runs = done.runs;
+    stats->events = done.events;
     tta_store_close(store);
     tta_walk_free(&files);
     stats->seconds = now_seconds() - t0;

@@ -131,6 +131,7 @@ void tta_parsed_free(tta_parsed_file *f) {
     free(f->path);
     free(f->error);
     free(f->events);
+    free(f->records);
     free(f->run.evals);
     free(f->run.epochs);
     free(f->run.hparams);

@@ -5,7 +5,7 @@
  * (start, stop, status, evaluations, epochs, hyperparameters), or a system description, or
  * power samples. The store (store.c) writes it to SQLite in one transaction.
  *
- * Ownership: a tta_parsed_file owns path and error (malloc'd), its arrays (events, evals,
+ * Ownership: a tta_parsed_file owns path, error and records (malloc'd), its arrays (events, evals,
  * epochs, hparams, power samples: malloc'd), its arena (strings, converted values) and, when
  * made by tta_parse_file, the mapping of the file; tta_parsed_free releases them. Other char *
  * fields point into the arena or at static strings and are never freed one by one. tta_str spans
@@ -146,6 +146,8 @@ typedef struct tta_parsed_file {
     char *error;
     tta_event *events;      /* every log record in file order (log formats only) */
     size_t n_events;
+    char *records;          /* the events as event_log.records JSON (records.h), NULL until encoded */
+    size_t records_len;
     tta_run_record run;     /* log formats and DAWNBench TSV */
     tta_system_record system; /* system / entry / DAWNBench JSON */
     tta_power_record power;   /* TTA_FMT_POWER */

@@ -1,6 +1,5 @@
-/* store.c: writing parsed files into SQLite with prepared statements: each file inside a
- * savepoint (all of it or none of it), files grouped into transactions of about 8 MB of input
- * or 0.5 s (store.h says why). */
+/* store.c: writing parsed files into SQLite with prepared statements, files grouped into
+ * transactions of about 8 MB of input or 0.5 s (store.h says why). */
 #include "ingest/store.h"
 
 #include <assert.h>
@@ -12,14 +11,12 @@
 #include "common/buf.h"
 #include "common/check.h"
 #include "common/hash.h"
+#include "ingest/records.h"
 
 enum {
     ST_BEGIN,
     ST_COMMIT,
     ST_ROLLBACK,
-    ST_SAVEPOINT,
-    ST_RELEASE,
-    ST_ROLLBACK_TO,
     ST_DELETE_SOURCE,
     ST_INSERT_SOURCE,
     ST_INSERT_SYSTEM,
@@ -39,9 +36,6 @@ static const char *const statement_sql[ST_COUNT] = {
     [ST_BEGIN] = "BEGIN IMMEDIATE",
     [ST_COMMIT] = "COMMIT",
     [ST_ROLLBACK] = "ROLLBACK",
-    [ST_SAVEPOINT] = "SAVEPOINT file",
-    [ST_RELEASE] = "RELEASE file",
-    [ST_ROLLBACK_TO] = "ROLLBACK TO file",
     [ST_DELETE_SOURCE] = "DELETE FROM sources WHERE path = ?1",
     [ST_INSERT_SOURCE] = "INSERT INTO sources(path, size, hash, format, status, error) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     [ST_INSERT_SYSTEM] = "INSERT INTO systems(source_id, round, submitter, name, division, status, accelerator_model,"
@@ -67,7 +61,7 @@ static const char *const statement_sql[ST_COUNT] = {
 
 struct tta_store {
     sqlite3 *db;
-    buf records; /* the JSON array of a run's events, reused from file to file */
+    buf records; /* the JSON array of a run's events when the caller did not encode it */
     sqlite3_stmt *st[ST_COUNT];
     /* The last entry looked up: consecutive files usually belong to the same entry. */
     char *last_entry_key;
@@ -76,6 +70,9 @@ struct tta_store {
     int in_batch;
     uint64_t batch_bytes;
     double batch_start;
+    tta_store_counts pending;   /* written in the open transaction */
+    tta_store_counts committed; /* written by committed transactions */
+    int64_t rolled_back;        /* files whose transaction was rolled back */
 };
 
 /* Limits of one transaction: big enough that the pages every commit rewrites (the b-tree roots
@@ -238,61 +235,6 @@ static int64_t entry_id(tta_store *s, const char *round, const char *division, c
     return id;
 }
 
-/* Appends n in decimal (printf costs more than the rest of a record). */
-static void append_uint(buf *b, uint64_t n) {
-    char tmp[24];
-    int k = 0;
-    do {
-        tmp[k++] = (char)('0' + n % 10);
-        n /= 10;
-    } while (n);
-    buf_reserve(b, (size_t)k);
-    while (k) b->data[b->len++] = tmp[--k];
-    b->data[b->len] = '\0';
-}
-
-/* Appends a number as JSON: whole numbers (epochs, sample counts: nearly all of them) without
- * printf, null for NAN, anything else as buf_json_number does. */
-static void append_number(buf *b, double v) {
-    if (isnan(v)) {
-        buf_append(b, "null", 4);
-    } else if (v >= 0 && v < 1e15 && v == (double)(uint64_t)v) {
-        append_uint(b, (uint64_t)v);
-    } else {
-        buf_json_number(b, v);
-    }
-}
-
-/* Appends a time in seconds as JSON: milliseconds exactly (logs give ms) without printf's cost
- * when the value is a whole number of ms, else the shortest round-trip form; null for NAN. */
-static void append_time(buf *b, double t) {
-    double ms = t * 1000.0;
-    if (isfinite(t) && fabs(ms) < 9e15 && ms == (double)(int64_t)ms) {
-        int64_t v = (int64_t)ms;
-        if (v < 0) {
-            buf_putc(b, '-');
-            v = -v;
-        }
-        char tmp[32];
-        int n = 0;
-        int64_t whole = v / 1000, frac = v % 1000;
-        do {
-            tmp[n++] = (char)('0' + whole % 10);
-            whole /= 10;
-        } while (whole);
-        while (n) buf_putc(b, tmp[--n]);
-        if (frac) {
-            char f[4] = {(char)('0' + frac / 100), (char)('0' + frac / 10 % 10), (char)('0' + frac % 10), 0};
-            int len = 3;
-            while (len > 0 && f[len - 1] == '0') f[--len] = 0;
-            buf_putc(b, '.');
-            buf_puts(b, f);
-        }
-        return;
-    }
-    buf_json_number(b, t);
-}
-
 /* Writes the run of f; the source row is source_id. */
 static int write_run(tta_store *s, const tta_parsed_file *f, int64_t source_id, int64_t *events) {
     const tta_run_record *r = &f->run;
@@ -324,37 +266,19 @@ static int write_run(tta_store *s, const tta_parsed_file *f, int64_t source_id, 
     if (rc != SQLITE_OK) return rc;
     int64_t run_id = sqlite3_last_insert_rowid(s->db);
 
-    /* Every record goes into one JSON array: [line, time, key, value, metadata, epoch, samples] */
-    buf *j = &s->records;
-    buf_clear(j);
-    buf_putc(j, '[');
-    for (size_t i = 0; i < f->n_events; i++) {
-        const tta_event *e = &f->events[i];
-        buf_reserve(j, 64 + e->key.n + e->value.n + e->metadata.n);
-        if (i) buf_putc(j, ',');
-        buf_putc(j, '[');
-        append_uint(j, e->line);
-        buf_putc(j, ',');
-        append_time(j, e->time_s);
-        buf_putc(j, ',');
-        buf_json_string(j, e->key.p ? e->key.p : "", e->key.n);
-        buf_putc(j, ',');
-        if (e->value.n) buf_append(j, e->value.p, e->value.n);
-        else buf_puts(j, "null");
-        buf_putc(j, ',');
-        if (e->metadata.n) buf_append(j, e->metadata.p, e->metadata.n);
-        else buf_puts(j, "null");
-        buf_putc(j, ',');
-        append_number(j, e->epoch_num);
-        buf_putc(j, ',');
-        append_number(j, e->samples);
-        buf_putc(j, ']');
+    /* Every record goes into one JSON array (records.h); the parser threads encode it. */
+    const char *records = f->records;
+    size_t records_len = f->records_len;
+    if (!records) {
+        tta_records_encode(f->events, f->n_events, &s->records);
+        records = buf_str(&s->records);
+        records_len = s->records.len;
     }
-    buf_putc(j, ']');
     st = s->st[ST_INSERT_EVENT];
     sqlite3_bind_int64(st, 1, run_id);
     sqlite3_bind_int64(st, 2, (int64_t)f->n_events);
-    sqlite3_bind_text(st, 3, buf_str(j), (int)j->len, SQLITE_STATIC);
+    if (records_len > (size_t)INT32_MAX) return SQLITE_TOOBIG;
+    sqlite3_bind_text(st, 3, records, (int)records_len, SQLITE_STATIC);
     if ((rc = exec_stmt(st)) != SQLITE_OK) return rc;
     *events += (int64_t)f->n_events;
 
@@ -431,24 +355,88 @@ static int write_power(tta_store *s, const tta_parsed_file *f, int64_t source_id
     return SQLITE_OK;
 }
 
-int tta_store_flush(tta_store *s, char **err) {
-    if (!s->in_batch) return SQLITE_OK;
+/* Undoes the open transaction: the files written in it are as if never seen (a re-run stores
+ * them, as after a crash). */
+static void rollback_batch(tta_store *s) {
+    if (!s->in_batch) return;
     s->in_batch = 0;
-    int rc = exec_stmt(s->st[ST_COMMIT]);
-    if (rc != SQLITE_OK) {
-        set_err(err, s->db, NULL, "committing");
-        exec_stmt(s->st[ST_ROLLBACK]);
-        free(s->last_entry_key);
-        s->last_entry_key = NULL;
-    }
-    return rc;
+    exec_stmt(s->st[ST_ROLLBACK]);
+    s->rolled_back += s->pending.ingested + s->pending.failed;
+    memset(&s->pending, 0, sizeof s->pending);
+    /* The entry cache may name an entry created in the rolled-back transaction. */
+    free(s->last_entry_key);
+    s->last_entry_key = NULL;
 }
 
-int tta_store_write(tta_store *s, const tta_parsed_file *f, int64_t *runs, int64_t *events, char **err) {
+int tta_store_flush(tta_store *s, char **err) {
+    if (!s->in_batch) return SQLITE_OK;
+    int rc = exec_stmt(s->st[ST_COMMIT]);
+    if (rc != SQLITE_OK) {
+        int64_t files = s->pending.ingested + s->pending.failed;
+        if (err && !*err) {
+            buf b = {0};
+            buf_printf(&b, "database: committing: %s (the %lld files of the transaction were rolled back; a re-run"
+                       " stores them)", sqlite3_errmsg(s->db), (long long)files);
+            *err = buf_take(&b);
+        }
+        rollback_batch(s);
+        return rc;
+    }
+    s->in_batch = 0;
+    s->committed.ingested += s->pending.ingested;
+    s->committed.failed += s->pending.failed;
+    s->committed.runs += s->pending.runs;
+    s->committed.events += s->pending.events;
+    memset(&s->pending, 0, sizeof s->pending);
+    return SQLITE_OK;
+}
+
+tta_store_counts tta_store_committed(const tta_store *s) { return s->committed; }
+
+int64_t tta_store_rolled_back(const tta_store *s) { return s->rolled_back; }
+
+/* Writes the rows of f into the open transaction. */
+static int write_file(tta_store *s, const tta_parsed_file *f, int64_t *runs, int64_t *events) {
+    char hash[17];
+    tta_hash_hex(f->hash, hash);
+    sqlite3_stmt *st = s->st[ST_DELETE_SOURCE];
+    bind_text(st, 1, f->path);
+    int rc = exec_stmt(st);
+    if (rc != SQLITE_OK) return rc;
+    st = s->st[ST_INSERT_SOURCE];
+    bind_text(st, 1, f->path);
+    sqlite3_bind_int64(st, 2, (int64_t)f->size);
+    bind_text(st, 3, hash);
+    bind_text(st, 4, tta_format_name(f->format));
+    bind_text(st, 5, f->failed ? "failed" : "ok");
+    bind_text(st, 6, f->failed ? f->error : NULL);
+    if ((rc = exec_stmt(st)) != SQLITE_OK) return rc;
+    int64_t source_id = sqlite3_last_insert_rowid(s->db);
+    if (f->failed) return SQLITE_OK;
+    switch (f->format) {
+    case TTA_FMT_MLPERF_V05:
+    case TTA_FMT_MLPERF_V06:
+    case TTA_FMT_MLLOG:
+    case TTA_FMT_MLPERF_TEXT:
+    case TTA_FMT_DAWNBENCH_TSV:
+        *runs += 1;
+        return write_run(s, f, source_id, events);
+    case TTA_FMT_SYSTEM_JSON:
+    case TTA_FMT_ENTRY_JSON:
+    case TTA_FMT_DAWNBENCH_JSON:
+        return write_system(s, f, source_id);
+    case TTA_FMT_POWER:
+        return write_power(s, f, source_id);
+    case TTA_FMT_UNKNOWN:
+        break;
+    }
+    return SQLITE_OK;
+}
+
+int tta_store_write(tta_store *s, const tta_parsed_file *f, char **err) {
     assert(f->path);
-    int rc = SQLITE_OK;
     if (!s->in_batch) {
-        rc = exec_stmt(s->st[ST_BEGIN]);
+        int rc = exec_stmt(s->st[ST_BEGIN]);
         if (rc != SQLITE_OK) {
             set_err(err, s->db, f->path, "beginning transaction");
             return rc;
@@ -457,63 +445,28 @@ int tta_store_write(tta_store *s, const tta_parsed_file *f, int64_t *runs, int64
         s->batch_bytes = 0;
         s->batch_start = mono_s();
     }
-    rc = exec_stmt(s->st[ST_SAVEPOINT]);
+    int64_t runs = 0, events = 0;
+    int rc = write_file(s, f, &runs, &events);
     if (rc != SQLITE_OK) {
-        set_err(err, s->db, f->path, "beginning the file's savepoint");
-        return rc;
-    }
-    int64_t run_count = 0, event_count = 0;
-    char hash[17];
-    tta_hash_hex(f->hash, hash);
-
-    sqlite3_stmt *st = s->st[ST_DELETE_SOURCE];
-    bind_text(st, 1, f->path);
-    rc = exec_stmt(st);
-    if (rc == SQLITE_OK) {
-        st = s->st[ST_INSERT_SOURCE];
-        bind_text(st, 1, f->path);
-        sqlite3_bind_int64(st, 2, (int64_t)f->size);
-        bind_text(st, 3, hash);
-        bind_text(st, 4, tta_format_name(f->format));
-        bind_text(st, 5, f->failed ? "failed" : "ok");
-        bind_text(st, 6, f->failed ? f->error : NULL);
-        rc = exec_stmt(st);
-    }
-    int64_t source_id = sqlite3_last_insert_rowid(s->db);
-    if (rc == SQLITE_OK && !f->failed) {
-        switch (f->format) {
-        case TTA_FMT_MLPERF_V05:
-        case TTA_FMT_MLPERF_V06:
-        case TTA_FMT_MLLOG:
-        case TTA_FMT_MLPERF_TEXT:
-        case TTA_FMT_DAWNBENCH_TSV:
-            rc = write_run(s, f, source_id, &event_count);
-            run_count = 1;
-            break;
-        case TTA_FMT_SYSTEM_JSON:
-        case TTA_FMT_ENTRY_JSON:
-        case TTA_FMT_DAWNBENCH_JSON:
-            rc = write_system(s, f, source_id);
-            break;
-        case TTA_FMT_POWER:
-            rc = write_power(s, f, source_id);
-            break;
-        case TTA_FMT_UNKNOWN:
-            break;
+        /* No savepoint per file (copying every page a file touches into a statement journal
+         * cost the writer a third of its time): a database error undoes the whole open
+         * transaction, which is what a crash at this point would have done. */
+        if (err && !*err) {
+            buf b = {0};
+            buf_printf(&b, "%s: storing: %s (this file and the %lld before it in the open transaction were rolled"
+                       " back; a re-run stores them)", f->path, sqlite3_errmsg(s->db),
+                       (long long)(s->pending.ingested + s->pending.failed));
+            *err = buf_take(&b);
         }
-    }
-    if (rc == SQLITE_OK) rc = exec_stmt(s->st[ST_RELEASE]);
-    if (rc != SQLITE_OK) {
-        /* Undo this file alone; the files before it in the batch stay. */
-        set_err(err, s->db, f->path, "storing");
-        exec_stmt(s->st[ST_ROLLBACK_TO]);
-        exec_stmt(s->st[ST_RELEASE]);
-        free(s->last_entry_key);
-        s->last_entry_key = NULL;
+        rollback_batch(s);
         return rc;
     }
-    *runs += run_count;
-    *events += event_count;
+    if (f->failed)
+        s->pending.failed++;
+    else
+        s->pending.ingested++;
+    s->pending.runs += runs;
+    s->pending.events += events;
     s->batch_bytes += f->size;
     if (s->batch_bytes >= BATCH_BYTES || mono_s() - s->batch_start >= BATCH_SECONDS) return tta_store_flush(s, err);
     return SQLITE_OK;
@@ -542,6 +495,7 @@ int tta_store_finish(tta_store *s, char **err) {
     char *msg = NULL;
     int rc = tta_store_flush(s, err);
     if (rc != SQLITE_OK) return rc;
+    if (s->committed.ingested + s->committed.failed == 0) return SQLITE_OK; /* nothing new to fix */
     free(s->last_entry_key);
     s->last_entry_key = NULL;
     rc = sqlite3_exec(s->db, sql, NULL, NULL, &msg);

@@ -1,11 +1,14 @@
 /* store.h: writing parsed files into the database (internal to ingest/).
  *
- * One writer owns a tta_store (its prepared statements); it is not thread-safe. Each file is
- * written inside a savepoint of a transaction that groups files (about 8 MB of input or 0.5 s):
- * a file is stored whole or not at all, a failed file is undone alone, and a crash loses at most
- * the files of the open transaction, never what an earlier commit stored. Grouping matters: a
- * commit rewrites the root and interior pages of every table and index it touched, which for
- * one small file per commit doubled what the write-ahead log received.
+ * One writer owns a tta_store (its prepared statements); it is not thread-safe. Files are
+ * written in transactions that group them (about 8 MB of input or 0.5 s): a file is stored
+ * whole or not at all, and a crash, a full disk or any other database error loses at most the
+ * files of the open transaction (which a re-run stores), never what an earlier commit stored.
+ * Grouping matters: a commit rewrites the root and interior pages of every table and index it
+ * touched, which for one small file per commit doubled what the write-ahead log received.
+ * There is no savepoint per file: a malformed file is not a database error (it is stored as a
+ * failed source), so only the database itself can fail a write, and then the whole open
+ * transaction goes, as a crash would take it.
  */
 #ifndef TTA_INGEST_STORE_H
 #define TTA_INGEST_STORE_H
@@ -34,15 +37,27 @@ void tta_store_close(tta_store *s);
 int tta_store_load_sources(tta_store *s, tta_stored_source **out, size_t *n, char **err);
 void tta_stored_sources_free(tta_stored_source *v, size_t n);
 
-/* Writes f (replacing whatever its path gave before) in its own savepoint, opening a
- * transaction if none is open and committing it when the batch is full. A failed parse
- * (f->failed) is recorded as a sources row with status 'failed' and its error, and nothing
- * else. Adds the runs and events written to *runs and *events. Returns SQLITE_OK, or an
- * error with *err set and this file's writes undone. */
-int tta_store_write(tta_store *s, const tta_parsed_file *f, int64_t *runs, int64_t *events, char **err);
+/* What committed transactions stored. */
+typedef struct {
+    int64_t ingested; /* files stored with their content */
+    int64_t failed;   /* files stored as failed sources (malformed) */
+    int64_t runs, events;
+} tta_store_counts;
 
-/* Commits the open transaction, if any (tta_store_finish and tta_store_close call it). */
+/* Writes f (replacing whatever its path gave before), opening a transaction if none is open
+ * and committing it when the batch is full. A failed parse (f->failed) is recorded as a
+ * sources row with status 'failed' and its error, and nothing else. The run's records are
+ * f->records when the caller encoded them (records.h), else encoded here. Returns SQLITE_OK,
+ * or a database error with *err set and the whole open transaction rolled back. */
+int tta_store_write(tta_store *s, const tta_parsed_file *f, char **err);
+
+/* Commits the open transaction, if any (tta_store_finish and tta_store_close call it); on
+ * failure rolls it back and sets *err. */
 int tta_store_flush(tta_store *s, char **err);
+
+/* Totals of the committed transactions, and the number of files rolled back after an error. */
+tta_store_counts tta_store_committed(const tta_store *s);
+int64_t tta_store_rolled_back(const tta_store *s);
 
 /* After a batch of files: fills divisions that were unknown when a run was stored from the
  * system descriptions that arrived since, and removes entries left without runs. */

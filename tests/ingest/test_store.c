@@ -10,6 +10,7 @@
 #include "common/buf.h"
 #include "ingest/ingest.h"
 #include "ingest/parsed.h"
+#include "ingest/records.h"
 #include "ingest/store.h"
 #include "tta_test.h"
 
@@ -142,23 +143,25 @@ TEST(run_tta_view_rules) {
     tta_store *s;
     char *err = NULL;
     CHECK(tta_store_open(db, &s, &err) == SQLITE_OK);
-    int64_t runs = 0, events = 0;
     tta_parsed_file f;
     /* GNMT v0.5 target 21.8 BLEU: 21.799999 meets it within the 1e-6 relative tolerance. */
     double gnmt[] = {19.0, 21.799999, 21.9};
     make_run(&f, "a/result_1.txt", "v0.5", "gnmt", "closed", gnmt, 3, TTA_RUN_SUCCESS);
-    CHECK(tta_store_write(s, &f, &runs, &events, &err) == SQLITE_OK);
+    CHECK(tta_store_write(s, &f, &err) == SQLITE_OK);
     /* A run whose last evaluation falls back below the target: not reached, but epochs counts
      * the first evaluation at the target. */
     double resnet[] = {0.70, 0.76, 0.758};
     make_run(&f, "a/result_2.txt", "v0.7", "resnet", "closed", resnet, 3, TTA_RUN_ABORTED);
-    CHECK(tta_store_write(s, &f, &runs, &events, &err) == SQLITE_OK);
+    CHECK(tta_store_write(s, &f, &err) == SQLITE_OK);
     /* Lower is better: rnnt WER 0.058. */
     double rnnt[] = {0.09, 0.0581, 0.0579};
     make_run(&f, "a/result_3.txt", "v1.0", "rnnt", "closed", rnnt, 3, TTA_RUN_SUCCESS);
-    CHECK(tta_store_write(s, &f, &runs, &events, &err) == SQLITE_OK);
-    CHECK(runs == 3);
-    CHECK(events == 6);
+    CHECK(tta_store_write(s, &f, &err) == SQLITE_OK);
+    tta_store_counts c = tta_store_committed(s);
+    CHECK(c.runs == 0 && c.ingested == 0); /* counted when their transaction commits */
+    CHECK(tta_store_flush(s, &err) == SQLITE_OK);
+    c = tta_store_committed(s);
+    CHECK(c.runs == 3 && c.events == 6 && c.ingested == 3 && c.failed == 0);
 
     CHECK(query_real(db, "SELECT reached FROM run_tta WHERE file = 'a/result_1.txt'") == 1);
     CHECK(query_real(db, "SELECT epochs FROM run_tta WHERE file = 'a/result_1.txt'") == 2);
@@ -177,12 +180,11 @@ TEST(replace_and_failed_files) {
     tta_store *s;
     char *err = NULL;
     CHECK(tta_store_open(db, &s, &err) == SQLITE_OK);
-    int64_t runs = 0, events = 0;
     tta_parsed_file f;
     double q[] = {0.5, 0.77};
     make_run(&f, "x/result_0.txt", "v0.7", "resnet", "closed", q, 2, TTA_RUN_SUCCESS);
-    CHECK(tta_store_write(s, &f, &runs, &events, &err) == SQLITE_OK);
-    CHECK(tta_store_write(s, &f, &runs, &events, &err) == SQLITE_OK); /* replaces, not duplicates */
+    CHECK(tta_store_write(s, &f, &err) == SQLITE_OK);
+    CHECK(tta_store_write(s, &f, &err) == SQLITE_OK); /* replaces, not duplicates */
     CHECK(query_real(db, "SELECT count(*) FROM runs") == 1);
     CHECK(query_real(db, "SELECT count(*) FROM evaluations") == 2);
     CHECK(query_real(db, "SELECT count(*) FROM events") == 2);
@@ -193,7 +195,7 @@ TEST(replace_and_failed_files) {
     bad.format = TTA_FMT_MLLOG;
     bad.failed = 1;
     bad.error = "x/result_0.txt:7: unterminated JSON object";
-    CHECK(tta_store_write(s, &bad, &runs, &events, &err) == SQLITE_OK);
+    CHECK(tta_store_write(s, &bad, &err) == SQLITE_OK);
     CHECK(query_real(db, "SELECT count(*) FROM runs") == 0);
     CHECK(query_real(db, "SELECT count(*) FROM sources WHERE status = 'failed' AND error LIKE '%:7: %'") == 1);
     tta_stored_source *v;
@@ -210,11 +212,10 @@ TEST(division_from_system_description) {
     tta_store *s;
     char *err = NULL;
     CHECK(tta_store_open(db, &s, &err) == SQLITE_OK);
-    int64_t runs = 0, events = 0;
     tta_parsed_file f;
     double q[] = {0.5, 0.77};
     make_run(&f, "y/result_0.txt", "v0.5", "resnet", NULL, q, 2, TTA_RUN_SUCCESS);
-    CHECK(tta_store_write(s, &f, &runs, &events, &err) == SQLITE_OK);
+    CHECK(tta_store_write(s, &f, &err) == SQLITE_OK);
     CHECK(query_real(db, "SELECT count(*) FROM entries WHERE division = 'unknown'") == 1);
     tta_parsed_file sys;
     memset(&sys, 0, sizeof sys);
@@ -223,14 +224,125 @@ TEST(division_from_system_description) {
     sys.system = (tta_system_record){.round = "v0.5", .submitter = "Acme", .name = "box8", .division = "closed",
                                      .nodes = 1, .accelerators_per_node = 8, .accelerators = 8,
                                      .raw_json = "{}"};
-    CHECK(tta_store_write(s, &sys, &runs, &events, &err) == SQLITE_OK);
+    CHECK(tta_store_write(s, &sys, &err) == SQLITE_OK);
     CHECK(tta_store_finish(s, &err) == SQLITE_OK);
     CHECK(query_real(db, "SELECT count(*) FROM entries WHERE division = 'unknown'") == 0);
     CHECK(query_real(db, "SELECT count(*) FROM run_tta WHERE division = 'closed' AND accelerators = 8") == 1);
     /* A later run of the same entry finds the division at once. */
     make_run(&f, "y/result_1.txt", "v0.5", "resnet", NULL, q, 2, TTA_RUN_SUCCESS);
-    CHECK(tta_store_write(s, &f, &runs, &events, &err) == SQLITE_OK);
+    CHECK(tta_store_write(s, &f, &err) == SQLITE_OK);
     CHECK(query_real(db, "SELECT count(*) FROM entries") == 1);
+    tta_store_close(s);
+    sqlite3_close(db);
+}
+
+/* The records JSON: every element [line, time, key, value, metadata, epoch_num, samples]; times
+ * in whole ms exact, other numbers round-trip, NAN as null, keys escaped, spans copied. */
+TEST(records_encoding) {
+    tta_event ev[4] = {
+        {.key = span("run_start"), .value = span("null"), .time_s = 1593135220.254, .epoch_num = NAN,
+         .samples = NAN, .line = 1},
+        {.key = span("eval_accuracy"), .value = span("0.759"), .metadata = span("{\"epoch_num\": 3}"),
+         .time_s = 1593135221.5, .epoch_num = 3, .samples = 384000, .line = 12},
+        {.key = span("we\"ird\nkey\xc3\xa9"), .time_s = NAN, .epoch_num = 2.5, .samples = -1, .line = 4000000000u},
+        {.key = span("tiny"), .value = span("[1, 2]"), .time_s = 0.0001234, .epoch_num = 1e300, .samples = 0,
+         .line = 7},
+    };
+    buf b = {0};
+    tta_records_encode(ev, 4, &b);
+    CHECK_STR(buf_str(&b), "[[1,1593135220.254,\"run_start\",null,null,null,null],"
+                           "[12,1593135221.5,\"eval_accuracy\",0.759,{\"epoch_num\": 3},3,384000],"
+                           "[4000000000,null,\"we\\\"ird\\nkey\xc3\xa9\",null,null,2.5,-1],"
+                           "[7,0.0001234,\"tiny\",[1, 2],null,1e+300,0]]");
+    CHECK(b.len == strlen(buf_str(&b)));
+    tta_records_encode(ev, 0, &b);
+    CHECK_STR(buf_str(&b), "[]");
+    buf_free(&b);
+
+    /* Encoded by the caller (the parser threads) or by the store: the same stored text. */
+    sqlite3 *db = fresh_db();
+    tta_store *s;
+    char *err = NULL;
+    CHECK(tta_store_open(db, &s, &err) == SQLITE_OK);
+    tta_parsed_file f;
+    double q[] = {0.5, 0.77};
+    make_run(&f, "r/result_0.txt", "v0.7", "resnet", "closed", q, 2, TTA_RUN_SUCCESS);
+    CHECK(tta_store_write(s, &f, &err) == SQLITE_OK);
+    make_run(&f, "r/result_1.txt", "v0.7", "resnet", "closed", q, 2, TTA_RUN_SUCCESS);
+    tta_parsed_encode_records(&f);
+    CHECK(f.records && f.records_len == strlen(f.records));
+    CHECK(tta_store_write(s, &f, &err) == SQLITE_OK);
+    free(f.records);
+    CHECK(tta_store_flush(s, &err) == SQLITE_OK);
+    CHECK(query_real(db, "SELECT count(DISTINCT records) FROM event_log") == 1);
+    CHECK(query_real(db, "SELECT count(*) FROM event_log WHERE json_valid(records)") == 2);
+    CHECK(query_real(db, "SELECT count(*) FROM events WHERE key = 'run_stop' AND metadata ->> '$.status' = 'success'")
+          == 2);
+    tta_store_close(s);
+    sqlite3_close(db);
+}
+
+/* A database error (here a full disk: max_page_count) rolls back the whole open transaction:
+ * the files before the failing one in it go too, as a crash would take them; what earlier
+ * commits stored stays, the database stays consistent, and writing again completes the job. */
+TEST(database_error_rolls_back_the_open_transaction) {
+    sqlite3 *db = fresh_db();
+    tta_store *s;
+    char *err = NULL;
+    CHECK(tta_store_open(db, &s, &err) == SQLITE_OK);
+    tta_parsed_file f;
+    double q[] = {0.5, 0.77};
+    make_run(&f, "d/result_0.txt", "v0.7", "resnet", "closed", q, 2, TTA_RUN_SUCCESS);
+    CHECK(tta_store_write(s, &f, &err) == SQLITE_OK);
+    CHECK(tta_store_flush(s, &err) == SQLITE_OK);
+    make_run(&f, "d/result_1.txt", "v0.7", "resnet", "closed", q, 2, TTA_RUN_SUCCESS);
+    CHECK(tta_store_write(s, &f, &err) == SQLITE_OK);
+    tta_parsed_file bad;
+    memset(&bad, 0, sizeof bad);
+    bad.path = "d/result_2.txt";
+    bad.format = TTA_FMT_MLLOG;
+    bad.failed = 1;
+    bad.error = "d/result_2.txt:3: unterminated JSON object";
+    CHECK(tta_store_write(s, &bad, &err) == SQLITE_OK);
+
+    /* A run whose records need more pages than the disk has left. */
+    CHECK(sqlite3_exec(db, "PRAGMA max_page_count = 1", NULL, NULL, NULL) == SQLITE_OK);
+    CHECK(query_real(db, "PRAGMA max_page_count") > 1); /* clamped to the pages in use */
+    static char big_value[200000];
+    memset(big_value, '7', sizeof big_value - 1);
+    make_run(&f, "d/result_3.txt", "v0.7", "resnet", "closed", q, 2, TTA_RUN_SUCCESS);
+    f.events[0].value = span(big_value);
+    CHECK(tta_store_write(s, &f, &err) == SQLITE_FULL);
+    CHECK(err && strstr(err, "d/result_3.txt: storing: ") && strstr(err, "full") &&
+          strstr(err, "the 2 before it in the open transaction were rolled back"));
+    free(err);
+    err = NULL;
+    tta_store_counts c = tta_store_committed(s);
+    CHECK(c.ingested == 1 && c.failed == 0 && c.runs == 1 && c.events == 2);
+    CHECK(tta_store_rolled_back(s) == 2);
+    CHECK(tta_store_flush(s, &err) == SQLITE_OK); /* nothing open */
+    CHECK(query_real(db, "SELECT count(*) FROM sources") == 1);
+    CHECK(query_real(db, "SELECT count(*) FROM sources WHERE path = 'd/result_0.txt'") == 1);
+    CHECK(query_real(db, "SELECT count(*) FROM runs") == 1);
+    CHECK(query_real(db, "SELECT count(*) FROM evaluations") == 2);
+    CHECK(query_real(db, "SELECT count(*) FROM entries") == 1);
+    CHECK(query_real(db, "SELECT count(*) FROM pragma_integrity_check WHERE integrity_check = 'ok'") == 1);
+    CHECK(query_real(db, "SELECT count(*) FROM pragma_foreign_key_check") == 0);
+
+    /* Room again: the same files go in, the entry cache holds no rolled-back id. */
+    CHECK(sqlite3_exec(db, "PRAGMA max_page_count = 1073741823", NULL, NULL, NULL) == SQLITE_OK);
+    make_run(&f, "d/result_1.txt", "v0.7", "resnet", "closed", q, 2, TTA_RUN_SUCCESS);
+    CHECK(tta_store_write(s, &f, &err) == SQLITE_OK);
+    CHECK(tta_store_write(s, &bad, &err) == SQLITE_OK);
+    make_run(&f, "d/result_3.txt", "v0.7", "resnet", "closed", q, 2, TTA_RUN_SUCCESS);
+    f.events[0].value = span(big_value);
+    CHECK(tta_store_write(s, &f, &err) == SQLITE_OK);
+    CHECK(tta_store_finish(s, &err) == SQLITE_OK);
+    c = tta_store_committed(s);
+    CHECK(c.ingested == 3 && c.failed == 1 && c.runs == 3);
+    CHECK(query_real(db, "SELECT count(*) FROM runs") == 3);
+    CHECK(query_real(db, "SELECT count(*) FROM runs r JOIN entries e ON e.id = r.entry_id") == 3);
+    CHECK(query_real(db, "SELECT max(length(records)) FROM event_log") > 200000);
     tta_store_close(s);
     sqlite3_close(db);
 }
@@ -242,6 +354,8 @@ int main(void) {
     RUN(run_tta_view_rules);
     RUN(replace_and_failed_files);
     RUN(division_from_system_description);
+    RUN(records_encoding);
+    RUN(database_error_rolls_back_the_open_transaction);
     unlink(db_path);
     return test_summary();
 }
