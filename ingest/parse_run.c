@@ -89,12 +89,6 @@ static int key_is(tta_str k, const char *lit, size_t n) { return k.n == n && mem
 
 static int key_has_prefix(tta_str k, const char *lit, size_t n) { return k.n >= n && memcmp(k.p, lit, n) == 0; }
 
-static int key_contains(tta_str k, const char *lit, size_t n) {
-    for (size_t i = 0; i + n <= k.n; i++)
-        if (k.p[i] == lit[0] && memcmp(k.p + i, lit, n) == 0) return 1;
-    return 0;
-}
-
 static tta_str span_str(tta_json_span s) { return (tta_str){s.p, (uint32_t)s.n}; }
 
 /* A number from a span; NAN when it holds none. */
@@ -110,19 +104,37 @@ typedef struct {
 } word;
 #define WORD(s) {s, sizeof(s) - 1}
 
+#define STARTS(k, lit) key_has_prefix((k), (lit), sizeof(lit) - 1)
+
+/* 1 when k contains one of the words that mark a hyperparameter (learning_rate, warmup,
+ * batch_size, weight_decay, momentum, gradient_accumulation, dropout, smoothing). One pass
+ * with a switch on each byte: this runs for every record of a log. */
+static int contains_hparam_word(tta_str k) {
+    for (uint32_t i = 0; i < k.n; i++) {
+        tta_str rest = {k.p + i, k.n - i};
+        switch (k.p[i]) {
+        case 'b': if (STARTS(rest, "batch_size")) return 1; break;
+        case 'd': if (STARTS(rest, "dropout")) return 1; break;
+        case 'g': if (STARTS(rest, "gradient_accumulation")) return 1; break;
+        case 'l': if (STARTS(rest, "learning_rate")) return 1; break;
+        case 'm': if (STARTS(rest, "momentum")) return 1; break;
+        case 's': if (STARTS(rest, "smoothing")) return 1; break;
+        case 'w': if (STARTS(rest, "warmup") || STARTS(rest, "weight_decay")) return 1; break;
+        default: break;
+        }
+    }
+    return 0;
+}
+
 static int is_hparam_key(tta_str k) {
     static const word prefixes[] = {WORD("opt_"), WORD("lars_"), WORD("sgd_"), WORD("lamb_"), WORD("adam_"), WORD("lr_")};
-    static const word contains[] = {WORD("learning_rate"), WORD("warmup"),   WORD("batch_size"), WORD("weight_decay"),
-                                    WORD("momentum"),      WORD("gradient_accumulation"), WORD("dropout"), WORD("smoothing")};
     static const word exact[] = {WORD("model_bn_span"), WORD("max_sequence_length"), WORD("max_predictions_per_seq"),
                                  WORD("num_image_candidates"), WORD("max_samples"), WORD("epsilon")};
     for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
         if (key_has_prefix(k, prefixes[i].text, prefixes[i].n)) return 1;
     for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
         if (key_is(k, exact[i].text, exact[i].n)) return 1;
-    for (size_t i = 0; i < sizeof contains / sizeof contains[0]; i++)
-        if (key_contains(k, contains[i].text, contains[i].n)) return 1;
-    return 0;
+    return contains_hparam_word(k);
 }
 
 /* The metadata members the run semantics read, in one pass over the object. */
