@@ -10,6 +10,7 @@
 
 #include "ingest/jsonscan.h"
 #include "ingest/parsed.h"
+#include "ingest/records.h"
 
 static inline void fuzz_fail(const char *what) {
     fprintf(stderr, "fuzz invariant broken: %s\n", what);
@@ -40,6 +41,12 @@ static inline void fuzz_parse(const char *path, const unsigned char *data, size_
         if (f.system.raw_json) fuzz_check_json((tta_str){f.system.raw_json, (uint32_t)strlen(f.system.raw_json)}, 1);
         for (size_t i = 1; i < f.n_events; i++)
             if (f.events[i].line < f.events[i - 1].line) fuzz_fail("events out of line order");
+        /* What the store writes to event_log.records: one valid JSON array of every event. */
+        tta_parsed_encode_records(&f);
+        tta_json_span all;
+        if (!f.records || strlen(f.records) != f.records_len ||
+            !tta_json_whole(f.records, f.records + f.records_len, &all) || all.type != TTA_JSON_ARRAY)
+            fuzz_fail("records JSON is not a valid array");
     }
     tta_parsed_free(&f);
 }
