@@ -10,6 +10,11 @@ static int valid(const char *s) {
     return tta_json_whole(s, s + strlen(s), &v);
 }
 
+static int valid_n(const char *s, size_t n) {
+    tta_json_span v;
+    return tta_json_whole(s, s + n, &v);
+}
+
 TEST(validation) {
     static const char *const good[] = {"0", "-0.5e+10", "1E5", "\"a\\u00e9\\n\"", "[]", "{}", " {\"a\": [1, {\"b\": null}], \"c\": true} ",
                                        "\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"", "false", "[\"\\ud83d\\ude00\"]"};
@@ -108,6 +113,43 @@ TEST(strings) {
     buf_free(&b);
 }
 
+/* Strings are scanned 16 bytes at a time: every special byte is found wherever it falls in or
+ * across a block, and a string that runs into the end of the text is refused whatever its length. */
+TEST(string_blocks) {
+    static const struct {
+        const char *bytes;
+        int valid, plain;
+    } specials[] = {{"\\n", 1, 0}, {"\\\"", 1, 0}, {"\xc3\xa9", 1, 1}, {"\x7f", 1, 1}, {"\x01", 0, 0},
+                    {"\x1f", 0, 0}, {"\xff", 0, 0}, {"\\x", 0, 0}, {"\xe2\x82", 0, 0}};
+    char text[80];
+    for (size_t k = 0; k < sizeof specials / sizeof specials[0]; k++) {
+        size_t sn = strlen(specials[k].bytes);
+        for (size_t at = 0; at < 40; at++) {
+            /* "aaa...<special>aaa" with the special at offset at, 45 bytes of text in all */
+            size_t n = 0;
+            text[n++] = '"';
+            for (size_t i = 0; i < at; i++) text[n++] = 'a';
+            memcpy(text + n, specials[k].bytes, sn);
+            n += sn;
+            while (n < 44) text[n++] = 'b';
+            text[n++] = '"';
+            tta_json_span v = {0};
+            int ok = tta_json_whole(text, text + n, &v);
+            if (ok != specials[k].valid) fprintf(stderr, "special %zu at %zu: valid %d\n", k, at, ok);
+            CHECK(ok == specials[k].valid);
+            if (ok) CHECK(v.n == n && v.plain == specials[k].plain);
+        }
+    }
+    /* Unterminated at every length, and a quote only at the very end. */
+    for (size_t n = 1; n < 40; n++) {
+        memset(text, 'a', n);
+        text[0] = '"';
+        CHECK(!valid_n(text, n));
+        text[n] = '"';
+        CHECK(valid_n(text, n + 1));
+    }
+}
+
 TEST(search) {
     char text[300];
     memset(text, 'a', sizeof text);
@@ -154,6 +196,7 @@ int main(void) {
     RUN(iteration);
     RUN(numbers);
     RUN(strings);
+    RUN(string_blocks);
     RUN(search);
     RUN(relaxed_json);
     return test_summary();
