@@ -21,6 +21,7 @@
 #include "common/buf.h"
 #include "common/check.h"
 #include "common/hash.h"
+#include "ingest/checkpointer.h"
 #include "ingest/parsed.h"
 #include "ingest/records.h"
 #include "ingest/store.h"
@@ -36,6 +37,9 @@ typedef struct {
     size_t map_len;
     int mapped;             /* 1: map is an mmap; 0: malloc'd */
 } file_result;
+
+/* A checkpoint is worth a thread's wake-up from this many WAL frames (pages) on. */
+#define CHECKPOINT_FRAMES 128
 
 /* Files up to this size are read into memory; larger ones are mapped. */
 #define SMALL_FILE_BYTES (4u << 20)
@@ -286,6 +290,8 @@ int tta_ingest_paths(sqlite3 *db, const char *const *paths, int n_paths, const t
     w.stored = stored;
     w.n_stored = n_stored;
 
+    /* WAL frames are copied into the database file while the parsers work (checkpointer.h). */
+    tta_checkpointer *checkpointer = tta_checkpointer_start(db, CHECKPOINT_FRAMES);
     int jobs = opts && opts->jobs > 0 ? opts->jobs : default_jobs();
     if ((size_t)jobs > files.n && files.n > 0) jobs = (int)files.n;
     if (jobs < 1) jobs = 1;
@@ -334,6 +340,7 @@ int tta_ingest_paths(sqlite3 *db, const char *const *paths, int n_paths, const t
     pthread_cond_destroy(&w.not_empty);
     tta_stored_sources_free(stored, n_stored);
     if (!db_failed && tta_store_finish(store, err) != SQLITE_OK) db_failed = 1;
+    tta_checkpointer_stop(checkpointer);
     /* Counted as committed: after a database error, the rolled-back files are not stored. */
     tta_store_counts done = tta_store_committed(store);
     stats->ingested = done.ingested;

@@ -5,9 +5,12 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/buf.h"
+#include "ingest/checkpointer.h"
 #include "ingest/ingest.h"
 #include "ingest/parsed.h"
 #include "ingest/records.h"
@@ -347,6 +350,47 @@ TEST(database_error_rolls_back_the_open_transaction) {
     sqlite3_close(db);
 }
 
+static long long file_size(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0 ? (long long)st.st_size : -1;
+}
+
+/* The checkpointer copies committed WAL frames into the database file while the writer goes on,
+ * and gives the connection its automatic checkpoints back when stopped. An in-memory database
+ * has nothing to copy. */
+TEST(checkpointer_copies_the_wal_while_writing) {
+    sqlite3 *mem = NULL;
+    CHECK(sqlite3_open(":memory:", &mem) == SQLITE_OK);
+    CHECK(tta_checkpointer_start(mem, 1) == NULL);
+    sqlite3_close(mem);
+
+    sqlite3 *db = fresh_db();
+    CHECK(sqlite3_exec(db, "CREATE TABLE filler(x BLOB)", NULL, NULL, NULL) == SQLITE_OK);
+    CHECK(sqlite3_wal_checkpoint_v2(db, "main", SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL) == SQLITE_OK);
+    long long before = file_size(db_path);
+    tta_checkpointer *c = tta_checkpointer_start(db, 1);
+    CHECK(c != NULL);
+    /* 40 transactions of 1 MB; the main file must take them in while the connection is open
+     * (its own close would copy them otherwise). Wait for the thread, up to 20 s. */
+    long long written = 0;
+    for (int t = 0; t < 40; t++) {
+        CHECK(sqlite3_exec(db, "BEGIN; WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 128)"
+                               " INSERT INTO filler SELECT randomblob(8192) FROM n; COMMIT;", NULL, NULL, NULL) == SQLITE_OK);
+        written += 128 * 8192;
+    }
+    for (int waited = 0; waited < 2000 && file_size(db_path) < before + written / 2; waited++) {
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    CHECK(file_size(db_path) >= before + written / 2);
+    tta_checkpointer_stop(c);
+    CHECK(query_real(db, "PRAGMA wal_autocheckpoint") == 16384);
+    CHECK(query_real(db, "SELECT count(*) FROM filler") == 40 * 128);
+    CHECK(query_real(db, "SELECT count(*) FROM pragma_integrity_check WHERE integrity_check = 'ok'") == 1);
+    tta_checkpointer_stop(NULL);
+    sqlite3_close(db);
+}
+
 int main(void) {
     RUN(migration_sets_version);
     RUN(newer_schema_is_refused);
@@ -356,6 +400,7 @@ int main(void) {
     RUN(division_from_system_description);
     RUN(records_encoding);
     RUN(database_error_rolls_back_the_open_transaction);
+    RUN(checkpointer_copies_the_wal_while_writing);
     unlink(db_path);
     return test_summary();
 }
