@@ -1,4 +1,5 @@
 /* cmd_ingest.c: `tta ingest [--jobs N] [--format text|json] PATH...` */
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,8 +13,8 @@ static const char ingest_help[] =
     "Reads every MLPerf Training log (:::MLPv0.5.0, :::MLL, :::MLLOG), DAWNBench entry (JSON + TSV),\n"
     "system description and power log under each PATH (files or folders, recursively) into the\n"
     "database. Files are recognised by content; anything else is skipped. Unchanged files (same\n"
-    "content hash) are skipped; changed files replace what they gave before. Each file is one\n"
-    "transaction. A malformed file is reported as <path>:<line>: <reason> and recorded.\n"
+    "content hash) are skipped; changed files replace what they gave before. Each file is stored\n"
+    "whole or not at all. A malformed file is reported as <path>:<line>: <reason> and recorded.\n"
     "\n"
     "  --jobs N        parser threads (default: the number of CPUs)\n"
     "  --format text   summary on stderr (default); json: one object on stdout with files,\n"
@@ -67,6 +68,12 @@ int cmd_ingest(const tta_cli *cli, int argc, char **argv) {
         free(paths);
         return cli_usage_error("ingest", "no PATH given");
     }
+    /* A file's bytes and what it parses into (hundreds of KB, allocated by a parser thread, freed
+     * by the writer) would each be a fresh mmap under glibc's defaults, faulted in and zeroed
+     * page by page; kept on the heap they are reused. What is in flight stays bounded by the
+     * parsers' queue (ingest.c), so the heap does too. */
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 256 << 20);
     sqlite3 *db = NULL;
     char *err = NULL;
     if (tta_db_open(cli->db_path, &db, &err) != SQLITE_OK) {
