@@ -5,6 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <cblas.h>
+
 #include "cli/cli.h"
 
 static const char usage_text[] =
@@ -57,12 +59,29 @@ long cli_parse_positive(const char *s) {
     return v;
 }
 
-/* OpenBLAS starts its worker threads when the library loads, and idle workers spin in
- * sched_yield: on this project's 2-vCPU machines that costs every command time even when no
- * BLAS call is made. With no thread count in the environment, tta sets one worker and passive
- * OpenMP waits and starts itself again, once; replay raises the count it needs explicitly. */
-static void quiet_thread_pools(char **argv) {
+/* OpenBLAS (linked for GSL's CBLAS and replay's GEMMs) starts its worker threads when the
+ * library loads, and idle workers spin in sched_yield: on this project's 2-vCPU machines that
+ * costs every command time even when no BLAS call is made. Unless the environment sets a
+ * thread count:
+ * - the training commands (replay, verify, profile) set one worker and passive OpenMP waits
+ *   and start themselves again, once, so that the libraries read them at load; replay then
+ *   raises the count it needs explicitly;
+ * - every other command makes no parallel BLAS call and no OpenMP region: it sets one thread
+ *   and stops the worker at once, as OpenBLAS itself does before a fork (a later parallel call
+ *   would start the pool again), which spares it loading every library twice (8 ms). */
+extern void blas_thread_shutdown_(void); /* OpenBLAS: exported, used by its own fork handler */
+
+static int is_training_command(const char *name) {
+    return name && (strcmp(name, "replay") == 0 || strcmp(name, "verify") == 0 || strcmp(name, "profile") == 0);
+}
+
+static void quiet_thread_pools(char **argv, const char *command_name) {
     if (getenv("OPENBLAS_NUM_THREADS") || getenv("TTA_REEXECED")) return;
+    if (!is_training_command(command_name)) {
+        openblas_set_num_threads(1);
+        blas_thread_shutdown_();
+        return;
+    }
     setenv("OPENBLAS_NUM_THREADS", "1", 1);
     if (!getenv("OMP_WAIT_POLICY")) setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
     setenv("TTA_REEXECED", "1", 1);
@@ -70,8 +89,15 @@ static void quiet_thread_pools(char **argv) {
     /* exec failed (no /proc): carry on with the pools as they are */
 }
 
+/* The command word: the first argument after the global options (NULL when none). */
+static const char *command_name(int argc, char **argv) {
+    int i = 1;
+    while (i < argc && argv[i][0] == '-') i += strcmp(argv[i], "--db") == 0 ? 2 : 1;
+    return i < argc ? argv[i] : NULL;
+}
+
 int main(int argc, char **argv) {
-    quiet_thread_pools(argv);
+    quiet_thread_pools(argv, command_name(argc, argv));
     tta_cli cli = {.argv0 = argv[0]};
     const char *env_db = getenv("TTA_DB");
     cli.db_path = env_db && *env_db ? env_db : "tta.db";
