@@ -29,7 +29,26 @@ enum {
     ST_INSERT_EPOCH,
     ST_INSERT_HPARAM,
     ST_INSERT_POWER,
+    ST_INSERT_EVALS,   /* BULK_ROWS evaluations at once */
+    ST_INSERT_EPOCHS,  /* BULK_ROWS epochs at once */
+    ST_INSERT_HPARAMS, /* BULK_ROWS hyperparameters at once */
     ST_COUNT
+};
+
+/* Rows of a run's evaluations, epochs and hyperparameters go BULK_ROWS to one execution of a
+ * multi-row INSERT: a statement execution costs more than the row it inserts (opening the
+ * table's cursor, seeking from the root, finishing), and these rows are the writer's most
+ * numerous. */
+#define BULK_ROWS 32
+
+/* The multi-row statements: the single-row statement's text up to VALUES, then BULK_ROWS
+ * groups of cols placeholders. */
+static const struct {
+    int single, bulk, cols;
+} bulk_statements[] = {
+    {ST_INSERT_EVAL, ST_INSERT_EVALS, 7},
+    {ST_INSERT_EPOCH, ST_INSERT_EPOCHS, 5},
+    {ST_INSERT_HPARAM, ST_INSERT_HPARAMS, 3},
 };
 
 static const char *const statement_sql[ST_COUNT] = {
@@ -94,11 +113,36 @@ static void set_err(char **err, sqlite3 *db, const char *path, const char *what)
     *err = buf_take(&b);
 }
 
+/* The SQL of statement i: statement_sql, or for a multi-row statement its single-row
+ * statement's text with BULK_ROWS groups of placeholders (caller frees). */
+static char *statement_text(int i) {
+    for (size_t k = 0; k < sizeof bulk_statements / sizeof bulk_statements[0]; k++) {
+        if (bulk_statements[k].bulk != i) continue;
+        const char *single = statement_sql[bulk_statements[k].single];
+        const char *values = strstr(single, " VALUES ");
+        assert(values);
+        buf b = {0};
+        buf_append(&b, single, (size_t)(values - single));
+        buf_puts(&b, " VALUES ");
+        for (int row = 0; row < BULK_ROWS; row++) {
+            buf_puts(&b, row ? ",(" : "(");
+            for (int c = 0; c < bulk_statements[k].cols; c++) buf_puts(&b, c ? ",?" : "?");
+            buf_putc(&b, ')');
+        }
+        return buf_take(&b);
+    }
+    assert(statement_sql[i]);
+    return strdupCheck(statement_sql[i]);
+}
+
 int tta_store_open(sqlite3 *db, tta_store **out, char **err) {
     tta_store *s = callocCheck(1, sizeof *s);
     s->db = db;
     for (int i = 0; i < ST_COUNT; i++) {
-        if (sqlite3_prepare_v3(db, statement_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &s->st[i], NULL) != SQLITE_OK) {
+        char *sql = statement_text(i);
+        int rc = sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, &s->st[i], NULL);
+        free(sql);
+        if (rc != SQLITE_OK) {
             set_err(err, db, NULL, "preparing statement");
             tta_store_close(s);
             *out = NULL;
@@ -235,6 +279,54 @@ static int64_t entry_id(tta_store *s, const char *round, const char *division, c
     return id;
 }
 
+/* Binders of one row i of an array at parameters first, first + 1, ... */
+typedef void bind_row_fn(sqlite3_stmt *st, int first, int64_t run_id, const void *rows, size_t i);
+
+static void bind_eval(sqlite3_stmt *st, int first, int64_t run_id, const void *rows, size_t i) {
+    const tta_eval *v = (const tta_eval *)rows + i;
+    sqlite3_bind_int64(st, first, run_id);
+    sqlite3_bind_int64(st, first + 1, (int64_t)i);
+    bind_real(st, first + 2, v->time_s);
+    bind_real(st, first + 3, v->epoch);
+    bind_real(st, first + 4, v->samples);
+    bind_real(st, first + 5, v->quality);
+    bind_real(st, first + 6, v->quality2);
+}
+
+static void bind_epoch(sqlite3_stmt *st, int first, int64_t run_id, const void *rows, size_t i) {
+    const tta_epoch_mark *m = (const tta_epoch_mark *)rows + i;
+    sqlite3_bind_int64(st, first, run_id);
+    sqlite3_bind_int64(st, first + 1, (int64_t)i);
+    bind_real(st, first + 2, m->epoch);
+    bind_real(st, first + 3, m->start_s);
+    bind_real(st, first + 4, m->stop_s);
+}
+
+/* An empty key binds NULL, which the NOT NULL column makes INSERT OR IGNORE skip. */
+static void bind_hparam(sqlite3_stmt *st, int first, int64_t run_id, const void *rows, size_t i) {
+    const tta_kv *h = (const tta_kv *)rows + i;
+    sqlite3_bind_int64(st, first, run_id);
+    bind_span(st, first + 1, h->key);
+    bind_span(st, first + 2, h->value);
+}
+
+/* Inserts the n rows with bulk_statements[kind]: BULK_ROWS per execution, the rest one by one. */
+static int insert_rows(tta_store *s, int kind, int64_t run_id, const void *rows, size_t n, bind_row_fn *bind) {
+    int cols = bulk_statements[kind].cols, rc;
+    size_t i = 0;
+    sqlite3_stmt *st = s->st[bulk_statements[kind].bulk];
+    for (; i + BULK_ROWS <= n; i += BULK_ROWS) {
+        for (int k = 0; k < BULK_ROWS; k++) bind(st, 1 + k * cols, run_id, rows, i + (size_t)k);
+        if ((rc = exec_stmt(st)) != SQLITE_OK) return rc;
+    }
+    st = s->st[bulk_statements[kind].single];
+    for (; i < n; i++) {
+        bind(st, 1, run_id, rows, i);
+        if ((rc = exec_stmt(st)) != SQLITE_OK) return rc;
+    }
+    return SQLITE_OK;
+}
+
 /* Writes the run of f; the source row is source_id. */
 static int write_run(tta_store *s, const tta_parsed_file *f, int64_t source_id, int64_t *events) {
     const tta_run_record *r = &f->run;
@@ -282,37 +374,9 @@ static int write_run(tta_store *s, const tta_parsed_file *f, int64_t source_id, 
     if ((rc = exec_stmt(st)) != SQLITE_OK) return rc;
     *events += (int64_t)f->n_events;
 
-    st = s->st[ST_INSERT_EVAL];
-    for (size_t i = 0; i < r->n_evals; i++) {
-        const tta_eval *v = &r->evals[i];
-        sqlite3_bind_int64(st, 1, run_id);
-        sqlite3_bind_int64(st, 2, (int64_t)i);
-        bind_real(st, 3, v->time_s);
-        bind_real(st, 4, v->epoch);
-        bind_real(st, 5, v->samples);
-        bind_real(st, 6, v->quality);
-        bind_real(st, 7, v->quality2);
-        if ((rc = exec_stmt(st)) != SQLITE_OK) return rc;
-    }
-    st = s->st[ST_INSERT_EPOCH];
-    for (size_t i = 0; i < r->n_epochs; i++) {
-        const tta_epoch_mark *m = &r->epochs[i];
-        sqlite3_bind_int64(st, 1, run_id);
-        sqlite3_bind_int64(st, 2, (int64_t)i);
-        bind_real(st, 3, m->epoch);
-        bind_real(st, 4, m->start_s);
-        bind_real(st, 5, m->stop_s);
-        if ((rc = exec_stmt(st)) != SQLITE_OK) return rc;
-    }
-    st = s->st[ST_INSERT_HPARAM];
-    for (size_t i = 0; i < r->n_hparams; i++) {
-        sqlite3_bind_int64(st, 1, run_id);
-        bind_span(st, 2, r->hparams[i].key);
-        bind_span(st, 3, r->hparams[i].value);
-        if (!r->hparams[i].key.n) continue;
-        if ((rc = exec_stmt(st)) != SQLITE_OK) return rc;
-    }
-    return SQLITE_OK;
+    if ((rc = insert_rows(s, 0, run_id, r->evals, r->n_evals, bind_eval)) != SQLITE_OK) return rc;
+    if ((rc = insert_rows(s, 1, run_id, r->epochs, r->n_epochs, bind_epoch)) != SQLITE_OK) return rc;
+    return insert_rows(s, 2, run_id, r->hparams, r->n_hparams, bind_hparam);
 }
 
 static int write_system(tta_store *s, const tta_parsed_file *f, int64_t source_id) {

@@ -252,6 +252,19 @@ TEST(records_encoding) {
          .line = 7},
     };
     buf b = {0};
+    /* Line numbers at every digit-pair boundary. */
+    static const uint32_t lines[] = {0, 9, 10, 99, 100, 101, 999, 1000, 65536, 999999, 4294967295u};
+    tta_event lev[11];
+    for (int i = 0; i < 11; i++)
+        lev[i] = (tta_event){.key = span("k"), .value = span("1"), .time_s = 12.5, .epoch_num = NAN,
+                             .samples = lines[i], .line = lines[i]};
+    tta_records_encode(lev, 11, &b);
+    CHECK_STR(buf_str(&b), "[[0,12.5,\"k\",1,null,null,0],[9,12.5,\"k\",1,null,null,9],[10,12.5,\"k\",1,null,null,10],"
+                           "[99,12.5,\"k\",1,null,null,99],[100,12.5,\"k\",1,null,null,100],"
+                           "[101,12.5,\"k\",1,null,null,101],[999,12.5,\"k\",1,null,null,999],"
+                           "[1000,12.5,\"k\",1,null,null,1000],[65536,12.5,\"k\",1,null,null,65536],"
+                           "[999999,12.5,\"k\",1,null,null,999999],"
+                           "[4294967295,12.5,\"k\",1,null,null,4294967295]]");
     tta_records_encode(ev, 4, &b);
     CHECK_STR(buf_str(&b), "[[1,1593135220.254,\"run_start\",null,null,null,null],"
                            "[12,1593135221.5,\"eval_accuracy\",0.759,{\"epoch_num\": 3},3,384000],"
@@ -391,6 +404,55 @@ TEST(checkpointer_copies_the_wal_while_writing) {
     sqlite3_close(db);
 }
 
+/* More rows than one multi-row INSERT takes (evaluations, epochs, hyperparameters go 32 to an
+ * execution, the rest one by one): every row lands once, in order, with its values; a repeated
+ * hyperparameter keeps its first value, within a multi-row execution or across, and an empty key
+ * is skipped. */
+TEST(bulk_rows) {
+    sqlite3 *db = fresh_db();
+    tta_store *s;
+    char *err = NULL;
+    CHECK(tta_store_open(db, &s, &err) == SQLITE_OK);
+    tta_parsed_file f;
+    double q[] = {0.5};
+    make_run(&f, "b/result_0.txt", "v0.7", "resnet", "closed", q, 1, TTA_RUN_SUCCESS);
+    static tta_eval evals[70];
+    static tta_epoch_mark epochs[65];
+    static tta_kv hp[40];
+    static char keys[40][16], values[40][16];
+    for (int i = 0; i < 70; i++)
+        evals[i] = (tta_eval){.time_s = 2000 + i, .epoch = i + 1, .samples = 1000.0 * i, .quality = 0.001 * i,
+                              .quality2 = i % 2 ? NAN : 0.5};
+    for (int i = 0; i < 65; i++) epochs[i] = (tta_epoch_mark){.epoch = i + 1, .start_s = 10.0 * i, .stop_s = NAN};
+    for (int i = 0; i < 40; i++) {
+        snprintf(keys[i], sizeof keys[i], "opt_k%d", i % 30); /* keys 0..9 come twice: inside a bulk and after */
+        snprintf(values[i], sizeof values[i], "%d", i);
+        hp[i] = (tta_kv){span(keys[i]), span(values[i])};
+    }
+    hp[5].key = (tta_str){0};
+    f.run.evals = evals;
+    f.run.n_evals = 70;
+    f.run.epochs = epochs;
+    f.run.n_epochs = 65;
+    f.run.hparams = hp;
+    f.run.n_hparams = 40;
+    CHECK(tta_store_write(s, &f, &err) == SQLITE_OK);
+    CHECK(tta_store_flush(s, &err) == SQLITE_OK);
+    CHECK(query_real(db, "SELECT count(*) FROM evaluations") == 70);
+    CHECK(query_real(db, "SELECT count(*) FROM evaluations WHERE time = 2000 + seq AND epoch = seq + 1"
+                         " AND samples = 1000 * seq AND abs(quality - 0.001 * seq) < 1e-12"
+                         " AND (quality2 IS NULL) = (seq % 2 = 1)") == 70);
+    CHECK(query_real(db, "SELECT count(*) FROM epochs WHERE epoch = seq + 1 AND start = 10 * seq AND stop IS NULL")
+          == 65);
+    CHECK(query_real(db, "SELECT max(seq) FROM epochs") == 64);
+    CHECK(query_real(db, "SELECT count(*) FROM hyperparameters") == 30);
+    CHECK(query_real(db, "SELECT value FROM hyperparameters WHERE key = 'opt_k1'") == 1);  /* not 31 */
+    CHECK(query_real(db, "SELECT value FROM hyperparameters WHERE key = 'opt_k9'") == 9);  /* not 39 */
+    CHECK(query_real(db, "SELECT value FROM hyperparameters WHERE key = 'opt_k5'") == 35); /* the first had no key */
+    tta_store_close(s);
+    sqlite3_close(db);
+}
+
 int main(void) {
     RUN(migration_sets_version);
     RUN(newer_schema_is_refused);
@@ -401,6 +463,7 @@ int main(void) {
     RUN(records_encoding);
     RUN(database_error_rolls_back_the_open_transaction);
     RUN(checkpointer_copies_the_wal_while_writing);
+    RUN(bulk_rows);
     unlink(db_path);
     return test_summary();
 }
