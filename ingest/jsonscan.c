@@ -84,6 +84,8 @@ static inline const char *skip_plain(const char *p, const char *end) {
     return p;
 }
 
+const char *tta_json_plain_prefix(const char *p, const char *end) { return skip_plain(p, end); }
+
 static const char *scan_string(const char *p, const char *end, uint8_t *plain, const char **err) {
     assert(p < end && *p == '"');
     p++;
@@ -272,14 +274,20 @@ static const char *skip_trusted(const char *p, const char *end, tta_json_span *o
         type = TTA_JSON_STRING;
         plain = 1;
         p++;
+        /* Validated text: the string closes at the first quote that is not escaped. */
         for (;;) {
-            const char *q = memchr(p, '"', (size_t)(end - p));
-            assert(q);
-            const char *b = q;
-            while (b > p && b[-1] == '\\') b--;
-            if (memchr(p, '\\', (size_t)(q - p))) plain = 0;
-            p = q + 1;
-            if (((q - b) & 1) == 0) break; /* an even run of backslashes: the quote closes */
+            p = skip_plain(p, end);
+            assert(p < end);
+            if (*p == '"') {
+                p++;
+                break;
+            }
+            if (*p == '\\') {
+                plain = 0;
+                p += 2; /* the escaped byte (for \\uXXXX the hex digits follow as plain text) */
+            } else {
+                p++; /* a byte of a multi-byte UTF-8 sequence */
+            }
         }
         break;
     case '{':

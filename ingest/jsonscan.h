@@ -38,6 +38,11 @@ typedef struct {
 /* Skips JSON whitespace from p, never past end. */
 const char *tta_json_skip_ws(const char *p, const char *end);
 
+/* The end of the run of bytes at p (before end) that a JSON string can hold as they are:
+ * printable ASCII other than '"' and '\\'. Stops at a control byte, a quote, a backslash or any
+ * byte >= 0x80. Sixteen bytes at a time. */
+const char *tta_json_plain_prefix(const char *p, const char *end);
+
 /* Validates one JSON value starting at p (after optional whitespace) that ends at or before end.
  * Returns the position just past the value and fills *out, or NULL when the text there is not
  * valid JSON; then *error_at (when not NULL) is where the scanner gave up. */

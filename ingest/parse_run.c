@@ -137,6 +137,21 @@ static int is_hparam_key(tta_str k) {
     return contains_hparam_word(k);
 }
 
+/* is_hparam_key through the builder's memo: a slot chosen by the key's length and three of its
+ * bytes, checked by comparing the whole key. */
+static int is_hparam_key_memo(tta_run_builder *b, tta_str k) {
+    if (k.n == 0) return is_hparam_key(k);
+    unsigned slot = (k.n * 131u ^ (unsigned char)k.p[0] * 7u ^ (unsigned char)k.p[k.n - 1] * 31u ^
+                     (unsigned char)k.p[k.n / 2]) & 63u;
+    if (b->hparam_memo[slot].n == k.n && memcmp(b->hparam_memo[slot].p, k.p, k.n) == 0)
+        return b->hparam_memo[slot].is_hparam;
+    int yes = is_hparam_key(k);
+    b->hparam_memo[slot].p = k.p;
+    b->hparam_memo[slot].n = k.n;
+    b->hparam_memo[slot].is_hparam = yes;
+    return yes;
+}
+
 /* The metadata members the run semantics read, in one pass over the object. */
 typedef struct {
     double epoch_num, samples, first_epoch, timestamp;
@@ -458,7 +473,7 @@ void tta_rb_record(tta_run_builder *b, const tta_log_record *rec) {
     default:
         break;
     }
-    if (is_hparam_key(k)) add_hparam(b, rec, ev.value);
+    if (is_hparam_key_memo(b, k)) add_hparam(b, rec, ev.value);
     return;
 
 seed:
@@ -469,7 +484,7 @@ seed:
             r->seed = (int64_t)v;
         }
     }
-    if (is_hparam_key(k)) add_hparam(b, rec, ev.value);
+    if (is_hparam_key_memo(b, k)) add_hparam(b, rec, ev.value);
 }
 
 /* ---- the end ---- */

@@ -101,6 +101,14 @@ typedef struct {
     uint32_t first_bad_line;
     char first_bad_reason[96];
     uint32_t first_record_line;
+    /* Whether a key names a hyperparameter, remembered for the last keys seen (a log repeats
+     * a few dozen keys thousands of times): key bytes (pointing into the file or the arena),
+     * length and answer; n == 0 is an empty slot. */
+    struct {
+        const char *p;
+        uint32_t n;
+        int is_hparam;
+    } hparam_memo[64];
 } tta_run_builder;
 
 void tta_rb_init(tta_run_builder *b, tta_parsed_file *f, const tta_path_meta *pm);

@@ -11,18 +11,31 @@
 
 #include "common/buf.h"
 #include "common/check.h"
+#include "ingest/jsonscan.h"
 #include "ingest/records.h"
 
-/* Writes n in decimal at p; returns the end. */
+static const char two_digits[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                   "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                   "8081828384858687888990919293949596979899";
+
+/* Writes n in decimal at p, two digits per division; returns the end. */
 static char *put_uint(char *p, uint64_t n) {
     char tmp[24];
-    int k = 0;
-    do {
-        tmp[k++] = (char)('0' + n % 10);
-        n /= 10;
-    } while (n);
-    while (k) *p++ = tmp[--k];
-    return p;
+    char *end = tmp + sizeof tmp, *q = end;
+    while (n >= 100) {
+        unsigned r = (unsigned)(n % 100);
+        n /= 100;
+        q -= 2;
+        memcpy(q, two_digits + 2 * r, 2);
+    }
+    if (n >= 10) {
+        q -= 2;
+        memcpy(q, two_digits + 2 * n, 2);
+    } else {
+        *--q = (char)('0' + n);
+    }
+    memcpy(p, q, (size_t)(end - q));
+    return p + (end - q);
 }
 
 /* Writes a time in seconds: whole milliseconds (what the logs give) exactly, without printf;
@@ -48,14 +61,8 @@ static char *put_time_ms(char *p, double t) {
     return p;
 }
 
-/* 1 when s needs no escaping as a JSON string (printable ASCII without '"' and '\'): keys are. */
-static int is_plain(const char *s, size_t n) {
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') return 0;
-    }
-    return 1;
-}
+/* 1 when s needs no escaping as a JSON string (printable ASCII without '"' and '\\'): keys are. */
+static int is_plain(const char *s, size_t n) { return tta_json_plain_prefix(s, s + n) == s + n; }
 
 /* The slow paths go through buf's own appenders: sync b->len with the write pointer first. */
 static char *flush_to(buf *b, char *p) {
