@@ -423,9 +423,9 @@ int tta_json_find(tta_json_span object, const char *key, tta_json_span *value) {
 static const double exact_pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
                                        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
-int tta_json_parse_number(const char *p, size_t n, double *out) {
+/* The value of the JSON number p[0..n) (its grammar already checked). */
+static int parse_valid_number(const char *p, size_t n, double *out) {
     const char *s = p, *end = p + n;
-    if (scan_number(p, end) != end) return 0;
     int neg = 0;
     if (*s == '-') {
         neg = 1;
@@ -476,9 +476,14 @@ int tta_json_parse_number(const char *p, size_t n, double *out) {
     return 1;
 }
 
+int tta_json_parse_number(const char *p, size_t n, double *out) {
+    if (scan_number(p, p + n) != p + n) return 0;
+    return parse_valid_number(p, n, out);
+}
+
 int tta_json_span_number(tta_json_span s, double *out, int *percent) {
     if (percent) *percent = 0;
-    if (s.type == TTA_JSON_NUMBER) return tta_json_parse_number(s.p, s.n, out);
+    if (s.type == TTA_JSON_NUMBER) return parse_valid_number(s.p, s.n, out); /* the scanner checked it */
     if (s.type != TTA_JSON_STRING || !s.plain) return 0;
     const char *p = s.p + 1, *end = s.p + s.n - 1;
     while (p < end && *p == ' ') p++;
