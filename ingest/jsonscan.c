@@ -333,7 +333,7 @@ const char *tta_json_object_open(const char *p, const char *end, tta_json_iter *
     return p;
 }
 
-int tta_json_object_next_checked(tta_json_iter *it, tta_json_span *key, tta_json_span *value, const char **close) {
+int tta_json_object_next_key_checked(tta_json_iter *it, tta_json_span *key, const char **close) {
     const char *err = NULL;
     const char *p = tta_json_skip_ws(it->p, it->end);
     if (p < it->end && *p == '}') {
@@ -347,12 +347,18 @@ int tta_json_object_next_checked(tta_json_iter *it, tta_json_span *key, tta_json
     *key = (tta_json_span){p, (size_t)(q - p), TTA_JSON_STRING, plain};
     p = tta_json_skip_ws(q, it->end);
     if (p >= it->end || *p != ':') goto fail;
-    p = scan_value(p + 1, it->end, value, 1, &err);
-    if (!p) goto fail;
-    p = tta_json_skip_ws(p, it->end);
+    it->p = tta_json_skip_ws(p + 1, it->end);
+    return 1;
+fail:
+    *close = NULL;
+    return -1;
+}
+
+int tta_json_iter_value_end(tta_json_iter *it, const char *after) {
+    const char *p = tta_json_skip_ws(after, it->end);
     if (p < it->end && *p == ',') {
         const char *n = tta_json_skip_ws(p + 1, it->end);
-        if (n >= it->end || *n != '"') goto fail; /* no trailing comma in JSON */
+        if (n >= it->end || *n != '"') return -1; /* no trailing comma in JSON */
         it->p = n;
         return 1;
     }
@@ -360,9 +366,31 @@ int tta_json_object_next_checked(tta_json_iter *it, tta_json_span *key, tta_json
         it->p = p; /* the next call sees the close */
         return 1;
     }
-fail:
-    *close = NULL;
     return -1;
+}
+
+int tta_json_iter_value_checked(tta_json_iter *it, tta_json_span *value) {
+    const char *err = NULL;
+    const char *p = scan_value(it->p, it->end, value, 1, &err);
+    if (!p) return -1;
+    return tta_json_iter_value_end(it, p);
+}
+
+int tta_json_iter_enter_object(const tta_json_iter *it, tta_json_iter *sub) {
+    if (it->p >= it->end || *it->p != '{') return 0;
+    sub->p = it->p + 1;
+    sub->end = it->end;
+    return 1;
+}
+
+int tta_json_object_next_checked(tta_json_iter *it, tta_json_span *key, tta_json_span *value, const char **close) {
+    int rc = tta_json_object_next_key_checked(it, key, close);
+    if (rc != 1) return rc;
+    if (tta_json_iter_value_checked(it, value) != 1) {
+        *close = NULL;
+        return -1;
+    }
+    return 1;
 }
 
 void tta_json_iter_init(tta_json_iter *it, tta_json_span c) {

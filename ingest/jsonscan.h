@@ -68,6 +68,18 @@ int tta_json_array_next(tta_json_iter *it, tta_json_span *value);
 const char *tta_json_object_open(const char *p, const char *end, tta_json_iter *it);
 int tta_json_object_next_checked(tta_json_iter *it, tta_json_span *key, tta_json_span *value, const char **close);
 
+/* The same one step at a time, so that a caller can read a member's object value in the same
+ * pass that validates it: _next_key_checked returns 1 with the next key (the iterator then at
+ * its value), 0 at the closing brace (*close just past it) or -1; then either
+ * _iter_value_checked validates the value and moves past it (1, or -1 when invalid), or
+ * _iter_enter_object (1 when the value is an object) starts *sub on the value's members, which
+ * the caller iterates with _next_checked up to its close, and _iter_value_end(it, close)
+ * moves past the value (1, or -1 when what follows is not ',' or '}'). */
+int tta_json_object_next_key_checked(tta_json_iter *it, tta_json_span *key, const char **close);
+int tta_json_iter_value_checked(tta_json_iter *it, tta_json_span *value);
+int tta_json_iter_enter_object(const tta_json_iter *it, tta_json_iter *sub);
+int tta_json_iter_value_end(tta_json_iter *it, const char *after);
+
 /* 1 when a string span's content equals lit (n bytes); escaped strings are compared decoded. */
 int tta_json_string_is(tta_json_span s, const char *lit, size_t n);
 #define TTA_JSON_IS(s, lit) tta_json_string_is((s), (lit), sizeof(lit) - 1)

@@ -171,12 +171,36 @@ static const char *read_mllog(log_reader *lr, const char *p, const char *end, ui
     tta_log_record rec = {.time_s = NAN, .line = line};
     tta_json_span k, v, key = {0}, etype = {0};
     tta_json_iter it;
+    tta_meta_fields meta;
     const char *stop = NULL;
     int rc = -1;
     const char *open = sysjson ? NULL : tta_json_object_open(p, end, &it);
     if (open) {
-        /* The usual case: validate the record and pick its members in one pass. */
-        while ((rc = tta_json_object_next_checked(&it, &k, &v, &stop)) == 1) mllog_member(&rec, k, v, &key, &etype);
+        /* The usual case: validate the record and pick its members in one pass, the metadata
+         * object's members included (the run builder then need not read it again). */
+        while ((rc = tta_json_object_next_key_checked(&it, &k, &stop)) == 1) {
+            tta_json_iter sub;
+            if (k.plain && k.n == 10 && memcmp(k.p + 1, "metadata", 8) == 0 && tta_json_iter_enter_object(&it, &sub)) {
+                const char *meta_open = it.p, *meta_close = NULL;
+                tta_json_span mk, mv;
+                int mrc;
+                tta_meta_init(&meta);
+                while ((mrc = tta_json_object_next_checked(&sub, &mk, &mv, &meta_close)) == 1)
+                    tta_meta_member(&meta, mk, mv);
+                if (mrc != 0 || tta_json_iter_value_end(&it, meta_close) != 1) {
+                    rc = -1;
+                    break;
+                }
+                rec.meta = (tta_json_span){meta_open, (size_t)(meta_close - meta_open), TTA_JSON_OBJECT, 0};
+                rec.meta_fields = &meta;
+            } else {
+                if (tta_json_iter_value_checked(&it, &v) != 1) {
+                    rc = -1;
+                    break;
+                }
+                mllog_member(&rec, k, v, &key, &etype);
+            }
+        }
     }
     if (rc != 0) {
         rec = (tta_log_record){.time_s = NAN, .line = line};

@@ -152,43 +152,42 @@ static int is_hparam_key_memo(tta_run_builder *b, tta_str k) {
     return yes;
 }
 
-/* The metadata members the run semantics read, in one pass over the object. */
-typedef struct {
-    double epoch_num, samples, first_epoch, timestamp;
-    tta_json_span status, metric;
-} meta_fields;
+void tta_meta_init(tta_meta_fields *m) { *m = (tta_meta_fields){NAN, NAN, NAN, NAN, {0}, {0}}; }
 
-static void read_meta(tta_json_span meta, meta_fields *m) {
-    *m = (meta_fields){NAN, NAN, NAN, NAN, {0}, {0}};
+void tta_meta_member(tta_meta_fields *m, tta_json_span k, tta_json_span v) {
+    if (!k.plain) return;
+    tta_str key = {k.p + 1, (uint32_t)(k.n - 2)};
+    switch (key.n) {
+    case 6:
+        if (KEY_IS(key, "status")) m->status = v;
+        else if (KEY_IS(key, "metric")) m->metric = v;
+        break;
+    case 7:
+        if (KEY_IS(key, "samples") && isnan(m->samples)) m->samples = span_number(v);
+        break;
+    case 9:
+        if (KEY_IS(key, "epoch_num")) m->epoch_num = span_number(v);
+        else if (KEY_IS(key, "timestamp")) m->timestamp = span_number(v);
+        break;
+    case 13:
+        if (KEY_IS(key, "samples_count")) m->samples = span_number(v);
+        break;
+    case 15:
+        if (KEY_IS(key, "first_epoch_num")) m->first_epoch = span_number(v);
+        break;
+    default:
+        break;
+    }
+}
+
+/* The metadata members the run semantics read, in one pass over a validated object. */
+static void read_meta(tta_json_span meta, tta_meta_fields *m) {
+    tta_meta_init(m);
     if (meta.type != TTA_JSON_OBJECT) return;
     tta_json_iter it;
     tta_json_span k, v;
     tta_json_iter_init(&it, meta);
-    while (tta_json_object_next(&it, &k, &v)) {
-        if (!k.plain) continue;
-        tta_str key = {k.p + 1, (uint32_t)(k.n - 2)};
-        switch (key.n) {
-        case 6:
-            if (KEY_IS(key, "status")) m->status = v;
-            else if (KEY_IS(key, "metric")) m->metric = v;
-            break;
-        case 7:
-            if (KEY_IS(key, "samples") && isnan(m->samples)) m->samples = span_number(v);
-            break;
-        case 9:
-            if (KEY_IS(key, "epoch_num")) m->epoch_num = span_number(v);
-            else if (KEY_IS(key, "timestamp")) m->timestamp = span_number(v);
-            break;
-        case 13:
-            if (KEY_IS(key, "samples_count")) m->samples = span_number(v);
-            break;
-        case 15:
-            if (KEY_IS(key, "first_epoch_num")) m->first_epoch = span_number(v);
-            break;
-        default:
-            break;
-        }
-    }
+    while (tta_json_object_next(&it, &k, &v)) tta_meta_member(m, k, v);
 }
 
 /* Quality (and a second metric) from an evaluation's value: a number, a string holding one
@@ -243,7 +242,7 @@ static tta_run_status status_word(tta_parsed_file *f, tta_json_span s) {
 
 /* The status a run_stop carries: metadata status (v0.6 on), or the value's {"success": ...}
  * or {"status": ...} (v0.5), or the value itself when it is a status word. */
-static tta_run_status run_stop_status(tta_parsed_file *f, const tta_log_record *r, const meta_fields *m) {
+static tta_run_status run_stop_status(tta_parsed_file *f, const tta_log_record *r, const tta_meta_fields *m) {
     if (m->status.type) return status_word(f, m->status);
     tta_json_span x;
     if (r->value.type == TTA_JSON_OBJECT) {
@@ -325,7 +324,7 @@ static void add_hparam(tta_run_builder *b, const tta_log_record *rec, tta_str va
     r->hparams[r->n_hparams++] = (tta_kv){rec->key, value};
 }
 
-static void add_eval(tta_run_builder *b, const tta_log_record *rec, const meta_fields *m, double epoch_logged) {
+static void add_eval(tta_run_builder *b, const tta_log_record *rec, const tta_meta_fields *m, double epoch_logged) {
     tta_run_record *r = &b->f->run;
     double q = NAN, q2 = NAN;
     if (!quality_of(rec->value, &q, &q2, 0)) return;
@@ -363,8 +362,11 @@ static void read_sysjson(tta_run_builder *b, tta_json_span v) {
 void tta_rb_record(tta_run_builder *b, const tta_log_record *rec) {
     tta_parsed_file *f = b->f;
     tta_run_record *r = &f->run;
-    meta_fields m;
-    read_meta(rec->meta, &m);
+    tta_meta_fields m;
+    if (rec->meta_fields)
+        m = *rec->meta_fields; /* read while the format reader validated the metadata */
+    else
+        read_meta(rec->meta, &m);
     /* v0.5 and the text form carry the epoch inside the value: {"epoch": e, "value": v}. */
     double epoch_logged = m.epoch_num;
     if (b->zero_based_epochs && rec->value.type == TTA_JSON_OBJECT) {

@@ -63,11 +63,23 @@ char *tta_parsed_lower(tta_parsed_file *f, const char *s);
 
 /* ---- run builder (parse_run.c): what log records mean for the run ---- */
 
+/* The metadata members the run semantics read (NAN or absent when not logged). */
+typedef struct {
+    double epoch_num, samples, first_epoch, timestamp; /* samples: samples_count, else samples */
+    tta_json_span status, metric;
+} tta_meta_fields;
+
+/* Starts *m empty; tta_meta_member takes in one member of a metadata object (any order; a
+ * format reader calls it while it validates the object, saving a second pass). */
+void tta_meta_init(tta_meta_fields *m);
+void tta_meta_member(tta_meta_fields *m, tta_json_span key, tta_json_span value);
+
 /* One log record as a format reader found it. */
 typedef struct {
     tta_str key;         /* the record's key (decoded) */
     tta_json_span value; /* valid JSON; absent means the line had no value ("null") */
     tta_json_span meta;  /* valid JSON object, or absent */
+    const tta_meta_fields *meta_fields; /* meta read already, or NULL (the builder reads it) */
     double time_s;       /* unix seconds; NAN when absent */
     uint32_t line;
     uint8_t type;        /* tta_event_type */
