@@ -3,7 +3,8 @@
  * Parser threads take files from the walked list, map and hash each one, skip it when the
  * database holds the same content, and otherwise parse it into a tta_parsed_file. They hand
  * results to the writer (the calling thread) through a bounded queue, so memory stays bounded
- * by (queue capacity + jobs) files however large the tree.
+ * by what the queue may hold (QUEUE_FILES files, QUEUE_BYTES of input) plus one file per parser,
+ * however large the tree.
  */
 #include "ingest/ingest.h"
 
@@ -38,6 +39,14 @@ typedef struct {
     int mapped;             /* 1: map is an mmap; 0: malloc'd */
 } file_result;
 
+/* What the queue between the parsers and the writer may hold. The writer is the serial part of
+ * an ingest and its pace is uneven (a commit writes megabytes at once): a queue of a few files
+ * left the parsers blocked while it committed and the writer idle while they refilled it (both
+ * waited ~50 ms of a 0.25 s ingest); this one absorbs a commit. A file larger than QUEUE_BYTES
+ * still goes through, alone. */
+#define QUEUE_FILES 256
+#define QUEUE_BYTES (32u << 20)
+
 /* A checkpoint is worth a thread's wake-up from this many WAL frames (pages) on. */
 #define CHECKPOINT_FRAMES 128
 
@@ -62,6 +71,7 @@ typedef struct {
     size_t next_file;   /* next index of files to parse */
     file_result **queue; /* ring buffer */
     size_t cap, head, count;
+    uint64_t queued_bytes; /* input bytes of the files in the queue */
 } ingest_work;
 
 static double now_seconds(void) {
@@ -231,9 +241,11 @@ static void *parser_thread(void *arg) {
         if (i >= w->files->n) break;
         file_result *r = process_file(w, &w->files->files[i]);
         pthread_mutex_lock(&w->lock);
-        while (w->count == w->cap) pthread_cond_wait(&w->not_full, &w->lock);
+        while (w->count == w->cap || (w->count > 0 && w->queued_bytes + r->bytes > QUEUE_BYTES))
+            pthread_cond_wait(&w->not_full, &w->lock);
         w->queue[(w->head + w->count) % w->cap] = r;
         w->count++;
+        w->queued_bytes += r->bytes;
         pthread_cond_signal(&w->not_empty);
         pthread_mutex_unlock(&w->lock);
     }
@@ -246,7 +258,8 @@ static file_result *next_result(ingest_work *w) {
     file_result *r = w->queue[w->head];
     w->head = (w->head + 1) % w->cap;
     w->count--;
-    pthread_cond_signal(&w->not_full);
+    w->queued_bytes -= r->bytes;
+    pthread_cond_broadcast(&w->not_full); /* waiters differ in what they need */
     pthread_mutex_unlock(&w->lock);
     return r;
 }
@@ -295,7 +308,7 @@ int tta_ingest_paths(sqlite3 *db, const char *const *paths, int n_paths, const t
     int jobs = opts && opts->jobs > 0 ? opts->jobs : default_jobs();
     if ((size_t)jobs > files.n && files.n > 0) jobs = (int)files.n;
     if (jobs < 1) jobs = 1;
-    w.cap = (size_t)jobs * 2 + 2;
+    w.cap = QUEUE_FILES;
     w.queue = callocCheck(w.cap, sizeof *w.queue);
     pthread_mutex_init(&w.lock, NULL);
     pthread_cond_init(&w.not_full, NULL);
