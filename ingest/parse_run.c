@@ -152,12 +152,15 @@ static int is_hparam_key_memo(tta_run_builder *b, tta_str k) {
     return yes;
 }
 
-void tta_meta_init(tta_meta_fields *m) { *m = (tta_meta_fields){NAN, NAN, NAN, NAN, {0}, {0}}; }
+void tta_meta_init(tta_meta_fields *m) { *m = (tta_meta_fields){NAN, NAN, NAN, NAN, {0}, {0}, {0}}; }
 
 void tta_meta_member(tta_meta_fields *m, tta_json_span k, tta_json_span v) {
     if (!k.plain) return;
     tta_str key = {k.p + 1, (uint32_t)(k.n - 2)};
     switch (key.n) {
+    case 4:
+        if (KEY_IS(key, "file") && v.type == TTA_JSON_STRING && !m->file.type) m->file = v;
+        break;
     case 6:
         if (KEY_IS(key, "status")) m->status = v;
         else if (KEY_IS(key, "metric")) m->metric = v;
@@ -377,6 +380,7 @@ void tta_rb_record(tta_run_builder *b, const tta_log_record *rec) {
         .key = rec->key,
         .value = rec->value.type ? span_str(rec->value) : (tta_str){"null", 4},
         .metadata = rec->meta.type == TTA_JSON_OBJECT ? span_str(rec->meta) : (tta_str){0},
+        .file = rec->meta.type == TTA_JSON_OBJECT && m.file.type ? span_str(m.file) : (tta_str){0},
         .time_s = rec->time_s,
         .epoch_num = epoch_logged,
         .samples = m.samples,

@@ -132,6 +132,7 @@ void tta_parsed_free(tta_parsed_file *f) {
     free(f->error);
     free(f->events);
     free(f->records);
+    free(f->records_files);
     free(f->run.evals);
     free(f->run.epochs);
     free(f->run.hparams);

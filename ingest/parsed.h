@@ -5,7 +5,7 @@
  * (start, stop, status, evaluations, epochs, hyperparameters), or a system description, or
  * power samples. The store (store.c) writes it to SQLite in one transaction.
  *
- * Ownership: a tta_parsed_file owns path, error and records (malloc'd), its arrays (events, evals,
+ * Ownership: a tta_parsed_file owns path, error, records and records_files (malloc'd), its arrays (events, evals,
  * epochs, hparams, power samples: malloc'd), its arena (strings, converted values) and, when
  * made by tta_parse_file, the mapping of the file; tta_parsed_free releases them. Other char *
  * fields point into the arena or at static strings and are never freed one by one. tta_str spans
@@ -48,6 +48,7 @@ typedef struct {
     tta_str key;
     tta_str value;     /* valid JSON text ("null" when the line had no value) */
     tta_str metadata;  /* valid JSON object text, or empty */
+    tta_str file;      /* within metadata: its "file" member's value (a JSON string token), or empty */
     double time_s;     /* unix seconds (time_ms / 1000 for MLLOG); NAN when absent */
     double epoch_num;  /* metadata epoch_num (v0.5: the value's "epoch"), as logged; NAN when absent */
     double samples;    /* metadata samples_count / samples; NAN when absent */
@@ -148,6 +149,7 @@ typedef struct tta_parsed_file {
     size_t n_events;
     char *records;          /* the events as event_log.records JSON (records.h), NULL until encoded */
     size_t records_len;
+    char *records_files;    /* event_log.files: the JSON array of the paths records refer to, or NULL */
     tta_run_record run;     /* log formats and DAWNBench TSV */
     tta_system_record system; /* system / entry / DAWNBench JSON */
     tta_power_record power;   /* TTA_FMT_POWER */

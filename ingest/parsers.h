@@ -67,6 +67,7 @@ char *tta_parsed_lower(tta_parsed_file *f, const char *s);
 typedef struct {
     double epoch_num, samples, first_epoch, timestamp; /* samples: samples_count, else samples */
     tta_json_span status, metric;
+    tta_json_span file; /* the first "file" member when a string (the logging call's source file) */
 } tta_meta_fields;
 
 /* Starts *m empty; tta_meta_member takes in one member of a metadata object (any order; a

@@ -3,7 +3,9 @@
  * The parser threads encode it (ingest.c), so that the single writer only binds the text: the
  * writer is the serial part of an ingest, and on record-dense logs this encoding was a fifth of
  * its work. Every element is [line, time, key, value, metadata, epoch_num, samples]; value and
- * metadata are the parsers' JSON spans, copied as they are. */
+ * metadata are the parsers' JSON spans, copied as they are, except that a metadata "file" path
+ * is replaced by its index into the run's files array and the element then ends with a 1
+ * (schemas/003_event_files.sql: the view `events` puts the path back). */
 #include <assert.h>
 #include <math.h>
 #include <stdlib.h>
@@ -82,8 +84,28 @@ static char *put_number(buf *b, char *p, double v) {
     return b->data + b->len;
 }
 
-void tta_records_encode(const tta_event *events, size_t n, buf *out) {
+/* The distinct "file" paths of one run, as spans of their JSON string tokens: linear search, so
+ * bounded (a run names a handful; past the bound a record keeps its path in place). */
+#define MAX_FILES 64
+typedef struct {
+    tta_str file[MAX_FILES];
+    int n;
+} file_table;
+
+/* The index of f in t, adding it when new; -1 when the table is full. */
+static int file_index(file_table *t, tta_str f) {
+    for (int i = t->n - 1; i >= 0; i--)
+        if (t->file[i].n == f.n && memcmp(t->file[i].p, f.p, f.n) == 0) return i;
+    if (t->n == MAX_FILES) return -1;
+    t->file[t->n] = f;
+    return t->n++;
+}
+
+void tta_records_encode(const tta_event *events, size_t n, buf *out, buf *files) {
     buf_clear(out);
+    buf_clear(files);
+    file_table table;
+    table.n = 0;
     size_t need = 2;
     for (size_t i = 0; i < n; i++) need += 96 + events[i].key.n + events[i].value.n + events[i].metadata.n;
     buf_reserve(out, need);
@@ -130,7 +152,18 @@ void tta_records_encode(const tta_event *events, size_t n, buf *out) {
             p += 4;
         }
         *p++ = ',';
-        if (e->metadata.n) {
+        int file = -1;
+        if (e->file.n && e->file.p > e->metadata.p && e->file.p + e->file.n < e->metadata.p + e->metadata.n)
+            file = file_index(&table, e->file);
+        if (file >= 0) {
+            /* The metadata with its "file" path replaced by the path's index in files. */
+            size_t head = (size_t)(e->file.p - e->metadata.p);
+            memcpy(p, e->metadata.p, head);
+            p = put_uint(p + head, (uint64_t)file);
+            size_t tail = e->metadata.n - head - e->file.n;
+            memcpy(p, e->file.p + e->file.n, tail);
+            p += tail;
+        } else if (e->metadata.n) {
             memcpy(p, e->metadata.p, e->metadata.n);
             p += e->metadata.n;
         } else {
@@ -141,18 +174,33 @@ void tta_records_encode(const tta_event *events, size_t n, buf *out) {
         p = put_number(out, p, e->epoch_num);
         *p++ = ',';
         p = put_number(out, p, e->samples);
+        if (file >= 0) {
+            memcpy(p, ",1", 2); /* metadata.file is an index into files */
+            p += 2;
+        }
         *p++ = ']';
         assert((size_t)(p - out->data) < out->cap);
     }
     *p++ = ']';
     *p = '\0';
     flush_to(out, p);
+    if (table.n) {
+        buf_putc(files, '[');
+        for (int i = 0; i < table.n; i++) {
+            if (i) buf_putc(files, ',');
+            buf_append(files, table.file[i].p, table.file[i].n);
+        }
+        buf_putc(files, ']');
+    }
 }
 
 void tta_parsed_encode_records(tta_parsed_file *f) {
     free(f->records);
-    buf b = {0};
-    tta_records_encode(f->events, f->n_events, &b);
+    free(f->records_files);
+    buf b = {0}, files = {0};
+    tta_records_encode(f->events, f->n_events, &b, &files);
     f->records_len = b.len;
     f->records = buf_take(&b);
+    f->records_files = files.len ? buf_take(&files) : NULL;
+    buf_free(&files);
 }

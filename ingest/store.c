@@ -69,7 +69,7 @@ static const char *const statement_sql[ST_COUNT] = {
     [ST_INSERT_RUN] = "INSERT INTO runs(source_id, entry_id, run_index, platform, seed, run_start, run_stop, status,"
                       " target, target2, global_batch_size, train_samples, eval_samples, dawnbench_tta)"
                       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
-    [ST_INSERT_EVENT] = "INSERT INTO event_log(run_id, n, records) VALUES (?1, ?2, ?3)",
+    [ST_INSERT_EVENT] = "INSERT INTO event_log(run_id, n, records, files) VALUES (?1, ?2, ?3, ?4)",
     [ST_INSERT_EVAL] = "INSERT INTO evaluations(run_id, seq, time, epoch, samples, quality, quality2)"
                        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     [ST_INSERT_EPOCH] = "INSERT INTO epochs(run_id, seq, epoch, start, stop) VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -80,7 +80,7 @@ static const char *const statement_sql[ST_COUNT] = {
 
 struct tta_store {
     sqlite3 *db;
-    buf records; /* the JSON array of a run's events when the caller did not encode it */
+    buf records, files; /* a run's events and their files when the caller did not encode them */
     sqlite3_stmt *st[ST_COUNT];
     /* The last entry looked up: consecutive files usually belong to the same entry. */
     char *last_entry_key;
@@ -158,6 +158,7 @@ void tta_store_close(tta_store *s) {
     tta_store_flush(s, NULL);
     for (int i = 0; i < ST_COUNT; i++) sqlite3_finalize(s->st[i]);
     buf_free(&s->records);
+    buf_free(&s->files);
     free(s->last_entry_key);
     free(s);
 }
@@ -359,18 +360,20 @@ static int write_run(tta_store *s, const tta_parsed_file *f, int64_t source_id, 
     int64_t run_id = sqlite3_last_insert_rowid(s->db);
 
     /* Every record goes into one JSON array (records.h); the parser threads encode it. */
-    const char *records = f->records;
+    const char *records = f->records, *files = f->records_files;
     size_t records_len = f->records_len;
     if (!records) {
-        tta_records_encode(f->events, f->n_events, &s->records);
+        tta_records_encode(f->events, f->n_events, &s->records, &s->files);
         records = buf_str(&s->records);
         records_len = s->records.len;
+        files = s->files.len ? buf_str(&s->files) : NULL;
     }
     st = s->st[ST_INSERT_EVENT];
     sqlite3_bind_int64(st, 1, run_id);
     sqlite3_bind_int64(st, 2, (int64_t)f->n_events);
     if (records_len > (size_t)INT32_MAX) return SQLITE_TOOBIG;
     sqlite3_bind_text(st, 3, records, (int)records_len, SQLITE_STATIC);
+    bind_text(st, 4, files);
     if ((rc = exec_stmt(st)) != SQLITE_OK) return rc;
     *events += (int64_t)f->n_events;
 

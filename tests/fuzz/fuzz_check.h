@@ -47,6 +47,9 @@ static inline void fuzz_parse(const char *path, const unsigned char *data, size_
         if (!f.records || strlen(f.records) != f.records_len ||
             !tta_json_whole(f.records, f.records + f.records_len, &all) || all.type != TTA_JSON_ARRAY)
             fuzz_fail("records JSON is not a valid array");
+        if (f.records_files && (!tta_json_whole(f.records_files, f.records_files + strlen(f.records_files), &all) ||
+                                all.type != TTA_JSON_ARRAY))
+            fuzz_fail("records files JSON is not a valid array");
     }
     tta_parsed_free(&f);
 }

@@ -251,29 +251,53 @@ TEST(records_encoding) {
         {.key = span("tiny"), .value = span("[1, 2]"), .time_s = 0.0001234, .epoch_num = 1e300, .samples = 0,
          .line = 7},
     };
-    buf b = {0};
+    buf b = {0}, files = {0};
     /* Line numbers at every digit-pair boundary. */
     static const uint32_t lines[] = {0, 9, 10, 99, 100, 101, 999, 1000, 65536, 999999, 4294967295u};
     tta_event lev[11];
     for (int i = 0; i < 11; i++)
         lev[i] = (tta_event){.key = span("k"), .value = span("1"), .time_s = 12.5, .epoch_num = NAN,
                              .samples = lines[i], .line = lines[i]};
-    tta_records_encode(lev, 11, &b);
+    tta_records_encode(lev, 11, &b, &files);
+    CHECK(files.len == 0);
     CHECK_STR(buf_str(&b), "[[0,12.5,\"k\",1,null,null,0],[9,12.5,\"k\",1,null,null,9],[10,12.5,\"k\",1,null,null,10],"
                            "[99,12.5,\"k\",1,null,null,99],[100,12.5,\"k\",1,null,null,100],"
                            "[101,12.5,\"k\",1,null,null,101],[999,12.5,\"k\",1,null,null,999],"
                            "[1000,12.5,\"k\",1,null,null,1000],[65536,12.5,\"k\",1,null,null,65536],"
                            "[999999,12.5,\"k\",1,null,null,999999],"
                            "[4294967295,12.5,\"k\",1,null,null,4294967295]]");
-    tta_records_encode(ev, 4, &b);
+    tta_records_encode(ev, 4, &b, &files);
     CHECK_STR(buf_str(&b), "[[1,1593135220.254,\"run_start\",null,null,null,null],"
                            "[12,1593135221.5,\"eval_accuracy\",0.759,{\"epoch_num\": 3},3,384000],"
                            "[4000000000,null,\"we\\\"ird\\nkey\xc3\xa9\",null,null,2.5,-1],"
                            "[7,0.0001234,\"tiny\",[1, 2],null,1e+300,0]]");
     CHECK(b.len == strlen(buf_str(&b)));
-    tta_records_encode(ev, 0, &b);
+    tta_records_encode(ev, 0, &b, &files);
     CHECK_STR(buf_str(&b), "[]");
+
+    /* Metadata paths are kept once per run: "file" becomes an index into files and the element
+     * ends with 1; a "file" outside the metadata span (not the parser's) stays in place. */
+    static const char m1[] = "{\"file\": \"/opt/a.py\", \"lineno\": 7}";
+    static const char m2[] = "{\"lineno\": 9, \"file\": \"/opt/b.py\", \"epoch_num\": 2}";
+    static const char m3[] = "{\"file\": \"/opt/a.py\"}";
+    tta_event fe[4] = {
+        {.key = span("a"), .value = span("1"), .metadata = span(m1), .file = {m1 + 9, 11}, .time_s = 1,
+         .epoch_num = NAN, .samples = NAN, .line = 1},
+        {.key = span("b"), .value = span("2"), .metadata = span(m2), .file = {m2 + 22, 11}, .time_s = 2,
+         .epoch_num = 2, .samples = NAN, .line = 2},
+        {.key = span("c"), .value = span("3"), .metadata = span(m3), .file = {m3 + 9, 11}, .time_s = 3,
+         .epoch_num = NAN, .samples = NAN, .line = 3},
+        {.key = span("d"), .value = span("4"), .metadata = span(m3), .file = {m1 + 9, 11}, .time_s = 4,
+         .epoch_num = NAN, .samples = NAN, .line = 4},
+    };
+    tta_records_encode(fe, 4, &b, &files);
+    CHECK_STR(buf_str(&b), "[[1,1,\"a\",1,{\"file\": 0, \"lineno\": 7},null,null,1],"
+                           "[2,2,\"b\",2,{\"lineno\": 9, \"file\": 1, \"epoch_num\": 2},2,null,1],"
+                           "[3,3,\"c\",3,{\"file\": 0},null,null,1],"
+                           "[4,4,\"d\",4,{\"file\": \"/opt/a.py\"},null,null]]");
+    CHECK_STR(buf_str(&files), "[\"/opt/a.py\",\"/opt/b.py\"]");
     buf_free(&b);
+    buf_free(&files);
 
     /* Encoded by the caller (the parser threads) or by the store: the same stored text. */
     sqlite3 *db = fresh_db();
@@ -291,6 +315,7 @@ TEST(records_encoding) {
     free(f.records);
     CHECK(tta_store_flush(s, &err) == SQLITE_OK);
     CHECK(query_real(db, "SELECT count(DISTINCT records) FROM event_log") == 1);
+    CHECK(query_real(db, "SELECT count(*) FROM event_log WHERE files IS NULL") == 2); /* no paths */
     CHECK(query_real(db, "SELECT count(*) FROM event_log WHERE json_valid(records)") == 2);
     CHECK(query_real(db, "SELECT count(*) FROM events WHERE key = 'run_stop' AND metadata ->> '$.status' = 'success'")
           == 2);
@@ -453,6 +478,39 @@ TEST(bulk_rows) {
     sqlite3_close(db);
 }
 
+/* Paths kept once per run read back in place: the events view gives each record's metadata as
+ * logged (members, values and order), for the records written with and without an index. */
+TEST(events_view_puts_paths_back) {
+    sqlite3 *db = fresh_db();
+    tta_store *s;
+    char *err = NULL;
+    CHECK(tta_store_open(db, &s, &err) == SQLITE_OK);
+    tta_parsed_file f;
+    double q[] = {0.5, 0.77};
+    make_run(&f, "p/result_0.txt", "v0.7", "resnet", "closed", q, 2, TTA_RUN_SUCCESS);
+    static const char m1[] = "{\"file\": \"/w/t\\\"q.py\", \"lineno\": 7, \"status\": \"success\"}";
+    static const char m2[] = "{\"lineno\": 9, \"file\": \"/w/u.py\"}";
+    f.events[0].metadata = span(m2);
+    f.events[0].file = (tta_str){m2 + 22, 9};
+    f.events[1].metadata = span(m1);
+    f.events[1].file = (tta_str){m1 + 9, 12};
+    CHECK(tta_store_write(s, &f, &err) == SQLITE_OK);
+    CHECK(tta_store_flush(s, &err) == SQLITE_OK);
+    CHECK(query_real(db, "SELECT count(*) FROM event_log WHERE files = '[\"/w/u.py\",\"/w/t\\\"q.py\"]'") == 1);
+    CHECK(query_real(db, "SELECT count(*) FROM events WHERE seq = 0 AND metadata = json('{\"lineno\": 9, \"file\": \"/w/u.py\"}')")
+          == 1);
+    CHECK(query_real(db, "SELECT count(*) FROM events WHERE seq = 1 AND metadata = "
+                         "json('{\"file\": \"/w/t\\\"q.py\", \"lineno\": 7, \"status\": \"success\"}')") == 1);
+    CHECK(query_real(db, "SELECT count(*) FROM events WHERE metadata ->> 'file' = '/w/t\"q.py'") == 1);
+    /* A row of an older tta (no files, no eighth element) reads as it was stored. */
+    CHECK(sqlite3_exec(db, "PRAGMA foreign_keys=OFF; INSERT INTO event_log(run_id, n, records) SELECT id + 100, 1, "
+                           "'[[1,2,\"k\",null,{\"file\":3},null,null]]' FROM runs;",
+                       NULL, NULL, NULL) == SQLITE_OK);
+    CHECK(query_real(db, "SELECT metadata ->> 'file' FROM events WHERE run_id > 100") == 3);
+    tta_store_close(s);
+    sqlite3_close(db);
+}
+
 int main(void) {
     RUN(migration_sets_version);
     RUN(newer_schema_is_refused);
@@ -464,6 +522,7 @@ int main(void) {
     RUN(database_error_rolls_back_the_open_transaction);
     RUN(checkpointer_copies_the_wal_while_writing);
     RUN(bulk_rows);
+    RUN(events_view_puts_paths_back);
     unlink(db_path);
     return test_summary();
 }
