@@ -10,10 +10,9 @@
 #include "common/buf.h"
 #include "common/check.h"
 
-static void add_file(tta_walk_list *list, const char *path, uint64_t size) {
+static void add_file(tta_walk_list *list, const char *path) {
     growArray(list->files, &list->cap, list->n + 1);
     list->files[list->n].path = strdupCheck(path);
-    list->files[list->n].size = size;
     list->n++;
 }
 
@@ -37,17 +36,28 @@ static void walk_dir(const char *dir, tta_walk_list *list, FILE *diag, int depth
         buf_append(&path, dir, dl);
         if (dl && dir[dl - 1] != '/') buf_putc(&path, '/');
         buf_puts(&path, de->d_name);
-        struct stat st;
-        if (lstat(buf_str(&path), &st) != 0) continue;
-        if (S_ISDIR(st.st_mode)) {
+        /* The entry's type from the folder listing where the file system gives it (no stat
+         * per file: a round has thousands), else from lstat. */
+        mode_t type;
+        if (de->d_type == DT_DIR) {
+            type = S_IFDIR;
+        } else if (de->d_type == DT_REG) {
+            type = S_IFREG;
+        } else if (de->d_type == DT_LNK) {
+            type = S_IFLNK;
+        } else {
+            struct stat st;
+            if (lstat(buf_str(&path), &st) != 0) continue;
+            type = st.st_mode & S_IFMT;
+        }
+        if (type == S_IFDIR) {
             walk_dir(buf_str(&path), list, diag, depth + 1);
-        } else if (S_ISREG(st.st_mode)) {
-            add_file(list, buf_str(&path), (uint64_t)st.st_size);
-        } else if (S_ISLNK(st.st_mode)) {
+        } else if (type == S_IFREG) {
+            add_file(list, buf_str(&path));
+        } else if (type == S_IFLNK) {
             /* A link to a file is read; a link to a folder is not followed (cycles). */
             struct stat target;
-            if (stat(buf_str(&path), &target) == 0 && S_ISREG(target.st_mode))
-                add_file(list, buf_str(&path), (uint64_t)target.st_size);
+            if (stat(buf_str(&path), &target) == 0 && S_ISREG(target.st_mode)) add_file(list, buf_str(&path));
         }
     }
     buf_free(&path);
@@ -63,7 +73,7 @@ int tta_walk(const char *path, tta_walk_list *list, FILE *diag) {
     if (S_ISDIR(st.st_mode))
         walk_dir(path, list, diag, 0);
     else
-        add_file(list, path, (uint64_t)st.st_size);
+        add_file(list, path);
     return 0;
 }
 

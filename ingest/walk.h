@@ -8,7 +8,6 @@
 
 typedef struct {
     char *path;
-    uint64_t size;
 } tta_walk_file;
 
 typedef struct {
