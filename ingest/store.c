@@ -92,6 +92,9 @@ struct tta_store {
     tta_store_counts pending;   /* written in the open transaction */
     tta_store_counts committed; /* written by committed transactions */
     int64_t rolled_back;        /* files whose transaction was rolled back */
+    /* Something tta_store_finish may have to fix was written: a run of unknown division, a
+     * system description, or a replaced file (whose entry may be left without runs). */
+    int needs_finish;
 };
 
 /* Limits of one transaction: big enough that the pages every commit rewrites (the b-tree roots
@@ -243,6 +246,7 @@ static const char *run_division(tta_store *s, const tta_run_record *r, char *tmp
     bind_text(st, 2, or_unknown(r->submitter));
     bind_text(st, 3, or_unknown(r->system));
     const char *d = "unknown";
+    s->needs_finish = 1;
     if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
         snprintf(tmp, tmp_len, "%s", (const char *)sqlite3_column_text(st, 0));
         d = tmp;
@@ -470,6 +474,7 @@ static int write_file(tta_store *s, const tta_parsed_file *f, int64_t *runs, int
     bind_text(st, 1, f->path);
     int rc = exec_stmt(st);
     if (rc != SQLITE_OK) return rc;
+    if (sqlite3_changes(s->db) > 0) s->needs_finish = 1;
     st = s->st[ST_INSERT_SOURCE];
     bind_text(st, 1, f->path);
     sqlite3_bind_int64(st, 2, (int64_t)f->size);
@@ -491,6 +496,7 @@ static int write_file(tta_store *s, const tta_parsed_file *f, int64_t *runs, int
     case TTA_FMT_SYSTEM_JSON:
     case TTA_FMT_ENTRY_JSON:
     case TTA_FMT_DAWNBENCH_JSON:
+        s->needs_finish = 1;
         return write_system(s, f, source_id);
     case TTA_FMT_POWER:
         return write_power(s, f, source_id);
@@ -562,7 +568,7 @@ int tta_store_finish(tta_store *s, char **err) {
     char *msg = NULL;
     int rc = tta_store_flush(s, err);
     if (rc != SQLITE_OK) return rc;
-    if (s->committed.ingested + s->committed.failed == 0) return SQLITE_OK; /* nothing new to fix */
+    if (!s->needs_finish) return SQLITE_OK; /* nothing written that needs it */
     free(s->last_entry_key);
     s->last_entry_key = NULL;
     rc = sqlite3_exec(s->db, sql, NULL, NULL, &msg);
