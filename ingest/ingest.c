@@ -42,10 +42,11 @@ typedef struct {
 /* What the queue between the parsers and the writer may hold. The writer is the serial part of
  * an ingest and its pace is uneven (a commit writes megabytes at once): a queue of a few files
  * left the parsers blocked while it committed and the writer idle while they refilled it (both
- * waited ~50 ms of a 0.25 s ingest); this one absorbs a commit. A file larger than QUEUE_BYTES
+ * waited ~50 ms of a 0.25 s ingest); 8 MiB of input absorbs a commit (4, 8, 16 and 32 MiB ran
+ * alike; peak RSS grows with it). A file larger than QUEUE_BYTES
  * still goes through, alone. */
 #define QUEUE_FILES 256
-#define QUEUE_BYTES (32u << 20)
+#define QUEUE_BYTES (8u << 20)
 
 /* A checkpoint is worth a thread's wake-up from this many WAL frames (pages) on. */
 #define CHECKPOINT_FRAMES 128
