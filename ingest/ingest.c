@@ -1,7 +1,8 @@
 /* ingest.c: `tta ingest`: walk, hash, parse in parallel, store with one writer.
  *
- * Parser threads take files from the walked list, map and hash each one, skip it when the
- * database holds the same content, and otherwise parse it into a tta_parsed_file. They hand
+ * Parser threads take files from the walked list, read (or map) and hash each one, skip it when
+ * the database holds the same content, and otherwise parse it into a tta_parsed_file and encode
+ * its records as the database stores them (records.h). They hand
  * results to the writer (the calling thread) through a bounded queue, so memory stays bounded
  * by what the queue may hold (QUEUE_FILES files, QUEUE_BYTES of input) plus one file per parser,
  * however large the tree.
@@ -43,8 +44,7 @@ typedef struct {
  * an ingest and its pace is uneven (a commit writes megabytes at once): a queue of a few files
  * left the parsers blocked while it committed and the writer idle while they refilled it (both
  * waited ~50 ms of a 0.25 s ingest); 8 MiB of input absorbs a commit (4, 8, 16 and 32 MiB ran
- * alike; peak RSS grows with it). A file larger than QUEUE_BYTES
- * still goes through, alone. */
+ * alike; peak RSS grows with it). A file larger than QUEUE_BYTES still goes through, alone. */
 #define QUEUE_FILES 256
 #define QUEUE_BYTES (8u << 20)
 

@@ -42,9 +42,11 @@ typedef struct {
 
 /* Walks each path (a file or a folder, recursively; symlinks are not followed into folders),
  * recognises each file by content, parses with opts->jobs threads and stores with one writer,
- * one transaction per file. Each failed file gets one line "<path>:<line>: <reason>" on diag
- * (unless quiet) and a row in sources with status 'failed'. Returns 0 when no file failed,
- * 1 when some did (the others are stored), -1 when the database itself failed (err set). */
+ * each file whole or not at all (files are grouped into transactions). Each failed file gets
+ * one line "<path>:<line>: <reason>" on diag (unless quiet) and a row in sources with status
+ * 'failed'. Returns 0 when no file failed, 1 when some did (the others are stored), -1 when the
+ * database itself failed (err set; the open transaction's files are rolled back, the stats
+ * count only what was committed). */
 int tta_ingest_paths(sqlite3 *db, const char *const *paths, int n_paths, const tta_ingest_options *opts,
                      tta_ingest_stats *stats, FILE *diag, char **err);
 

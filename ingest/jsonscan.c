@@ -7,9 +7,6 @@
 #include "ingest/jsonscan.h"
 
 #include <assert.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 #include <stdlib.h>
 #include <string.h>
 #ifdef __SSE2__
@@ -63,7 +60,6 @@ static size_t utf8_len(const unsigned char *p, const unsigned char *end) {
     return n;
 }
 
-/* p at the opening quote. Returns the byte after the closing quote or NULL (*err at fault). */
 /* The first byte at or after p (before end) that is not plain string text: '"', '\\', a control
  * byte or a byte of a multi-byte UTF-8 sequence (string_class != 0). Sixteen bytes at a time
  * with SSE2 (every x86-64 has it): file paths and keys are most of a record-dense log's bytes. */
@@ -86,6 +82,7 @@ static inline const char *skip_plain(const char *p, const char *end) {
 
 const char *tta_json_plain_prefix(const char *p, const char *end) { return skip_plain(p, end); }
 
+/* p at the opening quote. Returns the byte after the closing quote or NULL (*err at fault). */
 static const char *scan_string(const char *p, const char *end, uint8_t *plain, const char **err) {
     assert(p < end && *p == '"');
     p++;

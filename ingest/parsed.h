@@ -3,7 +3,7 @@
  * A parser turns the bytes of one file into a tta_parsed_file: the raw events (every
  * :::MLPv0.5.0 / :::MLL / :::MLLOG record, in file order) and what they mean for the run
  * (start, stop, status, evaluations, epochs, hyperparameters), or a system description, or
- * power samples. The store (store.c) writes it to SQLite in one transaction.
+ * power samples. The store (store.c) writes it to SQLite whole or not at all.
  *
  * Ownership: a tta_parsed_file owns path, error, records and records_files (malloc'd), its arrays (events, evals,
  * epochs, hparams, power samples: malloc'd), its arena (strings, converted values) and, when

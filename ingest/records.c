@@ -67,10 +67,7 @@ static char *put_time_ms(char *p, double t) {
 static int is_plain(const char *s, size_t n) { return tta_json_plain_prefix(s, s + n) == s + n; }
 
 /* The slow paths go through buf's own appenders: sync b->len with the write pointer first. */
-static char *flush_to(buf *b, char *p) {
-    b->len = (size_t)(p - b->data);
-    return p;
-}
+static void flush_to(buf *b, const char *p) { b->len = (size_t)(p - b->data); }
 
 /* Appends a number (epoch_num, samples): whole numbers without printf, null for NAN. */
 static char *put_number(buf *b, char *p, double v) {

@@ -43,12 +43,13 @@ enum {
 
 /* The multi-row statements: the single-row statement's text up to VALUES, then BULK_ROWS
  * groups of cols placeholders. */
+enum { BULK_EVALS, BULK_EPOCHS, BULK_HPARAMS, BULK_COUNT };
 static const struct {
     int single, bulk, cols;
-} bulk_statements[] = {
-    {ST_INSERT_EVAL, ST_INSERT_EVALS, 7},
-    {ST_INSERT_EPOCH, ST_INSERT_EPOCHS, 5},
-    {ST_INSERT_HPARAM, ST_INSERT_HPARAMS, 3},
+} bulk_statements[BULK_COUNT] = {
+    [BULK_EVALS] = {ST_INSERT_EVAL, ST_INSERT_EVALS, 7},
+    [BULK_EPOCHS] = {ST_INSERT_EPOCH, ST_INSERT_EPOCHS, 5},
+    [BULK_HPARAMS] = {ST_INSERT_HPARAM, ST_INSERT_HPARAMS, 3},
 };
 
 static const char *const statement_sql[ST_COUNT] = {
@@ -119,7 +120,7 @@ static void set_err(char **err, sqlite3 *db, const char *path, const char *what)
 /* The SQL of statement i: statement_sql, or for a multi-row statement its single-row
  * statement's text with BULK_ROWS groups of placeholders (caller frees). */
 static char *statement_text(int i) {
-    for (size_t k = 0; k < sizeof bulk_statements / sizeof bulk_statements[0]; k++) {
+    for (int k = 0; k < BULK_COUNT; k++) {
         if (bulk_statements[k].bulk != i) continue;
         const char *single = statement_sql[bulk_statements[k].single];
         const char *values = strstr(single, " VALUES ");
@@ -375,15 +376,16 @@ static int write_run(tta_store *s, const tta_parsed_file *f, int64_t source_id, 
     st = s->st[ST_INSERT_EVENT];
     sqlite3_bind_int64(st, 1, run_id);
     sqlite3_bind_int64(st, 2, (int64_t)f->n_events);
-    if (records_len > (size_t)INT32_MAX) return SQLITE_TOOBIG;
-    sqlite3_bind_text(st, 3, records, (int)records_len, SQLITE_STATIC);
+    /* Over SQLite's length limit this fails with SQLITE_TOOBIG and its message (ingest.c fails such
+     * a file before it gets here). */
+    if ((rc = sqlite3_bind_text64(st, 3, records, records_len, SQLITE_STATIC, SQLITE_UTF8)) != SQLITE_OK) return rc;
     bind_text(st, 4, files);
     if ((rc = exec_stmt(st)) != SQLITE_OK) return rc;
     *events += (int64_t)f->n_events;
 
-    if ((rc = insert_rows(s, 0, run_id, r->evals, r->n_evals, bind_eval)) != SQLITE_OK) return rc;
-    if ((rc = insert_rows(s, 1, run_id, r->epochs, r->n_epochs, bind_epoch)) != SQLITE_OK) return rc;
-    return insert_rows(s, 2, run_id, r->hparams, r->n_hparams, bind_hparam);
+    if ((rc = insert_rows(s, BULK_EVALS, run_id, r->evals, r->n_evals, bind_eval)) != SQLITE_OK) return rc;
+    if ((rc = insert_rows(s, BULK_EPOCHS, run_id, r->epochs, r->n_epochs, bind_epoch)) != SQLITE_OK) return rc;
+    return insert_rows(s, BULK_HPARAMS, run_id, r->hparams, r->n_hparams, bind_hparam);
 }
 
 static int write_system(tta_store *s, const tta_parsed_file *f, int64_t source_id) {
@@ -426,9 +428,21 @@ static int write_power(tta_store *s, const tta_parsed_file *f, int64_t source_id
     return SQLITE_OK;
 }
 
-/* Undoes the open transaction: the files written in it are as if never seen (a re-run stores
- * them, as after a crash). */
-static void rollback_batch(tta_store *s) {
+/* After a database error: sets *err (unless set) to "<where>: <what>: <SQLite's message>" and
+ * the files that go with it, then undoes the open transaction: its files are as if never seen
+ * (a re-run stores them, as after a crash). path is the file being written, or NULL at a commit. */
+static void rollback_batch(tta_store *s, const char *path, const char *what, char **err) {
+    if (err && !*err) {
+        long long before = (long long)(s->pending.ingested + s->pending.failed);
+        buf b = {0};
+        if (path)
+            buf_printf(&b, "%s: %s: %s (this file and the %lld before it in the open transaction were rolled back;"
+                       " a re-run stores them)", path, what, sqlite3_errmsg(s->db), before);
+        else
+            buf_printf(&b, "database: %s: %s (the %lld files of the transaction were rolled back; a re-run stores"
+                       " them)", what, sqlite3_errmsg(s->db), before);
+        *err = buf_take(&b);
+    }
     if (!s->in_batch) return;
     s->in_batch = 0;
     exec_stmt(s->st[ST_ROLLBACK]);
@@ -443,14 +457,7 @@ int tta_store_flush(tta_store *s, char **err) {
     if (!s->in_batch) return SQLITE_OK;
     int rc = exec_stmt(s->st[ST_COMMIT]);
     if (rc != SQLITE_OK) {
-        int64_t files = s->pending.ingested + s->pending.failed;
-        if (err && !*err) {
-            buf b = {0};
-            buf_printf(&b, "database: committing: %s (the %lld files of the transaction were rolled back; a re-run"
-                       " stores them)", sqlite3_errmsg(s->db), (long long)files);
-            *err = buf_take(&b);
-        }
-        rollback_batch(s);
+        rollback_batch(s, NULL, "committing", err);
         return rc;
     }
     s->in_batch = 0;
@@ -524,14 +531,7 @@ int tta_store_write(tta_store *s, const tta_parsed_file *f, char **err) {
         /* No savepoint per file (copying every page a file touches into a statement journal
          * cost the writer a third of its time): a database error undoes the whole open
          * transaction, which is what a crash at this point would have done. */
-        if (err && !*err) {
-            buf b = {0};
-            buf_printf(&b, "%s: storing: %s (this file and the %lld before it in the open transaction were rolled"
-                       " back; a re-run stores them)", f->path, sqlite3_errmsg(s->db),
-                       (long long)(s->pending.ingested + s->pending.failed));
-            *err = buf_take(&b);
-        }
-        rollback_batch(s);
+        rollback_batch(s, f->path, "storing", err);
         return rc;
     }
     if (f->failed)

@@ -36,6 +36,16 @@ static sqlite3 *fresh_db(void) {
     return db;
 }
 
+/* A fresh database and a store on it (the test fails if either cannot be had). */
+static tta_store *open_store(sqlite3 **db) {
+    *db = fresh_db();
+    tta_store *s = NULL;
+    char *err = NULL;
+    CHECK(tta_store_open(*db, &s, &err) == SQLITE_OK);
+    free(err);
+    return s;
+}
+
 static double query_real(sqlite3 *db, const char *sql) {
     sqlite3_stmt *st;
     double v = NAN;
@@ -142,10 +152,9 @@ TEST(newer_schema_is_refused) {
 }
 
 TEST(run_tta_view_rules) {
-    sqlite3 *db = fresh_db();
-    tta_store *s;
+    sqlite3 *db;
     char *err = NULL;
-    CHECK(tta_store_open(db, &s, &err) == SQLITE_OK);
+    tta_store *s = open_store(&db);
     tta_parsed_file f;
     /* GNMT v0.5 target 21.8 BLEU: 21.799999 meets it within the 1e-6 relative tolerance. */
     double gnmt[] = {19.0, 21.799999, 21.9};
@@ -179,10 +188,9 @@ TEST(run_tta_view_rules) {
 }
 
 TEST(replace_and_failed_files) {
-    sqlite3 *db = fresh_db();
-    tta_store *s;
+    sqlite3 *db;
     char *err = NULL;
-    CHECK(tta_store_open(db, &s, &err) == SQLITE_OK);
+    tta_store *s = open_store(&db);
     tta_parsed_file f;
     double q[] = {0.5, 0.77};
     make_run(&f, "x/result_0.txt", "v0.7", "resnet", "closed", q, 2, TTA_RUN_SUCCESS);
@@ -211,10 +219,9 @@ TEST(replace_and_failed_files) {
 }
 
 TEST(division_from_system_description) {
-    sqlite3 *db = fresh_db();
-    tta_store *s;
+    sqlite3 *db;
     char *err = NULL;
-    CHECK(tta_store_open(db, &s, &err) == SQLITE_OK);
+    tta_store *s = open_store(&db);
     tta_parsed_file f;
     double q[] = {0.5, 0.77};
     make_run(&f, "y/result_0.txt", "v0.5", "resnet", NULL, q, 2, TTA_RUN_SUCCESS);
@@ -300,10 +307,9 @@ TEST(records_encoding) {
     buf_free(&files);
 
     /* Encoded by the caller (the parser threads) or by the store: the same stored text. */
-    sqlite3 *db = fresh_db();
-    tta_store *s;
+    sqlite3 *db;
     char *err = NULL;
-    CHECK(tta_store_open(db, &s, &err) == SQLITE_OK);
+    tta_store *s = open_store(&db);
     tta_parsed_file f;
     double q[] = {0.5, 0.77};
     make_run(&f, "r/result_0.txt", "v0.7", "resnet", "closed", q, 2, TTA_RUN_SUCCESS);
@@ -327,10 +333,9 @@ TEST(records_encoding) {
  * the files before the failing one in it go too, as a crash would take them; what earlier
  * commits stored stays, the database stays consistent, and writing again completes the job. */
 TEST(database_error_rolls_back_the_open_transaction) {
-    sqlite3 *db = fresh_db();
-    tta_store *s;
+    sqlite3 *db;
     char *err = NULL;
-    CHECK(tta_store_open(db, &s, &err) == SQLITE_OK);
+    tta_store *s = open_store(&db);
     tta_parsed_file f;
     double q[] = {0.5, 0.77};
     make_run(&f, "d/result_0.txt", "v0.7", "resnet", "closed", q, 2, TTA_RUN_SUCCESS);
@@ -434,10 +439,9 @@ TEST(checkpointer_copies_the_wal_while_writing) {
  * hyperparameter keeps its first value, within a multi-row execution or across, and an empty key
  * is skipped. */
 TEST(bulk_rows) {
-    sqlite3 *db = fresh_db();
-    tta_store *s;
+    sqlite3 *db;
     char *err = NULL;
-    CHECK(tta_store_open(db, &s, &err) == SQLITE_OK);
+    tta_store *s = open_store(&db);
     tta_parsed_file f;
     double q[] = {0.5};
     make_run(&f, "b/result_0.txt", "v0.7", "resnet", "closed", q, 1, TTA_RUN_SUCCESS);
@@ -481,10 +485,9 @@ TEST(bulk_rows) {
 /* Paths kept once per run read back in place: the events view gives each record's metadata as
  * logged (members, values and order), for the records written with and without an index. */
 TEST(events_view_puts_paths_back) {
-    sqlite3 *db = fresh_db();
-    tta_store *s;
+    sqlite3 *db;
     char *err = NULL;
-    CHECK(tta_store_open(db, &s, &err) == SQLITE_OK);
+    tta_store *s = open_store(&db);
     tta_parsed_file f;
     double q[] = {0.5, 0.77};
     make_run(&f, "p/result_0.txt", "v0.7", "resnet", "closed", q, 2, TTA_RUN_SUCCESS);
