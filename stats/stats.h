@@ -307,4 +307,118 @@ double tta_rcp_min_mean(double mean, double stdev, size_t n_ref, size_t n_subm);
 tta_rcp_result tta_rcp_check(const tta_rcp_set *set, double bs, const double *epochs, size_t n,
                              const char *benchmark);
 
+/* ---- energy to train (MLCommons' result summarizer, from MLPerf power logs) ---- */
+
+/* The records of a power log (results/<system>/<benchmark>/power/result_N/node_K.txt or sw_K.txt)
+ * that the summarizer reads; anything else is TTA_POWER_OTHER and ignored. */
+typedef enum {
+    TTA_POWER_OTHER = 0,
+    TTA_POWER_READING,          /* power_reading: watts */
+    TTA_POWER_START,            /* power_measurement_start */
+    TTA_POWER_STOP,             /* power_measurement_stop */
+    TTA_POWER_CONVERSION_EFF,   /* conversion_eff: a factor (0.96 for AC measurements, say) */
+    TTA_POWER_INTERCONNECT_EST, /* interconnect_power_est: watts, a switch's estimate */
+} tta_power_key;
+
+typedef struct {
+    double time_s;     /* the record's time_ms / 1000; NAN: the record is left out */
+    double value;      /* NAN when the record carries no number */
+    tta_power_key key;
+} tta_power_event;
+
+/* Why an energy is missing (tta_energy_status_text gives the words; static, NULL for OK). */
+typedef enum {
+    TTA_ENERGY_OK = 0,
+    TTA_ENERGY_NO_TIME,      /* the run's time to train is unknown or not positive */
+    TTA_ENERGY_NO_START,     /* a node log without power_measurement_start (summarizer: ValueError) */
+    TTA_ENERGY_EMPTY_WINDOW, /* a node log's stop is not after its start (summarizer: ZeroDivisionError
+                                when equal, a zero or negative energy when before) */
+    TTA_ENERGY_BAD_VALUE,    /* a reading, efficiency, estimate or scaling factor it uses is not a number
+                                (summarizer: TypeError) */
+    TTA_ENERGY_NO_NODE_LOG,  /* a run without a node log (summarizer: AssertionError) */
+    TTA_ENERGY_NO_SCORE,     /* the performance score has none (why: the score's reason) */
+    TTA_ENERGY_RUN_MISSING,  /* a run of the score's slice has no energy (missing_run names it) */
+    TTA_ENERGY_OTHER_SLICE,  /* the score is not the summarizer's olympic slice (v0.5/v0.6 NCF) */
+} tta_energy_status;
+
+const char *tta_energy_status_text(tta_energy_status status);
+
+typedef struct {
+    double energy_j;       /* avg_power_w x time to train */
+    double avg_power_w;    /* conversion_eff x sum(reading_i x (t_i - t_{i-1})) / (stop - start) */
+    double conversion_eff; /* the last conversion_eff in time order; 1 when none */
+    double window_s;       /* stop - start */
+    size_t readings;       /* readings integrated */
+    int stop_found;        /* 0: no power_measurement_stop; the latest reading's time stood for it */
+    tta_energy_status status; /* NO_START, EMPTY_WINDOW, BAD_VALUE, NO_TIME (avg_power_w is still set) */
+    const char *why;
+} tta_node_energy;
+
+/* A node's energy over a run, as _compute_power_node: the log's n events (in log order) are
+ * sorted by time (ties keep log order); from power_measurement_start (the last one restarts) each
+ * power_reading up to the first power_measurement_stop adds value x (its time - the previous
+ * reading's, or the start's); the sum over the window stop - start (the last stop; without one, the
+ * latest reading integrated) is the mean power, times conversion_eff and the run's tta_s (s): joules.
+ * Readings after the last reading and before the stop add nothing, though the window counts them. */
+tta_node_energy tta_power_node_energy(const tta_power_event *ev, size_t n, double tta_s);
+
+typedef struct {
+    double energy_j;       /* conversion_eff x power_w x time to train; 0 without an estimate */
+    double power_w;        /* the first interconnect_power_est; 0 when none */
+    double conversion_eff; /* the last conversion_eff before it in log order; 1 when none */
+    int has_estimate;
+    double measured_j;     /* the switch's own power_reading records integrated as a node's
+                              (tta_power_node_energy); NAN when it has none or they cannot be. The
+                              summarizer ignores them: not in energy_j */
+    tta_energy_status status; /* NO_TIME, BAD_VALUE */
+    const char *why;
+} tta_switch_energy;
+
+/* A switch's energy over a run, as _compute_power_sw (log order, unsorted). */
+tta_switch_energy tta_power_switch_energy(const tta_power_event *ev, size_t n, double tta_s);
+
+typedef struct {
+    const tta_power_event *events; /* in log order */
+    size_t n;
+    int is_switch;                 /* sw_K.txt (1) or node_K.txt (0) */
+} tta_power_log;
+
+typedef struct {
+    double energy_j;                /* node_j + interconnect_j (the summarizer's run energy) */
+    double node_j, interconnect_j;  /* the nodes' and the switches' (estimates) */
+    double interconnect_measured_j; /* the switches' measured readings (not in energy_j); NAN: none */
+    double avg_power_w;             /* energy_j / tta_s */
+    size_t nodes, switches;         /* logs of each kind */
+    size_t no_stop;                 /* node logs without power_measurement_stop */
+    size_t no_estimate;             /* switch logs without interconnect_power_est (0 W) */
+    tta_energy_status status;       /* NO_NODE_LOG, NO_TIME, or a log's status */
+    size_t bad_log;                 /* the log that failed (an index into logs) */
+    const char *why;
+} tta_run_energy;
+
+/* One run's energy, as _compute_total_power: the sum over its node logs and switch logs (in the
+ * caller's order) for a run of tta_s seconds. NAN with the status of the first log that fails. */
+tta_run_energy tta_run_energy_of(const tta_power_log *logs, size_t n_logs, double tta_s);
+
+typedef struct {
+    double energy_j;          /* energy_unscaled_j x scaling_factor: the summarizer's power score */
+    double energy_unscaled_j; /* mean energy of the runs of the performance score's olympic slice */
+    double node_j, interconnect_j; /* the same mean of each part, x scaling_factor */
+    double avg_power_w;       /* their total energy / their total time (unscaled) */
+    double scaling_factor;    /* as given */
+    size_t n_used;            /* runs averaged */
+    size_t runs_with_energy;  /* runs whose energy is known (status OK) */
+    long missing_run;         /* RUN_MISSING: the first run of the slice without energy; else -1 */
+    tta_score score;          /* the performance score (seconds) that chose the runs */
+    tta_energy_status status; /* NO_SCORE, RUN_MISSING, OTHER_SLICE, BAD_VALUE */
+    const char *why;
+} tta_energy_score;
+
+/* The energy score of an entry's n runs (times tta_s, success flags, energies): the runs of
+ * tta_official_score's slice (the successful runs sorted by time, ties in run order, positions
+ * [max_dropped, max_dropped + n_used)), their energies averaged in that order, times scaling_factor
+ * (1 when the folder has no scaling.json). used (NULL, or n ints) gets 1 for the runs averaged. */
+tta_energy_score tta_energy_score_of(const double *tta_s, const int *success, const tta_run_energy *runs, size_t n,
+                                     const char *benchmark, const char *round, double scaling_factor, int *used);
+
 #endif
