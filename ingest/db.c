@@ -6,6 +6,8 @@
 
 #include "common/buf.h"
 #include "common/check.h"
+#include "common/hash.h"
+#include "common/rules.h"
 #include "ingest/ingest.h"
 
 extern const char *const tta_migrations[];
@@ -51,6 +53,113 @@ static int migrate(sqlite3 *db, const char *path, int from, char **err) {
         }
     }
     return SQLITE_OK;
+}
+
+/* The fingerprint of the built-in rules text, as rule_meta keeps it. */
+static void rules_fingerprint(char out[17]) {
+    const char *text = tta_rules_text();
+    snprintf(out, 17, "%016llx", (unsigned long long)tta_hash64(text, strlen(text), 0x72756c6573));
+}
+
+/* 1 when the database's copy of the rules is the built-in one's, 0 when not, -1 on error. */
+static int rules_current(sqlite3 *db) {
+    char want[17];
+    rules_fingerprint(want);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "SELECT value FROM rule_meta WHERE key = 'fingerprint'", -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    int same = 0;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        const unsigned char *have = sqlite3_column_text(st, 0);
+        same = have && !strcmp((const char *)have, want);
+    }
+    sqlite3_finalize(st);
+    return same;
+}
+
+static int bind_opt_real(sqlite3_stmt *st, int i, double v) {
+    return v == v ? sqlite3_bind_double(st, i, v) : sqlite3_bind_null(st, i);
+}
+
+/* Replaces the database's copy of the rules (rule_rounds, benchmark_rules, benchmark_aliases)
+ * with the built-in rules, in one transaction, when its fingerprint differs. */
+static int sync_rules(sqlite3 *db, const char *path, char **err) {
+    int cur = rules_current(db);
+    if (cur == 1) return SQLITE_OK;
+    const tta_rules *rules = tta_rules_builtin();
+    char fp[17], version[16];
+    rules_fingerprint(fp);
+    snprintf(version, sizeof version, "%d", rules->version);
+    sqlite3_stmt *st[4] = {0};
+    static const char *const sql[4] = {
+        "INSERT INTO rule_rounds(round, ruleset, ord) VALUES (?1, ?2, ?3)",
+        "INSERT INTO benchmark_aliases(name, benchmark, from_round, before_round) VALUES (?1, ?2, ?3, ?4)",
+        "INSERT INTO benchmark_rules(ruleset, benchmark, metric, log_key, higher_is_better, target, metric2, target2,"
+        " higher_is_better2, quality_scale, progress, progress_unit, train_set_size, runs_required, olympic_drop,"
+        " max_failed, rcp, rcp_name, sources) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
+        " ?15, ?16, ?17, ?18, ?19)",
+        "INSERT OR REPLACE INTO rule_meta(key, value) VALUES ('fingerprint', ?1), ('version', ?2)",
+    };
+    static const char *const scales[] = {"asis", "fraction", "bleu", "percent"};
+    int rc = sqlite3_exec(db, "BEGIN IMMEDIATE; DELETE FROM rule_rounds; DELETE FROM benchmark_aliases;"
+                              " DELETE FROM benchmark_rules;", NULL, NULL, NULL);
+    for (int i = 0; i < 4 && rc == SQLITE_OK; i++) rc = sqlite3_prepare_v2(db, sql[i], -1, &st[i], NULL);
+    for (size_t i = 0; i < rules->n_rounds && rc == SQLITE_OK; i++) {
+        sqlite3_bind_text(st[0], 1, rules->rounds[i].round, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st[0], 2, rules->rounds[i].ruleset, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st[0], 3, (sqlite3_int64)i);
+        rc = sqlite3_step(st[0]) == SQLITE_DONE ? sqlite3_reset(st[0]) : sqlite3_errcode(db);
+    }
+    for (size_t i = 0; i < rules->n_aliases && rc == SQLITE_OK; i++) {
+        const tta_rule_alias *a = &rules->aliases[i];
+        sqlite3_bind_text(st[1], 1, a->name, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st[1], 2, a->benchmark, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st[1], 3, a->from, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st[1], 4, a->before, -1, SQLITE_STATIC);
+        rc = sqlite3_step(st[1]) == SQLITE_DONE ? sqlite3_reset(st[1]) : sqlite3_errcode(db);
+    }
+    for (size_t i = 0; i < rules->n_rules && rc == SQLITE_OK; i++) {
+        const tta_rule *r = &rules->rules[i];
+        sqlite3_stmt *s = st[2];
+        sqlite3_bind_text(s, 1, r->ruleset, -1, SQLITE_STATIC);
+        sqlite3_bind_text(s, 2, r->benchmark, -1, SQLITE_STATIC);
+        sqlite3_bind_text(s, 3, r->metric, -1, SQLITE_STATIC);
+        sqlite3_bind_text(s, 4, r->log_key, -1, SQLITE_STATIC);
+        sqlite3_bind_int(s, 5, r->higher_is_better);
+        sqlite3_bind_double(s, 6, r->target);
+        sqlite3_bind_text(s, 7, r->metric2, -1, SQLITE_STATIC);
+        bind_opt_real(s, 8, r->target2);
+        if (r->higher_is_better2 >= 0)
+            sqlite3_bind_int(s, 9, r->higher_is_better2);
+        else
+            sqlite3_bind_null(s, 9);
+        sqlite3_bind_text(s, 10, scales[r->scale], -1, SQLITE_STATIC);
+        sqlite3_bind_text(s, 11, tta_progress_rule_name(r->progress), -1, SQLITE_STATIC);
+        sqlite3_bind_text(s, 12, r->progress_in_samples ? "samples" : "epochs", -1, SQLITE_STATIC);
+        bind_opt_real(s, 13, r->train_set_size);
+        if (r->runs_required > 0)
+            sqlite3_bind_int(s, 14, r->runs_required);
+        else
+            sqlite3_bind_null(s, 14);
+        sqlite3_bind_int(s, 15, r->olympic_drop);
+        sqlite3_bind_int(s, 16, r->max_failed);
+        sqlite3_bind_int(s, 17, r->rcp);
+        sqlite3_bind_text(s, 18, r->rcp_name, -1, SQLITE_STATIC);
+        sqlite3_bind_text(s, 19, r->sources_json, -1, SQLITE_STATIC);
+        rc = sqlite3_step(s) == SQLITE_DONE ? sqlite3_reset(s) : sqlite3_errcode(db);
+    }
+    if (rc == SQLITE_OK) {
+        sqlite3_bind_text(st[3], 1, fp, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st[3], 2, version, -1, SQLITE_STATIC);
+        rc = sqlite3_step(st[3]) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(db);
+    }
+    for (int i = 0; i < 4; i++) sqlite3_finalize(st[i]);
+    if (rc == SQLITE_OK) rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+    if (rc != SQLITE_OK) {
+        set_db_error(err, path, "cannot store the benchmark rules", db);
+        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    }
+    return rc;
 }
 
 /* Connection settings every tta connection uses. */
@@ -101,7 +210,7 @@ int tta_db_open(const char *path, sqlite3 **out, char **err) {
         sqlite3_close(db);
         return SQLITE_MISMATCH;
     }
-    if ((rc = migrate(db, path, v, err)) != SQLITE_OK) {
+    if ((rc = migrate(db, path, v, err)) != SQLITE_OK || (rc = sync_rules(db, path, err)) != SQLITE_OK) {
         sqlite3_close(db);
         return rc;
     }
@@ -141,6 +250,18 @@ int tta_db_open_readonly(const char *path, sqlite3 **out, char **err) {
         }
         sqlite3_close(db);
         return SQLITE_MISMATCH;
+    }
+    if (rules_current(db) != 1) {
+        /* Written by a tta with other rules: bring the copy up to date (a writer's open does),
+         * or say that the answers follow the database's older rules. */
+        sqlite3 *rw = NULL;
+        char *why = NULL;
+        if (tta_db_open(path, &rw, &why) == SQLITE_OK)
+            sqlite3_close(rw);
+        else
+            fprintf(stderr, "tta: %s (the database keeps older benchmark rules; run `tta ingest` to refresh them)\n",
+                    why ? why : path);
+        free(why);
     }
     *out = db;
     return SQLITE_OK;

@@ -152,7 +152,7 @@ static int is_hparam_key_memo(tta_run_builder *b, tta_str k) {
     return yes;
 }
 
-void tta_meta_init(tta_meta_fields *m) { *m = (tta_meta_fields){NAN, NAN, NAN, NAN, {0}, {0}, {0}}; }
+void tta_meta_init(tta_meta_fields *m) { *m = (tta_meta_fields){NAN, NAN, NAN, NAN, NAN, NAN, {0}, {0}, {0}}; }
 
 void tta_meta_member(tta_meta_fields *m, tta_json_span k, tta_json_span v) {
     if (!k.plain) return;
@@ -172,8 +172,11 @@ void tta_meta_member(tta_meta_fields *m, tta_json_span k, tta_json_span v) {
         if (KEY_IS(key, "epoch_num")) m->epoch_num = span_number(v);
         else if (KEY_IS(key, "timestamp")) m->timestamp = span_number(v);
         break;
+    case 8:
+        if (KEY_IS(key, "step_num")) m->step_num = span_number(v);
+        break;
     case 13:
-        if (KEY_IS(key, "samples_count")) m->samples = span_number(v);
+        if (KEY_IS(key, "samples_count")) m->samples = m->samples_count = span_number(v);
         break;
     case 15:
         if (KEY_IS(key, "first_epoch_num")) m->first_epoch = span_number(v);
@@ -297,6 +300,11 @@ void tta_rb_init(tta_run_builder *b, tta_parsed_file *f, const tta_path_meta *pm
     r->global_batch_size = r->train_samples = r->eval_samples = NAN;
     r->tta_s = NAN;
     r->status = TTA_RUN_UNKNOWN;
+    r->cp_status = TTA_RUN_UNKNOWN;
+    r->cp_epoch_num = r->cp_samples_count = r->cp_train_samples = NAN;
+    r->cp_first_passing_step = r->cp_first_passing_samples = NAN;
+    b->cp_now.epoch_num = b->cp_now.samples_count = b->cp_now.train_samples = NAN;
+    b->cp_stop = b->cp_now;
 }
 
 void tta_rb_bad(tta_run_builder *b, uint32_t line, const char *reason) {
@@ -327,20 +335,48 @@ static void add_hparam(tta_run_builder *b, const tta_log_record *rec, tta_str va
     r->hparams[r->n_hparams++] = (tta_kv){rec->key, value};
 }
 
+/* A stable_diffusion metric (FID or CLIP, value q) of the step the metadata names: joins that
+ * step's evaluation, which the first of its two metrics creates. */
+static void add_sd_metric(tta_run_builder *b, const tta_log_record *rec, const tta_meta_fields *m, double q) {
+    tta_run_record *r = &b->f->run;
+    int clip = TTA_JSON_IS(m->metric, "CLIP");
+    double step = !isnan(m->step_num) ? m->step_num : m->samples_count;
+    struct tta_sd_point *p = NULL;
+    for (size_t i = b->n_sd; i-- > 0 && !isnan(step);) {
+        if (b->sd[i].step != step) continue;
+        double have = clip ? b->sd[i].clip : b->sd[i].fid;
+        if (have == q) return; /* the same metric printed again (another rank) */
+        if (isnan(have)) p = &b->sd[i];
+        break;
+    }
+    if (!p) {
+        growArray(b->sd, &b->cap_sd, b->n_sd + 1);
+        p = &b->sd[b->n_sd++];
+        *p = (struct tta_sd_point){step, m->samples_count, NAN, NAN, r->n_evals};
+        growArray(r->evals, &b->cap_evals, r->n_evals + 1);
+        r->evals[r->n_evals++] = (tta_eval){rec->time_s, NAN, m->samples, NAN, NAN, rec->line};
+    }
+    tta_eval *e = &r->evals[p->eval];
+    if (clip) p->clip = e->quality2 = q;
+    else p->fid = e->quality = q;
+    b->cp_now.n_sd = b->n_sd;
+}
+
 static void add_eval(tta_run_builder *b, const tta_log_record *rec, const tta_meta_fields *m, double epoch_logged) {
     tta_run_record *r = &b->f->run;
     double q = NAN, q2 = NAN;
+    /* The RCP checker reads these from every evaluation record, whatever its value. */
+    b->cp_now.epoch_num = m->epoch_num;
+    b->cp_now.samples_count = m->samples_count;
     if (!quality_of(rec->value, &q, &q2, 0)) return;
     double epoch = NAN;
     if (!isnan(epoch_logged)) epoch = b->zero_based_epochs ? epoch_logged + 1 : epoch_logged;
-    /* Stable Diffusion logs FID and CLIP as two eval_accuracy records: CLIP joins the FID
-     * evaluation at the same progress as its second metric. */
-    if (m->metric.type == TTA_JSON_STRING && TTA_JSON_IS(m->metric, "CLIP") && r->n_evals) {
-        tta_eval *last = &r->evals[r->n_evals - 1];
-        if (isnan(last->quality2) && (last->samples == m->samples || last->epoch == epoch)) {
-            last->quality2 = q;
-            return;
-        }
+    /* Stable Diffusion logs FID and CLIP as two eval_accuracy records, asynchronously (a step's
+     * CLIP may come after the next step's FID, or before its own FID): both join one evaluation
+     * per step, FID as its quality and CLIP as its second metric. */
+    if (m->metric.type == TTA_JSON_STRING && (TTA_JSON_IS(m->metric, "FID") || TTA_JSON_IS(m->metric, "CLIP"))) {
+        add_sd_metric(b, rec, m, q);
+        return;
     }
     /* The same evaluation printed again (by another rank, or a log repeated in the file). */
     uint64_t key = tta_hash64(&q, sizeof q, double_bits(epoch) ^ mix64(double_bits(rec->time_s)));
@@ -402,6 +438,9 @@ void tta_rb_record(tta_run_builder *b, const tta_log_record *rec) {
     case 8:
         if (KEY_IS(k, "run_stop")) {
             tta_run_status s = run_stop_status(f, rec, &m);
+            /* The checker: the last run_stop decides, with the values seen before it. */
+            b->cp_stop = b->cp_now;
+            r->cp_status = s;
             if (b->stop_state < 2 && s != TTA_RUN_UNKNOWN) {
                 r->run_stop_s = rec->time_s;
                 r->status = s;
@@ -426,6 +465,10 @@ void tta_rb_record(tta_run_builder *b, const tta_log_record *rec) {
     case 10:
         if (KEY_IS(k, "epoch_stop")) mark(b, 0, m.epoch_num, rec->time_s, 0);
         else if (KEY_IS(k, "block_stop")) mark(b, 1, m.first_epoch, rec->time_s, 0);
+        else if (KEY_IS(k, "eval_error")) { /* the RCP checker reads its progress as an evaluation's */
+            b->cp_now.epoch_num = m.epoch_num;
+            b->cp_now.samples_count = m.samples_count;
+        }
         break;
     case 11:
         if (KEY_IS(k, "epoch_start")) mark(b, 0, m.epoch_num, rec->time_s, 1);
@@ -450,6 +493,7 @@ void tta_rb_record(tta_run_builder *b, const tta_log_record *rec) {
         if (KEY_IS(k, "eval_accuracy")) add_eval(b, rec, &m, epoch_logged);
         else if (KEY_IS(k, "train_samples")) {
             double v = span_number(rec->value);
+            b->cp_now.train_samples = v;
             if (isnan(r->train_samples)) r->train_samples = v;
             /* Logged after an evaluation that carried no progress (BERT v0.7 prints it at the
              * end): the samples that evaluation had seen. */
@@ -508,6 +552,32 @@ static double normalize_quality(const tta_run_builder *b, tta_quality_scale scal
     }
 }
 
+/* The convergence point candidates at the last run_stop (the RCP checker's reading), and for
+ * stable_diffusion the first step at which both metrics pass the rule's targets. */
+static void finish_checker_progress(tta_run_builder *b, const tta_rule *rule) {
+    tta_run_record *r = &b->f->run;
+    r->cp_epoch_num = b->cp_stop.epoch_num;
+    r->cp_samples_count = b->cp_stop.samples_count;
+    r->cp_train_samples = b->cp_stop.train_samples;
+    if (rule && rule->metric2 && b->n_sd) {
+        double best_step = NAN, best_samples = NAN;
+        for (size_t i = 0; i < b->cp_stop.n_sd && i < b->n_sd; i++) {
+            const struct tta_sd_point *p = &b->sd[i];
+            if (isnan(p->fid) || isnan(p->clip)) continue;
+            int fid_ok = rule->higher_is_better ? p->fid >= rule->target : p->fid <= rule->target;
+            int clip_ok = rule->higher_is_better2 ? p->clip >= rule->target2 : p->clip <= rule->target2;
+            if (!fid_ok || !clip_ok) continue;
+            if (!isnan(p->step) && (isnan(best_step) || p->step < best_step)) best_step = p->step;
+            if (!isnan(p->samples) && (isnan(best_samples) || p->samples < best_samples)) best_samples = p->samples;
+        }
+        r->cp_first_passing_step = best_step;
+        r->cp_first_passing_samples = best_samples;
+    }
+    free(b->sd);
+    b->sd = NULL;
+    b->n_sd = b->cap_sd = 0;
+}
+
 void tta_rb_finish(tta_run_builder *b, uint32_t last_line, int need_run_start) {
     tta_parsed_file *f = b->f;
     tta_run_record *r = &f->run;
@@ -530,21 +600,23 @@ void tta_rb_finish(tta_run_builder *b, uint32_t last_line, int need_run_start) {
     r->division = tta_parsed_lower(f, division);
 
     /* Scales: evaluations may precede the line naming the benchmark. */
-    tta_quality_scale scale = tta_benchmark_scale(bench);
+    const tta_rule *rule = tta_benchmark_rule(bench, round);
+    tta_quality_scale scale = rule ? rule->scale : TTA_SCALE_ASIS;
     for (size_t i = 0; i < r->n_evals; i++) {
         r->evals[i].quality = normalize_quality(b, scale, r->evals[i].quality);
         r->evals[i].quality2 = normalize_quality(b, scale, r->evals[i].quality2);
     }
     r->target = normalize_quality(b, scale, r->target);
     r->target2 = normalize_quality(b, scale, r->target2);
-    if (tta_benchmark_epoch_is_samples(bench, round)) {
+    /* Where the rules say epoch_num counts samples (BERT from v1.0, gpt3, ...), an evaluation's
+     * epoch_num is its sample count, and its epochs follow from the training-set size. */
+    if (rule && rule->progress_in_samples && rule->progress == TTA_PROGRESS_EPOCH_NUM) {
         for (size_t i = 0; i < r->n_evals; i++) {
-            if (isnan(r->evals[i].samples)) {
-                r->evals[i].samples = r->evals[i].epoch;
-                r->evals[i].epoch = NAN;
-            }
+            if (isnan(r->evals[i].samples)) r->evals[i].samples = r->evals[i].epoch;
+            r->evals[i].epoch = rule->train_set_size > 0 ? r->evals[i].samples / rule->train_set_size : NAN;
         }
     }
+    finish_checker_progress(b, rule);
 
     /* Epoch marks; a log with only block marks gives those (epoch = first_epoch_num). */
     if (r->n_epochs == 0 && b->n_blocks > 0) {

@@ -32,6 +32,7 @@ typedef enum {
     TTA_FMT_DAWNBENCH_JSON, /* DAWNBench entry description on its own (e.g. inference entries) */
     TTA_FMT_SYSTEM_JSON,    /* <submitter>/systems/<system>.json */
     TTA_FMT_ENTRY_JSON,     /* v0.5 results/<system>/entry.json */
+    TTA_FMT_SCALING,        /* results/<system>/<benchmark>/scaling.json: {"scaling_factor": x} */
 } tta_format;
 
 /* Stable name of a format, as stored in sources.format ("mlperf-v0.5", "mllog", ...). */
@@ -108,6 +109,12 @@ typedef struct {
     size_t n_epochs;
     tta_kv *hparams;    /* optimizer and schedule hyperparameters, batch sizes, DAWNBench misc */
     size_t n_hparams;
+    /* The convergence point candidates as MLCommons' RCP checker reads them at the last run_stop
+     * record (runs.cp_*; schemas/004_benchmark_rules.sql): NAN when absent. cp_status is that
+     * record's status (TTA_RUN_UNKNOWN without run_stop). Which one counts is the rule's. */
+    double cp_epoch_num, cp_samples_count, cp_train_samples;
+    double cp_first_passing_step, cp_first_passing_samples;
+    tta_run_status cp_status;
 } tta_run_record;
 
 /* A system description (systems/<name>.json, or v0.5 entry.json, or a DAWNBench entry JSON). */
@@ -138,6 +145,16 @@ typedef struct {
     size_t n_samples;
 } tta_power_record;
 
+/* A file published beside a folder's result logs (entry_files): scaling.json, the factor the
+ * summarizer multiplies the folder's score by. */
+typedef struct {
+    /* The folder's identity as its runs get it from the path (NULL when the path has none). */
+    char *round, *submitter, *system, *benchmark;
+    const char *kind;      /* "scaling" */
+    double scaling_factor; /* NAN when the file has none */
+    tta_str content;       /* the JSON value as written (spans the file's bytes) */
+} tta_entry_file_record;
+
 typedef struct tta_parsed_file {
     char *path;             /* as given to the parser */
     tta_format format;
@@ -153,6 +170,7 @@ typedef struct tta_parsed_file {
     tta_run_record run;     /* log formats and DAWNBench TSV */
     tta_system_record system; /* system / entry / DAWNBench JSON */
     tta_power_record power;   /* TTA_FMT_POWER */
+    tta_entry_file_record entry_file; /* TTA_FMT_SCALING */
     tta_arena arena;        /* owns strings and converted values */
     void *map;              /* mapping of the file (spans point into it) */
     size_t map_len;

@@ -34,6 +34,10 @@ int tta_parse_dawnbench_tsv(tta_parsed_file *f, const char *data, size_t len, co
 /* A system description, v0.5 entry.json or DAWNBench entry JSON, read leniently (parse_json.c). */
 int tta_parse_description(tta_parsed_file *f, const char *data, size_t len, const tta_path_meta *pm);
 
+/* scaling.json beside a folder's result logs: one JSON object with a positive number
+ * "scaling_factor" (parse_scaling.c). */
+int tta_parse_scaling(tta_parsed_file *f, const char *data, size_t len, const tta_path_meta *pm);
+
 /* ---- shared helpers ---- */
 
 /* A description's text (strict or relaxed JSON; with allow_lines also v0.6 NVIDIA's
@@ -66,6 +70,7 @@ char *tta_parsed_lower(tta_parsed_file *f, const char *s);
 /* The metadata members the run semantics read (NAN or absent when not logged). */
 typedef struct {
     double epoch_num, samples, first_epoch, timestamp; /* samples: samples_count, else samples */
+    double samples_count, step_num;                    /* as logged; NAN when absent */
     tta_json_span status, metric;
     tta_json_span file; /* the first "file" member when a string (the logging call's source file) */
 } tta_meta_fields;
@@ -114,6 +119,20 @@ typedef struct {
     uint32_t first_bad_line;
     char first_bad_reason[96];
     uint32_t first_record_line;
+    /* The convergence point as MLCommons' RCP checker reads it (read_submission_file): the values
+     * of the last evaluation and train_samples record seen so far, and (stop) their copy at the
+     * last run_stop record, whose status decides whether the run converged. */
+    struct {
+        double epoch_num, samples_count, train_samples;
+        size_t n_sd; /* stable_diffusion points seen */
+    } cp_now, cp_stop;
+    /* stable_diffusion: FID and CLIP arrive as separate evaluations, not always in order; each
+     * point is one step (step_num, else samples_count) with both metrics. */
+    struct tta_sd_point {
+        double step, samples, fid, clip;
+        size_t eval; /* index into f->run.evals */
+    } *sd;
+    size_t n_sd, cap_sd;
     /* Whether a key names a hyperparameter, remembered for the last keys seen (a log repeats
      * a few dozen keys thousands of times): key bytes (pointing into the file or the arena),
      * length and answer; n == 0 is an empty slot. */

@@ -32,6 +32,7 @@ enum {
     ST_INSERT_EVALS,   /* BULK_ROWS evaluations at once */
     ST_INSERT_EPOCHS,  /* BULK_ROWS epochs at once */
     ST_INSERT_HPARAMS, /* BULK_ROWS hyperparameters at once */
+    ST_INSERT_ENTRY_FILE,
     ST_COUNT
 };
 
@@ -68,8 +69,11 @@ static const char *const statement_sql[ST_COUNT] = {
     [ST_SYSTEM_DIVISION] = "SELECT division FROM systems WHERE round = ?1 AND submitter = ?2 AND name = ?3"
                            " AND division IS NOT NULL ORDER BY id DESC LIMIT 1",
     [ST_INSERT_RUN] = "INSERT INTO runs(source_id, entry_id, run_index, platform, seed, run_start, run_stop, status,"
-                      " target, target2, global_batch_size, train_samples, eval_samples, dawnbench_tta)"
-                      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+                      " target, target2, global_batch_size, train_samples, eval_samples, dawnbench_tta,"
+                      " cp_epoch_num, cp_samples_count, cp_train_samples, cp_first_passing_step,"
+                      " cp_first_passing_samples, cp_status)"
+                      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
+                      " ?19, ?20)",
     [ST_INSERT_EVENT] = "INSERT INTO event_log(run_id, n, records, files) VALUES (?1, ?2, ?3, ?4)",
     [ST_INSERT_EVAL] = "INSERT INTO evaluations(run_id, seq, time, epoch, samples, quality, quality2)"
                        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
@@ -77,6 +81,8 @@ static const char *const statement_sql[ST_COUNT] = {
     [ST_INSERT_HPARAM] = "INSERT OR IGNORE INTO hyperparameters(run_id, key, value) VALUES (?1, ?2, ?3)",
     [ST_INSERT_POWER] = "INSERT INTO power_samples(source_id, round, submitter, system, benchmark, run_index, node,"
                         " time, key, value) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+    [ST_INSERT_ENTRY_FILE] = "INSERT INTO entry_files(source_id, round, submitter, system, benchmark, kind,"
+                             " scaling_factor, content) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 };
 
 struct tta_store {
@@ -360,6 +366,13 @@ static int write_run(tta_store *s, const tta_parsed_file *f, int64_t source_id, 
     bind_real(st, 12, r->train_samples);
     bind_real(st, 13, r->eval_samples);
     bind_real(st, 14, r->tta_s);
+    bind_real(st, 15, r->cp_epoch_num);
+    bind_real(st, 16, r->cp_samples_count);
+    bind_real(st, 17, r->cp_train_samples);
+    bind_real(st, 18, r->cp_first_passing_step);
+    bind_real(st, 19, r->cp_first_passing_samples);
+    /* NULL without a run_stop record: the checker then has no status to read. */
+    bind_text(st, 20, r->cp_status == TTA_RUN_UNKNOWN ? NULL : tta_run_status_name(r->cp_status));
     int rc = exec_stmt(st);
     if (rc != SQLITE_OK) return rc;
     int64_t run_id = sqlite3_last_insert_rowid(s->db);
@@ -426,6 +439,24 @@ static int write_power(tta_store *s, const tta_parsed_file *f, int64_t source_id
         if (rc != SQLITE_OK) return rc;
     }
     return SQLITE_OK;
+}
+
+/* A file beside a folder's result logs (scaling.json), keyed as the folder's runs are: the
+ * identity its entry gets ("unknown" where the path has none), so that a join on (round,
+ * submitter, system, benchmark) with entries finds it. */
+static int write_entry_file(tta_store *s, const tta_parsed_file *f, int64_t source_id) {
+    const tta_entry_file_record *e = &f->entry_file;
+    assert(e->kind);
+    sqlite3_stmt *st = s->st[ST_INSERT_ENTRY_FILE];
+    sqlite3_bind_int64(st, 1, source_id);
+    bind_text(st, 2, or_unknown(e->round));
+    bind_text(st, 3, or_unknown(e->submitter));
+    bind_text(st, 4, or_unknown(e->system));
+    bind_text(st, 5, or_unknown(e->benchmark));
+    bind_text(st, 6, e->kind);
+    bind_real(st, 7, e->scaling_factor);
+    bind_span(st, 8, e->content);
+    return exec_stmt(st);
 }
 
 /* After a database error: sets *err (unless set) to "<where>: <what>: <SQLite's message>" and
@@ -507,6 +538,8 @@ static int write_file(tta_store *s, const tta_parsed_file *f, int64_t *runs, int
         return write_system(s, f, source_id);
     case TTA_FMT_POWER:
         return write_power(s, f, source_id);
+    case TTA_FMT_SCALING:
+        return write_entry_file(s, f, source_id);
     case TTA_FMT_UNKNOWN:
         break;
     }

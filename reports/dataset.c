@@ -21,14 +21,13 @@
 static const char entries_sql[] =
     "SELECT e.id, e.round, e.division, e.submitter, e.system, e.benchmark,"
     "  sy.accelerators, sy.nodes, sy.accelerator_model,"
-    "  COALESCE(t.metric, tw.metric), COALESCE(t.target, tw.target), COALESCE(t.target2, tw.target2),"
-    "  COALESCE(t.higher_is_better, tw.higher_is_better, 1), COALESCE(t.unit, tw.unit, 'epochs'),"
+    "  t.metric, t.target, t.target2, COALESCE(t.higher_is_better, 1), COALESCE(t.progress_unit, 'epochs'),"
     "  (SELECT max(r.train_samples) FROM runs r WHERE r.entry_id = e.id),"
     "  (SELECT r.target FROM runs r WHERE r.entry_id = e.id AND r.target IS NOT NULL LIMIT 1),"
     "  (SELECT r.target2 FROM runs r WHERE r.entry_id = e.id AND r.target2 IS NOT NULL LIMIT 1)"
     " FROM entries e"
-    " LEFT JOIN targets t ON t.round = e.round AND t.benchmark = e.benchmark"
-    " LEFT JOIN targets tw ON tw.round = '*' AND tw.benchmark = e.benchmark"
+    " LEFT JOIN rule_rounds rr ON rr.round = e.round"
+    " LEFT JOIN benchmark_rules t ON t.ruleset = rr.ruleset AND t.benchmark = e.benchmark"
     " LEFT JOIN systems sy ON sy.id = (SELECT x.id FROM systems x WHERE x.round = e.round"
     "   AND x.submitter = e.submitter AND x.name = e.system ORDER BY x.id DESC LIMIT 1)"
     " WHERE" FILTER_SQL " AND EXISTS (SELECT 1 FROM runs r WHERE r.entry_id = e.id)"
@@ -123,9 +122,11 @@ int tta_entries_load(sqlite3 *db, const tta_filter *filter, int with_curves, tta
         e->higher_is_better = sqlite3_column_int(st, 12);
         e->unit = col_text(st, 13);
         e->train_samples = col_real(st, 14);
-        /* A target logged by the runs themselves (replays, later rounds) takes precedence. */
-        if (!isnan(col_real(st, 15))) e->target = col_real(st, 15);
-        if (!isnan(col_real(st, 16))) e->target2 = col_real(st, 16);
+        /* Without rules for the round (replays), the target the runs logged themselves. */
+        if (isnan(e->target)) {
+            e->target = col_real(st, 15);
+            e->target2 = col_real(st, 16);
+        }
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {

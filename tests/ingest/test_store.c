@@ -103,7 +103,8 @@ static void make_run(tta_parsed_file *f, const char *path, const char *round, co
 TEST(migration_sets_version) {
     sqlite3 *db = fresh_db();
     CHECK(query_real(db, "PRAGMA user_version") == tta_schema_version());
-    CHECK(query_real(db, "SELECT count(*) FROM targets") > 20);
+    CHECK(query_real(db, "SELECT count(*) FROM benchmark_rules") > 20);
+    CHECK(query_real(db, "SELECT count(*) FROM rule_rounds WHERE round = 'v0.7' AND ruleset = '0.7.0'") == 1);
     sqlite3_close(db);
     /* reopening is a no-op */
     sqlite3 *again = NULL;
