@@ -24,7 +24,11 @@ static const char entries_sql[] =
     "  t.metric, t.target, t.target2, COALESCE(t.higher_is_better, 1), COALESCE(t.progress_unit, 'epochs'),"
     "  (SELECT max(r.train_samples) FROM runs r WHERE r.entry_id = e.id),"
     "  (SELECT r.target FROM runs r WHERE r.entry_id = e.id AND r.target IS NOT NULL LIMIT 1),"
-    "  (SELECT r.target2 FROM runs r WHERE r.entry_id = e.id AND r.target2 IS NOT NULL LIMIT 1)"
+    "  (SELECT r.target2 FROM runs r WHERE r.entry_id = e.id AND r.target2 IS NOT NULL LIMIT 1),"
+    "  rr.ruleset, t.train_set_size,"
+    "  (SELECT f.scaling_factor FROM entry_files f WHERE f.kind = 'scaling' AND f.round = e.round"
+    "     AND f.submitter = e.submitter AND f.system = e.system AND f.benchmark = e.benchmark"
+    "     ORDER BY f.source_id DESC LIMIT 1)"
     " FROM entries e"
     " LEFT JOIN rule_rounds rr ON rr.round = e.round"
     " LEFT JOIN benchmark_rules t ON t.ruleset = rr.ruleset AND t.benchmark = e.benchmark"
@@ -35,8 +39,9 @@ static const char entries_sql[] =
 
 static const char runs_sql[] =
     "SELECT r.id, r.entry_id, r.run_index, s.path, r.status, r.run_start, r.run_stop, r.dawnbench_tta,"
-    "  r.global_batch_size, r.seed, e.round"
+    "  r.global_batch_size, r.seed, e.round, p.checker_progress, p.progress_rule"
     " FROM runs r JOIN entries e ON e.id = r.entry_id JOIN sources s ON s.id = r.source_id"
+    " JOIN run_progress p ON p.run_id = r.id"
     " WHERE" FILTER_SQL " ORDER BY r.entry_id, r.run_index IS NULL, r.run_index, s.path";
 
 static const char evals_sql[] =
@@ -75,7 +80,14 @@ typedef struct {
     tta_entry_data *entry;
     double run_start;
     int met;  /* an evaluation meeting the target was seen */
+    int checker; /* progress comes from the RCP checker's reading, not from the curve */
 } run_ref;
+
+/* Epochs of a convergence point in the entry's unit; NAN where samples have no epoch size. */
+static double progress_epochs(const tta_entry_data *e, double progress) {
+    if (!e->unit || strcmp(e->unit, "samples") != 0) return progress;
+    return e->train_set_size > 0 ? progress / e->train_set_size : NAN;
+}
 
 static int compare_run_ref(const void *a, const void *b) {
     int64_t x = ((const run_ref *)a)->run_id, y = ((const run_ref *)b)->run_id;
@@ -127,6 +139,9 @@ int tta_entries_load(sqlite3 *db, const tta_filter *filter, int with_curves, tta
             e->target = col_real(st, 15);
             e->target2 = col_real(st, 16);
         }
+        e->ruleset = col_text(st, 17);
+        e->train_set_size = col_real(st, 18);
+        e->scaling_factor = sqlite3_column_type(st, 19) == SQLITE_NULL ? 1.0 : col_real(st, 19);
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {
@@ -190,6 +205,11 @@ int tta_entries_load(sqlite3 *db, const tta_filter *filter, int with_curves, tta
         r->seed = sqlite3_column_int64(st, 9);
         r->reached = -1;
         r->epochs = NAN;
+        /* Rounds with an RCP checker: its convergence point; others: found with the curve below. */
+        const char *rule = (const char *)sqlite3_column_text(st, 12);
+        int checker = rule && strcmp(rule, "epoch_of_first_meeting") != 0;
+        r->progress = checker ? col_real(st, 11) : NAN;
+        if (checker) r->epochs = progress_epochs(e, r->progress);
         r->samples_to_target = NAN;
         growArray(refs, &refs_cap, n_refs + 1);
         refs[n_refs].run_id = r->id;
@@ -197,6 +217,7 @@ int tta_entries_load(sqlite3 *db, const tta_filter *filter, int with_curves, tta
         refs[n_refs].run = NULL; /* resolved after all runs are in place (arrays may move) */
         refs[n_refs].run_start = isnan(start) ? 0 : start;
         refs[n_refs].met = 0;
+        refs[n_refs].checker = checker;
         n_refs++;
     }
     sqlite3_finalize(st);
@@ -257,11 +278,16 @@ int tta_entries_load(sqlite3 *db, const tta_filter *filter, int with_curves, tta
              * when the log gives no sample count at the evaluation (its epoch_num is not one). */
             /* v0.7 BERT logs train_samples as the samples it trained on, not the training-set
              * size: a "size" the run reaches at its target is not one. */
-            if (by_samples)
-                r->epochs = !isnan(p.samples) && e->train_samples > p.samples * 1.01 ? p.samples / e->train_samples
-                                                                                     : NAN;
-            else
-                r->epochs = p.epoch;
+            if (!cur->checker) {
+                if (by_samples) {
+                    r->progress = p.samples;
+                    r->epochs = !isnan(p.samples) && e->train_samples > p.samples * 1.01
+                                    ? p.samples / e->train_samples
+                                    : NAN;
+                } else {
+                    r->progress = r->epochs = p.epoch;
+                }
+            }
         }
         if (with_curves) {
             growArray(r->curve, &curve_cap, r->n_curve + 1);
@@ -269,6 +295,10 @@ int tta_entries_load(sqlite3 *db, const tta_filter *filter, int with_curves, tta
         }
     }
     sqlite3_finalize(st);
+    for (size_t i = 0; i < n_refs; i++) {
+        tta_run_data *r = refs[i].run;
+        r->success_unmet = r->status && !strcmp(r->status, "success") && r->reached == 0;
+    }
     free(refs);
     if (rc != SQLITE_DONE) {
         set_err(err, db, "loading evaluations");
@@ -297,6 +327,7 @@ void tta_entries_free(tta_entry_data *entries, size_t n) {
         free(e->accelerator_model);
         free(e->metric);
         free(e->unit);
+        free(e->ruleset);
     }
     free(entries);
 }

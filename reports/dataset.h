@@ -31,8 +31,13 @@ typedef struct {
     char *status;       /* success | aborted | unknown */
     int reached;        /* last evaluation meets the target: 1 / 0; -1 unknown (no evaluation or target) */
     double tta_s;       /* MLPerf: run_stop - run_start; DAWNBench: first epoch at threshold; NAN unknown */
-    double epochs;      /* epochs to target (samples / training-set size for sample-counted benchmarks);
-                           NAN when the target was not met or progress was not logged */
+    double progress;    /* the convergence point in the entry's unit: as MLCommons' RCP checker reads it
+                           (rounds with one; NAN when the run did not converge), else the epoch of
+                           the first evaluation meeting the target; NAN unknown */
+    double epochs;      /* progress in epochs (samples / training-set size where the rules give one);
+                           NAN when the target was not met, progress was not logged or epochs mean
+                           nothing for the benchmark */
+    int success_unmet;  /* 1: the log says success but its last evaluation misses the target */
     double samples_to_target; /* NAN unknown */
     double global_batch_size; /* NAN unknown */
     int has_seed;
@@ -50,7 +55,10 @@ typedef struct {
     char *metric;            /* NULL when no target is known */
     double target, target2;  /* NAN when none */
     int higher_is_better;
-    char *unit;              /* "epochs" or "samples" */
+    char *unit;              /* "epochs" or "samples": what progress counts */
+    char *ruleset;           /* the round's ruleset ("3.1.0"); NULL for rounds without rules */
+    double train_set_size;   /* samples per epoch by the rules; NAN when none */
+    double scaling_factor;   /* scaling.json beside the result files (RCP normalisation); 1 when none */
     double train_samples;    /* training-set size logged by the runs; NAN unknown */
     tta_run_data *runs;      /* ordered by run_index, then file */
     size_t n_runs;

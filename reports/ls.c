@@ -21,6 +21,9 @@ static const tta_column run_columns[] = {
     {"epochs", "epochs", TTA_COL_NUMBER, 1, TTA_FOR_ALL},
     {"accelerators", "acc", TTA_COL_INT, 0, TTA_FOR_ALL},
     {"global_batch_size", "batch", TTA_COL_INT, 0, TTA_FOR_ALL},
+    {"progress", "progress", TTA_COL_NUMBER, 3, TTA_FOR_SCRIPTS},
+    {"progress_unit", "unit", TTA_COL_TEXT, 0, TTA_FOR_SCRIPTS},
+    {"success_unmet", "unmet", TTA_COL_BOOL, 0, TTA_FOR_SCRIPTS},
 };
 
 static const tta_column entry_columns[] = {
@@ -71,11 +74,16 @@ static int ls_runs(const tta_entry_data *e, size_t n, tta_table *t) {
             else tta_table_set_missing(t, row, 7, "no evaluation against a known target");
             if (isnan(r->tta_s)) tta_table_set_missing(t, row, 8, "no run_start/run_stop (or threshold never met)");
             else tta_table_set_number(t, row, 8, r->tta_s);
-            if (isnan(r->epochs)) tta_table_set_missing(t, row, 9, "target not met or progress not logged");
-            else tta_table_set_number(t, row, 9, r->epochs);
+            if (!isnan(r->epochs)) tta_table_set_number(t, row, 9, r->epochs);
+            else if (!isnan(r->progress)) tta_table_set_missing(t, row, 9, "progress counts samples; the rules give no epoch size");
+            else tta_table_set_missing(t, row, 9, "did not converge, or progress not logged");
             set_count(t, row, 10, e[i].accelerators, "no system description");
             if (isnan(r->global_batch_size)) tta_table_set_missing(t, row, 11, "batch size not logged");
             else tta_table_set_number(t, row, 11, r->global_batch_size);
+            if (isnan(r->progress)) tta_table_set_missing(t, row, 12, "did not converge, or progress not logged");
+            else tta_table_set_number(t, row, 12, r->progress);
+            tta_table_set_text(t, row, 13, e[i].unit);
+            tta_table_set_bool(t, row, 14, r->success_unmet);
         }
     return 0;
 }

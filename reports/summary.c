@@ -47,6 +47,10 @@ void tta_summarize_entry(const tta_entry_data *e, tta_entry_summary *s, int with
         s->score = (tta_score){.score = NAN, .n_runs = n, .why = "no official score outside MLPerf rounds"};
         s->score_s = s->tta_mean_s;
     }
+    /* The summarizer multiplies the olympic mean by the folder's scaling factor; the wall-clock
+     * score (score_s) stays what the runs measured, for speedups. */
+    s->scaling_factor = e->scaling_factor > 0 ? e->scaling_factor : 1.0;
+    s->published_s = s->score.score * s->scaling_factor;
     s->dec = tta_decompose(tta, epochs, n);
     if (with_cv_ci)
         s->cv = tta_cv_bootstrap(ok, s->succeeded, SUMMARY_BOOTSTRAP_RESAMPLES, 0.05, SUMMARY_BOOTSTRAP_SEED);

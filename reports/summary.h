@@ -8,7 +8,10 @@
 typedef struct {
     const tta_entry_data *entry;
     size_t runs, succeeded, reached;
-    tta_score score;        /* official score in seconds (MLPerf rounds only; NAN otherwise) */
+    tta_score score;        /* official score in seconds before the scaling factor (MLPerf rounds only;
+                               NAN otherwise): the olympic mean of the run times */
+    double scaling_factor;  /* scaling.json beside the result files (RCP normalisation); 1 when none */
+    double published_s;     /* the score MLCommons publishes: score x scaling_factor; NAN when none */
     double score_s;         /* score, else the mean TTA of the successful runs (DAWNBench, replays) */
     double tta_mean_s;      /* mean TTA of the successful runs */
     tta_decomposition dec;  /* epochs and time per epoch */

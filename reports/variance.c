@@ -14,7 +14,8 @@
 #include "stats/stats.h"
 
 enum {
-    C_ROUND, C_DIVISION, C_SUBMITTER, C_SYSTEM, C_BENCHMARK, C_ACC, C_RUNS, C_REACHED, C_SCORE, C_TTA_MEAN,
+    C_ROUND, C_DIVISION, C_SUBMITTER, C_SYSTEM, C_BENCHMARK, C_ACC, C_RUNS, C_REACHED, C_SCORE, C_SCALING,
+    C_SCORE_UNSCALED, C_TTA_MEAN,
     C_CV, C_CV_LOW, C_CV_HIGH, C_CV_CI, C_EPOCHS_MEAN, C_EPOCHS_STD, C_TPE_MEAN, C_TPE_STD, C_CV_RATIO,
     C_SHARE, C_COUNT
 };
@@ -29,6 +30,8 @@ static const tta_column variance_columns[C_COUNT] = {
     [C_RUNS] = {"runs", "runs", TTA_COL_INT, 0, 0},
     [C_REACHED] = {"reached", "ok", TTA_COL_INT, 0, 0},
     [C_SCORE] = {"score_min", "score (min)", TTA_COL_NUMBER, 2, 0},
+    [C_SCALING] = {"scaling_factor", "scaling", TTA_COL_NUMBER, 4, TTA_FOR_SCRIPTS},
+    [C_SCORE_UNSCALED] = {"score_unscaled_min", "unscaled (min)", TTA_COL_NUMBER, 2, TTA_FOR_SCRIPTS},
     [C_TTA_MEAN] = {"tta_mean_s", "mean tta (min)", TTA_COL_MINUTES, 2, TTA_FOR_SCRIPTS},
     [C_CV] = {"cv", "cv (%)", TTA_COL_PERCENT, 1, 0},
     [C_CV_LOW] = {"cv_ci_low", "cv low (%)", TTA_COL_PERCENT, 1, TTA_FOR_SCRIPTS},
@@ -56,7 +59,16 @@ static void variance_row(tta_table *t, const tta_entry_data *e) {
     else tta_table_set_missing(t, row, C_ACC, "no system description");
     tta_table_set_number(t, row, C_RUNS, (double)s.runs);
     tta_table_set_number(t, row, C_REACHED, (double)s.reached);
-    tta_table_set_number_or(t, row, C_SCORE, s.score.score / 60.0, s.score.why);
+    /* The published score: the olympic mean times the folder's scaling.json factor. */
+    tta_table_set_number_or(t, row, C_SCORE, s.published_s / 60.0, s.score.why);
+    tta_table_set_number(t, row, C_SCALING, s.scaling_factor);
+    tta_table_set_number_or(t, row, C_SCORE_UNSCALED, s.score.score / 60.0, s.score.why);
+    if (!isnan(s.published_s) && s.scaling_factor != 1.0) {
+        buf b = {0};
+        buf_printf(&b, "score × %.4f (scaling.json: RCP normalisation)", s.scaling_factor);
+        tta_table_add_note(t, row, buf_str(&b));
+        buf_free(&b);
+    }
     if (!isnan(s.score.score) && s.score.why) tta_table_add_note(t, row, s.score.why);
     tta_table_set_number_or(t, row, C_TTA_MEAN, s.tta_mean_s, "no successful run");
     const char *cv_why = s.succeeded == 0 ? "no successful run" : s.cv.why;

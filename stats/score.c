@@ -9,6 +9,7 @@
 #include <gsl/gsl_sort.h>
 
 #include "common/check.h"
+#include "common/rules.h"
 #include "stats/stats.h"
 
 /* v0.5/v0.6 NCF: "Run 100, use first 50 that converge" (training rules 0.5-0.6). */
@@ -26,32 +27,21 @@ static int parse_round(const char *round, long *major, long *minor) {
     return *end == '\0' || *end == '.' ? 0 : -1;
 }
 
-static int is_one_of(const char *name, const char *const *names, size_t n) {
-    for (size_t i = 0; i < n; i++)
-        if (!strcmp(name, names[i])) return 1;
-    return 0;
-}
-
-/* The rules' minimum number of runs ("Benchmark Results" tables, training_policies, 2018-2026). */
+/* The rules' minimum number of runs (schemas/benchmark_rules.json: runs_required). */
 size_t tta_required_runs(const char *benchmark, const char *round) {
     long major, minor;
     if (!benchmark || parse_round(round, &major, &minor) != 0) return 0;
-    static const char *const five[] = {"resnet", "ssd", "maskrcnn", "retinanet", "dlrm"};
-    static const char *const three[] = {"gpt3", "llama31_405b", "deepseekv3_671b", "qwen35_397b_grpo"};
-    /* minigo: the 2018-2020 text said 20, corrected to the 10 decided in 2018 (policies issue 155). */
-    static const char *const ten[] = {"gnmt", "transformer", "minigo", "bert", "rnnt", "dlrm_dcnv2",
-                                      "stable_diffusion", "gnn", "rgat", "llama2_70b_lora", "flux1",
-                                      "llama31_8b", "gpt_oss_20b"};
-    if (is_one_of(benchmark, five, sizeof five / sizeof five[0])) return 5;
-    if (is_one_of(benchmark, three, sizeof three / sizeof three[0])) return 3;
-    if (is_one_of(benchmark, ten, sizeof ten / sizeof ten[0])) return 10;
-    if (!strcmp(benchmark, "unet3d")) return 40;
-    if (!strcmp(benchmark, "ncf")) return 100;
-    return 0;
+    char name[32];
+    snprintf(name, sizeof name, "v%ld.%ld", major, minor);
+    const tta_rule *r = tta_rules_find(tta_rules_builtin(), name, benchmark);
+    return r && r->runs_required > 0 ? (size_t)r->runs_required : 0;
 }
 
+/* The runs olympic scoring drops from each end (benchmark_rules.json: olympic_drop; the same in
+ * every ruleset that has the benchmark, so the latest rule's). */
 size_t tta_max_dropped_runs(const char *benchmark) {
-    return benchmark && !strcmp(benchmark, "unet3d") ? 4 : 1;
+    const tta_rule *r = tta_rules_latest(tta_rules_builtin(), benchmark);
+    return r && r->olympic_drop > 0 ? (size_t)r->olympic_drop : 1;
 }
 
 /* NCF before v0.7 ran 100 times and scored the first 50 that converged. */
