@@ -1,0 +1,116 @@
+/* test_rules.c: the benchmark rules (common/rules.c): the built-in file is valid and complete,
+ * lookups follow rounds and aliases, and a malformed rules file is refused with a reason naming
+ * the element at fault. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/rules.h"
+#include "tta_test.h"
+
+/* Parses text; returns the error (malloc'd) or NULL on success. */
+static char *parse_error(const char *text) {
+    tta_rules r;
+    char *err = NULL;
+    if (tta_rules_parse(text, strlen(text), "t.json", &r, &err) == 0) {
+        tta_rules_free(&r);
+        return NULL;
+    }
+    return err;
+}
+
+#define MINIMAL_HEAD                                                                                      \
+    "{\"version\": 3, \"sources\": {\"cc\": \"checker\", \"tta\": \"ours\"},"                              \
+    " \"rounds\": [{\"round\": \"v1.0\", \"ruleset\": \"1.0.0\"}, {\"round\": \"v2.0\", \"ruleset\": \"2.0.0\"}],"
+#define RULE(rs, b, extra)                                                                                \
+    "{\"ruleset\": \"" rs "\", \"benchmark\": \"" b "\", \"metric\": \"acc\", \"log_key\": \"eval_accuracy\","  \
+    " \"higher_is_better\": true, \"target\": 0.5, \"quality_scale\": \"fraction\", \"progress\": \"epoch_num\"," \
+    " \"progress_unit\": \"epochs\", \"olympic_drop\": 1, \"max_failed\": 1, \"sources\": {\"target\": \"cc\"}" extra "}"
+
+TEST(minimal_file_parses_and_looks_up) {
+    const char *text = MINIMAL_HEAD
+        " \"aliases\": [{\"name\": \"rec\", \"benchmark\": \"a\", \"before\": \"v2.0\"},"
+        "               {\"name\": \"rec\", \"benchmark\": \"b\", \"from\": \"v2.0\"}],"
+        " \"benchmarks\": [" RULE("1.0.0", "a", "") "," RULE("2.0.0", "b", ", \"runs_required\": 7") "]}";
+    tta_rules r;
+    char *err = NULL;
+    CHECK(tta_rules_parse(text, strlen(text), "t.json", &r, &err) == 0);
+    CHECK(r.version == 3 && r.n_rounds == 2 && r.n_rules == 2 && r.n_aliases == 2);
+    CHECK_STR(tta_rules_ruleset(&r, "v2.0"), "2.0.0");
+    CHECK_STR(tta_rules_ruleset(&r, "V1.0"), "1.0.0");
+    CHECK(tta_rules_ruleset(&r, "v9.9") == NULL);
+    CHECK(tta_rules_find(&r, "v2.0", "b")->runs_required == 7);
+    CHECK(tta_rules_find(&r, "v1.0", "b") == NULL);
+    CHECK_STR(tta_rules_canonical(&r, "REC", 3, "v1.0"), "a");
+    CHECK_STR(tta_rules_canonical(&r, " rec ", 5, "v2.0"), "b");
+    CHECK_STR(tta_rules_canonical(&r, "rec", 3, NULL), "b"); /* today's meaning */
+    CHECK(tta_rules_canonical(&r, "other", 5, NULL) == NULL);
+    CHECK_STR(tta_rules_latest(&r, "b")->ruleset, "2.0.0");
+    tta_rules_free(&r);
+}
+
+TEST(malformed_files_say_where) {
+    char *e = parse_error("{\"version\": 1,\n \"sources\": {}, oops}");
+    CHECK(e && strstr(e, "t.json: line 2: not valid JSON"));
+    free(e);
+    e = parse_error(MINIMAL_HEAD " \"aliases\": [], \"benchmarks\": ["
+                    RULE("1.0.0", "a", ", \"metric2\": \"segm\"") "]}");
+    CHECK(e && strstr(e, "1.0.0 a: metric2, target2 and higher_is_better2 go together"));
+    free(e);
+    e = parse_error(MINIMAL_HEAD " \"aliases\": [], \"benchmarks\": ["
+                    "{\"ruleset\": \"1.0.0\", \"benchmark\": \"a\", \"metric\": \"acc\", \"log_key\": \"k\","
+                    " \"higher_is_better\": true, \"target\": 0.5, \"quality_scale\": \"fraction\","
+                    " \"progress\": \"epoch_num\", \"progress_unit\": \"epochs\", \"olympic_drop\": 1,"
+                    " \"max_failed\": 1, \"sources\": {\"target\": \"nowhere\"}}]}");
+    CHECK(e && strstr(e, "source \"nowhere\" is not defined"));
+    free(e);
+    e = parse_error(MINIMAL_HEAD " \"aliases\": [], \"benchmarks\": [" RULE("1.0.0", "a", "") ","
+                    RULE("1.0.0", "a", "") "]}");
+    CHECK(e && strstr(e, "ruleset 1.0.0 lists a twice"));
+    free(e);
+    e = parse_error(MINIMAL_HEAD " \"aliases\": [{\"name\": \"x\", \"benchmark\": \"zz\"}], \"benchmarks\": ["
+                    RULE("1.0.0", "a", "") "]}");
+    CHECK(e && strstr(e, "alias \"x\" names zz"));
+    free(e);
+    e = parse_error(MINIMAL_HEAD " \"aliases\": [], \"benchmarks\": ["
+                    "{\"ruleset\": \"1.0.0\", \"benchmark\": \"a\", \"metric\": \"acc\", \"log_key\": \"k\","
+                    " \"higher_is_better\": true, \"target\": 0.5, \"quality_scale\": \"fraction\","
+                    " \"progress\": \"epoch_num\", \"progress_unit\": \"hours\", \"olympic_drop\": 1,"
+                    " \"max_failed\": 1, \"sources\": {\"target\": \"cc\"}}]}");
+    CHECK(e && strstr(e, "1.0.0 a: \"progress_unit\" must be epochs or samples"));
+    free(e);
+}
+
+/* The built-in rules: every MLPerf round from v0.5 on has a ruleset with its benchmarks, and the
+ * facts the reports and the RCP check depend on hold. */
+TEST(builtin_rules) {
+    const tta_rules *r = tta_rules_builtin();
+    CHECK(r->n_rules > 0 && r->n_rounds > 0);
+    for (size_t i = 0; i < r->n_rounds; i++) {
+        size_t n = 0;
+        for (size_t j = 0; j < r->n_rules; j++) n += !strcmp(r->rules[j].ruleset, r->rounds[i].ruleset);
+        if (n == 0) fprintf(stderr, "round %s: no benchmarks\n", r->rounds[i].round);
+        CHECK(n > 0);
+    }
+    for (size_t j = 0; j < r->n_rules; j++) {
+        const tta_rule *x = &r->rules[j];
+        CHECK(x->olympic_drop >= 1 && x->max_failed >= 1);
+        CHECK(!isnan(x->target));
+        CHECK(x->sources_json && x->sources_json[0] == '{');
+    }
+    CHECK_STR(tta_rules_canonical(r, "image_classification", 20, NULL), "resnet");
+    CHECK_STR(tta_rules_canonical(r, "recommendation", 14, "v0.6"), "ncf");
+    CHECK_STR(tta_rules_canonical(r, "recommendation", 14, "v0.7"), "dlrm");
+    const tta_rule *gnmt = tta_rules_find(r, "v0.5", "gnmt");
+    CHECK(gnmt && gnmt->scale == TTA_SCALE_BLEU && gnmt->target == 21.8);
+    const tta_rule *mask = tta_rules_find(r, "v0.7", "maskrcnn");
+    CHECK(mask && mask->metric2 && mask->target2 == 0.339 && mask->higher_is_better2 == 1);
+    CHECK(tta_rules_find(r, "dawnbench", "imagenet")->target == 93.0);
+}
+
+int main(void) {
+    RUN(minimal_file_parses_and_looks_up);
+    RUN(malformed_files_say_where);
+    RUN(builtin_rules);
+    return test_summary();
+}
