@@ -191,3 +191,7 @@ LEFT JOIN systems sy ON sy.id = (SELECT id FROM systems x
                                  WHERE x.round = e.round AND x.submitter = e.submitter AND x.name = e.system
                                  ORDER BY x.id DESC LIMIT 1)
 );
+
+-- Runs stored before this version have no cp_* values: their files are read again by the next
+-- ingest of them (a hash that no content has makes each file count as changed).
+UPDATE sources SET hash = 'schema-4:reread' WHERE id IN (SELECT source_id FROM runs);
