@@ -84,6 +84,8 @@ static int ls_runs(const tta_entry_data *e, size_t n, tta_table *t) {
             else tta_table_set_number(t, row, 12, r->progress);
             tta_table_set_text(t, row, 13, e[i].unit);
             tta_table_set_bool(t, row, 14, r->success_unmet);
+            if (r->success_unmet)
+                tta_table_add_note(t, row, "the log says success, but its last evaluation misses the target");
         }
     return 0;
 }
