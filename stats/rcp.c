@@ -1,9 +1,10 @@
 /* rcp.c: the reference convergence point (RCP) check, mirroring MLCommons' rcp_checker
- * (mlperf_logging/rcp_checker/rcp_checker.py, logging 4.1.59): reference statistics, the minimum
+ * (mlperf_logging/rcp_checker/rcp_checker.py, mlcommons/logging 7bbf792): reference statistics, the minimum
  * acceptable mean by bisection on a one-sided pooled t-test, pruning, interpolation between batch
  * sizes, the pass/fail decision and the score normalisation. Reading the files: rcp_load.c. */
 #include <assert.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,7 +36,8 @@ size_t tta_rcp_submission_runs(const char *benchmark) {
     return 0;
 }
 
-size_t tta_rcp_rejected(const char *benchmark) { return tta_max_dropped_runs(benchmark); }
+/* rcp_checker hard-codes it (compute_rcp_stats, get_submission_epochs, _eval_submission_record). */
+size_t tta_rcp_rejected(const char *benchmark) { return benchmark && !strcmp(benchmark, "unet3d") ? 4 : 1; }
 
 /* P(T <= t) for the pooled equal-variance t statistic of sample 1 against sample 2: the one-sided
  * p-value rcp_checker derives from scipy's ttest_ind_from_stats(equal_var=True) (p/2 when t < 0,
@@ -153,14 +155,31 @@ void tta_rcp_free(tta_rcp_set *set) {
     memset(set, 0, sizeof *set);
 }
 
-static tta_rcp_result result_with(tta_rcp_result r, tta_rcp_status status, const char *why) {
-    r.status = status;
-    r.why = why;
-    return r;
+/* rcp_checker's search bounds: _find_top_min_rcp starts from 0, _find_bottom_max_rcp and
+ * _find_min_rcp from 1e9 (strict comparisons: a point at or beyond them is never picked). */
+#define RCP_BS_CEILING 1e9
+
+/* The olympic mean of the checker's _eval_submission_record: sorted, r dropped from each end,
+ * numpy's mean of the rest (NAN when nothing is left, as np.mean of an empty slice). */
+static double submission_mean(const double *v, size_t n, size_t r) {
+    if (n <= 2 * r) return NAN;
+    double *s = mallocCheck(n * sizeof *s);
+    memcpy(s, v, n * sizeof *s);
+    for (size_t i = 1; i < n; i++) /* insertion sort: tens of runs */
+        for (size_t j = i; j > 0 && s[j - 1] > s[j]; j--) {
+            double t = s[j];
+            s[j] = s[j - 1];
+            s[j - 1] = t;
+        }
+    double sum = 0;
+    for (size_t i = r; i < n - r; i++) sum += s[i];
+    free(s);
+    return sum / (double)(n - 2 * r);
 }
 
 /* _eval_submission_record and _find_norm_factor: pass when the submission's mean is at least
- * rcp_mean / max_speedup; a passing submission faster than the reference is normalised. */
+ * rcp_mean / max_speedup; the factor is rcp_mean / subm_mean unless that is below 1 (a NAN stays:
+ * `1.0 if f < 1 else f`), returned whatever the verdict. */
 static void evaluate(const tta_rcp_point *p, const char *benchmark, tta_rcp_result *r) {
     double max_speedup = p->max_speedup;
     if (benchmark && !strcmp(benchmark, "llama31_405b"))
@@ -168,69 +187,104 @@ static void evaluate(const tta_rcp_point *p, const char *benchmark, tta_rcp_resu
     r->rcp_mean = p->mean;
     r->min_mean = p->mean / max_speedup;
     r->speedup = p->mean / r->subm_mean;
-    int pass = r->subm_mean >= r->min_mean;
-    r->status = pass ? TTA_RCP_PASS : TTA_RCP_FAIL;
-    r->normalization = pass && r->speedup > 1 ? r->speedup : 1.0;
+    r->pass = r->subm_mean >= r->min_mean;
+    r->normalization = r->speedup < 1 ? 1.0 : r->speedup;
 }
 
-/* The pruned point at exactly bs, else the nearest below and above it (NULL when none). */
+/* The first pruned point at exactly bs (_find_rcp), the nearest below (_find_top_min_rcp) and above
+ * (_find_bottom_max_rcp) it, and the smallest (_find_min_rcp); NULL when none. */
 static void neighbours(const tta_rcp_set *set, double bs, const tta_rcp_point **exact, const tta_rcp_point **below,
-                       const tta_rcp_point **above) {
-    *exact = *below = *above = NULL;
+                       const tta_rcp_point **above, const tta_rcp_point **smallest) {
+    *exact = *below = *above = *smallest = NULL;
+    double below_bs = 0, above_bs = RCP_BS_CEILING, smallest_bs = RCP_BS_CEILING;
     for (size_t i = 0; i < set->n_pruned; i++) {
         const tta_rcp_point *p = &set->pruned[i];
         if (p->bs == bs && !*exact) *exact = p;
-        if (p->bs < bs && (!*below || p->bs > (*below)->bs)) *below = p;
-        if (p->bs > bs && (!*above || p->bs < (*above)->bs)) *above = p;
+        if (p->bs < bs && p->bs > below_bs) *below = p, below_bs = p->bs;
+        if (p->bs > bs && p->bs < above_bs) *above = p, above_bs = p->bs;
+        if (p->bs < smallest_bs) *smallest = p, smallest_bs = p->bs;
     }
 }
 
-/* check_directory, after the submission's epochs are read. */
-tta_rcp_result tta_rcp_check(const tta_rcp_set *set, double bs, const double *epochs, size_t n,
-                             const char *benchmark) {
-    assert(set && (n == 0 || epochs));
-    tta_rcp_result r = {.status = TTA_RCP_BAD_INPUT, .rcp_mean = NAN, .min_mean = NAN, .subm_mean = NAN,
-                        .speedup = NAN, .normalization = 1.0};
-    if (!benchmark) benchmark = set->benchmark;
-    if (set->n_pruned == 0)
-        return result_with(r, TTA_RCP_NO_REFERENCE, "no reference convergence points for this benchmark");
-    if (!(bs > 0)) return result_with(r, TTA_RCP_BAD_INPUT, "could not detect the global batch size");
-    if (n == 0) return result_with(r, TTA_RCP_BAD_INPUT, "no runs");
-    size_t rejected = tta_rcp_rejected(benchmark), failed = 0;
-    double *v = mallocCheck(n * sizeof *v);
-    for (size_t i = 0; i < n; i++) {
-        failed += isnan(epochs[i]);
-        v[i] = isnan(epochs[i]) ? RCP_NOT_CONVERGED : epochs[i];
+/* str(bs) as Python prints the value json.loads gave: integers without a fraction, other values in
+ * the shortest form that reads back the same. */
+static void format_bs(char *out, size_t size, double bs) {
+    if (bs == floor(bs) && fabs(bs) < 1e16) {
+        snprintf(out, size, "%.0f", bs);
+        return;
     }
-    if (failed > rejected) {
-        free(v);
-        return result_with(r, TTA_RCP_NO_CONVERGENCE, "insufficient convergence: more failed runs than olympic "
-                                                      "scoring drops");
+    for (int digits = 1; digits <= 17; digits++) {
+        snprintf(out, size, "%.*g", digits, bs);
+        if (strtod(out, NULL) == bs) return;
     }
-    r.subm_mean = tta_olympic_mean(v, n, rejected, rejected);
-    free(v);
-    if (isnan(r.subm_mean)) return result_with(r, TTA_RCP_BAD_INPUT, "too few runs for an olympic mean of epochs");
+}
 
-    const tta_rcp_point *exact, *below, *above;
-    neighbours(set, bs, &exact, &below, &above);
-    if (exact) {
-        r.how = "reference point";
-        evaluate(exact, benchmark, &r);
-    } else if (below && above) {
-        tta_rcp_point p = interpolate(bs, below, above, set->submission_runs);
-        r.how = "interpolated";
-        evaluate(&p, benchmark, &r);
-    } else if (above) {
-        /* Below every batch size: the smallest point converges faster, so passing it is enough. */
-        r.how = "smallest reference point";
-        evaluate(&set->pruned[0], benchmark, &r);
-        if (r.status == TTA_RCP_FAIL) {
-            r.normalization = 1.0;
-            return result_with(r, TTA_RCP_MISSING_POINT, "no reference point at this batch size, and faster "
-                                                         "than the smallest: one must be submitted");
-        }
-    } else {
-        return result_with(r, TTA_RCP_MISSING_POINT, "batch size above every reference point: one must be submitted");
-    }
+static tta_rcp_result decided(tta_rcp_result r, tta_rcp_case kind, int pass, const char *msg) {
+    r.kind = kind;
+    r.pass = pass;
+    snprintf(r.msg, sizeof r.msg, "%s", msg);
     return r;
+}
+
+/* get_submission_epochs' batch size over the runs in order: NAN when none is logged; *differ when a
+ * later one differs (or is missing after one was seen). */
+static double submission_bs(const tta_rcp_run *runs, size_t n, int *differ) {
+    double bs = NAN;
+    *differ = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (isnan(bs)) bs = runs[i].bs;
+        else if (!(runs[i].bs == bs)) *differ = 1;
+    }
+    return bs;
+}
+
+tta_rcp_result tta_rcp_check(const tta_rcp_set *set, const tta_rcp_run *runs, size_t n, const char *benchmark) {
+    assert(set && (n == 0 || runs));
+    tta_rcp_result r = {.kind = TTA_RCP_NO_REFERENCE, .pass = -1, .bs = NAN, .rcp_mean = NAN, .min_mean = NAN,
+                        .subm_mean = NAN, .speedup = NAN, .normalization = 1.0};
+    if (!benchmark) benchmark = set->benchmark;
+    if (set->n == 0) return r; /* no file: the checker stops before it reads a run */
+    int differ;
+    r.bs = submission_bs(runs, n, &differ);
+    if (differ) {
+        r.bs = NAN;
+        return decided(r, TTA_RCP_BATCH_SIZES_DIFFER, 0, "Batch sizes in files do not match");
+    }
+    if (isnan(r.bs)) return decided(r, TTA_RCP_NO_BATCH_SIZE, 0, "Could not detect global_batch_size");
+    size_t rejected = tta_rcp_rejected(benchmark), failed = 0;
+    double *v = mallocCheck((n ? n : 1) * sizeof *v);
+    for (size_t i = 0; i < n; i++) {
+        failed += isnan(runs[i].progress);
+        v[i] = isnan(runs[i].progress) ? RCP_NOT_CONVERGED : runs[i].progress;
+    }
+    r.subm_mean = submission_mean(v, n, rejected);
+    free(v);
+    if (failed > rejected) {
+        r.subm_mean = NAN;
+        return decided(r, TTA_RCP_INSUFFICIENT, 0, "Insufficient convergence");
+    }
+
+    const tta_rcp_point *exact, *below, *above, *smallest;
+    neighbours(set, r.bs, &exact, &below, &above, &smallest);
+    char missing[sizeof r.msg], bs_text[40];
+    format_bs(bs_text, sizeof bs_text, r.bs);
+    snprintf(missing, sizeof missing, "Missing RCP, please submit RCP with BS = %s", bs_text);
+    if (exact) {
+        evaluate(exact, benchmark, &r);
+        return decided(r, TTA_RCP_FOUND, r.pass, "RCP found");
+    }
+    if (below && above) {
+        tta_rcp_point p = interpolate(r.bs, below, above, set->submission_runs);
+        evaluate(&p, benchmark, &r);
+        return decided(r, TTA_RCP_INTERPOLATION, r.pass, "RCP Interpolation");
+    }
+    if (below) return decided(r, TTA_RCP_MISSING, 0, missing);
+    if (above) {
+        /* Below every batch size: the smallest point converges fastest, so passing it is enough; the
+         * factor is kept either way (the checker returns it with its "Missing RCP"). */
+        evaluate(smallest, benchmark, &r);
+        if (!r.pass) return decided(r, TTA_RCP_MISSING, 0, missing);
+        return decided(r, TTA_RCP_SMALLER_BATCH, 1, "RCP not found but slower convergence on smaller batch size");
+    }
+    return decided(r, TTA_RCP_NONE_FOUND, 0, "Cannot find any RCPs");
 }

@@ -263,25 +263,38 @@ typedef struct {
     size_t submission_runs; /* runs a submission makes (rcp_checker's table) */
 } tta_rcp_set;
 
+/* Which of rcp_checker's cases decided (check_directory's messages, in the checker's words). */
 typedef enum {
-    TTA_RCP_PASS = 0,
-    TTA_RCP_FAIL,           /* converges faster than the references allow */
-    TTA_RCP_NO_REFERENCE,   /* no reference points for the benchmark (the official checker crashes) */
-    TTA_RCP_NO_CONVERGENCE, /* more failed runs than olympic scoring drops ("Insufficient convergence") */
-    TTA_RCP_MISSING_POINT,  /* a reference point must be submitted for this batch size */
-    TTA_RCP_BAD_INPUT,      /* no batch size, or too few runs for an olympic mean */
-} tta_rcp_status;
+    TTA_RCP_FOUND = 0,          /* "RCP found": a pruned point at exactly the batch size */
+    TTA_RCP_INTERPOLATION,      /* "RCP Interpolation": between the nearest pruned points below and above */
+    TTA_RCP_SMALLER_BATCH,      /* "RCP not found but slower convergence on smaller batch size" (a pass) */
+    TTA_RCP_MISSING,            /* "Missing RCP, please submit RCP with BS = N" (a fail) */
+    TTA_RCP_NONE_FOUND,         /* "Cannot find any RCPs" (a fail) */
+    TTA_RCP_INSUFFICIENT,       /* "Insufficient convergence": more runs did not converge than it drops (a fail) */
+    TTA_RCP_NO_BATCH_SIZE,      /* "Could not detect global_batch_size" (a fail) */
+    TTA_RCP_BATCH_SIZES_DIFFER, /* "Batch sizes in files do not match" (a fail; the checker itself stops
+                                   there with KeyError(None) instead of returning its verdict) */
+    TTA_RCP_NO_REFERENCE,       /* no reference file for the benchmark: no verdict (the checker stops) */
+} tta_rcp_case;
+
+/* One run of a submission as rcp_checker's read_submission_file sees it. */
+typedef struct {
+    double progress; /* convergence point (epochs or samples); NAN: the run did not converge (1e9) */
+    double bs;       /* its global_batch_size; NAN when the log has none (the checker's -1) */
+} tta_rcp_run;
 
 typedef struct {
-    tta_rcp_status status;
-    double rcp_mean;      /* reference mean at the batch size (found or interpolated) */
+    tta_rcp_case kind;
+    int pass;             /* the verdict: 1 pass, 0 fail; -1 none (TTA_RCP_NO_REFERENCE) */
+    char msg[96];         /* the checker's message, word for word ("" for TTA_RCP_NO_REFERENCE) */
+    double bs;            /* the batch size the check used; NAN when none was found */
+    double rcp_mean;      /* reference mean at the batch size (found, interpolated or the smallest point);
+                             NAN when no point was evaluated */
     double min_mean;      /* smallest passing mean: rcp_mean / max_speedup */
-    double subm_mean;     /* olympic mean of the submission's epochs */
+    double subm_mean;     /* olympic mean of the submission's progress (NAN when too few runs) */
     double speedup;       /* rcp_mean / subm_mean */
-    double normalization; /* factor the score is multiplied by: speedup when passing with
-                             subm_mean < rcp_mean, else 1 */
-    const char *how;      /* "reference point", "interpolated", "smallest reference point" */
-    const char *why;      /* for statuses other than PASS/FAIL */
+    double normalization; /* the checker's third return value: max(1, speedup) wherever a point was
+                             evaluated (pass or fail), else 1; NAN when subm_mean is (as the checker) */
 } tta_rcp_result;
 
 /* Runs a submission of the benchmark makes in rcp_checker's table (dlrm: 5, from the checker's
@@ -301,11 +314,17 @@ void tta_rcp_free(tta_rcp_set *set);
  * n_subm submission runs, as rcp_checker's _find_min_acceptable_mean; mean when stdev is 0. */
 double tta_rcp_min_mean(double mean, double stdev, size_t n_ref, size_t n_subm);
 
-/* Checks a submission at batch size bs whose runs converged in epochs[i] (NAN for a run that did not
- * converge: it counts as 1e9) against the pruned reference points. benchmark names the submission's
- * benchmark (NULL: the set's); unet3d drops 4 runs from each end instead of 1. */
-tta_rcp_result tta_rcp_check(const tta_rcp_set *set, double bs, const double *epochs, size_t n,
-                             const char *benchmark);
+/* rcp_checker's check_directory (rcp_pass "pruned_rcps") for a submission's runs, given in the
+ * order the checker reads the files: the batch size is the first logged one (runs without one
+ * before it do not count: the checker's -1), and any later run whose batch size differs from it,
+ * or is not logged, gives TTA_RCP_BATCH_SIZES_DIFFER; a run that did not converge counts as 1e9,
+ * and more than one of them
+ * (four for unet3d) is "Insufficient convergence"; the submission mean is the olympic mean with 1
+ * (unet3d: 4) runs dropped from each end; then the pruned point at exactly bs, else the
+ * interpolation of the nearest pruned points below and above, else (bs below every point) the
+ * smallest point, else "Missing RCP". benchmark names the submission's benchmark as the file does
+ * (NULL: the set's). set may be empty (tta_rcp_load returned 1): TTA_RCP_NO_REFERENCE. */
+tta_rcp_result tta_rcp_check(const tta_rcp_set *set, const tta_rcp_run *runs, size_t n, const char *benchmark);
 
 /* ---- energy to train (MLCommons' result summarizer, from MLPerf power logs) ---- */
 

@@ -48,69 +48,113 @@ TEST(reference_points) {
     CHECK(set.points == NULL && set.n == 0);
 }
 
+/* runs[i] = {epochs[i], bs} for n runs. */
+static void runs_at(tta_rcp_run *runs, double bs, const double *epochs, size_t n) {
+    for (size_t i = 0; i < n; i++) runs[i] = (tta_rcp_run){.progress = epochs[i], .bs = bs};
+}
+
+static tta_rcp_result check5(const tta_rcp_set *set, double bs, const double epochs[5]) {
+    tta_rcp_run runs[5];
+    runs_at(runs, bs, epochs, 5);
+    return tta_rcp_check(set, runs, 5, "resnet");
+}
+
 typedef struct {
     double bs;
     double epochs[5];
-    tta_rcp_status status;
-    double rcp_mean, min_mean, subm_mean, speedup, normalization;
+    int pass;
+    const char *msg;
+    double rcp_mean, min_mean, subm_mean, normalization;
 } resnet_case;
 
-/* check_directory's verdict, message and factor for each submission (reference_values.py). */
+/* check_directory itself on result files with these runs (reference_values.py): verdict, message,
+ * normalization; the record's mean and limit; the submission's olympic mean. */
 static const resnet_case resnet_cases[] = {
-    /* RCP found */
-    {3264, {34, 35, 35, 36, 37}, TTA_RCP_PASS, 35.15384615384615, 34.3096450658945, 35.333333333333336,
-     35.15384615384615 / 35.333333333333336, 1.0},
-    {3264, {34.2, 34.3, 34.4, 34.5, 34.9}, TTA_RCP_PASS, 35.15384615384615, 34.3096450658945, 34.4,
-     1.0219141323792487, 1.0219141323792487},
-    {3264, {30, 31, 31, 32, 33}, TTA_RCP_FAIL, 35.15384615384615, 34.3096450658945, 31.333333333333332,
-     1.1219312602291327, 1.0},
-    {3264, {36, 37, 37, 38, NAN}, TTA_RCP_PASS, 35.15384615384615, 34.3096450658945, 37.333333333333336,
-     35.15384615384615 / 37.333333333333336, 1.0},
-    /* RCP Interpolation (8192 was pruned: 3264 and 32768 are its neighbours) */
-    {4000, {33, 34, 34, 35, 36}, TTA_RCP_FAIL, 35.673869514433505, 34.79806039529473, 34.333333333333336,
-     1.0390447431388399, 1.0},
-    {4000, {35, 35, 35.5, 36, 36}, TTA_RCP_PASS, 35.673869514433505, 34.79806039529473, 35.5,
-     1.0048977328009439, 1.0048977328009439},
-    {8192, {39, 40, 41, 41, 42}, TTA_RCP_PASS, 38.635741698648424, 37.81050375039801, 40.666666666666664,
-     38.635741698648424 / 40.666666666666664, 1.0},
-    /* below every batch size: the smallest point decides */
-    {1024, {33, 34, 35, 36, 36}, TTA_RCP_PASS, 35.0, 33.80234241485596, 35.0, 1.0, 1.0},
-    {1024, {30, 31, 31, 32, 33}, TTA_RCP_MISSING_POINT, 35.0, 33.80234241485596, 31.333333333333332,
-     1.1170212765957448, 1.0},
+    {3264, {34, 35, 35, 36, 37}, 1, "RCP found", 35.15384615384615, 34.3096450658945, 35.333333333333336, 1.0},
+    {3264, {34.2, 34.3, 34.4, 34.5, 34.9}, 1, "RCP found", 35.15384615384615, 34.3096450658945, 34.4,
+     1.0219141323792487},
+    /* a fail keeps its factor: the checker returns it with the verdict */
+    {3264, {30, 31, 31, 32, 33}, 0, "RCP found", 35.15384615384615, 34.3096450658945, 31.333333333333332,
+     1.1219312602291327},
+    {3264, {36, 37, 37, 38, NAN}, 1, "RCP found", 35.15384615384615, 34.3096450658945, 37.333333333333336, 1.0},
+    /* 8192 was pruned: 3264 and 32768 are its neighbours */
+    {4000, {33, 34, 34, 35, 36}, 0, "RCP Interpolation", 35.673869514433505, 34.79806039529473, 34.333333333333336,
+     1.0390447431388399},
+    {4000, {35, 35, 35.5, 36, 36}, 1, "RCP Interpolation", 35.673869514433505, 34.79806039529473, 35.5,
+     1.0048977328009439},
+    {8192, {39, 40, 41, 41, 42}, 1, "RCP Interpolation", 38.635741698648424, 37.81050375039801, 40.666666666666664,
+     1.0},
+    /* below every batch size: the smallest point decides, and a fail keeps its factor */
+    {1024, {33, 34, 35, 36, 36}, 1, "RCP not found but slower convergence on smaller batch size", 35.0,
+     33.80234241485596, 35.0, 1.0},
+    {1024, {30, 31, 31, 32, 33}, 0, "Missing RCP, please submit RCP with BS = 1024", 35.0, 33.80234241485596,
+     31.333333333333332, 1.1170212765957448},
+    /* above every batch size: nothing evaluated */
+    {100000, {90, 90, 90, 90, 90}, 0, "Missing RCP, please submit RCP with BS = 100000", NAN, NAN, 90.0, 1.0},
+    {3264, {36, NAN, 37, 38, NAN}, 0, "Insufficient convergence", NAN, NAN, NAN, 1.0},
 };
+
+/* CHECK_REL, with NAN expected meaning NAN. */
+#define CHECK_REL_OR_NAN(a, b, rtol) \
+    do {                             \
+        if (isnan(b)) CHECK(isnan(a)); \
+        else CHECK_REL(a, b, rtol);  \
+    } while (0)
 
 TEST(resnet_submissions) {
     tta_rcp_set set;
     CHECK(tta_rcp_load(resnet_dir, "resnet", &set, NULL) == 0);
     for (size_t i = 0; i < sizeof resnet_cases / sizeof resnet_cases[0]; i++) {
         const resnet_case *c = &resnet_cases[i];
-        tta_rcp_result r = tta_rcp_check(&set, c->bs, c->epochs, 5, "resnet");
-        if (r.status != c->status) fprintf(stderr, "case %zu: status %d\n", i, (int)r.status);
-        CHECK(r.status == c->status);
-        CHECK_REL(r.rcp_mean, c->rcp_mean, 1e-13);
-        CHECK_REL(r.min_mean, c->min_mean, 1e-12);
-        CHECK_REL(r.subm_mean, c->subm_mean, 1e-14);
-        CHECK_REL(r.speedup, c->speedup, 1e-13);
+        tta_rcp_result r = check5(&set, c->bs, c->epochs);
+        if (r.pass != c->pass || strcmp(r.msg, c->msg)) fprintf(stderr, "case %zu: %d %s\n", i, r.pass, r.msg);
+        CHECK(r.pass == c->pass);
+        CHECK_STR(r.msg, c->msg);
+        CHECK(r.bs == c->bs);
+        CHECK_REL_OR_NAN(r.rcp_mean, c->rcp_mean, 1e-13);
+        CHECK_REL_OR_NAN(r.min_mean, c->min_mean, 1e-12);
+        CHECK_REL_OR_NAN(r.subm_mean, c->subm_mean, 1e-14);
         CHECK_REL(r.normalization, c->normalization, 1e-13);
-        CHECK(r.how != NULL);
-        CHECK((r.why == NULL) == (r.status == TTA_RCP_PASS || r.status == TTA_RCP_FAIL));
+        if (!isnan(c->rcp_mean)) CHECK_REL(r.speedup, c->rcp_mean / c->subm_mean, 1e-13);
     }
     double ok[] = {34, 35, 35, 36, 37};
-    tta_rcp_result r = tta_rcp_check(&set, 3264, ok, 5, NULL); /* the set's benchmark */
-    CHECK(r.status == TTA_RCP_PASS && !strcmp(r.how, "reference point"));
-    r = tta_rcp_check(&set, 4000, ok, 5, "resnet");
-    CHECK_STR(r.how, "interpolated");
-    r = tta_rcp_check(&set, 100000, ok, 5, "resnet"); /* "Missing RCP, please submit RCP with BS" */
-    CHECK(r.status == TTA_RCP_MISSING_POINT && isnan(r.rcp_mean) && r.normalization == 1.0 && r.why);
-    double two_failed[] = {36, NAN, 37, 38, NAN}; /* "Insufficient convergence" */
-    r = tta_rcp_check(&set, 3264, two_failed, 5, "resnet");
-    CHECK(r.status == TTA_RCP_NO_CONVERGENCE && r.why != NULL);
-    r = tta_rcp_check(&set, NAN, ok, 5, "resnet"); /* "Could not detect global_batch_size" */
-    CHECK(r.status == TTA_RCP_BAD_INPUT && r.why != NULL);
-    r = tta_rcp_check(&set, 3264, ok, 2, "resnet"); /* nothing left after dropping two */
-    CHECK(r.status == TTA_RCP_BAD_INPUT && isnan(r.subm_mean));
-    r = tta_rcp_check(&set, 3264, ok, 0, "resnet");
-    CHECK(r.status == TTA_RCP_BAD_INPUT);
+    tta_rcp_run runs[5];
+    runs_at(runs, 3264, ok, 5);
+    tta_rcp_result r = tta_rcp_check(&set, runs, 5, NULL); /* the set's benchmark */
+    CHECK(r.pass == 1 && r.kind == TTA_RCP_FOUND);
+    CHECK(check5(&set, 4000, ok).kind == TTA_RCP_INTERPOLATION);
+    CHECK(check5(&set, 1024, ok).kind == TTA_RCP_SMALLER_BATCH);
+    CHECK(check5(&set, 100000, ok).kind == TTA_RCP_MISSING);
+    double two_failed[] = {36, NAN, 37, 38, NAN};
+    CHECK(check5(&set, 3264, two_failed).kind == TTA_RCP_INSUFFICIENT);
+
+    /* two runs: nothing left after dropping two; np.mean of nothing is NAN, "RCP found" fails with a
+     * NAN factor */
+    r = tta_rcp_check(&set, runs, 2, "resnet");
+    CHECK(r.pass == 0 && r.kind == TTA_RCP_FOUND && isnan(r.subm_mean) && isnan(r.normalization));
+    CHECK_STR(r.msg, "RCP found");
+    r = tta_rcp_check(&set, runs, 0, "resnet"); /* no run, no batch size */
+    CHECK(r.pass == 0 && r.kind == TTA_RCP_NO_BATCH_SIZE);
+
+    /* batch sizes as get_submission_epochs reads them, file by file */
+    runs[4].bs = 4096; /* KeyError(None) after "Batch sizes in files do not match" */
+    r = tta_rcp_check(&set, runs, 5, "resnet");
+    CHECK(r.pass == 0 && r.kind == TTA_RCP_BATCH_SIZES_DIFFER && isnan(r.bs) && r.normalization == 1.0);
+    CHECK_STR(r.msg, "Batch sizes in files do not match");
+    runs[4].bs = 3264;
+    runs[0].bs = NAN; /* the first without one: the next one's counts */
+    r = tta_rcp_check(&set, runs, 5, "resnet");
+    CHECK(r.pass == 1 && r.kind == TTA_RCP_FOUND && r.bs == 3264);
+    runs[0].bs = 3264;
+    runs[2].bs = NAN; /* a later one without: they differ */
+    CHECK(tta_rcp_check(&set, runs, 5, "resnet").kind == TTA_RCP_BATCH_SIZES_DIFFER);
+    for (int i = 0; i < 5; i++) runs[i].bs = NAN;
+    r = tta_rcp_check(&set, runs, 5, "resnet");
+    CHECK(r.pass == 0 && r.kind == TTA_RCP_NO_BATCH_SIZE && r.normalization == 1.0);
+    CHECK_STR(r.msg, "Could not detect global_batch_size");
+    /* a batch size with a fraction is printed as Python prints the float */
+    r = check5(&set, 1e5 + 0.5, ok);
+    CHECK_STR(r.msg, "Missing RCP, please submit RCP with BS = 100000.5");
     tta_rcp_free(&set);
 }
 
@@ -128,9 +172,11 @@ TEST(by_hand) {
     CHECK(set.points[1].runs == 15);
     CHECK_REL(set.points[5].mean, 56.0, 1e-15);
     double ok[] = {35, 35, 36, 36, 36};
-    tta_rcp_result r = tta_rcp_check(&set, 4000, ok, 5, "resnet");
+    tta_rcp_result r = check5(&set, 4000, ok);
     CHECK_REL(r.rcp_mean, 457.0 / 13.0 + (56.0 - 457.0 / 13.0) * 736.0 / 29504.0, 1e-14);
     CHECK_REL(r.subm_mean, 107.0 / 3.0, 1e-15);
+    /* the factor is max(1, rcp mean / submission mean) */
+    CHECK_REL(r.normalization, fmax(1.0, r.rcp_mean / r.subm_mean), 1e-15);
     tta_rcp_free(&set);
 }
 
@@ -187,17 +233,28 @@ TEST(synthetic_files) {
     for (size_t i = 0; i < 3 && i < set.n_pruned; i++) CHECK(set.pruned[i].bs == pruned[i]);
     /* BS 6 was pruned: interpolated between 4 and 8 (mean 17, limit 16.03474235534668). */
     double pass[] = {15, 16, 16, 17, 18}, fail[] = {14, 15, 15, 15, 16}, at3[] = {11, 12, 12, 12, 13};
-    tta_rcp_result r = tta_rcp_check(&set, 6, pass, 5, "resnet");
-    CHECK(r.status == TTA_RCP_PASS && !strcmp(r.how, "interpolated"));
+    tta_rcp_result r = check5(&set, 6, pass);
+    CHECK(r.pass == 1 && r.kind == TTA_RCP_INTERPOLATION);
     CHECK_REL(r.rcp_mean, 17.0, 1e-15);
     CHECK_REL(r.min_mean, 16.03474235534668, 1e-12);
     CHECK_REL(r.normalization, 1.0408163265306123, 1e-14);
-    r = tta_rcp_check(&set, 6, fail, 5, "resnet");
-    CHECK(r.status == TTA_RCP_FAIL && r.normalization == 1.0);
+    r = check5(&set, 6, fail);
+    CHECK(r.pass == 0 && r.kind == TTA_RCP_INTERPOLATION);
     CHECK_REL(r.speedup, 1.1333333333333333, 1e-14);
-    r = tta_rcp_check(&set, 3, at3, 5, "resnet");
-    CHECK(r.status == TTA_RCP_PASS && r.normalization == 1.0);
+    CHECK_REL(r.normalization, 1.1333333333333333, 1e-14);
+    r = check5(&set, 3, at3);
+    CHECK(r.pass == 1 && r.normalization == 1.0);
     CHECK_REL(r.min_mean, 11.03471374511719, 1e-12);
+    tta_rcp_free(&set);
+
+    /* one point beyond the checker's 1e9 search bound: neither below nor above 1000 */
+    write_file(dir, "rcps_resnet.json",
+               "{\"p\": {\"Benchmark\": \"resnet\", \"BS\": 2e9, \"Epochs to converge\": [9, 10, 11]}}");
+    CHECK(tta_rcp_load(dir, "resnet", &set, &err) == 0);
+    double ten[] = {10, 10, 10, 10, 10};
+    r = check5(&set, 1000, ten);
+    CHECK(r.pass == 0 && r.kind == TTA_RCP_NONE_FOUND && r.normalization == 1.0);
+    CHECK_STR(r.msg, "Cannot find any RCPs");
     tta_rcp_free(&set);
 
     /* no file: status 1 and checks say NO_REFERENCE (the official checker: KeyError/IOError) */
@@ -205,8 +262,10 @@ TEST(synthetic_files) {
     free(err);
     err = NULL;
     double e[] = {10, 11, 12};
-    r = tta_rcp_check(&set, 256, e, 3, "minigo");
-    CHECK(r.status == TTA_RCP_NO_REFERENCE && r.why != NULL);
+    tta_rcp_run three[3];
+    runs_at(three, 256, e, 3);
+    r = tta_rcp_check(&set, three, 3, "minigo");
+    CHECK(r.kind == TTA_RCP_NO_REFERENCE && r.pass == -1 && r.msg[0] == 0);
     tta_rcp_free(&set);
 
     /* malformed files: -1 with the path and the reason, never a crash */

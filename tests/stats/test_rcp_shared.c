@@ -216,6 +216,16 @@ TEST(point_statistics) {
     CHECK_POINTS("1.0.0", "bert", points_bert_1_0_0);
 }
 
+/* tta_rcp_check of n runs at batch size bs. */
+static tta_rcp_result check_at(const tta_rcp_set *set, double bs, const double *progress, size_t n,
+                               const char *benchmark) {
+    tta_rcp_run runs[64];
+    CHECK(n <= 64);
+    for (size_t i = 0; i < n && i < 64; i++) runs[i] = (tta_rcp_run){.progress = progress[i], .bs = bs};
+    return tta_rcp_check(set, runs, n < 64 ? n : 64, benchmark);
+}
+
+/* Verdicts, messages and factors: check_directory on result files (reference_values.py). */
 TEST(unet3d_drops_four_runs_each_end) {
     tta_rcp_set set;
     CHECK(load("3.0.0", "unet3d", &set) == 0 && set.submission_runs == 40);
@@ -224,25 +234,29 @@ TEST(unet3d_drops_four_runs_each_end) {
     for (int i = 0; i < 4; i++) e[i] = 1000;
     for (int i = 0; i < 32; i++) e[4 + i] = 1500 + 5 * i;
     for (int i = 36; i < 40; i++) e[i] = NAN;
-    tta_rcp_result r = tta_rcp_check(&set, 80, e, 40, "unet3d");
-    CHECK(r.status == TTA_RCP_PASS && !strcmp(r.how, "reference point"));
+    tta_rcp_result r = check_at(&set, 80, e, 40, "unet3d");
+    CHECK(r.pass == 1 && r.kind == TTA_RCP_FOUND);
+    CHECK_STR(r.msg, "RCP found");
     CHECK_REL(r.subm_mean, 1577.5, 1e-15);
     CHECK_REL(r.min_mean, 1506.031519446108, 1e-12);
     CHECK_REL(r.normalization, 1.0166578622997007, 1e-14);
-    r = tta_rcp_check(&set, 82, e, 40, "unet3d"); /* interpolated between 80 and 84 */
-    CHECK(r.status == TTA_RCP_FAIL);
+    r = check_at(&set, 82, e, 40, "unet3d"); /* interpolated between 80 and 84 */
+    CHECK(r.pass == 0 && r.kind == TTA_RCP_INTERPOLATION);
     CHECK_REL(r.rcp_mean, 1953.079365079365, 1e-13);
     CHECK_REL(r.min_mean, 1837.523821983072, 1e-12);
     CHECK_REL(r.speedup, 1.2380851759615625, 1e-13);
+    CHECK_REL(r.normalization, 1.2380851759615625, 1e-13);
+    e[35] = NAN; /* a fifth run that did not converge */
+    r = check_at(&set, 80, e, 40, "unet3d");
+    CHECK(r.pass == 0 && r.kind == TTA_RCP_INSUFFICIENT && r.normalization == 1.0);
+    CHECK_STR(r.msg, "Insufficient convergence");
     for (int i = 0; i < 4; i++) e[i] = 3000;
     for (int i = 0; i < 32; i++) e[4 + i] = 3100 + 10 * i;
-    r = tta_rcp_check(&set, 56, e, 40, "unet3d"); /* 56 was pruned: below 80, the smallest */
-    CHECK(r.status == TTA_RCP_PASS && !strcmp(r.how, "smallest reference point"));
+    r = check_at(&set, 56, e, 40, "unet3d"); /* 56 was pruned: below 80, the smallest */
+    CHECK(r.pass == 1 && r.kind == TTA_RCP_SMALLER_BATCH);
+    CHECK_STR(r.msg, "RCP not found but slower convergence on smaller batch size");
     CHECK_REL(r.rcp_mean, 1603.7777777777778, 1e-14);
     CHECK_REL(r.subm_mean, 3255.0, 1e-15);
-    e[0] = NAN; /* a fifth run that did not converge */
-    r = tta_rcp_check(&set, 80, e, 40, "unet3d");
-    CHECK(r.status == TTA_RCP_NO_CONVERGENCE);
     tta_rcp_free(&set);
 }
 
@@ -251,15 +265,16 @@ TEST(llama31_405b_slack) {
     CHECK(load("5.0.0", "llama31_405b", &set) == 0 && set.submission_runs == 3);
     /* at 1152 the references agree exactly (stdev 0): the limit is 322560 - 46080 */
     double pass[] = {280000, 290000, 300000}, fail[] = {270000, 275000, 300000}, interp[] = {300000, 340000, 400000};
-    tta_rcp_result r = tta_rcp_check(&set, 1152, pass, 3, NULL);
-    CHECK(r.status == TTA_RCP_PASS);
+    tta_rcp_result r = check_at(&set, 1152, pass, 3, NULL);
+    CHECK(r.pass == 1);
     CHECK_REL(r.min_mean, 276480.0, 1e-15);
     CHECK_REL(r.normalization, 1.1122758620689654, 1e-14);
-    r = tta_rcp_check(&set, 1152, fail, 3, NULL);
-    CHECK(r.status == TTA_RCP_FAIL && r.normalization == 1.0);
+    r = check_at(&set, 1152, fail, 3, NULL);
+    CHECK(r.pass == 0);
     CHECK_REL(r.speedup, 1.1729454545454545, 1e-14);
-    r = tta_rcp_check(&set, 3000, interp, 3, NULL);
-    CHECK(r.status == TTA_RCP_PASS);
+    CHECK_REL(r.normalization, 1.1729454545454545, 1e-14);
+    r = check_at(&set, 3000, interp, 3, NULL);
+    CHECK(r.pass == 1 && r.kind == TTA_RCP_INTERPOLATION);
     CHECK_REL(r.rcp_mean, 411480.0, 1e-14);
     CHECK_REL(r.min_mean, 314636.2756200554, 1e-12);
     CHECK_REL(r.normalization, 1.210235294117647, 1e-14);
@@ -270,8 +285,8 @@ TEST(llama2_70b_lora_samples) {
     tta_rcp_set set;
     CHECK(load("5.0.0", "llama2_70b_lora", &set) == 0);
     double s[] = {2800, 3000, 3100, 3100, 3200, 3300, 3300, 3400, 3500, 3600};
-    tta_rcp_result r = tta_rcp_check(&set, 8, s, 10, NULL);
-    CHECK(r.status == TTA_RCP_PASS && r.normalization == 1.0);
+    tta_rcp_result r = check_at(&set, 8, s, 10, NULL);
+    CHECK(r.pass == 1 && r.normalization == 1.0);
     CHECK_REL(r.subm_mean, 3237.5, 1e-15);
     CHECK_REL(r.min_mean, 2960.6339616775513, 1e-12);
     tta_rcp_free(&set);
@@ -284,7 +299,8 @@ TEST(benchmarks_without_reference_points) {
     CHECK(tta_rcp_load(dir, "minigo", &set, &err) == 1 && err != NULL); /* rcp_checker: KeyError */
     free(err);
     double e[] = {20, 21, 22, 23, 24, 25, 26, 27, 28, 29};
-    CHECK(tta_rcp_check(&set, 2048, e, 10, "minigo").status == TTA_RCP_NO_REFERENCE);
+    tta_rcp_result r = check_at(&set, 2048, e, 10, "minigo");
+    CHECK(r.kind == TTA_RCP_NO_REFERENCE && r.pass == -1);
     tta_rcp_free(&set);
 }
 
