@@ -25,8 +25,9 @@ static const char report_help[] =
     "  compare A B   two entries (ids from `tta ls entries`, or round/division/submitter/system/\n"
     "             benchmark): ratio of mean TTAs with a bootstrap CI, Welch's t, Mann-Whitney U, runs\n"
     "             needed to tell a 5% difference\n"
-    "  rcp --rcp-dir DIR   convergence against MLCommons' reference points (rcps_<benchmark>.json):\n"
-    "             olympic mean of epochs, reference mean, minimum acceptable mean, pass, normalization\n"
+    "  rcp --rcp-dir DIR   MLCommons' RCP checker's verdict per entry: DIR is a training_X.Y.Z folder of\n"
+    "             rcps_<name>.json, or a folder of them (../shared/rcp: each round its own rules); verdict,\n"
+    "             the checker's message, reference and submission means, normalization\n"
     "  threshold --at LIST   each run's TTA and epochs at other thresholds: LIST is 0.70,0.75 or\n"
     "             FROM:TO:STEP, in the stored scale (fractions; BLEU points; DAWNBench percent)\n"
     "  profile [--profile ID] [--memory-svg FILE]   a profile stored by `tta profile` (ID, else the latest)\n"
@@ -176,7 +177,7 @@ int cmd_report(const tta_cli *cli, int argc, char **argv) {
         return rc;
     }
     if (!strcmp(kind, "rcp")) {
-        if (!rcp_dir) return cli_usage_error("report", "rcp needs --rcp-dir DIR (a folder of rcps_<benchmark>.json)");
+        if (!rcp_dir) return cli_usage_error("report", "rcp needs --rcp-dir DIR (a training_X.Y.Z folder of rcps_<name>.json, or a folder of them)");
         sqlite3 *db;
         if (cli_open_db_readonly(cli, "report", &db)) return 1;
         char *err = NULL;

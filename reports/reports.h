@@ -76,11 +76,13 @@ int tta_report_threshold(sqlite3 *db, const tta_filter *f, const double *thresho
  * alpha 0.05 with 80% power. */
 int tta_report_compare(sqlite3 *db, const char *a, const char *b, int format, FILE *out, char **err);
 
-/* `tta report rcp --rcp-dir DIR`: per entry, benchmark, global_batch_size, epochs_mean
- * (olympic mean of the runs' epochs, or samples for BERT; a failed run counts as 1e9),
- * rcp_mean and min_acceptable_mean at that batch size (found, interpolated or the smallest
- * point), pass, and the normalization factor the score would get; a note where the benchmark
- * has no reference points. */
+/* `tta report rcp --rcp-dir DIR`: per entry, MLCommons' RCP checker's verdict (check_directory,
+ * pruned reference points) from each run's convergence point (run_tta.progress) and the rules:
+ * id, round, ruleset, division, submitter, system, benchmark, runs, bs, verdict (pass/fail), message
+ * (the checker's words), rcp_mean, min_mean, subm_mean, normalization (the checker's factor),
+ * progress_unit. DIR is one training_X.Y.Z folder of rcps_<name>.json, or a folder of such folders
+ * (each entry is checked against its round's ruleset); entries the checker cannot judge get a note
+ * and no verdict. docs/statistics.md section 8. */
 int tta_report_rcp(sqlite3 *db, const tta_filter *f, const char *rcp_dir, int format, FILE *out, char **err);
 
 /* `tta report html OUT.html`: one self-contained page (no script, no URL) with the tables and
