@@ -66,7 +66,7 @@ static const char entries_sql[] =
 static const char runs_sql[] =
     "SELECT t.entry_id, t.file, COALESCE(r.cp_status, r.status) = 'success', t.progress, t.global_batch_size"
     " FROM run_tta t JOIN runs r ON r.id = t.run_id JOIN entries e ON e.id = t.entry_id"
-    " WHERE" RCP_FILTER_SQL " ORDER BY t.entry_id, t.file";
+    " WHERE" RCP_FILTER_SQL " ORDER BY e.round, e.division, e.submitter, e.system, e.benchmark, e.id, t.file";
 
 typedef struct {
     int64_t id;
@@ -86,15 +86,18 @@ typedef struct {
     char *err;
 } rcp_cache;
 
+/* Column i as a malloc'd string; NULL for SQL NULL. */
 static char *dup_col(sqlite3_stmt *st, int i) {
     const unsigned char *t = sqlite3_column_text(st, i);
     return t ? strdupCheck((const char *)t) : NULL;
 }
 
+/* Column i as a double; NAN for SQL NULL. */
 static double real_col(sqlite3_stmt *st, int i) {
     return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
 }
 
+/* Binds f's fields to RCP_FILTER_SQL's ?1..?6. */
 static void bind_filter(sqlite3_stmt *st, const tta_filter *f) {
     const char *texts[5] = {f->round, f->division, f->submitter, f->system, f->benchmark};
     for (int i = 0; i < 5; i++) {
@@ -104,6 +107,7 @@ static void bind_filter(sqlite3_stmt *st, const tta_filter *f) {
     sqlite3_bind_int64(st, 6, f->entry_id);
 }
 
+/* *err = "database: <what>: <SQLite's message>" (malloc'd), when err is not NULL. */
 static void set_db_err(char **err, sqlite3 *db, const char *what) {
     if (!err) return;
     buf b = {0};
@@ -111,6 +115,7 @@ static void set_db_err(char **err, sqlite3 *db, const char *what) {
     *err = buf_take(&b);
 }
 
+/* Frees n entries and the array. */
 static void entries_free(rcp_entry *e, size_t n) {
     for (size_t i = 0; i < n; i++) {
         free(e[i].round);
@@ -170,14 +175,11 @@ static int entries_load(sqlite3 *db, const tta_filter *f, rcp_entry **out, size_
         return rc;
     }
     bind_filter(st, f);
-    size_t k = 0; /* both queries are ordered by entry: walk them together */
+    size_t k = 0; /* both queries list entries in the same order: walk them together */
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t id = sqlite3_column_int64(st, 0);
         while (k < n && e[k].id != id) k++;
-        if (k == n) { /* entries are ordered by name, runs by id: look the entry up */
-            for (k = 0; k < n && e[k].id != id; k++) {}
-            if (k == n) continue;
-        }
+        assert(k < n); /* every run's entry was listed */
         rcp_entry *x = &e[k];
         int converged = sqlite3_column_int(st, 2);
         double progress = real_col(st, 3);
@@ -196,6 +198,7 @@ static int entries_load(sqlite3 *db, const tta_filter *f, rcp_entry **out, size_
     return SQLITE_OK;
 }
 
+/* 1 when path is a folder (or a link to one). */
 static int is_dir(const char *path) {
     struct stat s;
     return stat(path, &s) == 0 && S_ISDIR(s.st_mode);
@@ -219,6 +222,7 @@ static int holds_rulesets(const char *dir) {
     return found;
 }
 
+/* The reference set of dir/rcps_<name>.json, loaded once per report. */
 static const rcp_cache *cached_set(rcp_cache **cache, size_t *n, size_t *cap, const char *dir, const char *name) {
     for (size_t i = 0; i < *n; i++)
         if (!strcmp((*cache)[i].dir, dir) && !strcmp((*cache)[i].name, name)) return &(*cache)[i];
