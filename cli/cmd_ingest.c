@@ -12,13 +12,18 @@ static const char ingest_help[] =
     "\n"
     "Reads every MLPerf Training log (:::MLPv0.5.0, :::MLL, :::MLLOG), DAWNBench entry (JSON + TSV),\n"
     "system description and power log under each PATH (files or folders, recursively) into the\n"
-    "database. Files are recognised by content; anything else is skipped. Unchanged files (same\n"
+    "database. Files are recognised by content; anything else is skipped. In a results tree, only\n"
+    "what the official tools read is read: logs under <submitter>/benchmarks/ (sample logs), in\n"
+    "subfolders of a results/<system>/<benchmark>/ folder other than power/ (raw_logs/: copies)\n"
+    "and, from v1.0 on, logs there not named result_*.txt are skipped and counted (a file given as\n"
+    "a PATH is always read). Unchanged files (same\n"
     "content hash) are skipped; changed files replace what they gave before. Each file is stored\n"
     "whole or not at all. A malformed file is reported as <path>:<line>: <reason> and recorded.\n"
     "\n"
     "  --jobs N        parser threads (default: the number of CPUs)\n"
     "  --format text   summary on stderr (default); json: one object on stdout with files,\n"
-    "                  ingested, unchanged, failed, runs, events, bytes, seconds\n"
+    "                  ingested, unchanged, failed, skipped, not_results (code_folder, subfolder,\n"
+    "                  not_result, removed), runs, events, bytes, seconds\n"
     "  --quiet         no per-file error lines\n"
     "\n"
     "Exit status: 0 no file failed, 1 some failed (the others are stored), 2 usage error.\n";
@@ -92,13 +97,29 @@ int cmd_ingest(const tta_cli *cli, int argc, char **argv) {
         return 1;
     }
     sqlite3_close(db);
+    /* Why files of formats tta reads were not read: one line per reason. */
+    if (st.skipped_code_folder)
+        fprintf(stderr, "ingest: skipped %lld files under benchmarks/ (sample logs, not results)\n",
+                (long long)st.skipped_code_folder);
+    if (st.skipped_subfolder)
+        fprintf(stderr, "ingest: skipped %lld logs in subfolders of results folders (%s: copies, not results)\n",
+                (long long)st.skipped_subfolder, st.subfolders);
+    if (st.skipped_not_result)
+        fprintf(stderr, "ingest: skipped %lld files in results folders that the official tools do not read (not"
+                " <benchmark>/result_*.txt: checker output, other logs)\n", (long long)st.skipped_not_result);
+    if (st.removed)
+        fprintf(stderr, "ingest: removed %lld of those files from the database (stored by an earlier ingest)\n",
+                (long long)st.removed);
     double mb = st.bytes / 1e6;
     double mbps = st.seconds > 0 ? mb / st.seconds : 0;
     if (json) {
         printf("{\"files\": %lld, \"ingested\": %lld, \"unchanged\": %lld, \"failed\": %lld, \"skipped\": %lld, "
-               "\"runs\": %lld, \"events\": %lld, \"bytes\": %lld, \"seconds\": %.6f}\n",
+               "\"not_results\": {\"code_folder\": %lld, \"subfolder\": %lld, \"not_result\": %lld, "
+               "\"removed\": %lld}, \"runs\": %lld, \"events\": %lld, \"bytes\": %lld, \"seconds\": %.6f}\n",
                (long long)st.files, (long long)st.ingested, (long long)st.unchanged, (long long)st.failed,
-               (long long)st.skipped, (long long)st.runs, (long long)st.events, (long long)st.bytes, st.seconds);
+               (long long)st.skipped, (long long)st.skipped_code_folder, (long long)st.skipped_subfolder,
+               (long long)st.skipped_not_result, (long long)st.removed, (long long)st.runs, (long long)st.events,
+               (long long)st.bytes, st.seconds);
     } else {
         fprintf(stderr,
                 "ingest: %lld files seen, %lld ingested, %lld unchanged, %lld failed (%lld other files skipped); "

@@ -29,7 +29,8 @@ static int in_systems_folder(const char *path) {
 }
 
 /* A results/<system>/<benchmark>/ subfolder: power/..., or another (raw_logs/, logs/, ...).
- * Returns 1 for power, 2 for another subfolder, 0 otherwise. */
+ * Returns 1 for power, 2 for another subfolder, 0 otherwise. (Whether a log in another
+ * subfolder is read is the walk's question: pathmeta.h, tta_path_skip.) */
 static int results_subfolder(const char *path) {
     const char *r = NULL;
     for (const char *p = path; (p = strstr(p, "results/")) != NULL; p++)
@@ -98,6 +99,8 @@ static int dawnbench_header(const char *p, const char *end) {
 /* Which JSON description: content where it tells, the path where it does not. */
 static tta_format json_kind(const char *path, const char *head, size_t n) {
     if (strcasecmp(base_name(path), "entry.json") == 0) return TTA_FMT_ENTRY_JSON;
+    /* The summarizer's scaling factor beside a folder's result logs (the name is all it reads). */
+    if (strcmp(base_name(path), "scaling.json") == 0) return TTA_FMT_SCALING;
     if (in_systems_folder(path)) return TTA_FMT_SYSTEM_JSON;
     if (memmem(head, n, "\"author\"", 8) && (memmem(head, n, "\"hardware\"", 10) || memmem(head, n, "\"model\"", 7)))
         return TTA_FMT_DAWNBENCH_JSON;
@@ -134,9 +137,7 @@ tta_format tta_detect_format(const char *path, const char *head, size_t head_len
     if (f == TTA_FMT_UNKNOWN && probe < head_len && !memchr(head, '\0', probe))
         f = first_marker(head + probe - 16, end); /* overlap: a marker across the boundary */
     if (f == TTA_FMT_UNKNOWN) return f;
-    int sub = results_subfolder(path);
-    if (sub == 1 && f == TTA_FMT_MLLOG) return TTA_FMT_POWER;
-    if (sub == 2) return TTA_FMT_UNKNOWN; /* raw_logs/, logs/...: copies, not result logs */
+    if (f == TTA_FMT_MLLOG && results_subfolder(path) == 1) return TTA_FMT_POWER;
     return f;
 }
 
@@ -151,6 +152,7 @@ const char *tta_format_name(tta_format f) {
     case TTA_FMT_DAWNBENCH_JSON: return "dawnbench-json";
     case TTA_FMT_SYSTEM_JSON: return "system-json";
     case TTA_FMT_ENTRY_JSON: return "entry-json";
+    case TTA_FMT_SCALING: return "scaling";
     case TTA_FMT_UNKNOWN: break;
     }
     return "unknown";

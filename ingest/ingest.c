@@ -25,6 +25,7 @@
 #include "common/hash.h"
 #include "ingest/checkpointer.h"
 #include "ingest/parsed.h"
+#include "ingest/pathmeta.h"
 #include "ingest/records.h"
 #include "ingest/store.h"
 #include "ingest/walk.h"
@@ -33,6 +34,10 @@ typedef enum { RESULT_SKIPPED, RESULT_UNCHANGED, RESULT_PARSED } result_kind;
 
 typedef struct {
     result_kind kind;
+    tta_skip_kind skip;     /* RESULT_SKIPPED: why (TTA_SKIP_NONE: not a format tta reads) */
+    int forget;             /* skipped by where it lies, but stored by an earlier ingest: remove it */
+    const char *path;       /* the walked file's path (owned by the walk list) */
+    char subfolder[32];     /* TTA_SKIP_SUBFOLDER: the subfolder's name (cut to fit) */
     uint64_t bytes;
     tta_parsed_file parsed; /* RESULT_PARSED */
     void *map;              /* the file's bytes (mapped or read), which parsed spans point into */
@@ -132,6 +137,7 @@ static void fail_unreadable(file_result *r, const char *path, const char *what, 
 /* Reads, hashes and (unless unchanged or not a log) parses one file. */
 static file_result *process_file(const ingest_work *w, const tta_walk_file *wf) {
     file_result *r = callocCheck(1, sizeof *r);
+    r->path = wf->path;
     int fd = open(wf->path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         fail_unreadable(r, wf->path, "cannot open", errno);
@@ -183,6 +189,22 @@ static file_result *process_file(const ingest_work *w, const tta_walk_file *wf) 
         r->kind = RESULT_SKIPPED;
         release_bytes(map, len, mapped);
         return r;
+    }
+    if (!wf->named) {
+        /* Where the official tools read no results (sample logs under benchmarks/, copies in
+         * raw_logs/, checker output): not read unless named on the command line. */
+        tta_arena arena = {0};
+        tta_path_meta pm;
+        tta_path_meta_read(wf->path, &arena, &pm);
+        r->skip = tta_path_skip(wf->path, &pm, fmt);
+        if (r->skip == TTA_SKIP_SUBFOLDER) snprintf(r->subfolder, sizeof r->subfolder, "%s", pm.subfolder);
+        tta_arena_free(&arena);
+        if (r->skip != TTA_SKIP_NONE) {
+            r->kind = RESULT_SKIPPED;
+            r->forget = find_stored(w, wf->path) != NULL;
+            release_bytes(map, len, mapped);
+            return r;
+        }
     }
     r->bytes = len;
     uint64_t h = source_hash(wf->path, data, len);
@@ -265,6 +287,28 @@ static file_result *next_result(ingest_work *w) {
     return r;
 }
 
+/* Counts a skipped file by its reason; a subfolder's name is listed once. */
+static void count_skipped(tta_ingest_stats *stats, const file_result *r) {
+    switch (r->skip) {
+    case TTA_SKIP_NONE: stats->skipped++; return;
+    case TTA_SKIP_CODE_FOLDER: stats->skipped_code_folder++; return;
+    case TTA_SKIP_NOT_RESULT: stats->skipped_not_result++; return;
+    case TTA_SKIP_SUBFOLDER: break;
+    }
+    stats->skipped_subfolder++;
+    char name[40];
+    snprintf(name, sizeof name, "%s/", r->subfolder);
+    char *list = stats->subfolders;
+    size_t cap = sizeof stats->subfolders, used = strlen(list), n = strlen(name);
+    for (const char *p = list; (p = strstr(p, name)) != NULL; p++)
+        if ((p == list || p[-1] == ' ') && (p[n] == ',' || p[n] == '\0')) return; /* listed */
+    if (used >= 5 && !strcmp(list + used - 5, ", ...")) return;                  /* full */
+    if (used + (used ? 2 : 0) + n + 5 < cap)
+        snprintf(list + used, cap - used, "%s%s", used ? ", " : "", name);
+    else
+        snprintf(list + used, cap - used, ", ...");
+}
+
 static int default_jobs(void) {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (int)n : 1;
@@ -325,7 +369,13 @@ int tta_ingest_paths(sqlite3 *db, const char *const *paths, int n_paths, const t
     for (size_t done = 0; done < files.n; done++) {
         file_result *r = started ? next_result(&w) : process_file(&w, &files.files[done]);
         if (r->kind == RESULT_SKIPPED) {
-            stats->skipped++;
+            count_skipped(stats, r);
+            if (r->forget && !db_failed) {
+                if (tta_store_forget(store, r->path, err) != SQLITE_OK)
+                    db_failed = 1;
+                else
+                    stats->removed++;
+            }
         } else {
             stats->files++;
             stats->bytes += (int64_t)r->bytes;

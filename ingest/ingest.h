@@ -31,6 +31,13 @@ typedef struct {
 typedef struct {
     int64_t files;     /* files seen that tta reads (recognised formats) */
     int64_t skipped;   /* files seen that are not logs (READMEs, images, ...) */
+    /* Files of a format tta reads, found in folders where the official tools read no results
+     * (not counted in files nor skipped; docs/ingest.md, "What is read"): */
+    int64_t skipped_code_folder; /* under <submitter>/benchmarks/ or benchmark/ (sample logs) */
+    int64_t skipped_subfolder;   /* logs in subfolders of results/<system>/<benchmark>/ other than power/ */
+    int64_t skipped_not_result;  /* logs in results folders not named <benchmark>/result_*.txt (v1.0 on) */
+    char subfolders[80];         /* those subfolders' names, "raw_logs/, logs/" (", ..." when more) */
+    int64_t removed;             /* of those, files an earlier ingest had stored: removed from the database */
     int64_t ingested;  /* stored (new or changed) */
     int64_t unchanged; /* same content hash as already stored: skipped */
     int64_t failed;    /* malformed or unreadable: error recorded in sources, nothing else kept */
@@ -41,7 +48,9 @@ typedef struct {
 } tta_ingest_stats;
 
 /* Walks each path (a file or a folder, recursively; symlinks are not followed into folders),
- * recognises each file by content, parses with opts->jobs threads and stores with one writer,
+ * recognises each file by content, skips the files found in folders that are not where results
+ * lie (pathmeta.h, tta_path_skip; a file given as a path is always read), parses with
+ * opts->jobs threads and stores with one writer,
  * each file whole or not at all (files are grouped into transactions). Each failed file gets
  * one line "<path>:<line>: <reason>" on diag (unless quiet) and a row in sources with status
  * 'failed'. Returns 0 when no file failed, 1 when some did (the others are stored), -1 when the

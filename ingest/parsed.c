@@ -78,6 +78,8 @@ int tta_parse_buffer(const char *path, const char *data, size_t len, tta_parsed_
     case TTA_FMT_ENTRY_JSON:
     case TTA_FMT_DAWNBENCH_JSON:
         return tta_parse_description(out, data, len, &pm);
+    case TTA_FMT_SCALING:
+        return tta_parse_scaling(out, data, len, &pm);
     case TTA_FMT_UNKNOWN:
         break;
     }

@@ -32,7 +32,8 @@ typedef enum {
     TTA_FMT_DAWNBENCH_JSON, /* DAWNBench entry description on its own (e.g. inference entries) */
     TTA_FMT_SYSTEM_JSON,    /* <submitter>/systems/<system>.json */
     TTA_FMT_ENTRY_JSON,     /* v0.5 results/<system>/entry.json */
-    TTA_FMT_SCALING,        /* results/<system>/<benchmark>/scaling.json: {"scaling_factor": x} */
+    TTA_FMT_SCALING,        /* results/<system>/<benchmark>/scaling.json: {"scaling_factor": x} (the last
+                               format: bench/bench_parse.c counts up to it) */
 } tta_format;
 
 /* Stable name of a format, as stored in sources.format ("mlperf-v0.5", "mllog", ...). */

@@ -8,6 +8,7 @@
  */
 #include "ingest/pathmeta.h"
 
+#include <assert.h>
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
@@ -55,11 +56,17 @@ const char *tta_round_from_name(const char *s, size_t n, tta_arena *arena) {
 }
 
 int tta_trailing_index(const char *s, size_t n) {
-    /* result_N... names the run whatever follows (Intel's result_3_4n16r_32k_1593118427). */
+    /* result_N... names the run whatever follows (Intel's result_3_4n16r_32k_1593118427); a
+     * longer first number is an id, and the run is the last number (HazyResearch v2.0's
+     * result_220520100725096152634_9, Lambda v4.1's result_240928162719380693721_01). */
     if (n > 7 && !memcmp(s, "result_", 7) && isdigit((unsigned char)s[7])) {
-        int v = 0;
-        for (size_t i = 7; i < n && isdigit((unsigned char)s[i]) && v < 100000000; i++) v = v * 10 + (s[i] - '0');
-        return v;
+        size_t e = 7;
+        while (e < n && isdigit((unsigned char)s[e])) e++;
+        if (e - 7 <= 6) {
+            int v = 0;
+            for (size_t i = 7; i < e; i++) v = v * 10 + (s[i] - '0');
+            return v;
+        }
     }
     /* Else the last group of digits that is not a timestamp or id (at most 6 digits). */
     size_t e = n;
@@ -149,6 +156,7 @@ void tta_path_meta_read(const char *path, tta_arena *arena, tta_path_meta *m) {
             int i_bench = i_results + 2;
             if (i_bench < n - 1) {
                 m->benchmark = tta_benchmark_canonical(comp[i_bench], len[i_bench], m->round);
+                m->in_benchmark = i_bench == n - 2;
                 if (i_bench + 1 < n - 1) {
                     if (comp_is(comp[i_bench + 1], len[i_bench + 1], "power")) {
                         m->power = 1;
@@ -158,6 +166,7 @@ void tta_path_meta_read(const char *path, tta_arena *arena, tta_path_meta *m) {
                         }
                     } else {
                         m->auxiliary = 1;
+                        m->subfolder = tta_arena_strndup(arena, comp[i_bench + 1], len[i_bench + 1]);
                     }
                 }
             }
@@ -166,6 +175,22 @@ void tta_path_meta_read(const char *path, tta_arena *arena, tta_path_meta *m) {
             m->system = m->stem;
         }
     }
+    /* Code folders: <submitter>/benchmarks/ (GIGABYTE v2.1: benchmark/), where some submitters
+     * keep sample logs (benchmarks/<benchmark>/implementations/<impl>/results/<id>_N.log) that name
+     * other submitters and systems. The folder after the round's submitter folder; without a
+     * round folder, a benchmarks/ folder with an implementations/ folder below it. */
+    int i_sub_folder = -1;
+    if (i_round >= 0) {
+        for (int i = i_round + 1; i < n - 1 && i_sub_folder < 0; i++)
+            if (!comp_is(comp[i], len[i], "closed") && !comp_is(comp[i], len[i], "open")) i_sub_folder = i;
+    }
+    for (int i = i_round + 1; i < n - 1 && !m->code_folder; i++) {
+        if (!comp_is(comp[i], len[i], "benchmarks") && !comp_is(comp[i], len[i], "benchmark")) continue;
+        if (i_sub_folder >= 0 && i == i_sub_folder + 1) m->code_folder = 1;
+        for (int j = i + 1; j < n - 1 && !m->code_folder; j++)
+            if (comp_is(comp[j], len[j], "implementations")) m->code_folder = 1;
+    }
+
     if (!m->benchmark) {
         /* DAWNBench task folders (dawnbench/CIFAR10/train/...). */
         for (int i = n - 2; i >= 0; i--) {
@@ -176,4 +201,34 @@ void tta_path_meta_read(const char *path, tta_arena *arena, tta_path_meta *m) {
             }
         }
     }
+}
+
+/* 1 for the formats that make runs (the result logs). */
+static int is_run_log(tta_format f) {
+    return f == TTA_FMT_MLPERF_V05 || f == TTA_FMT_MLPERF_V06 || f == TTA_FMT_MLLOG || f == TTA_FMT_MLPERF_TEXT;
+}
+
+/* The file name matches the summarizer's glob result_*.txt. */
+static int is_result_name(const char *path) {
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    size_t n = strlen(b);
+    return n >= 11 && memcmp(b, "result_", 7) == 0 && memcmp(b + n - 4, ".txt", 4) == 0;
+}
+
+tta_skip_kind tta_path_skip(const char *path, const tta_path_meta *m, tta_format f) {
+    assert(path && m);
+    if (f == TTA_FMT_UNKNOWN) return TTA_SKIP_NONE;
+    if (m->code_folder) return TTA_SKIP_CODE_FOLDER;
+    /* The summarizer reads scaling.json in the benchmark folder only. */
+    if (f == TTA_FMT_SCALING)
+        return m->layout == TTA_LAYOUT_RESULTS && m->in_benchmark ? TTA_SKIP_NONE : TTA_SKIP_NOT_RESULT;
+    if (!is_run_log(f) || m->layout != TTA_LAYOUT_RESULTS) return TTA_SKIP_NONE;
+    if (m->auxiliary) return TTA_SKIP_SUBFOLDER;
+    /* The official tools read results/<system>/<benchmark>/result_*.txt; tta reads the older
+     * rounds' other names as before (Alibaba v0.7's <id>_N.log, logs in results/<system>/). The
+     * v0.5 and v0.6 formats are of those rounds whatever the path says. */
+    int older = (m->round && tta_round_compare(m->round, "v1.0") < 0) || f != TTA_FMT_MLLOG;
+    if (older || (m->in_benchmark && is_result_name(path))) return TTA_SKIP_NONE;
+    return TTA_SKIP_NOT_RESULT;
 }

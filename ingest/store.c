@@ -578,6 +578,29 @@ int tta_store_write(tta_store *s, const tta_parsed_file *f, char **err) {
     return SQLITE_OK;
 }
 
+int tta_store_forget(tta_store *s, const char *path, char **err) {
+    assert(path);
+    if (!s->in_batch) {
+        int rc = exec_stmt(s->st[ST_BEGIN]);
+        if (rc != SQLITE_OK) {
+            set_err(err, s->db, path, "beginning transaction");
+            return rc;
+        }
+        s->in_batch = 1;
+        s->batch_bytes = 0;
+        s->batch_start = mono_s();
+    }
+    sqlite3_stmt *st = s->st[ST_DELETE_SOURCE];
+    bind_text(st, 1, path);
+    int rc = exec_stmt(st);
+    if (rc != SQLITE_OK) {
+        rollback_batch(s, path, "removing", err);
+        return rc;
+    }
+    if (sqlite3_changes(s->db) > 0) s->needs_finish = 1; /* its entry may be left without runs */
+    return SQLITE_OK;
+}
+
 int tta_store_finish(tta_store *s, char **err) {
     /* Entries whose division was unknown when their runs were stored: take the division of
      * their system description, merging into an existing entry of that division if any. */

@@ -51,6 +51,12 @@ typedef struct {
  * or a database error with *err set and the whole open transaction rolled back. */
 int tta_store_write(tta_store *s, const tta_parsed_file *f, char **err);
 
+/* Removes what path gave before (its sources row and, by cascade, its run, description, power
+ * samples or entry file) in the open transaction (opened if none): a file an earlier ingest read
+ * that is no longer read where it lies. Returns SQLITE_OK, or an error with *err set and the open
+ * transaction rolled back. */
+int tta_store_forget(tta_store *s, const char *path, char **err);
+
 /* Commits the open transaction, if any (tta_store_finish and tta_store_close call it); on
  * failure rolls it back and sets *err. */
 int tta_store_flush(tta_store *s, char **err);

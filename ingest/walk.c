@@ -10,9 +10,10 @@
 #include "common/buf.h"
 #include "common/check.h"
 
-static void add_file(tta_walk_list *list, const char *path) {
+static void add_file(tta_walk_list *list, const char *path, int named) {
     growArray(list->files, &list->cap, list->n + 1);
     list->files[list->n].path = strdupCheck(path);
+    list->files[list->n].named = named;
     list->n++;
 }
 
@@ -53,11 +54,11 @@ static void walk_dir(const char *dir, tta_walk_list *list, FILE *diag, int depth
         if (type == S_IFDIR) {
             walk_dir(buf_str(&path), list, diag, depth + 1);
         } else if (type == S_IFREG) {
-            add_file(list, buf_str(&path));
+            add_file(list, buf_str(&path), 0);
         } else if (type == S_IFLNK) {
             /* A link to a file is read; a link to a folder is not followed (cycles). */
             struct stat target;
-            if (stat(buf_str(&path), &target) == 0 && S_ISREG(target.st_mode)) add_file(list, buf_str(&path));
+            if (stat(buf_str(&path), &target) == 0 && S_ISREG(target.st_mode)) add_file(list, buf_str(&path), 0);
         }
     }
     buf_free(&path);
@@ -73,7 +74,7 @@ int tta_walk(const char *path, tta_walk_list *list, FILE *diag) {
     if (S_ISDIR(st.st_mode))
         walk_dir(path, list, diag, 0);
     else
-        add_file(list, path);
+        add_file(list, path, 1);
     return 0;
 }
 
@@ -90,7 +91,20 @@ static int compare_files(const void *a, const void *b) {
 }
 
 void tta_walk_sort(tta_walk_list *list) {
-    if (list->n > 1) qsort(list->files, list->n, sizeof list->files[0], compare_files);
+    if (list->n < 2) return;
+    qsort(list->files, list->n, sizeof list->files[0], compare_files);
+    /* A path listed twice (a file named and also inside a folder named) is read once, as named. */
+    size_t out = 1;
+    for (size_t i = 1; i < list->n; i++) {
+        tta_walk_file *last = &list->files[out - 1];
+        if (strcmp(list->files[i].path, last->path) == 0) {
+            last->named |= list->files[i].named;
+            free(list->files[i].path);
+        } else {
+            list->files[out++] = list->files[i];
+        }
+    }
+    list->n = out;
 }
 
 void tta_walk_free(tta_walk_list *list) {

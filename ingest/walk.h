@@ -8,6 +8,7 @@
 
 typedef struct {
     char *path;
+    int named; /* 1: the path was given itself (always read), not found in a folder */
 } tta_walk_file;
 
 typedef struct {
@@ -15,13 +16,14 @@ typedef struct {
     size_t n, cap;
 } tta_walk_list;
 
-/* Appends every regular file under path (itself if a file) to list, recursing into folders
+/* Appends every regular file under path (itself if a file, marked named) to list, recursing into folders
  * but not into symbolic links to folders nor hidden folders (.git). Unreadable folders are
  * reported on diag and skipped. Returns 0, or -1 when path itself does not exist (reported). */
 int tta_walk(const char *path, tta_walk_list *list, FILE *diag);
 
 /* Orders the list so that descriptions (*.json) come before logs, each group by path: a run
- * then finds its system's division already stored. */
+ * then finds its system's division already stored. A path listed twice is kept once (named if
+ * either was). */
 void tta_walk_sort(tta_walk_list *list);
 
 void tta_walk_free(tta_walk_list *list);

@@ -47,7 +47,9 @@ TEST(power_and_copies) {
     const char *log = ":::MLLOG {\"key\": \"power_reading\", \"value\": 1}\n";
     CHECK(detect("v3.0/X/results/box/bert/power/result_2/node_1.txt", log) == TTA_FMT_POWER);
     CHECK(detect("v3.0/X/results/box/bert/result_2.txt", log) == TTA_FMT_MLLOG);
-    CHECK(detect("v0.7/X/results/box/resnet/logs/32_workers_0.log", log) == TTA_FMT_UNKNOWN);
+    /* A copy in a subfolder is a log; the walk skips it (tta_path_skip, tests/ingest/test_layout.c). */
+    CHECK(detect("v0.7/X/results/box/resnet/logs/32_workers_0.log", log) == TTA_FMT_MLLOG);
+    CHECK(detect("v3.1/X/results/box/bert/scaling.json", "{\"scaling_factor\": 1.04}") == TTA_FMT_SCALING);
     CHECK(detect("v0.7/X/results/box/result_1.txt", log) == TTA_FMT_MLLOG);
 }
 

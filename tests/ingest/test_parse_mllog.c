@@ -1,6 +1,7 @@
 /* test_parse_mllog.c: :::MLLOG logs (v0.7 and later), :::SYSJSON, ranks, power logs, and the
  * MLLOG quirks, on the fixtures. Expected values were read from the fixture files with Python's
  * json module (fixtures/README.md), not from this parser. */
+#include "ingest/pathmeta.h"
 #include "test_parse_util.h"
 
 #define V07 "fixtures/mlperf/v0.7/NVIDIA/results/"
@@ -305,11 +306,17 @@ TEST(power) {
     tta_parsed_free(&f);
 }
 
-/* Copies of result logs kept in subfolders (raw_logs/, logs/) are not runs of the entry. */
+/* Copies of result logs kept in subfolders (raw_logs/, logs/) are not runs of the entry: the
+ * walk skips them (pathmeta.h, tta_path_skip; tests/ingest/test_layout.c); named on their own
+ * they are read like any log. */
 TEST(auxiliary_copies_skipped) {
     const char *log = ":::MLLOG {\"time_ms\": 1, \"key\": \"run_start\", \"value\": null}\n";
-    tta_parsed_file f = parse_text("v0.7/Intel/results/8-nodes/minigo/raw_logs/train_run2.log", log);
-    CHECK(f.format == TTA_FMT_UNKNOWN && !f.failed && f.n_events == 0);
+    const char *copy = "v0.7/Intel/results/8-nodes/minigo/raw_logs/train_run2.log";
+    tta_parsed_file f = parse_text(copy, log);
+    CHECK(f.format == TTA_FMT_MLLOG && f.run.run_index == 2);
+    tta_path_meta pm;
+    tta_path_meta_read(copy, &f.arena, &pm);
+    CHECK(tta_path_skip(copy, &pm, f.format) == TTA_SKIP_SUBFOLDER);
     tta_parsed_free(&f);
     f = parse_text("v0.7/Intel/results/8-nodes/minigo/result_run2.txt", log);
     CHECK(f.format == TTA_FMT_MLLOG && f.run.run_index == 2);

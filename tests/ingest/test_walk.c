@@ -1,5 +1,6 @@
 /* test_walk.c: the listing of input files: regular files at any depth, a link to a file read,
- * a link to a folder not followed, hidden entries skipped, descriptions sorted before logs. */
+ * a link to a folder not followed, hidden entries skipped, descriptions sorted before logs, a file
+ * given itself marked named. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,12 +64,18 @@ TEST(tree) {
     listed(&l, got, sizeof got);
     CHECK_STR(got, "systems/box.json README.md linked_result.txt results/box/resnet/result_0.txt "
                    "results/box/resnet/result_1.txt");
+    for (size_t i = 0; i < l.n; i++) CHECK(!l.files[i].named); /* found in a folder */
     tta_walk_free(&l);
 
-    /* A file given itself; a path that does not exist. */
+    /* A file given itself (named: always read); a path that does not exist. */
     char p[256];
     snprintf(p, sizeof p, "%s/README.md", root);
-    CHECK(tta_walk(p, &l, NULL) == 0 && l.n == 1 && strcmp(l.files[0].path, p) == 0);
+    CHECK(tta_walk(p, &l, NULL) == 0 && l.n == 1 && strcmp(l.files[0].path, p) == 0 && l.files[0].named);
+    /* Given again inside its folder: listed once, as named. */
+    CHECK(tta_walk(root, &l, NULL) == 0 && l.n == 6);
+    tta_walk_sort(&l);
+    CHECK(l.n == 5);
+    for (size_t i = 0; i < l.n; i++) CHECK(l.files[i].named == (strcmp(l.files[i].path, p) == 0));
     tta_walk_free(&l);
     snprintf(p, sizeof p, "%s/nothing", root);
     CHECK(tta_walk(p, &l, NULL) == -1 && l.n == 0);
