@@ -22,6 +22,9 @@ static const char report_help[] =
     "             runs, epochs, time per epoch (training + evaluation) and its shares: exposed\n"
     "             communication, all communication (overlapped or not), compute, data loading,\n"
     "             evaluation; the spread of the ranks' communication time (max/min)\n"
+    "  energy [--runs]   per entry with power logs (results/<system>/<benchmark>/power/): energy to\n"
+    "             train as MLCommons' summarizer scores it (J, kWh), average power, nodes' and switches'\n"
+    "             parts, the scaling factor; --runs: per run (JSON always nests the runs)\n"
     "  compare A B   two entries (ids from `tta ls entries`, or round/division/submitter/system/\n"
     "             benchmark): ratio of mean TTAs with a bootstrap CI, Welch's t, Mann-Whitney U, runs\n"
     "             needed to tell a 5% difference\n"
@@ -38,8 +41,8 @@ static const char report_help[] =
     "             speedup and scaling for the selection (and comm for replayed entries)\n"
     "\n"
     "--svg FILE   with variance (TTA per run), curves (quality ± std and target), speedup (bars),\n"
-    "             scaling (speedup vs accelerators with the ideal line) and comm (stacked bars of the epoch\n"
-    "             time per entry): also write the plot as SVG\n"
+    "             scaling (speedup vs accelerators with the ideal line), comm (stacked bars of the epoch\n"
+    "             time per entry) and energy (energy against TTA per run): also write the plot as SVG\n"
     "\n"
     "filters: --round R --division D --submitter S --system Y --benchmark B --entry ID\n"
     "Tables show minutes and percentages; CSV and JSON carry seconds and fractions (score_min: minutes).\n"
@@ -79,6 +82,7 @@ static const struct {
     {"scaling", tta_report_scaling},
     {"curves", tta_report_curves},
     {"comm", tta_report_comm},
+    {"energy", tta_report_energy},
 };
 
 int cmd_report(const tta_cli *cli, int argc, char **argv) {
@@ -87,6 +91,7 @@ int cmd_report(const tta_cli *cli, int argc, char **argv) {
     const char *kind = NULL, *operands[2] = {NULL, NULL};
     int n_operands = 0;
     const char *rcp_dir = NULL, *svg_path = NULL, *memory_svg = NULL;
+    int per_run = 0;
     long profile_id = 0;
     double thresholds[256];
     size_t n_thresholds = 0;
@@ -94,6 +99,10 @@ int cmd_report(const tta_cli *cli, int argc, char **argv) {
         if (!strcmp(argv[i], "--svg")) {
             if (i + 1 >= argc) return cli_usage_error("report", "--svg needs a file name");
             svg_path = argv[++i];
+            continue;
+        }
+        if (!strcmp(argv[i], "--runs")) {
+            per_run = 1;
             continue;
         }
         if (!strcmp(argv[i], "--memory-svg")) {
@@ -132,7 +141,7 @@ int cmd_report(const tta_cli *cli, int argc, char **argv) {
         if (kind) return cli_usage_error("report", "one report at a time, not '%s' too", argv[i]);
         kind = argv[i];
     }
-    if (!kind) return cli_usage_error("report", "say which report (variance, speedup, scaling, curves, comm, compare, rcp, threshold, profile, html)");
+    if (!kind) return cli_usage_error("report", "say which report (variance, speedup, scaling, curves, comm, energy, compare, rcp, threshold, profile, html)");
     if (!strcmp(kind, "html")) {
         if (n_operands != 1) return cli_usage_error("report", "html needs the output file: html OUT.html");
         sqlite3 *db;
@@ -167,7 +176,7 @@ int cmd_report(const tta_cli *cli, int argc, char **argv) {
         sqlite3 *db;
         if (cli_open_db_readonly(cli, "report", &db)) return 1;
         char *err = NULL;
-        tta_report_options o = {format, svg_path};
+        tta_report_options o = {format, svg_path, 0};
         int rc = tta_report_profile(db, profile_id, &o, memory_svg, stdout, &err);
         if (rc) {
             fprintf(stderr, "tta report profile: %s\n", err ? err : "failed");
@@ -207,7 +216,7 @@ int cmd_report(const tta_cli *cli, int argc, char **argv) {
         sqlite3 *db;
         if (cli_open_db_readonly(cli, "report", &db)) return 1;
         char *err = NULL;
-        tta_report_options o = {format, svg_path};
+        tta_report_options o = {format, svg_path, per_run};
         int rc = reports[k].run(db, &f, &o, stdout, &err);
         if (rc) {
             fprintf(stderr, "tta report %s: %s\n", kind, err ? err : "failed");

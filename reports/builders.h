@@ -31,6 +31,12 @@ typedef tta_table *(*tta_table_builder)(const tta_entry_data *, size_t);
 typedef void (*tta_plot_builder)(const tta_entry_data *, size_t, buf *);
 int tta_run_table_report(sqlite3 *db, const tta_filter *f, int with_curves, tta_table_builder table,
                          tta_plot_builder plot, int format, FILE *out, const char *svg_path, char **err);
+/* The same with finish (NULL: none) called on the built table before it is written, for cells
+ * that need the database (the variance report's energy). finish returns 0, or 1 with *err. */
+typedef int (*tta_table_finisher)(sqlite3 *, const tta_entry_data *, size_t, tta_table *, char **);
+int tta_run_table_report_finished(sqlite3 *db, const tta_filter *f, int with_curves, tta_table_builder table,
+                                  tta_table_finisher finish, tta_plot_builder plot, int format, FILE *out,
+                                  const char *svg_path, char **err);
 
 /* Writes b to path (replacing it): a plot or a page. 0, or 1 with *err ("PATH: cannot write:
  * reason", malloc'd). */

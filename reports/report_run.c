@@ -7,6 +7,7 @@
 #include "common/buf.h"
 #include "common/check.h"
 #include "reports/builders.h"
+#include "reports/energy.h"
 #include "reports/reports.h"
 
 int tta_write_file(const char *path, const buf *b, char **err) {
@@ -61,14 +62,20 @@ static char *plot_path(const char *path, const char *benchmark, int several) {
 
 int tta_run_table_report(sqlite3 *db, const tta_filter *f, int with_curves, tta_table_builder table,
                          tta_plot_builder plot, int format, FILE *out, const char *svg_path, char **err) {
+    return tta_run_table_report_finished(db, f, with_curves, table, NULL, plot, format, out, svg_path, err);
+}
+
+int tta_run_table_report_finished(sqlite3 *db, const tta_filter *f, int with_curves, tta_table_builder table,
+                                  tta_table_finisher finish, tta_plot_builder plot, int format, FILE *out,
+                                  const char *svg_path, char **err) {
     tta_entry_data *e;
     size_t n;
     if (tta_entries_load(db, f, with_curves, &e, &n, err) != SQLITE_OK) return 1;
     tta_table *t = table(e, n);
-    tta_table_write(t, (tta_out_format)format, out);
+    int rc = finish ? finish(db, e, n, t, err) : 0;
+    if (rc == 0) tta_table_write(t, (tta_out_format)format, out);
     tta_table_free(t);
-    int rc = 0;
-    if (svg_path && plot) {
+    if (rc == 0 && svg_path && plot) {
         /* One plot per benchmark: their scales differ by orders of magnitude. */
         const char **benches = mallocCheck((n ? n : 1) * sizeof *benches);
         size_t nb = distinct_benchmarks(e, n, benches);
@@ -155,6 +162,7 @@ int tta_report_html(sqlite3 *db, const tta_filter *f, const char *path, const ch
         tta_table_free(t);
     }
     int rc = tta_comm_html_section(db, f, &page, err);
+    if (rc == 0) rc = tta_energy_html_section(db, f, &page, err);
     if (rc == 0) rc = tta_profile_html_section(db, &page, err);
     tta_html_end(&page);
     if (rc == 0) rc = tta_write_file(path, &page, err);

@@ -25,6 +25,7 @@ enum { TTA_FORMAT_TABLE = 0, TTA_FORMAT_CSV = 1, TTA_FORMAT_JSON = 2, TTA_FORMAT
 typedef struct {
     int format;
     const char *svg_path; /* NULL: no plot */
+    int runs;             /* energy: the table of runs instead of entries (--runs) */
 } tta_report_options;
 
 /* `tta ls runs|entries|systems`: one row per run (round, division, submitter, system,
@@ -60,6 +61,17 @@ int tta_report_scaling(sqlite3 *db, const tta_filter *f, const tta_report_option
  * communication (missing for one worker). o->svg_path gets a stacked bar per entry. With no
  * such entry: the empty table, exit 0 (and a note on stderr for the table format). */
 int tta_report_comm(sqlite3 *db, const tta_filter *f, const tta_report_options *o, FILE *out, char **err);
+
+/* `tta report energy`: per entry with power logs (results/<system>/<benchmark>/power/result_N/
+ * node_K.txt, sw_K.txt): entry, round, division, submitter, system, benchmark, run_count,
+ * power_runs (runs whose energy is known), used_runs, score_min, energy_j and energy_kwh (the
+ * result summarizer's energy score: the mean energy of the performance score's olympic slice x
+ * scaling_factor), energy_unscaled_j, avg_power_w, node_j, interconnect_j, interconnect_measured_j
+ * (switch readings the summarizer ignores), scaling_factor; per run (o->runs, and nested as "runs"
+ * in JSON): run_index, file, success, used, tta_s, energy_j, energy_kwh, node_j, interconnect_j,
+ * interconnect_measured_j, avg_power_w, nodes, switches. o->svg_path: each run's energy against its
+ * TTA. With no such entry: the empty table, exit 0 (and a note on stderr for the table format). */
+int tta_report_energy(sqlite3 *db, const tta_filter *f, const tta_report_options *o, FILE *out, char **err);
 
 /* `tta report curves`: per entry and epoch, the runs evaluated there and the mean and
  * population std of their quality, with the target. */

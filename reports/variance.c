@@ -8,6 +8,7 @@
 #include "common/check.h"
 #include "reports/builders.h"
 #include "reports/dataset.h"
+#include "reports/energy.h"
 #include "reports/render.h"
 #include "reports/summary.h"
 #include "reports/reports.h"
@@ -17,7 +18,7 @@ enum {
     C_ROUND, C_DIVISION, C_SUBMITTER, C_SYSTEM, C_BENCHMARK, C_ACC, C_RUNS, C_REACHED, C_SCORE, C_SCALING,
     C_SCORE_UNSCALED, C_TTA_MEAN,
     C_CV, C_CV_LOW, C_CV_HIGH, C_CV_CI, C_EPOCHS_MEAN, C_EPOCHS_STD, C_TPE_MEAN, C_TPE_STD, C_CV_RATIO,
-    C_SHARE, C_COUNT
+    C_SHARE, C_ENERGY_J, C_ENERGY_KWH, C_COUNT
 };
 
 static const tta_column variance_columns[C_COUNT] = {
@@ -43,6 +44,9 @@ static const tta_column variance_columns[C_COUNT] = {
     [C_TPE_STD] = {"tpe_std_s", "± s", TTA_COL_SECONDS, 1, TTA_FOR_SCRIPTS},
     [C_CV_RATIO] = {"cv_ratio", "cv ratio", TTA_COL_NUMBER, 2, 0},
     [C_SHARE] = {"log_var_share_epochs", "ep share", TTA_COL_PERCENT, 0, 0},
+    /* entries with power logs only (reports/energy.c): the summarizer's energy score */
+    [C_ENERGY_J] = {"energy_j", "energy (J)", TTA_COL_NUMBER, 0, TTA_FOR_SCRIPTS},
+    [C_ENERGY_KWH] = {"energy_kwh", "energy (kWh)", TTA_COL_NUMBER, 2, TTA_FOR_SCRIPTS},
 };
 
 /* Fills one row for entry e. */
@@ -137,6 +141,23 @@ void tta_variance_plot(const tta_entry_data *e, size_t n, buf *svg) {
     free(g);
 }
 
+/* The energy score of the entries with power logs (empty, without a reason, for the others). */
+static int variance_energy(sqlite3 *db, const tta_entry_data *e, size_t n, tta_table *t, char **err) {
+    tta_energy_data d;
+    if (tta_energy_load_for(db, e, n, &d, err)) return 1;
+    for (size_t i = 0; i < n; i++) {
+        if (d.row_of[i] < 0) continue;
+        const tta_energy_score *s = &d.rows[d.row_of[i]].score;
+        tta_table_set_number_or(t, i, C_ENERGY_J, s->energy_j, s->why);
+        tta_table_set_number_or(t, i, C_ENERGY_KWH, s->energy_j / 3.6e6, s->why);
+    }
+    tta_energy_free(&d);
+    return 0;
+}
+
 int tta_report_variance(sqlite3 *db, const tta_filter *f, const tta_report_options *o, FILE *out, char **err) {
-    return tta_run_table_report(db, f, 0, tta_variance_table, tta_variance_plot, o->format, out, o->svg_path, err);
+    /* Energy is for scripts: the text table and Markdown do not show it. */
+    int scripts = o->format == TTA_FORMAT_CSV || o->format == TTA_FORMAT_JSON;
+    return tta_run_table_report_finished(db, f, 0, tta_variance_table, scripts ? variance_energy : NULL,
+                                         tta_variance_plot, o->format, out, o->svg_path, err);
 }
