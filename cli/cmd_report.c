@@ -38,7 +38,8 @@ static const char report_help[] =
     "             step's phases, memory; per layer FLOPs, bytes, time, GFLOP/s, operational intensity and\n"
     "             the roofline's attainable GFLOP/s (tta profile --peaks); --svg FILE: the roofline\n"
     "  html OUT.html   one self-contained page with the tables and plots of variance, curves,\n"
-    "             speedup and scaling for the selection (and comm for replayed entries)\n"
+    "             speedup and scaling for the selection (and comm for replayed entries, energy for\n"
+    "             entries with power logs)\n"
     "\n"
     "--svg FILE   with variance (TTA per run), curves (quality ± std and target), speedup (bars),\n"
     "             scaling (speedup vs accelerators with the ideal line), comm (stacked bars of the epoch\n"
@@ -142,6 +143,7 @@ int cmd_report(const tta_cli *cli, int argc, char **argv) {
         kind = argv[i];
     }
     if (!kind) return cli_usage_error("report", "say which report (variance, speedup, scaling, curves, comm, energy, compare, rcp, threshold, profile, html)");
+    if (per_run && strcmp(kind, "energy") != 0) return cli_usage_error("report", "--runs goes with energy");
     if (!strcmp(kind, "html")) {
         if (n_operands != 1) return cli_usage_error("report", "html needs the output file: html OUT.html");
         sqlite3 *db;

@@ -99,7 +99,8 @@ int tta_report_rcp(sqlite3 *db, const tta_filter *f, const char *rcp_dir, int fo
 
 /* `tta report html OUT.html`: one self-contained page (no script, no URL) with the tables and
  * plots of the variance, speedup, scaling and curves reports for the selection (and of the comm
- * report when an entry has a time breakdown, of the latest profile when one is stored). generated_at is
+ * report when an entry has a time breakdown, of the energy report when one has power logs, of the
+ * latest profile when one is stored). generated_at is
  * printed on the page (the page never reads the clock). */
 int tta_report_html(sqlite3 *db, const tta_filter *f, const char *path, const char *generated_at, char **err);
 

@@ -124,6 +124,8 @@ check "the runs table fits 100 columns (widest line $width)" test "$width" -le 1
 check "the runs table has a row per run" test "$(grep -cE '^ +[0-9]+ +[0-4] ' <<<"$table")" -eq 5
 "$TTA" --db "$db" report energy --format markdown >/dev/null
 check "markdown exits 0" test $? -eq 0
+"$TTA" --db "$db" report variance --runs >/dev/null 2>&1
+check "--runs with another report is a usage error (2)" test $? -eq 2
 check "a filter matching nothing gives no rows" test "$("$TTA" --db "$db" report energy --round v0.7 --format json)" = "[]"
 
 "$TTA" --db "$db" report variance --format json >"$work/v.json"
