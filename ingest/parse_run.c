@@ -308,8 +308,10 @@ void tta_rb_init(tta_run_builder *b, tta_parsed_file *f, const tta_path_meta *pm
 }
 
 void tta_rb_bad(tta_run_builder *b, uint32_t line, const char *reason) {
+    b->f->run.unreadable_records++;
     if (b->first_bad_line) return;
     b->first_bad_line = line;
+    b->f->run.first_unreadable_line = line;
     snprintf(b->first_bad_reason, sizeof b->first_bad_reason, "%s", reason);
 }
 

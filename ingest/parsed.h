@@ -116,6 +116,9 @@ typedef struct {
     double cp_epoch_num, cp_samples_count, cp_train_samples;
     double cp_first_passing_step, cp_first_passing_samples;
     tta_run_status cp_status;
+    /* Records the format reader could not read (broken JSON, no key...): MLCommons' parser
+     * rejects such a file, so its summarizer drops the run from the official score. */
+    uint32_t unreadable_records, first_unreadable_line;
 } tta_run_record;
 
 /* A system description (systems/<name>.json, or v0.5 entry.json, or a DAWNBench entry JSON). */

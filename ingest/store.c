@@ -71,9 +71,9 @@ static const char *const statement_sql[ST_COUNT] = {
     [ST_INSERT_RUN] = "INSERT INTO runs(source_id, entry_id, run_index, platform, seed, run_start, run_stop, status,"
                       " target, target2, global_batch_size, train_samples, eval_samples, dawnbench_tta,"
                       " cp_epoch_num, cp_samples_count, cp_train_samples, cp_first_passing_step,"
-                      " cp_first_passing_samples, cp_status)"
+                      " cp_first_passing_samples, cp_status, unreadable_records, first_unreadable_line)"
                       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
-                      " ?19, ?20)",
+                      " ?19, ?20, ?21, ?22)",
     [ST_INSERT_EVENT] = "INSERT INTO event_log(run_id, n, records, files) VALUES (?1, ?2, ?3, ?4)",
     [ST_INSERT_EVAL] = "INSERT INTO evaluations(run_id, seq, time, epoch, samples, quality, quality2)"
                        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
@@ -373,6 +373,8 @@ static int write_run(tta_store *s, const tta_parsed_file *f, int64_t source_id, 
     bind_real(st, 19, r->cp_first_passing_samples);
     /* NULL without a run_stop record: the checker then has no status to read. */
     bind_text(st, 20, r->cp_status == TTA_RUN_UNKNOWN ? NULL : tta_run_status_name(r->cp_status));
+    sqlite3_bind_int64(st, 21, r->unreadable_records);
+    bind_count(st, 22, r->unreadable_records ? (int)r->first_unreadable_line : -1);
     int rc = exec_stmt(st);
     if (rc != SQLITE_OK) return rc;
     int64_t run_id = sqlite3_last_insert_rowid(s->db);

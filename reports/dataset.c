@@ -39,7 +39,8 @@ static const char entries_sql[] =
 
 static const char runs_sql[] =
     "SELECT r.id, r.entry_id, r.run_index, s.path, r.status, r.run_start, r.run_stop, r.dawnbench_tta,"
-    "  r.global_batch_size, r.seed, e.round, p.checker_progress, p.progress_rule"
+    "  r.global_batch_size, r.seed, e.round, p.checker_progress, p.progress_rule, r.unreadable_records,"
+    "  r.first_unreadable_line"
     " FROM runs r JOIN entries e ON e.id = r.entry_id JOIN sources s ON s.id = r.source_id"
     " JOIN run_progress p ON p.run_id = r.id"
     " WHERE" FILTER_SQL " ORDER BY r.entry_id, r.run_index IS NULL, r.run_index, s.path";
@@ -204,11 +205,14 @@ int tta_entries_load(sqlite3 *db, const tta_filter *filter, int with_curves, tta
         r->has_seed = sqlite3_column_type(st, 9) != SQLITE_NULL;
         r->seed = sqlite3_column_int64(st, 9);
         r->reached = -1;
+        r->last_quality = NAN;
         r->epochs = NAN;
         /* Rounds with an RCP checker: its convergence point; others: found with the curve below. */
         const char *rule = (const char *)sqlite3_column_text(st, 12);
         int checker = rule && strcmp(rule, "epoch_of_first_meeting") != 0;
         r->progress = checker ? col_real(st, 11) : NAN;
+        r->unreadable_records = sqlite3_column_int(st, 13);
+        r->first_unreadable_line = col_count(st, 14);
         if (checker) r->epochs = progress_epochs(e, r->progress);
         r->samples_to_target = NAN;
         growArray(refs, &refs_cap, n_refs + 1);
@@ -267,8 +271,9 @@ int tta_entries_load(sqlite3 *db, const tta_filter *filter, int with_curves, tta
             .quality2 = col_real(st, 5),
             .meets = col_count(st, 6),
         };
-        /* reached: the last evaluation meets; epochs: at the first one that does. */
+        /* reached (and last_quality): the last evaluation; epochs: at the first one that meets. */
         r->reached = p.meets;
+        r->last_quality = p.quality;
         if (p.meets == 1 && !cur->met) {
             const tta_entry_data *e = cur->entry;
             int by_samples = e->unit && strcmp(e->unit, "samples") == 0;
@@ -297,7 +302,9 @@ int tta_entries_load(sqlite3 *db, const tta_filter *filter, int with_curves, tta
     sqlite3_finalize(st);
     for (size_t i = 0; i < n_refs; i++) {
         tta_run_data *r = refs[i].run;
-        r->success_unmet = r->status && !strcmp(r->status, "success") && r->reached == 0;
+        /* As run_tta.success_unmet: the last evaluation misses the target, or there is none. */
+        r->success_unmet = r->status && !strcmp(r->status, "success") &&
+                           (r->reached == 0 || (r->reached == -1 && !isnan(refs[i].entry->target)));
     }
     free(refs);
     if (rc != SQLITE_DONE) {

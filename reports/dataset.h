@@ -37,7 +37,11 @@ typedef struct {
     double epochs;      /* progress in epochs (samples / training-set size where the rules give one);
                            NAN when the target was not met, progress was not logged or epochs mean
                            nothing for the benchmark */
-    int success_unmet;  /* 1: the log says success but its last evaluation misses the target */
+    int success_unmet;  /* 1: the log says success but its last evaluation misses the target (reached
+                           0), or it has no evaluation of its quality against its known target (-1) */
+    double last_quality; /* quality of the last evaluation; NAN when none */
+    int unreadable_records;    /* records the parser could not read (the summarizer drops such a run) */
+    int first_unreadable_line; /* the first of them; -1 when none */
     double samples_to_target; /* NAN unknown */
     double global_batch_size; /* NAN unknown */
     int has_seed;

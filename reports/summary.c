@@ -2,10 +2,43 @@
 #include "reports/summary.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/check.h"
+
+tta_progress_scale tta_entry_progress_scale(const tta_entry_data *e) {
+    tta_progress_scale u = {.epochs = 1, .divisor = 1};
+    const char *unit = e->unit ? e->unit : "epochs";
+    if (!strcmp(unit, "epochs")) {
+        snprintf(u.key, sizeof u.key, "epochs");
+    } else if (e->train_set_size > 0) {
+        u.divisor = e->train_set_size;
+        snprintf(u.key, sizeof u.key, "epochs");
+    } else {
+        u.epochs = 0;
+        u.divisor = 1e6;
+        snprintf(u.key, sizeof u.key, "million_%s", unit);
+    }
+    if (u.epochs)
+        snprintf(u.label, sizeof u.label, "ep");
+    else
+        snprintf(u.label, sizeof u.label, "M%s", unit);
+    return u;
+}
+
+int tta_progress_scale_same(const tta_progress_scale *a, const tta_progress_scale *b) { return !strcmp(a->key, b->key); }
+
+const char tta_below_batch_why[] = "a convergence point below one global batch of samples is no sample count "
+                                   "(the log's evaluations count something else)";
+
+const char *tta_run_progress_problem(const tta_entry_data *e, const tta_run_data *r) {
+    if (isnan(r->progress)) return "not converged as the RCP checker reads it, or progress not logged";
+    if (e->unit && !strcmp(e->unit, "samples") && r->global_batch_size > 0 && r->progress < r->global_batch_size)
+        return tta_below_batch_why;
+    return NULL;
+}
 
 int tta_entry_is_mlperf(const tta_entry_data *e) { return e->round && e->round[0] == 'v'; }
 
@@ -27,8 +60,9 @@ void tta_summarize_entry(const tta_entry_data *e, tta_entry_summary *s, int with
     double *times = mallocCheck((n ? n : 1) * sizeof *times);
     int *success = mallocCheck((n ? n : 1) * sizeof *success);
     double *ok = mallocCheck((n ? n : 1) * sizeof *ok);
-    double *tta = mallocCheck((n ? n : 1) * sizeof *tta), *epochs = mallocCheck((n ? n : 1) * sizeof *epochs);
+    double *tta = mallocCheck((n ? n : 1) * sizeof *tta), *progress = mallocCheck((n ? n : 1) * sizeof *progress);
     s->batch = NAN;
+    s->unit = tta_entry_progress_scale(e);
     for (size_t i = 0; i < n; i++) {
         const tta_run_data *r = &e->runs[i];
         times[i] = r->tta_s;
@@ -36,12 +70,23 @@ void tta_summarize_entry(const tta_entry_data *e, tta_entry_summary *s, int with
         s->reached += r->reached == 1;
         if (success[i]) ok[s->succeeded++] = r->tta_s;
         tta[i] = success[i] ? r->tta_s : NAN;
-        epochs[i] = r->epochs;
+        const char *problem = tta_run_progress_problem(e, r);
+        progress[i] = problem ? NAN : r->progress / s->unit.divisor;
+        s->no_progress += success[i] && problem;
+        s->below_batch += success[i] && problem && !isnan(r->progress);
+        s->success_unmet += r->success_unmet != 0;
         if (isnan(s->batch) && !isnan(r->global_batch_size)) s->batch = r->global_batch_size;
     }
     s->tta_mean_s = tta_mean(ok, s->succeeded);
     if (tta_entry_is_mlperf(e)) {
-        s->score = tta_official_score(times, success, n, e->benchmark, e->round);
+        /* MLCommons' summarizer drops a run whose log it cannot parse whole (a broken record). */
+        int *counted = mallocCheck((n ? n : 1) * sizeof *counted);
+        for (size_t i = 0; i < n; i++) {
+            counted[i] = success[i] && e->runs[i].unreadable_records == 0;
+            s->unreadable_runs += e->runs[i].unreadable_records > 0;
+        }
+        s->score = tta_official_score(times, counted, n, e->benchmark, e->round);
+        free(counted);
         s->score_s = s->score.score;
     } else {
         s->score = (tta_score){.score = NAN, .n_runs = n, .why = "no official score outside MLPerf rounds"};
@@ -51,7 +96,8 @@ void tta_summarize_entry(const tta_entry_data *e, tta_entry_summary *s, int with
      * score (score_s) stays what the runs measured, for speedups. */
     s->scaling_factor = e->scaling_factor > 0 ? e->scaling_factor : 1.0;
     s->published_s = s->score.score * s->scaling_factor;
-    s->dec = tta_decompose(tta, epochs, n);
+    /* tta_decompose is unit-blind: its "epochs" are the progress in s->unit. */
+    s->dec = tta_decompose(tta, progress, n);
     if (with_cv_ci)
         s->cv = tta_cv_bootstrap(ok, s->succeeded, SUMMARY_BOOTSTRAP_RESAMPLES, 0.05, SUMMARY_BOOTSTRAP_SEED);
     else
@@ -60,5 +106,5 @@ void tta_summarize_entry(const tta_entry_data *e, tta_entry_summary *s, int with
     free(success);
     free(ok);
     free(tta);
-    free(epochs);
+    free(progress);
 }

@@ -5,6 +5,28 @@
 #include "reports/dataset.h"
 #include "stats/stats.h"
 
+/* The unit in which an entry's progress is decomposed, from its benchmark's rule (e->unit,
+ * e->train_set_size): epochs where progress counts epochs, or counts samples that the rules'
+ * training-set size turns into epochs; else millions of the rule's unit ("million_samples"). One
+ * unit per entry: its runs are never mixed. */
+typedef struct {
+    int epochs;       /* 1: the unit is epochs */
+    double divisor;   /* progress / divisor = progress in this unit: 1, the training-set size or 1e6 */
+    char key[40];     /* for scripts: "epochs", "million_samples" */
+    char label[24];   /* for people: "ep", "Msamples" */
+} tta_progress_scale;
+
+tta_progress_scale tta_entry_progress_scale(const tta_entry_data *e);
+
+/* Do a and b count progress in one unit? */
+int tta_progress_scale_same(const tta_progress_scale *a, const tta_progress_scale *b);
+
+/* Why run r (of entry e) has no progress in the decomposition's unit, or NULL when it has one:
+ * not converged (or not logged), or a sample count below the run's global batch size, which is
+ * no sample count (v2.1 logs whose evaluations carry epoch_num 1 where the rules read samples). */
+const char *tta_run_progress_problem(const tta_entry_data *e, const tta_run_data *r);
+extern const char tta_below_batch_why[]; /* the second of those reasons */
+
 typedef struct {
     const tta_entry_data *entry;
     size_t runs, succeeded, reached;
@@ -12,9 +34,15 @@ typedef struct {
                                NAN otherwise): the olympic mean of the run times */
     double scaling_factor;  /* scaling.json beside the result files (RCP normalisation); 1 when none */
     double published_s;     /* the score MLCommons publishes: score x scaling_factor; NAN when none */
+    size_t unreadable_runs; /* runs with a record the parser could not read: dropped from the score */
     double score_s;         /* score, else the mean TTA of the successful runs (DAWNBench, replays) */
     double tta_mean_s;      /* mean TTA of the successful runs */
-    tta_decomposition dec;  /* epochs and time per epoch */
+    tta_progress_scale unit; /* of dec */
+    tta_decomposition dec;  /* TTA = progress x time per unit of progress, progress in `unit` (the
+                               struct's epochs_* fields hold it, its tpe_* the time per unit) */
+    size_t no_progress;     /* successful runs left out of dec: progress not converged or not logged */
+    size_t below_batch;     /* ... and those whose sample count is below one global batch */
+    size_t success_unmet;   /* runs whose log says success although the last evaluation misses the target */
     double batch;           /* global batch size of the first run that logged one; NAN */
     tta_cv_ci cv;           /* CV of the successful runs' TTA with its bootstrap interval */
 } tta_entry_summary;

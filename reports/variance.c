@@ -1,5 +1,6 @@
 /* variance.c: `tta report variance`: per entry, how stable the TTA is and where its variance
- * comes from (epochs to target or time per epoch). */
+ * comes from (progress to target, or time per unit of progress: epochs, or millions of samples
+ * where the benchmark counts samples and the rules give no training-set size). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +18,9 @@
 enum {
     C_ROUND, C_DIVISION, C_SUBMITTER, C_SYSTEM, C_BENCHMARK, C_ACC, C_RUNS, C_REACHED, C_SCORE, C_SCALING,
     C_SCORE_UNSCALED, C_TTA_MEAN,
-    C_CV, C_CV_LOW, C_CV_HIGH, C_CV_CI, C_EPOCHS_MEAN, C_EPOCHS_STD, C_TPE_MEAN, C_TPE_STD, C_CV_RATIO,
-    C_SHARE, C_ENERGY_J, C_ENERGY_KWH, C_COUNT
+    C_CV, C_CV_LOW, C_CV_HIGH, C_CV_CI, C_UNIT, C_UNIT_SHORT, C_PROGRESS_MEAN, C_PROGRESS_STD, C_TPU_MEAN,
+    C_TPU_STD, C_EPOCHS_MEAN, C_EPOCHS_STD, C_TPE_MEAN, C_TPE_STD, C_CV_RATIO, C_SHARE, C_SHARE_TPU, C_SHARE_COV,
+    C_ENERGY_J, C_ENERGY_KWH, C_COUNT
 };
 
 static const tta_column variance_columns[C_COUNT] = {
@@ -38,22 +40,144 @@ static const tta_column variance_columns[C_COUNT] = {
     [C_CV_LOW] = {"cv_ci_low", "cv low (%)", TTA_COL_PERCENT, 1, TTA_FOR_SCRIPTS},
     [C_CV_HIGH] = {"cv_ci_high", "cv high (%)", TTA_COL_PERCENT, 1, TTA_FOR_SCRIPTS},
     [C_CV_CI] = {"cv_ci", "95% CI (%)", TTA_COL_TEXT, 0, TTA_FOR_PEOPLE},
-    [C_EPOCHS_MEAN] = {"epochs_mean", "epochs", TTA_COL_NUMBER, 1, 0},
+    /* TTA = progress x time per unit of progress, in the entry's unit: epochs, or millions of samples */
+    [C_UNIT] = {"progress_unit", "unit", TTA_COL_TEXT, 0, TTA_FOR_SCRIPTS},
+    [C_UNIT_SHORT] = {"unit_short", "unit", TTA_COL_TEXT, 0, TTA_FOR_PEOPLE},
+    [C_PROGRESS_MEAN] = {"progress_mean", "progress", TTA_COL_NUMBER, 2, 0},
+    [C_PROGRESS_STD] = {"progress_std", "± prog", TTA_COL_NUMBER, 2, TTA_FOR_SCRIPTS},
+    [C_TPU_MEAN] = {"time_per_unit_mean_s", "s/unit", TTA_COL_SECONDS, 1, 0},
+    [C_TPU_STD] = {"time_per_unit_std_s", "± s", TTA_COL_SECONDS, 1, TTA_FOR_SCRIPTS},
+    /* the same where the unit is epochs (missing, with the reason, where it is not) */
+    [C_EPOCHS_MEAN] = {"epochs_mean", "epochs", TTA_COL_NUMBER, 1, TTA_FOR_SCRIPTS},
     [C_EPOCHS_STD] = {"epochs_std", "± ep", TTA_COL_NUMBER, 1, TTA_FOR_SCRIPTS},
-    [C_TPE_MEAN] = {"tpe_mean_s", "s/epoch", TTA_COL_SECONDS, 1, 0},
-    [C_TPE_STD] = {"tpe_std_s", "± s", TTA_COL_SECONDS, 1, TTA_FOR_SCRIPTS},
+    [C_TPE_MEAN] = {"tpe_mean_s", "s/epoch", TTA_COL_SECONDS, 1, TTA_FOR_SCRIPTS},
+    [C_TPE_STD] = {"tpe_std_s", "± s/ep", TTA_COL_SECONDS, 1, TTA_FOR_SCRIPTS},
     [C_CV_RATIO] = {"cv_ratio", "cv ratio", TTA_COL_NUMBER, 2, 0},
-    [C_SHARE] = {"log_var_share_epochs", "ep share", TTA_COL_PERCENT, 0, 0},
+    /* shares of Var(log TTA): from log progress, log time per unit and twice their covariance */
+    [C_SHARE] = {"log_var_share_progress", "var(log) share: prog (%)", TTA_COL_PERCENT, 0, 0},
+    [C_SHARE_TPU] = {"log_var_share_time_per_unit", "var(log) share: s/unit (%)", TTA_COL_PERCENT, 0,
+                     TTA_FOR_SCRIPTS},
+    [C_SHARE_COV] = {"log_var_share_cov", "var(log) share: cov (%)", TTA_COL_PERCENT, 0, TTA_FOR_SCRIPTS},
     /* entries with power logs only (reports/energy.c): the summarizer's energy score */
     [C_ENERGY_J] = {"energy_j", "energy (J)", TTA_COL_NUMBER, 0, TTA_FOR_SCRIPTS},
     [C_ENERGY_KWH] = {"energy_kwh", "energy (kWh)", TTA_COL_NUMBER, 2, TTA_FOR_SCRIPTS},
 };
 
+/* Why the decomposition of s has no value (written to b). */
+static void decomposition_why(const tta_entry_summary *s, buf *b) {
+    const tta_decomposition *d = &s->dec;
+    if (d->reason != TTA_NO_EPOCHS)
+        buf_puts(b, d->why ? d->why : "not computable");
+    else if (s->succeeded == 0)
+        buf_puts(b, "no successful run");
+    else if (s->below_batch == s->no_progress)
+        buf_printf(b, "no successful run has its progress to target: %s", tta_below_batch_why);
+    else
+        buf_puts(b, "no successful run has its progress to target (not logged, or not converged as the RCP checker "
+                    "reads it)");
+}
+
+/* The decomposition TTA = progress x time per unit of progress in the entry's unit, its epoch
+ * columns where that unit is epochs, and the shares of Var(log TTA), shown as they are (a share
+ * outside 0-100% is explained in the row's note, never clamped). */
+static void decomposition_cells(tta_table *t, size_t row, const tta_entry_summary *s) {
+    const tta_decomposition *d = &s->dec;
+    buf why = {0};
+    decomposition_why(s, &why);
+    const char *dwhy = buf_str(&why);
+    tta_table_set_text(t, row, C_UNIT, s->unit.key);
+    tta_table_set_text(t, row, C_UNIT_SHORT, s->unit.label);
+    tta_table_set_number_or(t, row, C_PROGRESS_MEAN, d->epochs_mean, dwhy);
+    tta_table_set_number_or(t, row, C_PROGRESS_STD, d->epochs_std, dwhy);
+    tta_table_set_number_or(t, row, C_TPU_MEAN, d->tpe_mean, dwhy);
+    tta_table_set_number_or(t, row, C_TPU_STD, d->tpe_std, dwhy);
+    if (s->unit.epochs) {
+        tta_table_set_number_or(t, row, C_EPOCHS_MEAN, d->epochs_mean, dwhy);
+        tta_table_set_number_or(t, row, C_EPOCHS_STD, d->epochs_std, dwhy);
+        tta_table_set_number_or(t, row, C_TPE_MEAN, d->tpe_mean, dwhy);
+        tta_table_set_number_or(t, row, C_TPE_STD, d->tpe_std, dwhy);
+    } else {
+        buf b = {0};
+        buf_printf(&b, "progress counts %s and the rules give no training-set size: see progress_mean (%s)",
+                   s->entry->unit, s->unit.key);
+        tta_table_set_missing(t, row, C_EPOCHS_MEAN, buf_str(&b));
+        tta_table_set_missing(t, row, C_EPOCHS_STD, buf_str(&b));
+        tta_table_set_missing(t, row, C_TPE_MEAN, buf_str(&b));
+        tta_table_set_missing(t, row, C_TPE_STD, buf_str(&b));
+        buf_free(&b);
+    }
+    tta_table_set_number_or(t, row, C_CV_RATIO, d->cv_ratio, dwhy);
+    tta_table_set_number_or(t, row, C_SHARE, d->log_share_epochs, dwhy);
+    tta_table_set_number_or(t, row, C_SHARE_TPU, d->log_share_tpe, dwhy);
+    tta_table_set_number_or(t, row, C_SHARE_COV, d->log_share_cov, dwhy);
+    buf_free(&why);
+    if (d->log_share_epochs > 1 || d->log_share_tpe > 1)
+        tta_table_add_note(t, row, "a share of Var(log TTA) above 100%: the runs with more progress had the shorter "
+                                   "time per unit (a negative covariance, whose share is below 0); the three shares "
+                                   "sum to 100%");
+    if (d->n > 0 && s->no_progress > 0) {
+        buf b = {0};
+        buf_printf(&b, "%zu of %zu successful runs left out of the decomposition: ", s->no_progress, s->succeeded);
+        if (s->below_batch == s->no_progress)
+            buf_puts(&b, tta_below_batch_why);
+        else
+            buf_puts(&b, "progress to target unknown (not logged, not converged as the RCP checker reads it, or a "
+                         "sample count below one global batch)");
+        tta_table_add_note(t, row, buf_str(&b));
+        buf_free(&b);
+    }
+}
+
+/* Appends the names (last path component) of up to three of e's runs with success_unmet whose
+ * reached is `reached`, with their last quality, "; and N more" beyond. */
+static void list_unmet(buf *b, const tta_entry_data *e, int reached, size_t count) {
+    size_t listed = 0;
+    for (size_t i = 0; i < e->n_runs && listed < 3; i++) {
+        const tta_run_data *r = &e->runs[i];
+        if (!r->success_unmet || r->reached != reached) continue;
+        const char *name = r->file ? strrchr(r->file, '/') : NULL;
+        name = name ? name + 1 : r->file ? r->file : "?";
+        buf_printf(b, "%s%s", listed ? ", " : ": ", name);
+        if (reached == 0 && !isnan(r->last_quality)) buf_printf(b, " (%.6g)", r->last_quality);
+        listed++;
+    }
+    if (listed < count) buf_printf(b, " and %zu more", count - listed);
+}
+
+/* The row's note on runs whose log says success although their last evaluation misses the
+ * target, or although they have no evaluation (the official tools believe the status): how many,
+ * why, which, and their last value. */
+static void success_unmet_note(tta_table *t, size_t row, const tta_entry_data *e) {
+    size_t missed = 0, none = 0;
+    for (size_t i = 0; i < e->n_runs; i++)
+        if (e->runs[i].success_unmet) {
+            missed += e->runs[i].reached == 0;
+            none += e->runs[i].reached != 0;
+        }
+    buf b = {0};
+    if (missed) {
+        buf_printf(&b, "%zu run%s log%s success but %s last evaluation misses the target", missed,
+                   missed == 1 ? "" : "s", missed == 1 ? "s" : "", missed == 1 ? "its" : "their");
+        if (!isnan(e->target) && !isnan(e->target2)) buf_printf(&b, " (%.6g and %.6g)", e->target, e->target2);
+        else if (!isnan(e->target)) buf_printf(&b, " (%.6g)", e->target);
+        list_unmet(&b, e, 0, missed);
+        tta_table_add_note(t, row, buf_str(&b));
+        buf_clear(&b);
+    }
+    if (none) {
+        buf_printf(&b, "%zu run%s log%s success but %s no evaluation of %s quality against the target", none,
+                   none == 1 ? "" : "s", none == 1 ? "s" : "", none == 1 ? "has" : "have", none == 1 ? "its" : "their");
+        list_unmet(&b, e, -1, none);
+        tta_table_add_note(t, row, buf_str(&b));
+    }
+    buf_free(&b);
+}
+
 /* Fills one row for entry e. */
-static void variance_row(tta_table *t, const tta_entry_data *e) {
+static void variance_row(tta_table *t, const tta_entry_summary *summary) {
+    const tta_entry_data *e = summary->entry;
+    const tta_entry_summary s = *summary;
     size_t row = tta_table_add_row(t);
-    tta_entry_summary s;
-    tta_summarize_entry(e, &s, 1);
     tta_table_set_text(t, row, C_ROUND, e->round);
     tta_table_set_text(t, row, C_DIVISION, e->division);
     tta_table_set_text(t, row, C_SUBMITTER, e->submitter);
@@ -67,6 +191,13 @@ static void variance_row(tta_table *t, const tta_entry_data *e) {
     tta_table_set_number_or(t, row, C_SCORE, s.published_s / 60.0, s.score.why);
     tta_table_set_number(t, row, C_SCALING, s.scaling_factor);
     tta_table_set_number_or(t, row, C_SCORE_UNSCALED, s.score.score / 60.0, s.score.why);
+    if (s.unreadable_runs) {
+        buf b = {0};
+        buf_printf(&b, "%zu run%s with an unreadable log record, dropped from the score as MLCommons' summarizer"
+                   " drops them", s.unreadable_runs, s.unreadable_runs == 1 ? "" : "s");
+        tta_table_add_note(t, row, buf_str(&b));
+        buf_free(&b);
+    }
     if (!isnan(s.published_s) && s.scaling_factor != 1.0) {
         buf b = {0};
         buf_printf(&b, "score × %.4f (scaling.json: RCP normalisation)", s.scaling_factor);
@@ -88,19 +219,56 @@ static void variance_row(tta_table *t, const tta_entry_data *e) {
     } else {
         tta_table_set_missing(t, row, C_CV_CI, cv_why ? cv_why : "not computable");
     }
-    const tta_decomposition *d = &s.dec;
-    const char *dwhy = d->why ? d->why : "not computable";
-    tta_table_set_number_or(t, row, C_EPOCHS_MEAN, d->epochs_mean, dwhy);
-    tta_table_set_number_or(t, row, C_EPOCHS_STD, d->epochs_std, dwhy);
-    tta_table_set_number_or(t, row, C_TPE_MEAN, d->tpe_mean, dwhy);
-    tta_table_set_number_or(t, row, C_TPE_STD, d->tpe_std, dwhy);
-    tta_table_set_number_or(t, row, C_CV_RATIO, d->cv_ratio, dwhy);
-    tta_table_set_number_or(t, row, C_SHARE, d->log_share_epochs, dwhy);
+    decomposition_cells(t, row, &s);
+    if (s.success_unmet) success_unmet_note(t, row, e);
+}
+
+static int compare_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Entries of one round and benchmark converge within a few times one another (the RCP checker
+ * bounds how fast; nobody publishes ten times slower). An entry whose mean progress is more than
+ * OUTLIER_FACTOR times off the median of its round's entries of the benchmark (three or more, in
+ * one unit) gets a note: its logs likely count progress in another unit than the rules say. */
+#define OUTLIER_FACTOR 10.0
+#define OUTLIER_MIN_ENTRIES 3
+
+static void progress_outlier_notes(tta_table *t, const tta_entry_summary *s, size_t n) {
+    double *v = mallocCheck((n ? n : 1) * sizeof *v);
+    for (size_t i = 0; i < n; i++) {
+        double p = s[i].dec.epochs_mean;
+        if (!(p > 0)) continue;
+        size_t k = 0;
+        for (size_t j = 0; j < n; j++)
+            if (s[j].dec.epochs_mean > 0 && !strcmp(s[j].entry->round, s[i].entry->round) &&
+                !strcmp(s[j].entry->benchmark, s[i].entry->benchmark) && tta_progress_scale_same(&s[j].unit, &s[i].unit))
+                v[k++] = s[j].dec.epochs_mean;
+        if (k < OUTLIER_MIN_ENTRIES) continue;
+        qsort(v, k, sizeof *v, compare_double);
+        double median = k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
+        if (p * OUTLIER_FACTOR >= median && p <= median * OUTLIER_FACTOR) continue;
+        buf b = {0};
+        buf_printf(&b, "progress %.4g %s is %.0f× %s the median of the round's %zu %s entries (%.4g %s): its logs may "
+                   "count progress in another unit than the rules say", p, s[i].unit.label,
+                   p < median ? median / p : p / median, p < median ? "below" : "above", k, s[i].entry->benchmark,
+                   median, s[i].unit.label);
+        tta_table_add_note(t, i, buf_str(&b));
+        buf_free(&b);
+    }
+    free(v);
 }
 
 tta_table *tta_variance_table(const tta_entry_data *e, size_t n) {
     tta_table *t = tta_table_new(variance_columns, C_COUNT);
-    for (size_t i = 0; i < n; i++) variance_row(t, &e[i]);
+    tta_entry_summary *s = callocCheck(n ? n : 1, sizeof *s);
+    for (size_t i = 0; i < n; i++) {
+        tta_summarize_entry(&e[i], &s[i], 1);
+        variance_row(t, &s[i]);
+    }
+    progress_outlier_notes(t, s, n); /* row i is entry i */
+    free(s);
     return t;
 }
 

@@ -59,6 +59,10 @@ ALTER TABLE runs ADD COLUMN cp_train_samples REAL;     -- value of the last trai
 ALTER TABLE runs ADD COLUMN cp_first_passing_step REAL;    -- stable_diffusion: first step_num passing both
 ALTER TABLE runs ADD COLUMN cp_first_passing_samples REAL; -- ... and by samples_count
 ALTER TABLE runs ADD COLUMN cp_status TEXT;            -- status of the last run_stop record (the checker's)
+-- Log records that could not be read (broken JSON...): MLCommons' parser rejects such a file, and
+-- its summarizer drops the run from the official score.
+ALTER TABLE runs ADD COLUMN unreadable_records INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE runs ADD COLUMN first_unreadable_line INTEGER;
 
 -- Files published beside a folder's result logs: scaling.json (the RCP normalisation factor the
 -- summarizer multiplies the score by) and summary.json (a submitter's own summary, a cross-check).
