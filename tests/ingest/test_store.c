@@ -83,6 +83,11 @@ static void make_run(tta_parsed_file *f, const char *path, const char *round, co
     f->run.train_samples = NAN;
     f->run.eval_samples = NAN;
     f->run.tta_s = NAN;
+    /* As the builder leaves them: the checker's reading at run_stop (the last evaluation). */
+    f->run.cp_status = status;
+    f->run.cp_epoch_num = n ? (double)n : NAN;
+    f->run.cp_samples_count = f->run.cp_train_samples = NAN;
+    f->run.cp_first_passing_step = f->run.cp_first_passing_samples = NAN;
     static tta_eval evals[16];
     static tta_event events[2];
     for (size_t i = 0; i < n; i++) {
@@ -181,9 +186,53 @@ TEST(run_tta_view_rules) {
     CHECK_NEAR(query_real(db, "SELECT tta_s FROM run_tta WHERE file = 'a/result_1.txt'"), 305, 1e-9);
     CHECK(query_real(db, "SELECT reached FROM run_tta WHERE file = 'a/result_2.txt'") == 0);
     CHECK(query_real(db, "SELECT epochs FROM run_tta WHERE file = 'a/result_2.txt'") == 2);
+    /* v1.0 has an RCP checker: progress is its reading, the last evaluation's epoch_num (3), not
+     * the first evaluation meeting the target (2). */
     CHECK(query_real(db, "SELECT reached FROM run_tta WHERE file = 'a/result_3.txt'") == 1);
     CHECK(query_real(db, "SELECT epochs FROM run_tta WHERE file = 'a/result_3.txt'") == 3);
+    CHECK(query_real(db, "SELECT progress FROM run_tta WHERE file = 'a/result_3.txt'") == 3);
+    CHECK(query_real(db, "SELECT success_unmet FROM run_tta WHERE file = 'a/result_3.txt'") == 0);
+    /* v0.5 has none: the first evaluation meeting the target. */
+    CHECK(query_real(db, "SELECT progress FROM run_tta WHERE file = 'a/result_1.txt'") == 2);
+    /* A run that did not succeed has no convergence point in rounds with a checker. */
     CHECK(query_real(db, "SELECT count(*) FROM events e JOIN runs r ON r.id = e.run_id") == 6);
+    tta_store_close(s);
+    sqlite3_close(db);
+}
+
+/* A log that says success with its last evaluation below the target is flagged; a failed run has
+ * no convergence point where the RCP checker reads one; two metrics each in their direction. */
+TEST(run_tta_flags_and_two_metrics) {
+    sqlite3 *db;
+    char *err = NULL;
+    tta_store *s = open_store(&db);
+    tta_parsed_file f;
+    double resnet[] = {0.70, 0.75886};
+    make_run(&f, "b/result_1.txt", "v3.1", "resnet", "closed", resnet, 2, TTA_RUN_SUCCESS);
+    CHECK(tta_store_write(s, &f, &err) == SQLITE_OK);
+    make_run(&f, "b/result_2.txt", "v3.1", "resnet", "closed", resnet, 2, TTA_RUN_ABORTED);
+    CHECK(tta_store_write(s, &f, &err) == SQLITE_OK);
+    /* stable_diffusion: FID 85 <= 90 with CLIP 0.14 < 0.15 fails; FID 80 with CLIP 0.16 passes. */
+    double fid[] = {85, 80};
+    make_run(&f, "b/result_3.txt", "v3.1", "stable_diffusion", "closed", fid, 2, TTA_RUN_SUCCESS);
+    static tta_eval sd[2];
+    sd[0] = f.run.evals[0];
+    sd[1] = f.run.evals[1];
+    sd[0].quality2 = 0.14;
+    sd[1].quality2 = 0.16;
+    f.run.evals = sd;
+    f.run.cp_first_passing_step = 1000;
+    CHECK(tta_store_write(s, &f, &err) == SQLITE_OK);
+    CHECK(tta_store_flush(s, &err) == SQLITE_OK);
+    CHECK(query_real(db, "SELECT success_unmet FROM run_tta WHERE file = 'b/result_1.txt'") == 1);
+    CHECK(query_real(db, "SELECT count(*) FROM run_tta WHERE file = 'b/result_1.txt'"
+                         " AND flag LIKE '%0.75886%does not meet the target (0.759)%'") == 1);
+    CHECK(query_real(db, "SELECT success_unmet FROM run_tta WHERE file = 'b/result_2.txt'") == 0);
+    CHECK(isnan(query_real(db, "SELECT progress FROM run_tta WHERE file = 'b/result_2.txt'")));
+    CHECK(query_real(db, "SELECT meets FROM evaluation_meets m JOIN run_tta r ON r.run_id = m.run_id"
+                         " WHERE r.file = 'b/result_3.txt' AND m.seq = 0") == 0);
+    CHECK(query_real(db, "SELECT reached FROM run_tta WHERE file = 'b/result_3.txt'") == 1);
+    CHECK(query_real(db, "SELECT progress FROM run_tta WHERE file = 'b/result_3.txt'") == 1000);
     tta_store_close(s);
     sqlite3_close(db);
 }
@@ -520,6 +569,7 @@ int main(void) {
     RUN(newer_schema_is_refused);
     RUN(older_schema_is_migrated);
     RUN(run_tta_view_rules);
+    RUN(run_tta_flags_and_two_metrics);
     RUN(replace_and_failed_files);
     RUN(division_from_system_description);
     RUN(records_encoding);
