@@ -10,7 +10,7 @@ cd "$(dirname "$0")"
 pkgs="build-essential cmake pkg-config libsqlite3-dev libpcre2-dev libcjson-dev libgsl-dev libopenblas-dev
       libdnnl-dev libopenmpi-dev openmpi-bin zlib1g-dev zstd dataset-fashion-mnist bc"
 if [ "${1:-}" = "--test" ]; then
-    pkgs="$pkgs clang libclang-rt-14-dev chromium libxml2-utils valgrind sqlite3 python3 python3-jsonschema"
+    pkgs="$pkgs clang libclang-rt-14-dev chromium libxml2-utils valgrind sqlite3 python3 python3-jsonschema python3-yaml"
 fi
 if [ "${1:-}" = "--bench" ]; then
     pkgs="$pkgs valgrind sqlite3 python3 python3-numpy python3-torch"

@@ -149,9 +149,10 @@ static void parse_rule(parse_ctx *c, const cJSON *o, const cJSON *sources, tta_r
     if (progress < 0) fail(c, "%s: unknown \"progress\"", where);
     r->progress = progress < 0 ? TTA_PROGRESS_FIRST_MEETING : (tta_progress_rule)progress;
     const char *unit = opt_string(c, o, "progress_unit", where);
-    if (!unit || (strcmp(unit, "epochs") && strcmp(unit, "samples")))
-        fail(c, "%s: \"progress_unit\" must be epochs or samples", where);
-    r->progress_in_samples = unit && !strcmp(unit, "samples");
+    if (!unit || (strcmp(unit, "epochs") && strcmp(unit, "samples") && strcmp(unit, "steps") && strcmp(unit, "tokens")))
+        fail(c, "%s: \"progress_unit\" must be epochs, samples, steps or tokens", where);
+    r->progress_unit = unit ? unit : "epochs";
+    r->progress_in_epochs = !strcmp(r->progress_unit, "epochs");
     r->train_set_size = opt_number(c, o, "train_set_size", where);
     double runs = opt_number(c, o, "runs_required", where);
     r->runs_required = isnan(runs) ? 0 : (int)runs;
@@ -247,10 +248,17 @@ int tta_rules_parse(const char *json, size_t len, const char *origin, tta_rules 
             if (!strcmp(out->rules[i].ruleset, out->rules[j].ruleset) &&
                 !strcmp(out->rules[i].benchmark, out->rules[j].benchmark))
                 fail(&c, "ruleset %s lists %s twice", out->rules[i].ruleset, out->rules[i].benchmark);
+    /* An alias names a benchmark some ruleset has, or one that "replay_only" lists (data that tta
+     * replays, such as generated or CIFAR-100, which no published ruleset scores). */
+    const cJSON *replay_only = cJSON_GetObjectItemCaseSensitive(doc, "replay_only");
     for (size_t i = 0; !c.failed && i < out->n_aliases; i++) {
         int found = 0;
         for (size_t j = 0; j < out->n_rules && !found; j++) found = !strcmp(out->aliases[i].benchmark, out->rules[j].benchmark);
-        if (!found) fail(&c, "alias \"%s\" names %s, which no ruleset has", out->aliases[i].name, out->aliases[i].benchmark);
+        const cJSON *x;
+        cJSON_ArrayForEach(x, replay_only) found |= cJSON_IsString(x) && !strcmp(x->valuestring, out->aliases[i].benchmark);
+        if (!found)
+            fail(&c, "alias \"%s\" names %s, which no ruleset has (nor replay_only)", out->aliases[i].name,
+                 out->aliases[i].benchmark);
     }
 done:
     if (c.failed) {

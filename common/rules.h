@@ -47,7 +47,8 @@ typedef struct {
     int higher_is_better2;    /* -1 when there is one metric */
     tta_quality_scale scale;
     tta_progress_rule progress;
-    int progress_in_samples;  /* 1: the progress number counts samples; 0: epochs */
+    const char *progress_unit; /* what the progress number counts: "epochs", "samples", "steps", "tokens" */
+    int progress_in_epochs;   /* 1 when progress_unit is "epochs" */
     double train_set_size;    /* samples per epoch; NAN when the rules give none */
     int runs_required;        /* 0 when unknown */
     int olympic_drop;         /* runs dropped from each end by olympic scoring */

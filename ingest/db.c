@@ -135,7 +135,7 @@ static int sync_rules(sqlite3 *db, const char *path, char **err) {
             sqlite3_bind_null(s, 9);
         sqlite3_bind_text(s, 10, scales[r->scale], -1, SQLITE_STATIC);
         sqlite3_bind_text(s, 11, tta_progress_rule_name(r->progress), -1, SQLITE_STATIC);
-        sqlite3_bind_text(s, 12, r->progress_in_samples ? "samples" : "epochs", -1, SQLITE_STATIC);
+        sqlite3_bind_text(s, 12, r->progress_unit, -1, SQLITE_STATIC);
         bind_opt_real(s, 13, r->train_set_size);
         if (r->runs_required > 0)
             sqlite3_bind_int(s, 14, r->runs_required);

@@ -610,9 +610,11 @@ void tta_rb_finish(tta_run_builder *b, uint32_t last_line, int need_run_start) {
     }
     r->target = normalize_quality(b, scale, r->target);
     r->target2 = normalize_quality(b, scale, r->target2);
-    /* Where the rules say epoch_num counts samples (BERT from v1.0, gpt3, ...), an evaluation's
-     * epoch_num is its sample count, and its epochs follow from the training-set size. */
-    if (rule && rule->progress_in_samples && rule->progress == TTA_PROGRESS_EPOCH_NUM) {
+    /* Where the rules say epoch_num counts something else than epochs (samples: BERT, unet3d from
+     * 3.1.0; tokens: gpt3), an evaluation's epoch_num is that count, kept as its progress in
+     * samples, and its epochs follow from the training-set size where the rules give one. */
+    if (rule && !rule->progress_in_epochs &&
+        (rule->progress == TTA_PROGRESS_EPOCH_NUM || rule->progress == TTA_PROGRESS_TRAIN_SAMPLES)) {
         for (size_t i = 0; i < r->n_evals; i++) {
             if (isnan(r->evals[i].samples)) r->evals[i].samples = r->evals[i].epoch;
             r->evals[i].epoch = rule->train_set_size > 0 ? r->evals[i].samples / rule->train_set_size : NAN;

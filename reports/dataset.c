@@ -86,8 +86,8 @@ typedef struct {
 
 /* Epochs of a convergence point in the entry's unit; NAN where samples have no epoch size. */
 static double progress_epochs(const tta_entry_data *e, double progress) {
-    if (!e->unit || strcmp(e->unit, "samples") != 0) return progress;
-    return e->train_set_size > 0 ? progress / e->train_set_size : NAN;
+    if (!e->unit || strcmp(e->unit, "epochs") == 0) return progress;
+    return e->train_set_size > 0 && strcmp(e->unit, "samples") == 0 ? progress / e->train_set_size : NAN;
 }
 
 static int compare_run_ref(const void *a, const void *b) {

@@ -32,7 +32,7 @@ CREATE TABLE benchmark_rules (
     higher_is_better2 INTEGER,
     quality_scale     TEXT NOT NULL,        -- fraction, bleu, percent, asis
     progress          TEXT NOT NULL,        -- how the RCP checker reads the convergence point
-    progress_unit     TEXT NOT NULL CHECK (progress_unit IN ('epochs', 'samples')),
+    progress_unit     TEXT NOT NULL CHECK (progress_unit IN ('epochs', 'samples', 'steps', 'tokens')),
     train_set_size    REAL,                 -- samples per epoch where the rules fix it
     runs_required     INTEGER,
     olympic_drop      INTEGER NOT NULL,
@@ -152,7 +152,7 @@ SELECT run_id, entry_id, round, division, submitter, system, benchmark, file, ru
        run_start, run_stop, reached, tta_s,
        progress, progress_unit,
        CASE WHEN progress_unit = 'epochs' THEN progress
-            WHEN train_set_size > 0 THEN progress / train_set_size END AS epochs,
+            WHEN progress_unit = 'samples' AND train_set_size > 0 THEN progress / train_set_size END AS epochs,
        samples_to_target, global_batch_size, train_samples,
        target, target2, higher_is_better, metric, unit,
        accelerators, accelerator_model, nodes,

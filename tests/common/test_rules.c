@@ -70,14 +70,14 @@ TEST(malformed_files_say_where) {
     free(e);
     e = parse_error(MINIMAL_HEAD " \"aliases\": [{\"name\": \"x\", \"benchmark\": \"zz\"}], \"benchmarks\": ["
                     RULE("1.0.0", "a", "") "]}");
-    CHECK(e && strstr(e, "alias \"x\" names zz"));
+    CHECK(e && strstr(e, "alias \"x\" names zz, which no ruleset has (nor replay_only)"));
     free(e);
     e = parse_error(MINIMAL_HEAD " \"aliases\": [], \"benchmarks\": ["
                     "{\"ruleset\": \"1.0.0\", \"benchmark\": \"a\", \"metric\": \"acc\", \"log_key\": \"k\","
                     " \"higher_is_better\": true, \"target\": 0.5, \"quality_scale\": \"fraction\","
                     " \"progress\": \"epoch_num\", \"progress_unit\": \"hours\", \"olympic_drop\": 1,"
                     " \"max_failed\": 1, \"sources\": {\"target\": \"cc\"}}]}");
-    CHECK(e && strstr(e, "1.0.0 a: \"progress_unit\" must be epochs or samples"));
+    CHECK(e && strstr(e, "1.0.0 a: \"progress_unit\" must be epochs, samples, steps or tokens"));
     free(e);
 }
 

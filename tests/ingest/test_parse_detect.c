@@ -112,7 +112,9 @@ TEST(run_numbers) {
 
 TEST(benchmark_names) {
     CHECK_STR(tta_benchmark_canonical("image_classification", 20, NULL), "resnet");
-    CHECK_STR(tta_benchmark_canonical("object_detection", 16, "v0.5"), "ssd");
+    /* mlcommons/training's reference folders: object_detection is Mask R-CNN, single_stage_detector SSD. */
+    CHECK_STR(tta_benchmark_canonical("object_detection", 16, "v0.5"), "maskrcnn");
+    CHECK_STR(tta_benchmark_canonical("single_stage_detector", 21, "v0.5"), "ssd");
     CHECK_STR(tta_benchmark_canonical("recommendation", 14, "v0.5"), "ncf");
     CHECK_STR(tta_benchmark_canonical("recommendation", 14, "v0.7"), "dlrm");
     CHECK_STR(tta_benchmark_canonical("Fashion-MNIST", 13, NULL), "fashion-mnist");

@@ -127,6 +127,8 @@ TEST(bert_samples_from_v1) {
         CHECK(isnan(f.run.evals[1].epoch));
     }
     CHECK(f.events[2].epoch_num == 2826240); /* events keep it as logged */
+    /* The RCP checker's readings at run_stop: the last evaluation's epoch_num; no train_samples. */
+    CHECK(f.run.cp_epoch_num == 3031040 && isnan(f.run.cp_train_samples) && f.run.cp_status == TTA_RUN_SUCCESS);
     tta_parsed_free(&f);
     /* The same log in v0.7: epoch_num stays an epoch. */
     f = parse_text("v0.7/Acme/results/box/bert/result_0.txt", log);

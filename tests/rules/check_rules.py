@@ -33,7 +33,7 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 SCALES = {"fraction", "bleu", "percent", "asis"}
 PROGRESS = {"epoch_of_first_meeting", "epoch_num", "train_samples", "samples_count", "first_passing_step_num",
             "first_passing_samples_count"}
-UNITS = {"epochs", "samples"}
+UNITS = {"epochs", "samples", "steps", "tokens"}
 FACTS = ["metric", "log_key", "higher_is_better", "target", "metric2", "target2", "higher_is_better2",
          "quality_scale", "progress", "progress_unit", "train_set_size", "runs_required", "olympic_drop",
          "max_failed", "rcp", "rcp_name"]
@@ -191,9 +191,11 @@ def check_internal(doc):
                 fail(where, "a ruleset without an RCP checker has progress epoch_of_first_meeting")
             if r.get("rcp"):
                 fail(where, "rcp is true in a ruleset without an RCP checker")
-        if r.get("progress") in ("train_samples", "samples_count", "first_passing_samples_count",
-                                 "first_passing_step_num") and r.get("progress_unit") != "samples":
+        if r.get("progress") in ("train_samples", "samples_count", "first_passing_samples_count") \
+                and r.get("progress_unit") != "samples":
             fail(where, f"progress {r.get('progress')} counts samples, but progress_unit is {r.get('progress_unit')}")
+        if r.get("progress") == "first_passing_step_num" and r.get("progress_unit") != "steps":
+            fail(where, f"progress {r.get('progress')} counts steps, but progress_unit is {r.get('progress_unit')}")
 
         # Sources: every fact given has one, every cited key exists, every sourced fact exists.
         src = r.get("sources")
@@ -222,8 +224,8 @@ def check_internal(doc):
         name, bench = a.get("name"), a.get("benchmark")
         if not isinstance(name, str) or not name or fold(name) != name:
             fail(where, "an alias name is lowercase with '_' for '-' and ' ' (tta folds what it reads so)")
-        if bench not in benchmarks:
-            fail(where, f"names {bench}, which no ruleset has")
+        if bench not in benchmarks and bench not in doc.get("replay_only", []):
+            fail(where, f"names {bench}, which no ruleset has (nor replay_only)")
         for k in a:
             if k not in ("name", "benchmark", "from", "before", "source"):
                 fail(where, f"unknown field \"{k}\"")
