@@ -75,8 +75,13 @@ static int ls_runs(const tta_entry_data *e, size_t n, tta_table *t) {
             if (isnan(r->tta_s)) tta_table_set_missing(t, row, 8, "no run_start/run_stop (or threshold never met)");
             else tta_table_set_number(t, row, 8, r->tta_s);
             if (!isnan(r->epochs)) tta_table_set_number(t, row, 9, r->epochs);
-            else if (!isnan(r->progress)) tta_table_set_missing(t, row, 9, "progress counts samples; the rules give no epoch size");
-            else tta_table_set_missing(t, row, 9, "did not converge, or progress not logged");
+            else if (!isnan(r->progress)) {
+                buf why = {0};
+                buf_printf(&why, "progress counts %s; the rules give no epoch size", e[i].unit ? e[i].unit : "samples");
+                tta_table_set_missing(t, row, 9, buf_str(&why));
+                buf_free(&why);
+            } else
+                tta_table_set_missing(t, row, 9, "did not converge, or progress not logged");
             set_count(t, row, 10, e[i].accelerators, "no system description");
             if (isnan(r->global_batch_size)) tta_table_set_missing(t, row, 11, "batch size not logged");
             else tta_table_set_number(t, row, 11, r->global_batch_size);
@@ -85,7 +90,8 @@ static int ls_runs(const tta_entry_data *e, size_t n, tta_table *t) {
             tta_table_set_text(t, row, 13, e[i].unit);
             tta_table_set_bool(t, row, 14, r->success_unmet);
             if (r->success_unmet)
-                tta_table_add_note(t, row, "the log says success, but its last evaluation misses the target");
+                tta_table_add_note(t, row, r->reached == 0 ? "the log says success, but its last evaluation misses the target"
+                                                           : "the log says success, but it has no evaluation of its quality");
         }
     return 0;
 }

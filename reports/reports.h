@@ -35,20 +35,27 @@ int tta_report_ls(sqlite3 *db, const char *what, const tta_filter *f, int format
 
 /* `tta report variance`: one row per entry: round, division, submitter, system, benchmark,
  * accelerators, runs, reached, score_min (the official olympic mean, minutes), tta_mean_s, cv
- * (population std / mean of the successful runs' TTA) with cv_ci_low/high (95% bootstrap),
- * epochs_mean/std, tpe_mean_s/tpe_std_s (time per epoch), cv_ratio = CV(epochs)/CV(tpe), and
- * log_var_share_epochs (share of Var(log TTA) from log epochs). */
+ * (population std / mean of the successful runs' TTA) with cv_ci_low/high (95% bootstrap), the
+ * decomposition TTA = progress x time per unit in the entry's progress_unit (epochs, or
+ * million_samples where the rules give no epoch size): progress_mean/std, time_per_unit_mean_s/std_s,
+ * the same as epochs_mean/std and tpe_mean_s/tpe_std_s where the unit is epochs, cv_ratio =
+ * CV(progress)/CV(time per unit), the shares of Var(log TTA) (log_var_share_progress,
+ * _time_per_unit, _cov; summing to 1), energy where a folder has power logs, and notes on runs
+ * that claim success without meeting the target (docs/statistics.md, section 4). */
 int tta_report_variance(sqlite3 *db, const tta_filter *f, const tta_report_options *o, FILE *out, char **err);
 
 /* `tta report speedup`: for each pair of entries of one submitter, benchmark, round and
- * division (base: fewer accelerators, else the longer time per epoch): base_system, system,
- * base_accelerators, accelerators, batch sizes and epochs of both, throughput_speedup (ratio of
- * time per epoch), tta_speedup (ratio of scores) and gap = throughput_speedup / tta_speedup. */
+ * division (base: fewer accelerators, else the longer time per unit of progress): base_system,
+ * system, base_accelerators, accelerators, batch sizes, progress_unit, progress and time per unit
+ * of both (epochs where the unit is epochs), throughput_speedup (ratio of the times per unit, in
+ * one unit; missing with the reason otherwise), tta_speedup (ratio of scores) and gap =
+ * throughput_speedup / tta_speedup. No pair: one line on stderr says why. */
 int tta_report_speedup(sqlite3 *db, const tta_filter *f, const tta_report_options *o, FILE *out, char **err);
 
-/* `tta report scaling`: per series (submitter, benchmark, round, division) with two or more
- * entries, each system's accelerators, speedup_tpe and speedup_tta over the smallest, and
- * efficiency_tpe / efficiency_tta against linear scaling. */
+/* `tta report scaling`: per series (submitter, benchmark, round, division, accelerator model)
+ * with two or more entries, each system's accelerators, progress_unit, time_per_unit_mean_s,
+ * speedup_tpe (throughput: ratio of the times per unit) and speedup_tta over the smallest, and
+ * efficiency_tpe / efficiency_tta against linear scaling. No series: one line on stderr says why. */
 int tta_report_scaling(sqlite3 *db, const tta_filter *f, const tta_report_options *o, FILE *out, char **err);
 
 /* `tta report comm`: one row per entry whose runs logged tta_epoch_breakdown records (`tta

@@ -1,5 +1,9 @@
 /* speedup.c: `tta report speedup` and `tta report scaling`: throughput speedup against TTA
- * speedup between entries of one submitter on one benchmark, and scaling with accelerators. */
+ * speedup between entries of one submitter on one benchmark, and scaling with accelerators.
+ *
+ * Throughput is the time per unit of progress (summary.h: epochs, or millions of samples...) of the
+ * successful runs; two entries are compared only when they count progress in the same unit. TTA
+ * speedups come from the scores (the olympic mean of the run times, before any scaling factor). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,9 +22,42 @@ static int same_group(const tta_entry_data *a, const tta_entry_data *b) {
            !strcmp(a->submitter, b->submitter) && !strcmp(a->benchmark, b->benchmark);
 }
 
+/* Two entries of one submitter, round and benchmark reach the same target: their mean progress
+ * differs by a few times at most (batch sizes differ; the RCP checker bounds how fast). More than
+ * PROGRESS_RATIO_LIMIT times apart, one of them counts progress otherwise than the rules read it
+ * (v3.1 unet3d logs that print epoch_num in epochs where the rules read samples). */
+#define PROGRESS_RATIO_LIMIT 10.0
+
+/* The throughput speedup of s over base (the ratio of their times per unit of progress), NAN
+ * with *why (static, or in *b) when the two count progress in different units, their progress
+ * is too far apart to be in one unit, or a time per unit is unknown; and the TTA speedup. */
+static tta_speedup pair_speedup(const tta_entry_summary *base, const tta_entry_summary *s, buf *b,
+                                const char **why) {
+    int comparable = tta_progress_scale_same(&base->unit, &s->unit);
+    *why = "time per unit of progress unknown";
+    if (!comparable) {
+        buf_clear(b);
+        buf_printf(b, "the two entries count progress in different units (%s, %s): not compared", base->unit.key,
+                   s->unit.key);
+        *why = buf_str(b);
+    } else {
+        double pb = base->dec.epochs_mean, ps = s->dec.epochs_mean;
+        if (pb > 0 && ps > 0 && (pb > ps * PROGRESS_RATIO_LIMIT || ps > pb * PROGRESS_RATIO_LIMIT)) {
+            comparable = 0;
+            buf_clear(b);
+            buf_printf(b, "progress %.4g and %.4g %s are %.0f× apart: one entry's logs do not count progress as the "
+                       "rules read it (not compared)", pb, ps, s->unit.label, pb > ps ? pb / ps : ps / pb);
+            *why = buf_str(b);
+        }
+    }
+    return tta_speedup_of(comparable ? base->dec.tpe_mean : NAN, base->score_s, comparable ? s->dec.tpe_mean : NAN,
+                          s->score_s);
+}
+
 enum {
     S_ROUND, S_DIVISION, S_SUBMITTER, S_BENCHMARK, S_BASE_SYSTEM, S_SYSTEM, S_BASE_ACC, S_ACC, S_BASE_BATCH,
-    S_BATCH, S_BASE_EPOCHS, S_EPOCHS, S_THROUGHPUT, S_TTA, S_GAP, S_COUNT
+    S_BATCH, S_UNIT, S_UNIT_SHORT, S_BASE_PROGRESS, S_PROGRESS, S_BASE_TPU, S_TPU, S_BASE_EPOCHS, S_EPOCHS,
+    S_THROUGHPUT, S_TTA, S_GAP, S_COUNT
 };
 
 static const tta_column speedup_columns[S_COUNT] = {
@@ -34,19 +71,28 @@ static const tta_column speedup_columns[S_COUNT] = {
     [S_ACC] = {"accelerators", "acc", TTA_COL_INT, 0, TTA_FOR_ALL},
     [S_BASE_BATCH] = {"base_global_batch_size", "base batch", TTA_COL_INT, 0, TTA_FOR_SCRIPTS},
     [S_BATCH] = {"global_batch_size", "batch", TTA_COL_INT, 0, TTA_FOR_SCRIPTS},
-    [S_BASE_EPOCHS] = {"base_epochs", "base ep", TTA_COL_NUMBER, 1, TTA_FOR_ALL},
-    [S_EPOCHS] = {"epochs", "epochs", TTA_COL_NUMBER, 1, TTA_FOR_ALL},
+    /* progress and time per unit of progress, each in its entry's unit (the pair's, when they agree) */
+    [S_UNIT] = {"progress_unit", "unit", TTA_COL_TEXT, 0, TTA_FOR_SCRIPTS},
+    [S_UNIT_SHORT] = {"unit_short", "unit", TTA_COL_TEXT, 0, TTA_FOR_PEOPLE},
+    [S_BASE_PROGRESS] = {"base_progress", "base prog", TTA_COL_NUMBER, 2, TTA_FOR_ALL},
+    [S_PROGRESS] = {"progress", "progress", TTA_COL_NUMBER, 2, TTA_FOR_ALL},
+    [S_BASE_TPU] = {"base_time_per_unit_s", "base s/unit", TTA_COL_SECONDS, 1, TTA_FOR_SCRIPTS},
+    [S_TPU] = {"time_per_unit_s", "s/unit", TTA_COL_SECONDS, 1, TTA_FOR_SCRIPTS},
+    /* the same in epochs where both count epochs */
+    [S_BASE_EPOCHS] = {"base_epochs", "base ep", TTA_COL_NUMBER, 1, TTA_FOR_SCRIPTS},
+    [S_EPOCHS] = {"epochs", "epochs", TTA_COL_NUMBER, 1, TTA_FOR_SCRIPTS},
     [S_THROUGHPUT] = {"throughput_speedup", "thr ×", TTA_COL_NUMBER, 2, TTA_FOR_ALL},
     [S_TTA] = {"tta_speedup", "tta ×", TTA_COL_NUMBER, 2, TTA_FOR_ALL},
     [S_GAP] = {"gap", "gap", TTA_COL_NUMBER, 2, TTA_FOR_ALL},
 };
 
-/* Is a the base of the pair (a, b)? Fewer accelerators; where unknown, the longer epoch. */
+/* Is a the base of the pair (a, b)? Fewer accelerators; where unknown, the longer time per unit of
+ * progress (in one unit). */
 static int is_base(const tta_entry_summary *a, const tta_entry_summary *b) {
     int aa = a->entry->accelerators, ba = b->entry->accelerators;
     if (aa > 0 && ba > 0 && aa != ba) return aa < ba;
     double at = a->dec.tpe_mean, bt = b->dec.tpe_mean;
-    if (!isnan(at) && !isnan(bt) && at != bt) return at > bt;
+    if (tta_progress_scale_same(&a->unit, &b->unit) && !isnan(at) && !isnan(bt) && at != bt) return at > bt;
     return strcmp(a->entry->system, b->entry->system) < 0;
 }
 
@@ -64,12 +110,30 @@ static void speedup_row(tta_table *t, const tta_entry_summary *base, const tta_e
     tta_table_set_number_or(t, row, S_ACC, e->accelerators >= 0 ? e->accelerators : NAN, "no system description");
     tta_table_set_number_or(t, row, S_BASE_BATCH, base->batch, "batch size not logged");
     tta_table_set_number_or(t, row, S_BATCH, s->batch, "batch size not logged");
-    tta_table_set_number_or(t, row, S_BASE_EPOCHS, base->dec.epochs_mean, "epochs to target unknown");
-    tta_table_set_number_or(t, row, S_EPOCHS, s->dec.epochs_mean, "epochs to target unknown");
-    tta_speedup sp = tta_speedup_of(base->dec.tpe_mean, base->score_s, s->dec.tpe_mean, s->score_s);
-    tta_table_set_number_or(t, row, S_THROUGHPUT, sp.throughput_speedup, "time per epoch unknown");
+    const char *why;
+    buf wb = {0};
+    tta_speedup sp = pair_speedup(base, s, &wb, &why);
+    if (tta_progress_scale_same(&base->unit, &s->unit)) {
+        tta_table_set_text(t, row, S_UNIT, s->unit.key);
+        tta_table_set_text(t, row, S_UNIT_SHORT, s->unit.label);
+    } else {
+        tta_table_set_missing(t, row, S_UNIT, why);
+        tta_table_set_missing(t, row, S_UNIT_SHORT, why);
+    }
+    static const char unknown[] = "progress to target unknown";
+    tta_table_set_number_or(t, row, S_BASE_PROGRESS, base->dec.epochs_mean, unknown);
+    tta_table_set_number_or(t, row, S_PROGRESS, s->dec.epochs_mean, unknown);
+    tta_table_set_number_or(t, row, S_BASE_TPU, base->dec.tpe_mean, "time per unit of progress unknown");
+    tta_table_set_number_or(t, row, S_TPU, s->dec.tpe_mean, "time per unit of progress unknown");
+    static const char not_epochs[] = "progress is not counted in epochs (see progress_unit)";
+    tta_table_set_number_or(t, row, S_BASE_EPOCHS, base->unit.epochs ? base->dec.epochs_mean : NAN,
+                            base->unit.epochs ? unknown : not_epochs);
+    tta_table_set_number_or(t, row, S_EPOCHS, s->unit.epochs ? s->dec.epochs_mean : NAN,
+                            s->unit.epochs ? unknown : not_epochs);
+    tta_table_set_number_or(t, row, S_THROUGHPUT, sp.throughput_speedup, why);
     tta_table_set_number_or(t, row, S_TTA, sp.tta_speedup, "no score");
     tta_table_set_number_or(t, row, S_GAP, sp.gap, "needs both speedups");
+    buf_free(&wb);
 }
 
 static tta_entry_summary *summarize_all(const tta_entry_data *e, size_t n) {
@@ -109,7 +173,10 @@ typedef struct {
 
 static void add_speedup_bar(const tta_entry_summary *base, const tta_entry_summary *s, void *ctx) {
     speedup_bars *b = ctx;
-    tta_speedup sp = tta_speedup_of(base->dec.tpe_mean, base->score_s, s->dec.tpe_mean, s->score_s);
+    const char *why;
+    buf wb = {0};
+    tta_speedup sp = pair_speedup(base, s, &wb, &why);
+    buf_free(&wb);
     if (b->n == b->cap) {
         b->cap = b->cap ? b->cap * 2 : 16;
         b->names = reallocCheck(b->names, b->cap * sizeof *b->names);
@@ -140,13 +207,28 @@ void tta_speedup_plot(const tta_entry_data *e, size_t n, buf *svg) {
     free(s);
 }
 
+/* A finisher (builders.h) that writes nothing to the table: when the speedup report has no row,
+ * it says why in one line on stderr. */
+static int explain_no_pairs(sqlite3 *db, const tta_entry_data *e, size_t n, tta_table *t, char **err) {
+    (void)db;
+    (void)err;
+    if (tta_table_rows(t) > 0) return 0;
+    if (n == 0)
+        fprintf(stderr, "tta report speedup: no pairs: no entry matches the filters\n");
+    else
+        fprintf(stderr, "tta report speedup: no pairs: none of the %zu entries has another of the same round, division, "
+                "submitter and benchmark to compare with\n", n);
+    return 0;
+}
+
 int tta_report_speedup(sqlite3 *db, const tta_filter *f, const tta_report_options *o, FILE *out, char **err) {
-    return tta_run_table_report(db, f, 0, tta_speedup_table, tta_speedup_plot, o->format, out, o->svg_path, err);
+    return tta_run_table_report_finished(db, f, 0, tta_speedup_table, explain_no_pairs, tta_speedup_plot, o->format,
+                                         out, o->svg_path, err);
 }
 
 enum {
-    K_ROUND, K_DIVISION, K_SUBMITTER, K_BENCHMARK, K_BASE, K_SYSTEM, K_ACC, K_TPE, K_SCORE, K_SPEEDUP_TPE,
-    K_SPEEDUP_TTA, K_EFF_TPE, K_EFF_TTA, K_COUNT
+    K_ROUND, K_DIVISION, K_SUBMITTER, K_BENCHMARK, K_BASE, K_SYSTEM, K_ACC, K_UNIT, K_UNIT_SHORT, K_TPU, K_TPE,
+    K_SCORE, K_SPEEDUP_TPE, K_SPEEDUP_TTA, K_EFF_TPE, K_EFF_TTA, K_COUNT
 };
 
 static const tta_column scaling_columns[K_COUNT] = {
@@ -157,8 +239,12 @@ static const tta_column scaling_columns[K_COUNT] = {
     [K_BASE] = {"base_system", "series base", TTA_COL_TEXT, 0, TTA_FOR_ALL},
     [K_SYSTEM] = {"system", "system", TTA_COL_TEXT, 0, TTA_FOR_ALL},
     [K_ACC] = {"accelerators", "acc", TTA_COL_INT, 0, TTA_FOR_ALL},
-    [K_TPE] = {"tpe_mean_s", "s/epoch", TTA_COL_SECONDS, 1, TTA_FOR_ALL},
+    [K_UNIT] = {"progress_unit", "unit", TTA_COL_TEXT, 0, TTA_FOR_SCRIPTS},
+    [K_UNIT_SHORT] = {"unit_short", "unit", TTA_COL_TEXT, 0, TTA_FOR_PEOPLE},
+    [K_TPU] = {"time_per_unit_mean_s", "s/unit", TTA_COL_SECONDS, 1, TTA_FOR_ALL},
+    [K_TPE] = {"tpe_mean_s", "s/epoch", TTA_COL_SECONDS, 1, TTA_FOR_SCRIPTS}, /* where the unit is epochs */
     [K_SCORE] = {"score_s", "tta (min)", TTA_COL_MINUTES, 2, TTA_FOR_ALL},
+    /* the throughput speedup: the ratio of the times per unit of progress (the key is older than units) */
     [K_SPEEDUP_TPE] = {"speedup_tpe", "thr ×", TTA_COL_NUMBER, 2, TTA_FOR_ALL},
     [K_SPEEDUP_TTA] = {"speedup_tta", "tta ×", TTA_COL_NUMBER, 2, TTA_FOR_ALL},
     [K_EFF_TPE] = {"efficiency_tpe", "thr eff (%)", TTA_COL_PERCENT, 0, TTA_FOR_ALL},
@@ -220,10 +306,18 @@ static void add_scaling_row(size_t base, size_t j, size_t series, void *ctx) {
     tta_table_set_text(t, row, K_SYSTEM, e[j].system);
     tta_table_set_number_or(t, row, K_ACC, e[j].accelerators > 0 ? e[j].accelerators : NAN,
               "accelerator count unknown: not in the series");
-    tta_table_set_number_or(t, row, K_TPE, s[j].dec.tpe_mean, "time per epoch unknown");
+    tta_table_set_text(t, row, K_UNIT, s[j].unit.key);
+    tta_table_set_text(t, row, K_UNIT_SHORT, s[j].unit.label);
+    tta_table_set_number_or(t, row, K_TPU, s[j].dec.tpe_mean, "time per unit of progress unknown");
+    tta_table_set_number_or(t, row, K_TPE, s[j].unit.epochs ? s[j].dec.tpe_mean : NAN,
+                            s[j].unit.epochs ? "time per epoch unknown"
+                                             : "progress is not counted in epochs (see progress_unit)");
     tta_table_set_number_or(t, row, K_SCORE, s[j].score_s, "no score");
-    tta_speedup sp = tta_speedup_of(s[base].dec.tpe_mean, s[base].score_s, s[j].dec.tpe_mean, s[j].score_s);
-    tta_table_set_number_or(t, row, K_SPEEDUP_TPE, sp.throughput_speedup, "time per epoch unknown");
+    const char *why;
+    buf wb = {0};
+    tta_speedup sp = pair_speedup(&s[base], &s[j], &wb, &why);
+    tta_table_set_number_or(t, row, K_SPEEDUP_TPE, sp.throughput_speedup, why);
+    buf_free(&wb);
     tta_table_set_number_or(t, row, K_SPEEDUP_TTA, sp.tta_speedup, "no score");
     double acc = e[j].accelerators > 0 ? e[j].accelerators : NAN;
     tta_table_set_number_or(t, row, K_EFF_TPE, tta_scaling_efficiency(sp.throughput_speedup, e[base].accelerators, acc),
@@ -260,7 +354,10 @@ static void add_scaling_point(size_t base, size_t j, size_t series, void *ctx) {
         p->y_tta = reallocCheck(p->y_tta, p->cap * sizeof *p->y_tta);
         p->series_of = reallocCheck(p->series_of, p->cap * sizeof *p->series_of);
     }
-    tta_speedup sp = tta_speedup_of(p->s[base].dec.tpe_mean, p->s[base].score_s, p->s[j].dec.tpe_mean, p->s[j].score_s);
+    const char *why;
+    buf wb = {0};
+    tta_speedup sp = pair_speedup(&p->s[base], &p->s[j], &wb, &why);
+    buf_free(&wb);
     /* speedups over the base, against accelerators relative to the base */
     p->x[p->n] = (double)p->e[j].accelerators / (double)p->e[base].accelerators;
     p->y_tpe[p->n] = sp.throughput_speedup;
@@ -281,7 +378,7 @@ void tta_scaling_plot(const tta_entry_data *e, size_t n, buf *svg) {
     tta_entry_summary *s = summarize_all(e, n);
     scaling_points p = {.e = e, .s = s, .base_of = callocCheck(n ? n : 1, sizeof(size_t))};
     each_series_member(e, s, n, add_scaling_point, &p);
-    /* Two series per scaling series (time per epoch, TTA), points ordered by accelerators, plus
+    /* Two series per scaling series (time per unit of progress, TTA), points ordered by accelerators, plus
      * the ideal line. */
     tta_series *series = callocCheck(p.n_series * 2 + 1, sizeof *series);
     double *xs = mallocCheck((p.n + 1) * sizeof *xs), *ya = mallocCheck((p.n + 1) * sizeof *ya);
@@ -305,7 +402,8 @@ void tta_scaling_plot(const tta_entry_data *e, size_t n, buf *svg) {
         free(idx);
         const tta_entry_data *b0 = &e[p.base_of[q]];
         buf a = {0}, b = {0};
-        buf_printf(&a, "%s %s from %s: time per epoch", b0->submitter, b0->benchmark, b0->system);
+        buf_printf(&a, "%s %s from %s: time per unit (%s)", b0->submitter, b0->benchmark, b0->system,
+                   p.s[p.base_of[q]].unit.label);
         buf_printf(&b, "%s %s from %s: TTA", b0->submitter, b0->benchmark, b0->system);
         names[ns] = buf_take(&a);
         series[ns] = (tta_series){names[ns], xs + start, ya + start, k - start, NULL, NULL, TTA_MARK_LINE_POINTS, 0, 1};
@@ -335,6 +433,21 @@ void tta_scaling_plot(const tta_entry_data *e, size_t n, buf *svg) {
     free(s);
 }
 
+/* A finisher (builders.h) that writes nothing to the table: when the scaling report has no row,
+ * it says why in one line on stderr. */
+static int explain_no_series(sqlite3 *db, const tta_entry_data *e, size_t n, tta_table *t, char **err) {
+    (void)db;
+    (void)err;
+    if (tta_table_rows(t) > 0) return 0;
+    if (n == 0)
+        fprintf(stderr, "tta report scaling: no series: no entry matches the filters\n");
+    else
+        fprintf(stderr, "tta report scaling: no series: none of the %zu entries has another of the same round, division, "
+                "submitter, benchmark and accelerator model, with a known accelerator count\n", n);
+    return 0;
+}
+
 int tta_report_scaling(sqlite3 *db, const tta_filter *f, const tta_report_options *o, FILE *out, char **err) {
-    return tta_run_table_report(db, f, 0, tta_scaling_table, tta_scaling_plot, o->format, out, o->svg_path, err);
+    return tta_run_table_report_finished(db, f, 0, tta_scaling_table, explain_no_series, tta_scaling_plot, o->format,
+                                         out, o->svg_path, err);
 }

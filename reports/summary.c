@@ -8,23 +8,30 @@
 
 #include "common/check.h"
 
+/* Counts of data (samples, tokens) run to millions per entry: shown in millions. Anything else
+ * the rules may count (optimizer steps) is shown as counted. */
+static int counted_in_millions(const char *unit) { return !strcmp(unit, "samples") || !strcmp(unit, "tokens"); }
+
 tta_progress_scale tta_entry_progress_scale(const tta_entry_data *e) {
     tta_progress_scale u = {.epochs = 1, .divisor = 1};
     const char *unit = e->unit ? e->unit : "epochs";
     if (!strcmp(unit, "epochs")) {
         snprintf(u.key, sizeof u.key, "epochs");
+        snprintf(u.label, sizeof u.label, "ep");
     } else if (e->train_set_size > 0) {
         u.divisor = e->train_set_size;
         snprintf(u.key, sizeof u.key, "epochs");
-    } else {
+        snprintf(u.label, sizeof u.label, "ep");
+    } else if (counted_in_millions(unit)) {
         u.epochs = 0;
         u.divisor = 1e6;
         snprintf(u.key, sizeof u.key, "million_%s", unit);
-    }
-    if (u.epochs)
-        snprintf(u.label, sizeof u.label, "ep");
-    else
         snprintf(u.label, sizeof u.label, "M%s", unit);
+    } else {
+        u.epochs = 0;
+        snprintf(u.key, sizeof u.key, "%s", unit);
+        snprintf(u.label, sizeof u.label, "%s", unit);
+    }
     return u;
 }
 

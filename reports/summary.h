@@ -7,13 +7,14 @@
 
 /* The unit in which an entry's progress is decomposed, from its benchmark's rule (e->unit,
  * e->train_set_size): epochs where progress counts epochs, or counts samples that the rules'
- * training-set size turns into epochs; else millions of the rule's unit ("million_samples"). One
- * unit per entry: its runs are never mixed. */
+ * training-set size turns into epochs; else millions of samples or tokens ("million_samples",
+ * "million_tokens"), or the rule's unit as counted ("steps"). One unit per entry: its runs are
+ * never mixed. */
 typedef struct {
     int epochs;       /* 1: the unit is epochs */
     double divisor;   /* progress / divisor = progress in this unit: 1, the training-set size or 1e6 */
-    char key[40];     /* for scripts: "epochs", "million_samples" */
-    char label[24];   /* for people: "ep", "Msamples" */
+    char key[40];     /* for scripts: "epochs", "million_samples", "steps" */
+    char label[24];   /* for people: "ep", "Msamples", "steps" */
 } tta_progress_scale;
 
 tta_progress_scale tta_entry_progress_scale(const tta_entry_data *e);

@@ -40,7 +40,7 @@ static const tta_column variance_columns[C_COUNT] = {
     [C_CV_LOW] = {"cv_ci_low", "cv low (%)", TTA_COL_PERCENT, 1, TTA_FOR_SCRIPTS},
     [C_CV_HIGH] = {"cv_ci_high", "cv high (%)", TTA_COL_PERCENT, 1, TTA_FOR_SCRIPTS},
     [C_CV_CI] = {"cv_ci", "95% CI (%)", TTA_COL_TEXT, 0, TTA_FOR_PEOPLE},
-    /* TTA = progress x time per unit of progress, in the entry's unit: epochs, or millions of samples */
+    /* TTA = progress x time per unit of progress, in the entry's unit (summary.h) */
     [C_UNIT] = {"progress_unit", "unit", TTA_COL_TEXT, 0, TTA_FOR_SCRIPTS},
     [C_UNIT_SHORT] = {"unit_short", "unit", TTA_COL_TEXT, 0, TTA_FOR_PEOPLE},
     [C_PROGRESS_MEAN] = {"progress_mean", "progress", TTA_COL_NUMBER, 2, 0},
@@ -231,7 +231,8 @@ static int compare_double(const void *a, const void *b) {
 /* Entries of one round and benchmark converge within a few times one another (the RCP checker
  * bounds how fast; nobody publishes ten times slower). An entry whose mean progress is more than
  * OUTLIER_FACTOR times off the median of its round's entries of the benchmark (three or more, in
- * one unit) gets a note: its logs likely count progress in another unit than the rules say. */
+ * one unit) gets a note: its logs likely count progress otherwise than the rules read it (epochs
+ * where the rules read samples; a training-set size where they read the samples trained). */
 #define OUTLIER_FACTOR 10.0
 #define OUTLIER_MIN_ENTRIES 3
 
@@ -251,7 +252,7 @@ static void progress_outlier_notes(tta_table *t, const tta_entry_summary *s, siz
         if (p * OUTLIER_FACTOR >= median && p <= median * OUTLIER_FACTOR) continue;
         buf b = {0};
         buf_printf(&b, "progress %.4g %s is %.0f× %s the median of the round's %zu %s entries (%.4g %s): its logs may "
-                   "count progress in another unit than the rules say", p, s[i].unit.label,
+                   "not count progress as the rules read it (another unit, or another count)", p, s[i].unit.label,
                    p < median ? median / p : p / median, p < median ? "below" : "above", k, s[i].entry->benchmark,
                    median, s[i].unit.label);
         tta_table_add_note(t, i, buf_str(&b));
