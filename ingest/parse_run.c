@@ -344,12 +344,13 @@ static void add_sd_metric(tta_run_builder *b, const tta_log_record *rec, const t
     int clip = TTA_JSON_IS(m->metric, "CLIP");
     double step = !isnan(m->step_num) ? m->step_num : m->samples_count;
     struct tta_sd_point *p = NULL;
+    /* A metric printed again for a step (another rank, or a summary at the end that rounds the
+     * value differently) replaces the earlier one, as in the RCP checker's per-step table. */
     for (size_t i = b->n_sd; i-- > 0 && !isnan(step);) {
-        if (b->sd[i].step != step) continue;
-        double have = clip ? b->sd[i].clip : b->sd[i].fid;
-        if (have == q) return; /* the same metric printed again (another rank) */
-        if (isnan(have)) p = &b->sd[i];
-        break;
+        if (b->sd[i].step == step) {
+            p = &b->sd[i];
+            break;
+        }
     }
     if (!p) {
         growArray(b->sd, &b->cap_sd, b->n_sd + 1);

@@ -82,6 +82,7 @@ typedef struct {
     double run_start;
     int met;  /* an evaluation meeting the target was seen */
     int checker; /* progress comes from the RCP checker's reading, not from the curve */
+    int any_meets; /* reached when any evaluation meets (stable_diffusion), not only the last */
 } run_ref;
 
 /* Epochs of a convergence point in the entry's unit; NAN where samples have no epoch size. */
@@ -222,6 +223,7 @@ int tta_entries_load(sqlite3 *db, const tta_filter *filter, int with_curves, tta
         refs[n_refs].run_start = isnan(start) ? 0 : start;
         refs[n_refs].met = 0;
         refs[n_refs].checker = checker;
+        refs[n_refs].any_meets = rule && strncmp(rule, "first_passing", 13) == 0;
         n_refs++;
     }
     sqlite3_finalize(st);
@@ -271,8 +273,10 @@ int tta_entries_load(sqlite3 *db, const tta_filter *filter, int with_curves, tta
             .quality2 = col_real(st, 5),
             .meets = col_count(st, 6),
         };
-        /* reached (and last_quality): the last evaluation; epochs: at the first one that meets. */
-        r->reached = p.meets;
+        /* reached (and last_quality): the last evaluation (any, for benchmarks that converge at
+         * their first passing step: their evaluations finish out of order); epochs: at the first
+         * one that meets. */
+        r->reached = cur->any_meets && r->reached == 1 ? 1 : p.meets;
         r->last_quality = p.quality;
         if (p.meets == 1 && !cur->met) {
             const tta_entry_data *e = cur->entry;
