@@ -325,8 +325,7 @@ const tta_rule *tta_rules_find(const tta_rules *r, const char *round, const char
     return NULL;
 }
 
-/* The position of a ruleset in time (the first round it governs), -1 when unknown. */
-static int ruleset_order(const tta_rules *r, const char *ruleset) {
+int tta_rules_ruleset_order(const tta_rules *r, const char *ruleset) {
     for (size_t i = 0; i < r->n_rounds; i++)
         if (!strcmp(r->rounds[i].ruleset, ruleset)) return (int)i;
     return -1;
@@ -338,7 +337,7 @@ const tta_rule *tta_rules_latest(const tta_rules *r, const char *benchmark) {
     if (!benchmark) return NULL;
     for (size_t i = 0; i < r->n_rules; i++) {
         if (strcmp(r->rules[i].benchmark, benchmark)) continue;
-        int o = ruleset_order(r, r->rules[i].ruleset);
+        int o = tta_rules_ruleset_order(r, r->rules[i].ruleset);
         if (o > best_order) best = &r->rules[i], best_order = o;
     }
     return best;

@@ -99,6 +99,9 @@ const char *tta_rules_ruleset(const tta_rules *r, const char *round);
 /* Position of a round in time (0 = oldest), -1 when unknown. */
 int tta_rules_round_order(const tta_rules *r, const char *round);
 
+/* Position of a ruleset in time (the first round it governs), -1 when unknown. */
+int tta_rules_ruleset_order(const tta_rules *r, const char *ruleset);
+
 /* The rule for a benchmark in a round (through its ruleset), or NULL. */
 const tta_rule *tta_rules_find(const tta_rules *r, const char *round, const char *benchmark);
 

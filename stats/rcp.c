@@ -12,6 +12,7 @@
 #include <gsl/gsl_errno.h>
 
 #include "common/check.h"
+#include "common/rules.h"
 #include "stats/rcp_internal.h"
 #include "stats/stats.h"
 
@@ -21,19 +22,21 @@
 /* llama31_405b from rules 5.0.0 on: the limit is lowered by one evaluation interval of samples. */
 #define RCP_LLAMA31_405B_SLACK 46080.0
 
+/* The runs a submission makes, from the rules (rcp_checker's submission_runs, recorded in
+ * schemas/benchmark_rules.json): the latest ruleset whose RCP checker judges the benchmark, named
+ * by its canonical name or by the name of its RCP file. */
 size_t tta_rcp_submission_runs(const char *benchmark) {
-    static const struct {
-        const char *name;
-        size_t runs;
-    } table[] = {
-        {"bert", 10}, {"dlrm", 5}, {"dlrm_dcnv2", 10}, {"gpt3", 3}, {"maskrcnn", 5}, {"resnet", 5},
-        {"ssd", 5}, {"retinanet", 5}, {"unet3d", 40}, {"rnnt", 10}, {"stable_diffusion", 10}, {"gnn", 10},
-        {"rgat", 10}, {"llama2_70b_lora", 10}, {"flux1", 10}, {"llama31_405b", 3}, {"llama31_8b", 10},
-        {"gpt_oss_20b", 10}, {"deepseekv3_671b", 3}, {"qwen35_397b_grpo", 3},
-    };
-    for (size_t i = 0; benchmark && i < sizeof table / sizeof table[0]; i++)
-        if (!strcmp(benchmark, table[i].name)) return table[i].runs;
-    return 0;
+    const tta_rules *rules = tta_rules_builtin();
+    const tta_rule *best = NULL;
+    int best_order = -2;
+    for (size_t i = 0; benchmark && i < rules->n_rules; i++) {
+        const tta_rule *r = &rules->rules[i];
+        if (!r->rcp || r->runs_required <= 0) continue;
+        if (strcmp(r->benchmark, benchmark) != 0 && strcmp(r->rcp_name, benchmark) != 0) continue;
+        int order = tta_rules_ruleset_order(rules, r->ruleset);
+        if (order > best_order) best = r, best_order = order;
+    }
+    return best ? (size_t)best->runs_required : 0;
 }
 
 /* rcp_checker hard-codes it (compute_rcp_stats, get_submission_epochs, _eval_submission_record). */
