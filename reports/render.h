@@ -29,7 +29,8 @@
 /* ---- Tables ---------------------------------------------------------------------------------- */
 
 typedef enum {
-    TTA_COL_TEXT,    /* left-aligned; shortened at the end with "…" when the text table is narrow */
+    TTA_COL_TEXT,    /* left-aligned; shortened in the middle with "…" when the text table is narrow
+                        (keeping the end that tells dgxa100_n8_ngc20.06_mxnet from ..._pytorch) */
     TTA_COL_INT,     /* a count, shown rounded to an integer */
     TTA_COL_NUMBER,  /* shown with .decimals */
     TTA_COL_SECONDS, /* stored in seconds, shown as seconds with .decimals */
@@ -81,14 +82,28 @@ void tta_table_add_note(tta_table *t, size_t row, const char *reason);
 typedef struct {
     int max_width; /* text table: terminal columns; 0 = 100 */
     int color;     /* text table: bold header, dim "n/a" (ANSI); the CLI decides (isatty, NO_COLOR) */
+    int wide;      /* text table: never shorten a value, however wide the table gets (--wide, and
+                      any output that is not a terminal); footnotes still wrap at max_width */
 } tta_text_options;
+
+/* The text table's width for a terminal: COLUMNS when it is a positive integer, else the
+ * terminal's own width (tty_columns, from TIOCGWINSZ; <= 0 unknown), else 100. */
+int tta_text_width(const char *columns, int tty_columns);
+/* How tta_table_write lays out a table for the stream: a terminal gets its width
+ * (tta_text_width of $COLUMNS and its size), colour unless NO_COLOR is set, and shortened values
+ * unless TTA_WIDE is set (not empty, not "0": what --wide sets); anything else (a pipe, a file)
+ * gets every value whole, footnotes wrapped at 100 columns and no colour. */
+tta_text_options tta_text_options_for(FILE *out);
 
 /* Appends the table in the format (o may be NULL: 100 columns, no colour):
  *  table     for people: columns whose text is the same on every row said once above ("round:
  *            v0.7"), header, a rule, right-aligned numbers, "n/a¹" marks, "(no rows)" when empty,
  *            then one line per footnote ("¹ too few runs (need 5)"). Fits max_width code points:
- *            text columns are shortened first (with "…"), then headers wrap at spaces; numbers
- *            are never cut, so a table of numbers that cannot fit is printed wider.
+ *            text columns are shortened first (their middle elided with "…"), then headers wrap
+ *            at spaces; numbers are never cut, so a table of numbers that cannot fit is printed
+ *            wider. A shortened column never makes two different values read the same: the cut
+ *            moves off the middle, or the column widens, until they differ. o->wide: nothing is
+ *            shortened.
  *  csv       RFC 4180: CRLF line ends, a header row of keys plus "note", fields quoted when they
  *            hold a comma, quote, CR or LF; numbers are plain SI values (the shortest form that
  *            reads back exactly), booleans true/false, missing values empty; "note" holds the
@@ -130,6 +145,9 @@ void tta_superscript(buf *out, int k);
 void tta_table_html(const tta_table *t, buf *out);
 
 /* Text helpers shared by the writers. */
+/* Appends s shortened to width code points by eliding its middle: "dgxa1…_mxnet" (whole when it
+ * fits). */
+void tta_text_elide(buf *out, const char *s, size_t width);
 /* Number of code points in the UTF-8 string s: its width in a terminal, for tta's purposes. */
 size_t tta_utf8_width(const char *s);
 /* Appends s as one line of valid UTF-8: tab, CR and LF become spaces, other control characters,
@@ -240,6 +258,10 @@ typedef struct {
 } tta_strip_plot;
 
 void tta_svg_xy(buf *out, const tta_xy_plot *p);
+/* tta_svg_xy with a category x axis: category i at x = i, n_categories evenly spaced ticks labelled
+ * with these names (each cut to its spacing, whole in a tooltip); p->x gives only the axis label.
+ * Rounds in time order against a score. */
+void tta_svg_xy_categories(buf *out, const tta_xy_plot *p, const char *const *categories, size_t n_categories);
 void tta_svg_bars(buf *out, const tta_bar_plot *p);
 void tta_svg_strip(buf *out, const tta_strip_plot *p);
 

@@ -347,6 +347,7 @@ typedef struct {
     size_t n_minor;
     double step;      /* linear: the tick step */
     double si;        /* linear: 1, or 1e3, 1e6, ... when labels carry a k, M, ... suffix */
+    const char *const *names; /* a category axis: tick i (at value i) is labelled names[i]; else NULL */
 } scale;
 
 /* v in the scale's linear space: itself, or its log. */
@@ -456,9 +457,27 @@ static void scale_fit(scale *s, const tta_axis *a, double dmin, double dmax, int
     }
 }
 
-/* Appends the label of tick v: decimals from the step, k/M/G/T for large values. */
+/* Makes s a category axis: linear, categories at 0 .. n-1 with half a step of room each side, a
+ * tick at each, labelled with its name. */
+static void scale_categories(scale *s, const char *const *names, size_t n) {
+    assert(names && n > 0);
+    memset(s, 0, sizeof *s);
+    s->kind = TTA_AXIS_LINEAR;
+    s->si = 1;
+    s->step = 1;
+    s->names = names;
+    s->lo = -0.5;
+    s->hi = (double)n - 0.5;
+    for (size_t i = 0; i < n && s->n_ticks < MAX_TICKS; i++) s->tick[s->n_ticks++] = (double)i;
+}
+
+/* Appends the label of tick v: decimals from the step, k/M/G/T for large values; a category's name. */
 static void tick_label(buf *o, const scale *s, double v) {
     static const char *const suffix[] = {"", "k", "M", "G", "T"};
+    if (s->names) {
+        buf_puts(o, s->names[(size_t)v] ? s->names[(size_t)v] : "");
+        return;
+    }
     if (s->kind == TTA_AXIS_LINEAR) {
         double step = s->step / s->si;
         int decimals = step >= 1 ? 0 : (int)-floor(log10(step) + 1e-9);
@@ -537,12 +556,14 @@ static void draw_x_axis(buf *o, const scale *x, double top, double bottom, const
         line_el(o, to_px(x, x->tick[i]), top, to_px(x, x->tick[i]), bottom, GRID_GREY, 1, "");
     buf_puts(o, "</g>\n<g class=\"x-axis\">\n");
     line_el(o, x->p0, bottom, x->p1, bottom, AXIS_GREY, 1, "");
+    /* category names are cut (whole in a tooltip) to their spacing, so that neighbours never touch */
+    double room = x->names && x->n_ticks ? fmax(fabs(x->p1 - x->p0) / (double)x->n_ticks - 4, 1) : 0;
     for (size_t i = 0; i < x->n_ticks; i++) {
         double px = to_px(x, x->tick[i]);
         line_el(o, px, bottom, px, bottom + 5, AXIS_GREY, 1, "");
         buf_clear(&b);
         tick_label(&b, x, x->tick[i]);
-        text_el(o, px, bottom + 19, "middle", TICK_SIZE, TEXT_GREY, "", buf_str(&b), 0);
+        text_el(o, px, bottom + 19, "middle", TICK_SIZE, TEXT_GREY, "", buf_str(&b), room);
     }
     if (label && *label)
         text_el(o, (x->p0 + x->p1) / 2, label_y, "middle", LABEL_SIZE, "#333333", "", label, fabs(x->p1 - x->p0));
@@ -673,10 +694,11 @@ static void draw_line(buf *o, const tta_series *s, const scale *x, const scale *
     buf_puts(o, "\"/>\n");
 }
 
-void tta_svg_xy(buf *out, const tta_xy_plot *p) {
+/* tta_svg_xy, with a category x axis when categories is not NULL (n_categories > 0). */
+static void xy_plot(buf *out, const tta_xy_plot *p, const char *const *categories, size_t n_categories) {
     assert(p && (p->n_series == 0 || p->series));
     int w = p->width > 0 ? p->width : DEFAULT_WIDTH;
-    tta_axis_scale xk = p->x.scale, yk = p->y.scale;
+    tta_axis_scale xk = categories ? TTA_AXIS_LINEAR : p->x.scale, yk = p->y.scale;
 
     /* Data ranges, and what cannot be drawn. */
     double xlo = 0, xhi = 0, ylo = 0, yhi = 0;
@@ -733,7 +755,8 @@ void tta_svg_xy(buf *out, const tta_xy_plot *p) {
     y.p1 = top;
     double left = PAD + (p->y.label ? LABEL_SIZE + 10 : 0) + widest_tick_label(&y) + 10,
            right = plot_right(w, p->hlines, p->n_hlines);
-    scale_fit(&x, &p->x, xlo, xhi, xhave, (right - left) / 90);
+    if (categories) scale_categories(&x, categories, n_categories);
+    else scale_fit(&x, &p->x, xlo, xhi, xhave, (right - left) / 90);
     x.p0 = left;
     x.p1 = right;
 
@@ -792,6 +815,13 @@ void tta_svg_xy(buf *out, const tta_xy_plot *p) {
     end_plot(out);
     buf_free(&note);
     free(items);
+}
+
+void tta_svg_xy(buf *out, const tta_xy_plot *p) { xy_plot(out, p, NULL, 0); }
+
+void tta_svg_xy_categories(buf *out, const tta_xy_plot *p, const char *const *categories, size_t n_categories) {
+    assert(categories && n_categories > 0);
+    xy_plot(out, p, categories, n_categories);
 }
 
 /* ---- categorical plots (bars, strips) -------------------------------------------------------- */
