@@ -5,6 +5,7 @@
 #define TTA_CLI_H
 
 #include "ingest/ingest.h"
+#include "replay/replay.h"
 #include "reports/reports.h"
 
 typedef struct {
@@ -30,8 +31,14 @@ long cli_parse_positive(const char *s);
  * not one, -1 when its value is missing or invalid. */
 int cli_filter_option(int argc, char **argv, int *i, tta_filter *f);
 
-/* Likewise for --format table|csv|json|markdown. */
+/* Likewise for --format table|csv|json|markdown, and for --wide (tables on a terminal print
+ * every value whole, however wide: sets TTA_WIDE=1 in the environment, read by tta_table_write). */
 int cli_format_option(int argc, char **argv, int *i, int *format);
+
+/* Ingests replay logs (res[0..done)) with their system description under round "local", submitter
+ * "replay" (cmd_replay.c): 0, or 1 with the reason printed as "tta <cmd>: ...". */
+int cli_store_replays(const tta_cli *cli, const char *cmd, const char *log_dir, const char *system,
+                      const char *device, int workers, int threads, const tta_replay_result *res, int done);
 
 /* Opens the database read-only for a report, printing the reason on failure (returns 1). */
 int cli_open_db_readonly(const tta_cli *cli, const char *cmd, sqlite3 **db);

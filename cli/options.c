@@ -1,4 +1,4 @@
-/* options.c: options shared by the listing and report commands: filters and --format. */
+/* options.c: options shared by the listing and report commands: filters, --format and --wide. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +25,11 @@ int cli_filter_option(int argc, char **argv, int *i, tta_filter *f) {
 }
 
 int cli_format_option(int argc, char **argv, int *i, int *format) {
+    if (strcmp(argv[*i], "--wide") == 0) {
+        /* read by tta_table_write (reports/render.h): tables print every value whole */
+        setenv("TTA_WIDE", "1", 1);
+        return 1;
+    }
     if (strcmp(argv[*i], "--format") != 0) return 0;
     if (*i + 1 >= argc) return -1;
     const char *v = argv[++*i];

@@ -6,8 +6,10 @@
  */
 #include <assert.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "common/check.h"
@@ -129,21 +131,26 @@ static size_t cp_offset(const char *s, size_t k) {
     return (size_t)(p - s);
 }
 
-/* Appends s shortened to width code points with "…" at the end, or in the middle (keeping both
- * ends: "v0.7/clo…/resnet"). */
-static void put_cut(buf *out, const char *s, size_t width, int middle) {
+/* Appends s shortened to width code points: whole when it fits, else its first code points, "…"
+ * and its last tail ones (tail = SIZE_MAX: half of what is kept, rounded down; 0: cut at the end). */
+static void put_cut(buf *out, const char *s, size_t width, size_t tail_pref) {
     size_t w = tta_utf8_width(s);
     if (w <= width) {
         buf_puts(out, s);
         return;
     }
     if (width == 0) return;
-    size_t keep = width - 1, head = middle ? (keep + 1) / 2 : keep, tail = keep - head;
-    size_t head_bytes = cp_offset(s, head);
+    size_t keep = width - 1, tail = tail_pref == SIZE_MAX ? keep / 2 : tail_pref < keep ? tail_pref : keep;
+    size_t head_bytes = cp_offset(s, keep - tail);
     while (head_bytes && s[head_bytes - 1] == ' ') head_bytes--; /* "Chen…", not "Chen …" */
     buf_append(out, s, head_bytes);
     buf_puts(out, ELLIPSIS);
     if (tail) buf_puts(out, s + cp_offset(s, w - tail));
+}
+
+void tta_text_elide(buf *out, const char *s, size_t width) {
+    buf_append(out, "", 0);
+    put_cut(out, s, width, SIZE_MAX);
 }
 
 /* Appends n spaces. */
@@ -547,14 +554,73 @@ static size_t natural_width(const tta_table_display *d, size_t j, int first, siz
     return w > hw ? w : hw;
 }
 
-/* The grid of the shown columns col[0..k): fitted to max_width, header, rule, rows, footnotes. */
+/* The text of row i's cell in shown column j as the grid writes it in width code points (without
+ * the row's marks, which take room from the first column), keeping tail code points after "…". */
+static void cut_cell(const tta_table_display *d, size_t i, size_t j, int first, size_t width, size_t tail, buf *out) {
+    size_t mark_w = first ? tta_utf8_width(d->row_mark[i]) : 0, room = width > mark_w ? width - mark_w : 0;
+    put_cut(out, d->cell[i * d->n_cols + j], room, tail);
+}
+
+typedef struct {
+    const char *full;
+    char *cut;
+} cut_pair;
+
+static int cmp_cut_pair(const void *a, const void *b) {
+    const cut_pair *x = a, *y = b;
+    int c = strcmp(x->cut, y->cut);
+    return c ? c : strcmp(x->full, y->full);
+}
+
+/* 1 when no two different cells of shown column j read the same once cut to width with tail. */
+static int cuts_keep_apart(const tta_table_display *d, size_t j, int first, size_t width, size_t tail) {
+    cut_pair *p = callocCheck(d->n_rows + 1, sizeof *p);
+    buf b = {0};
+    for (size_t i = 0; i < d->n_rows; i++) {
+        buf_clear(&b);
+        buf_append(&b, "", 0);
+        cut_cell(d, i, j, first, width, tail, &b);
+        p[i].full = d->cell[i * d->n_cols + j];
+        p[i].cut = strdupCheck(buf_str(&b));
+    }
+    buf_free(&b);
+    qsort(p, d->n_rows, sizeof *p, cmp_cut_pair);
+    int apart = 1;
+    for (size_t i = 1; i < d->n_rows && apart; i++)
+        apart = strcmp(p[i].cut, p[i - 1].cut) != 0 || strcmp(p[i].full, p[i - 1].full) == 0;
+    for (size_t i = 0; i < d->n_rows; i++) free(p[i].cut);
+    free(p);
+    return apart;
+}
+
+/* For a text column cut to *width: the number of code points kept after "…" so that different
+ * values still read differently: half of what is kept when that does it, else the split nearest
+ * to the middle that does, else the column is widened one code point at a time (up to natural,
+ * where nothing is cut). Returns the tail (SIZE_MAX: half), *width possibly widened. */
+static size_t keep_apart(const tta_table_display *d, size_t j, int first, size_t *width, size_t natural) {
+    for (; *width < natural; (*width)++) {
+        if (cuts_keep_apart(d, j, first, *width, SIZE_MAX)) return SIZE_MAX;
+        size_t keep = *width > 1 ? *width - 1 : 0, half = keep / 2;
+        for (size_t off = 1; off <= keep; off++) {
+            if (half + off <= keep && cuts_keep_apart(d, j, first, *width, half + off)) return half + off;
+            if (off <= half && cuts_keep_apart(d, j, first, *width, half - off)) return half - off;
+        }
+    }
+    return SIZE_MAX;
+}
+
+/* The grid of the shown columns col[0..k): fitted to max_width, header, rule, rows, footnotes. With wide,
+ * text is never shortened (the grid is as wide as its longest values). */
 static void write_grid(const tta_table_display *d, const size_t *col, size_t k, size_t max_width, int color,
-                       buf *out) {
+                       int wide, buf *out) {
     size_t nc = d->n_cols;
     size_t *width = callocCheck(k + 1, sizeof *width), *cells_w = callocCheck(k + 1, sizeof *cells_w);
     size_t *floor = callocCheck(k + 1, sizeof *floor), *natural = callocCheck(k + 1, sizeof *natural);
     int *eligible = callocCheck(k + 1, sizeof *eligible);
+    size_t *tail = callocCheck(k + 1, sizeof *tail);
     for (size_t c = 0; c < k; c++) natural[c] = width[c] = natural_width(d, col[c], c == 0, &cells_w[c]);
+    for (size_t c = 0; c < k; c++) tail[c] = SIZE_MAX;
+    size_t fit = wide ? SIZE_MAX : max_width; /* wide: nothing gives way */
     /* 1. text columns, down to 8 (or their longest header word); */
     for (size_t c = 0; c < k; c++) {
         size_t lw = longest_word(d->header[col[c]]);
@@ -562,24 +628,28 @@ static void write_grid(const tta_table_display *d, const size_t *col, size_t k, 
         floor[c] = natural[c] < (lw > 8 ? lw : 8) ? natural[c] : (lw > 8 ? lw : 8);
     }
     size_t gap = 2;
-    shrink(width, floor, eligible, k, gap, max_width);
+    shrink(width, floor, eligible, k, gap, fit);
     /* 2. headers of the other columns wrap at spaces, down to their widest cell; */
     for (size_t c = 0; c < k; c++) {
         size_t lw = longest_word(d->header[col[c]]);
         eligible[c] = !is_cuttable(d->col[col[c]]);
         floor[c] = cells_w[c] > lw ? cells_w[c] : lw;
     }
-    shrink(width, floor, eligible, k, gap, max_width);
+    shrink(width, floor, eligible, k, gap, fit);
     /* 3. one space between columns; 4. text columns again, down to 5 with headers cut too.
      * Numbers are never cut. */
     size_t total = k ? gap * (k - 1) : 0;
     for (size_t c = 0; c < k; c++) total += width[c];
-    if (total > max_width) gap = 1;
+    if (total > fit) gap = 1;
     for (size_t c = 0; c < k; c++) {
         eligible[c] = is_cuttable(d->col[col[c]]);
         floor[c] = natural[c] < 5 ? natural[c] : 5;
     }
-    shrink(width, floor, eligible, k, gap, max_width);
+    shrink(width, floor, eligible, k, gap, fit);
+    /* 5. a shortened text column keeps different values apart, widened if it must be. */
+    for (size_t c = 0; c < k; c++)
+        if (is_cuttable(d->col[col[c]]) && width[c] < natural[c])
+            tail[c] = keep_apart(d, col[c], c == 0, &width[c], natural[c]);
     const char *sep = gap == 2 ? "  " : " ";
 
     /* Header lines, bottom-aligned so that units line up above the rule. */
@@ -620,11 +690,10 @@ static void write_grid(const tta_table_display *d, const size_t *col, size_t k, 
         buf_clear(&line);
         for (size_t c = 0; c < k; c++) {
             size_t j = col[c], at = i * nc + j;
-            const char *mark = c == 0 ? d->row_mark[i] : "";
-            size_t mark_w = tta_utf8_width(mark), room = width[c] > mark_w ? width[c] - mark_w : 0;
             buf text = {0};
-            put_cut(&text, d->cell[at], room, d->col[j]->kind == TTA_COL_PATH);
-            buf_puts(&text, mark);
+            buf_append(&text, "", 0);
+            cut_cell(d, i, j, c == 0, width[c], tail[c], &text);
+            buf_puts(&text, c == 0 ? d->row_mark[i] : "");
             size_t w = tta_utf8_width(buf_str(&text));
             int right = tta_col_kind_is_numeric(d->col[j]->kind);
             int dim = color && d->note_of[at] != 0;
@@ -648,6 +717,7 @@ static void write_grid(const tta_table_display *d, const size_t *col, size_t k, 
     free(hlines);
     free(n_hlines);
     free(eligible);
+    free(tail);
     free(natural);
     free(floor);
     free(cells_w);
@@ -698,7 +768,7 @@ static void write_text(const tta_table *t, const tta_text_options *o, buf *out) 
         }
     /* One record too wide for the page: "header  value" lines keep every character. */
     if (d.n_rows == 1 && total > max_width) write_record(&d, max_width, color, out);
-    else write_grid(&d, col, k, max_width, color, out);
+    else write_grid(&d, col, k, max_width, color, o && o->wide, out);
     free(col);
     free(hoisted);
     tta_table_display_free(&d);
@@ -889,11 +959,31 @@ void tta_table_render(const tta_table *t, tta_out_format fmt, const tta_text_opt
     assert(!"unknown output format");
 }
 
+int tta_text_width(const char *columns, int tty_columns) {
+    if (columns) {
+        char *end;
+        long v = strtol(columns, &end, 10);
+        if (end != columns && *end == '\0' && v > 0 && v <= 100000) return (int)v;
+    }
+    return tty_columns > 0 ? tty_columns : DEFAULT_WIDTH;
+}
+
+tta_text_options tta_text_options_for(FILE *out) {
+    int fd = fileno(out), tty = fd >= 0 && isatty(fd);
+    const char *no_color = getenv("NO_COLOR"), *wide = getenv("TTA_WIDE");
+    tta_text_options o = {.max_width = DEFAULT_WIDTH, .color = tty && !(no_color && *no_color),
+                          .wide = !tty || (wide && *wide && strcmp(wide, "0") != 0)};
+    if (tty) {
+        struct winsize ws;
+        int cols = ioctl(fd, TIOCGWINSZ, &ws) == 0 ? ws.ws_col : 0;
+        o.max_width = tta_text_width(getenv("COLUMNS"), cols);
+    }
+    return o;
+}
+
 void tta_table_write(const tta_table *t, tta_out_format fmt, FILE *out) {
     buf b = {0};
-    /* Colour only for a person at a terminal that has not asked for none. */
-    const char *no_color = getenv("NO_COLOR");
-    tta_text_options o = {.max_width = 0, .color = isatty(fileno(out)) && !(no_color && *no_color)};
+    tta_text_options o = tta_text_options_for(out);
     tta_table_render(t, fmt, &o, &b);
     fwrite(buf_str(&b), 1, b.len, out);
     buf_free(&b);

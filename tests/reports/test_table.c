@@ -1,6 +1,7 @@
 /* test_table.c: the table model and its writers (reports/render.h): exact text, Markdown, CSV and
  * JSON output of small tables, units per column kind, "n/a" with numbered footnotes, fitting 100
- * columns (text shortened first, then headers wrapped, numbers never cut), UTF-8 widths, RFC 4180
+ * columns (text shortened first in its middle, never making two values alike; then headers wrapped;
+ * numbers never cut), the terminal's width from COLUMNS, UTF-8 widths, RFC 4180
  * quoting, JSON read back with cJSON, columns for people or scripts only. */
 #include <math.h>
 #include <string.h>
@@ -200,21 +201,22 @@ TEST(text_fits_100_columns) {
     tta_table_set_number(t, r, 3, 1.25);
     char *s = render(t, TTA_OUT_TABLE, NULL);
     CHECK(widest_line(s) == 100);
-    /* Both text columns give way, the widest first: the path keeps its start and its end. */
+    /* Both text columns give way, the widest first, keeping their start and their end. */
     CHECK_STR(s, "system                           file                              tta (min)  throughput (samples/s)\n"
                  "───────────────────────────────  ────────────────────────────────  ─────────  ──────────────────────\n"
-                 "dgxa100_ngc20.06_mxnet_with_a_…  result_a_very_lo…eps_going_0.txt    2057.60                 31234.6\n"
+                 "dgxa100_ngc20.0…h_at_all_really  result_a_very_lo…eps_going_0.txt    2057.60                 31234.6\n"
                  "tpu-v3-8                         result_1.txt                           1.00                     1.2\n");
     free(s);
-    /* Narrower still: headers of numeric columns wrap at spaces, bottom-aligned. */
+    /* Narrower still: headers of numeric columns wrap at spaces, bottom-aligned; the two files
+     * differ only near their end, so their cut keeps more of it (not "resu…txt" twice). */
     tta_text_options o = {.max_width = 40};
     s = render(t, TTA_OUT_TABLE, &o);
     CHECK(widest_line(s) <= 40);
     CHECK_STR(s, "                        tta   throughput\n"
                  "system    file        (min)  (samples/s)\n"
                  "────────  ────────  ───────  ───────────\n"
-                 "dgxa100…  resu…txt  2057.60      31234.6\n"
-                 "tpu-v3-8  resu…txt     1.00          1.2\n");
+                 "dgxa…lly  re…0.txt  2057.60      31234.6\n"
+                 "tpu-v3-8  re…1.txt     1.00          1.2\n");
     free(s);
     tta_table_free(t);
 }
@@ -285,7 +287,7 @@ TEST(utf8_width_and_cut) {
     char *s = render(t, TTA_OUT_TABLE, &o);
     CHECK_STR(s, "name               x\n"
                  "─────────────  ─────\n"
-                 "äöüäöüäöüäöü…  12345\n"
+                 "äöüäöü…äöüäöü  12345\n"
                  "ab                 1\n");
     free(s);
     tta_table_free(t);
@@ -378,6 +380,101 @@ TEST(display_numbers_reasons_in_order) {
     tta_table_free(t);
 }
 
+/* Shortening elides the middle: the end that tells systems apart stays. */
+TEST(elide_middle) {
+    buf b = {0};
+    tta_text_elide(&b, "dgxa100_n8_ngc20.06_mxnet", 12);
+    CHECK_STR(buf_str(&b), "dgxa10…mxnet");
+    buf_clear(&b);
+    tta_text_elide(&b, "dgxa100_n8_ngc20.06_mxnet", 25);
+    CHECK_STR(buf_str(&b), "dgxa100_n8_ngc20.06_mxnet");
+    buf_clear(&b);
+    tta_text_elide(&b, "äöüäöü", 4);
+    CHECK_STR(buf_str(&b), "äö…ü");
+    CHECK(tta_utf8_width(buf_str(&b)) == 4);
+    buf_clear(&b);
+    tta_text_elide(&b, "abc", 0);
+    CHECK_STR(buf_str(&b), "");
+    buf_free(&b);
+}
+
+/* Number of lines of s that start with prefix. */
+static int lines_starting(const char *s, const char *prefix) {
+    int n = 0;
+    for (const char *p = s; *p;) {
+        n += strncmp(p, prefix, strlen(prefix)) == 0;
+        const char *end = strchr(p, '\n');
+        p = end ? end + 1 : p + strlen(p);
+    }
+    return n;
+}
+
+/* A narrow table never shows two different values alike: the cut moves off the middle to where
+ * they differ, or the column widens until they do; wide shortens nothing. */
+TEST(cut_keeps_rows_apart) {
+    static const tta_column cols[] = {{"system", "system", TTA_COL_TEXT, 0, 0},
+                                      {"benchmark", "benchmark", TTA_COL_TEXT, 0, 0},
+                                      {"x", "score (min)", TTA_COL_NUMBER, 2, 0}};
+    static const char *const systems[] = {"dgxa100_n8_ngc20.06_mxnet", "dgxa100_n8_ngc20.06_pytorch",
+                                          "dgxa100_n1_ngc20.06_mxnet", "dgxa100_n8_ngc20.06_mxnet_ssd"};
+    tta_table *t = tta_table_new(cols, 3);
+    for (size_t i = 0; i < 4; i++) {
+        size_t r = tta_table_add_row(t);
+        tta_table_set_text(t, r, 0, systems[i]);
+        tta_table_set_text(t, r, 1, i % 2 ? "resnet" : "maskrcnn");
+        tta_table_set_number(t, r, 2, 10.0 + (double)i);
+    }
+    for (int width = 20; width <= 60; width += 2) {
+        tta_text_options o = {.max_width = width};
+        char *s = render(t, TTA_OUT_TABLE, &o);
+        /* four data rows, each system's shortened cell different from the others' */
+        const char *p = strstr(s, "\n") + 1;
+        p = strstr(p, "\n") + 1; /* past header and rule */
+        char *cells[4];
+        for (int i = 0; i < 4; i++) {
+            const char *end = strchr(p, ' ');
+            CHECK(end != NULL);
+            cells[i] = strndup(p, (size_t)(end - p));
+            p = strchr(p, '\n') + 1;
+        }
+        for (int i = 0; i < 4; i++)
+            for (int j = 0; j < i; j++) CHECK(strcmp(cells[i], cells[j]) != 0);
+        for (int i = 0; i < 4; i++) free(cells[i]);
+        free(s);
+    }
+    /* at 30 columns the middle cut would read "dgxa10…mxnet" twice (n8, n1): the split moves to
+     * where they differ */
+    tta_text_options o = {.max_width = 30};
+    char *s = render(t, TTA_OUT_TABLE, &o);
+    CHECK(count_of(s, "dgxa10…mxnet") <= 1);
+    CHECK(count_of(s, "…") >= 3);
+    free(s);
+    o.wide = 1;
+    s = render(t, TTA_OUT_TABLE, &o);
+    CHECK(strstr(s, "…") == NULL);
+    CHECK(lines_starting(s, "dgxa100_n8_ngc20.06_mxnet_ssd  resnet") == 1);
+    free(s);
+    tta_table_free(t);
+}
+
+/* The terminal's width: COLUMNS when it is a positive number, else the terminal's, else 100. */
+TEST(width_from_columns) {
+    CHECK(tta_text_width("132", 80) == 132);
+    CHECK(tta_text_width("100", 0) == 100);
+    CHECK(tta_text_width(NULL, 80) == 80);
+    CHECK(tta_text_width("", 80) == 80);
+    CHECK(tta_text_width("wide", 0) == 100);
+    CHECK(tta_text_width("-5", 0) == 100);
+    CHECK(tta_text_width("80x", 120) == 120);
+    CHECK(tta_text_width(NULL, 0) == 100);
+    /* a stream that is not a terminal gets every value whole and no colour */
+    FILE *f = tmpfile();
+    CHECK(f != NULL);
+    tta_text_options o = tta_text_options_for(f);
+    CHECK(o.wide == 1 && o.color == 0 && o.max_width == 100);
+    fclose(f);
+}
+
 int main(void) {
     RUN(text_units_alignment_footnotes);
     RUN(text_color_only_when_asked);
@@ -393,5 +490,8 @@ int main(void) {
     RUN(constant_columns_said_once);
     RUN(audiences_and_number_forms);
     RUN(display_numbers_reasons_in_order);
+    RUN(elide_middle);
+    RUN(cut_keeps_rows_apart);
+    RUN(width_from_columns);
     return test_summary();
 }
