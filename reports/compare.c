@@ -12,11 +12,13 @@
 #include "stats/stats.h"
 
 enum {
-    M_A, M_B, M_NA, M_NB, M_MEAN_A, M_MEAN_B, M_RATIO, M_RATIO_LOW, M_RATIO_HIGH, M_WELCH_T, M_WELCH_DF,
+    M_ID_A, M_ID_B, M_A, M_B, M_NA, M_NB, M_MEAN_A, M_MEAN_B, M_RATIO, M_RATIO_LOW, M_RATIO_HIGH, M_WELCH_T, M_WELCH_DF,
     M_WELCH_P, M_MWU_U, M_MWU_P, M_NEED_5, M_NEED_1, M_COUNT
 };
 
 static const tta_column compare_columns[M_COUNT] = {
+    [M_ID_A] = {"id_a", "id A", TTA_COL_INT, 0, TTA_FOR_ALL},
+    [M_ID_B] = {"id_b", "id B", TTA_COL_INT, 0, TTA_FOR_ALL},
     [M_A] = {"entry_a", "entry A", TTA_COL_TEXT, 0, TTA_FOR_ALL},
     [M_B] = {"entry_b", "entry B", TTA_COL_TEXT, 0, TTA_FOR_ALL},
     [M_NA] = {"runs_a", "runs A", TTA_COL_INT, 0, TTA_FOR_ALL},
@@ -58,6 +60,8 @@ int tta_report_compare(sqlite3 *db, const char *a_spec, const char *b_spec, int 
     tta_table *t = tta_table_new(compare_columns, M_COUNT);
     size_t row = tta_table_add_row(t);
     char *name_a = tta_entry_name(ea), *name_b = tta_entry_name(eb);
+    tta_table_set_number(t, row, M_ID_A, (double)ea->id);
+    tta_table_set_number(t, row, M_ID_B, (double)eb->id);
     tta_table_set_text(t, row, M_A, name_a);
     tta_table_set_text(t, row, M_B, name_b);
     tta_table_set_number(t, row, M_NA, (double)na);

@@ -12,9 +12,10 @@
 #include "reports/reports.h"
 #include "stats/stats.h"
 
-enum { Q_ROUND, Q_DIVISION, Q_SUBMITTER, Q_SYSTEM, Q_BENCHMARK, Q_EPOCH, Q_RUNS, Q_MEAN, Q_STD, Q_TARGET, Q_COUNT };
+enum { Q_ENTRY, Q_ROUND, Q_DIVISION, Q_SUBMITTER, Q_SYSTEM, Q_BENCHMARK, Q_EPOCH, Q_RUNS, Q_MEAN, Q_STD, Q_TARGET, Q_COUNT };
 
 static const tta_column curve_columns[Q_COUNT] = {
+    [Q_ENTRY] = {"entry", "id", TTA_COL_INT, 0, TTA_FOR_ALL},
     [Q_ROUND] = {"round", "round", TTA_COL_TEXT, 0, TTA_FOR_ALL},
     [Q_DIVISION] = {"division", "div", TTA_COL_TEXT, 0, TTA_FOR_ALL},
     [Q_SUBMITTER] = {"submitter", "submitter", TTA_COL_TEXT, 0, TTA_FOR_ALL},
@@ -28,11 +29,12 @@ static const tta_column curve_columns[Q_COUNT] = {
 };
 
 static void entry_names(tta_table *t, size_t row, const tta_entry_data *e) {
-    tta_table_set_text(t, row, 0, e->round);
-    tta_table_set_text(t, row, 1, e->division);
-    tta_table_set_text(t, row, 2, e->submitter);
-    tta_table_set_text(t, row, 3, e->system);
-    tta_table_set_text(t, row, 4, e->benchmark);
+    tta_table_set_number(t, row, 0, (double)e->id);
+    tta_table_set_text(t, row, 1, e->round);
+    tta_table_set_text(t, row, 2, e->division);
+    tta_table_set_text(t, row, 3, e->submitter);
+    tta_table_set_text(t, row, 4, e->system);
+    tta_table_set_text(t, row, 5, e->benchmark);
 }
 
 size_t tta_entry_curve(const tta_entry_data *e, tta_curve_stat **out) {
@@ -148,9 +150,10 @@ int tta_report_curves(sqlite3 *db, const tta_filter *f, const tta_report_options
     return tta_run_table_report(db, f, 1, tta_curves_table, tta_curves_plot, o->format, out, o->svg_path, err);
 }
 
-enum { T_ROUND, T_DIVISION, T_SUBMITTER, T_SYSTEM, T_BENCHMARK, T_FILE, T_THRESHOLD, T_TTA, T_EPOCHS, T_COUNT };
+enum { T_ENTRY, T_ROUND, T_DIVISION, T_SUBMITTER, T_SYSTEM, T_BENCHMARK, T_FILE, T_THRESHOLD, T_TTA, T_EPOCHS, T_COUNT };
 
 static const tta_column threshold_columns[T_COUNT] = {
+    [T_ENTRY] = {"entry", "id", TTA_COL_INT, 0, TTA_FOR_ALL},
     [T_ROUND] = {"round", "round", TTA_COL_TEXT, 0, TTA_FOR_ALL},
     [T_DIVISION] = {"division", "div", TTA_COL_TEXT, 0, TTA_FOR_ALL},
     [T_SUBMITTER] = {"submitter", "submitter", TTA_COL_TEXT, 0, TTA_FOR_ALL},

@@ -371,7 +371,7 @@ enum {
 };
 
 static const tta_column entry_columns[E_COUNT] = {
-    [E_ENTRY] = {"entry", "entry", TTA_COL_INT, 0, TTA_FOR_ALL},
+    [E_ENTRY] = {"entry", "id", TTA_COL_INT, 0, TTA_FOR_ALL},
     [E_ROUND] = {"round", "round", TTA_COL_TEXT, 0, TTA_FOR_ALL},
     [E_DIVISION] = {"division", "div", TTA_COL_TEXT, 0, TTA_FOR_ALL},
     [E_SUBMITTER] = {"submitter", "submitter", TTA_COL_TEXT, 0, TTA_FOR_ALL},
@@ -400,7 +400,7 @@ enum {
 };
 
 static const tta_column run_columns[R_COUNT] = {
-    [R_ENTRY] = {"entry", "entry", TTA_COL_INT, 0, TTA_FOR_ALL},
+    [R_ENTRY] = {"entry", "id", TTA_COL_INT, 0, TTA_FOR_ALL},
     [R_ROUND] = {"round", "round", TTA_COL_TEXT, 0, TTA_FOR_ALL},
     [R_DIVISION] = {"division", "div", TTA_COL_TEXT, 0, TTA_FOR_ALL},
     [R_SUBMITTER] = {"submitter", "submitter", TTA_COL_TEXT, 0, TTA_FOR_ALL},

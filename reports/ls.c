@@ -9,6 +9,7 @@
 #include "reports/reports.h"
 
 static const tta_column run_columns[] = {
+    {"entry", "id", TTA_COL_INT, 0, TTA_FOR_ALL},
     {"round", "round", TTA_COL_TEXT, 0, TTA_FOR_ALL},
     {"division", "div", TTA_COL_TEXT, 0, TTA_FOR_ALL},
     {"submitter", "submitter", TTA_COL_TEXT, 0, TTA_FOR_ALL},
@@ -63,32 +64,33 @@ static int ls_runs(const tta_entry_data *e, size_t n, tta_table *t) {
         for (size_t j = 0; j < e[i].n_runs; j++) {
             const tta_run_data *r = &e[i].runs[j];
             size_t row = tta_table_add_row(t);
-            tta_table_set_text(t, row, 0, e[i].round);
-            tta_table_set_text(t, row, 1, e[i].division);
-            tta_table_set_text(t, row, 2, e[i].submitter);
-            tta_table_set_text(t, row, 3, e[i].system);
-            tta_table_set_text(t, row, 4, e[i].benchmark);
-            tta_table_set_text(t, row, 5, r->file);
-            tta_table_set_text(t, row, 6, r->status);
-            if (r->reached >= 0) tta_table_set_bool(t, row, 7, r->reached);
-            else tta_table_set_missing(t, row, 7, "no evaluation against a known target");
-            if (isnan(r->tta_s)) tta_table_set_missing(t, row, 8, "no run_start/run_stop (or threshold never met)");
-            else tta_table_set_number(t, row, 8, r->tta_s);
-            if (!isnan(r->epochs)) tta_table_set_number(t, row, 9, r->epochs);
+            tta_table_set_number(t, row, 0, (double)e[i].id);
+            tta_table_set_text(t, row, 1, e[i].round);
+            tta_table_set_text(t, row, 2, e[i].division);
+            tta_table_set_text(t, row, 3, e[i].submitter);
+            tta_table_set_text(t, row, 4, e[i].system);
+            tta_table_set_text(t, row, 5, e[i].benchmark);
+            tta_table_set_text(t, row, 6, r->file);
+            tta_table_set_text(t, row, 7, r->status);
+            if (r->reached >= 0) tta_table_set_bool(t, row, 8, r->reached);
+            else tta_table_set_missing(t, row, 8, "no evaluation against a known target");
+            if (isnan(r->tta_s)) tta_table_set_missing(t, row, 9, "no run_start/run_stop (or threshold never met)");
+            else tta_table_set_number(t, row, 9, r->tta_s);
+            if (!isnan(r->epochs)) tta_table_set_number(t, row, 10, r->epochs);
             else if (!isnan(r->progress)) {
                 buf why = {0};
                 buf_printf(&why, "progress counts %s; the rules give no epoch size", e[i].unit ? e[i].unit : "samples");
-                tta_table_set_missing(t, row, 9, buf_str(&why));
+                tta_table_set_missing(t, row, 10, buf_str(&why));
                 buf_free(&why);
             } else
-                tta_table_set_missing(t, row, 9, "did not converge, or progress not logged");
-            set_count(t, row, 10, e[i].accelerators, "no system description");
-            if (isnan(r->global_batch_size)) tta_table_set_missing(t, row, 11, "batch size not logged");
-            else tta_table_set_number(t, row, 11, r->global_batch_size);
-            if (isnan(r->progress)) tta_table_set_missing(t, row, 12, "did not converge, or progress not logged");
-            else tta_table_set_number(t, row, 12, r->progress);
-            tta_table_set_text(t, row, 13, e[i].unit);
-            tta_table_set_bool(t, row, 14, r->success_unmet);
+                tta_table_set_missing(t, row, 10, "did not converge, or progress not logged");
+            set_count(t, row, 11, e[i].accelerators, "no system description");
+            if (isnan(r->global_batch_size)) tta_table_set_missing(t, row, 12, "batch size not logged");
+            else tta_table_set_number(t, row, 12, r->global_batch_size);
+            if (isnan(r->progress)) tta_table_set_missing(t, row, 13, "did not converge, or progress not logged");
+            else tta_table_set_number(t, row, 13, r->progress);
+            tta_table_set_text(t, row, 14, e[i].unit);
+            tta_table_set_bool(t, row, 15, r->success_unmet);
             if (r->success_unmet)
                 tta_table_add_note(t, row, r->reached == 0 ? "the log says success, but its last evaluation misses the target"
                                                            : "the log says success, but it has no evaluation of its quality");

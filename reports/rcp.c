@@ -27,7 +27,7 @@ enum {
 /* People see the verdict with the checker's message, the submission's mean against the smallest
  * passing one and the factor; scripts get every column. */
 static const tta_column rcp_columns[R_COUNT] = {
-    [R_ID] = {"id", "id", TTA_COL_INT, 0, TTA_FOR_ALL},
+    [R_ID] = {"entry", "id", TTA_COL_INT, 0, TTA_FOR_ALL},
     [R_ROUND] = {"round", "round", TTA_COL_TEXT, 0, TTA_FOR_ALL},
     [R_RULESET] = {"ruleset", "rules", TTA_COL_TEXT, 0, TTA_FOR_ALL},
     [R_DIVISION] = {"division", "div", TTA_COL_TEXT, 0, TTA_FOR_SCRIPTS},

@@ -55,12 +55,14 @@ static tta_speedup pair_speedup(const tta_entry_summary *base, const tta_entry_s
 }
 
 enum {
-    S_ROUND, S_DIVISION, S_SUBMITTER, S_BENCHMARK, S_BASE_SYSTEM, S_SYSTEM, S_BASE_ACC, S_ACC, S_BASE_BATCH,
+    S_BASE_ENTRY, S_ENTRY, S_ROUND, S_DIVISION, S_SUBMITTER, S_BENCHMARK, S_BASE_SYSTEM, S_SYSTEM, S_BASE_ACC, S_ACC, S_BASE_BATCH,
     S_BATCH, S_UNIT, S_UNIT_SHORT, S_BASE_PROGRESS, S_PROGRESS, S_BASE_TPU, S_TPU, S_BASE_EPOCHS, S_EPOCHS,
     S_THROUGHPUT, S_TTA, S_GAP, S_COUNT
 };
 
 static const tta_column speedup_columns[S_COUNT] = {
+    [S_BASE_ENTRY] = {"base_entry", "base id", TTA_COL_INT, 0, TTA_FOR_ALL},
+    [S_ENTRY] = {"entry", "id", TTA_COL_INT, 0, TTA_FOR_ALL},
     [S_ROUND] = {"round", "round", TTA_COL_TEXT, 0, TTA_FOR_ALL},
     [S_DIVISION] = {"division", "div", TTA_COL_TEXT, 0, TTA_FOR_ALL},
     [S_SUBMITTER] = {"submitter", "submitter", TTA_COL_TEXT, 0, TTA_FOR_ALL},
@@ -99,6 +101,8 @@ static int is_base(const tta_entry_summary *a, const tta_entry_summary *b) {
 static void speedup_row(tta_table *t, const tta_entry_summary *base, const tta_entry_summary *s) {
     size_t row = tta_table_add_row(t);
     const tta_entry_data *e = s->entry;
+    tta_table_set_number(t, row, S_BASE_ENTRY, (double)base->entry->id);
+    tta_table_set_number(t, row, S_ENTRY, (double)e->id);
     tta_table_set_text(t, row, S_ROUND, e->round);
     tta_table_set_text(t, row, S_DIVISION, e->division);
     tta_table_set_text(t, row, S_SUBMITTER, e->submitter);
@@ -227,11 +231,13 @@ int tta_report_speedup(sqlite3 *db, const tta_filter *f, const tta_report_option
 }
 
 enum {
-    K_ROUND, K_DIVISION, K_SUBMITTER, K_BENCHMARK, K_BASE, K_SYSTEM, K_ACC, K_UNIT, K_UNIT_SHORT, K_TPU, K_TPE,
+    K_BASE_ENTRY, K_ENTRY, K_ROUND, K_DIVISION, K_SUBMITTER, K_BENCHMARK, K_BASE, K_SYSTEM, K_ACC, K_UNIT, K_UNIT_SHORT, K_TPU, K_TPE,
     K_SCORE, K_SPEEDUP_TPE, K_SPEEDUP_TTA, K_EFF_TPE, K_EFF_TTA, K_COUNT
 };
 
 static const tta_column scaling_columns[K_COUNT] = {
+    [K_BASE_ENTRY] = {"base_entry", "base id", TTA_COL_INT, 0, TTA_FOR_ALL},
+    [K_ENTRY] = {"entry", "id", TTA_COL_INT, 0, TTA_FOR_ALL},
     [K_ROUND] = {"round", "round", TTA_COL_TEXT, 0, TTA_FOR_ALL},
     [K_DIVISION] = {"division", "div", TTA_COL_TEXT, 0, TTA_FOR_ALL},
     [K_SUBMITTER] = {"submitter", "submitter", TTA_COL_TEXT, 0, TTA_FOR_ALL},
@@ -298,6 +304,8 @@ static void add_scaling_row(size_t base, size_t j, size_t series, void *ctx) {
     tta_table *t = c->t;
     (void)series;
     size_t row = tta_table_add_row(t);
+    tta_table_set_number(t, row, K_BASE_ENTRY, (double)e[base].id);
+    tta_table_set_number(t, row, K_ENTRY, (double)e[j].id);
     tta_table_set_text(t, row, K_ROUND, e[j].round);
     tta_table_set_text(t, row, K_DIVISION, e[j].division);
     tta_table_set_text(t, row, K_SUBMITTER, e[j].submitter);

@@ -646,10 +646,28 @@ static void write_grid(const tta_table_display *d, const size_t *col, size_t k, 
         floor[c] = natural[c] < 5 ? natural[c] : 5;
     }
     shrink(width, floor, eligible, k, gap, fit);
-    /* 5. a shortened text column keeps different values apart, widened if it must be. */
-    for (size_t c = 0; c < k; c++)
+    /* 5. a shortened text column keeps different values apart, widened if it must be; the other
+     * text columns give that room back where they can (and are checked again). */
+    int *widened = callocCheck(k + 1, sizeof *widened);
+    for (int pass = 0; pass < 4; pass++) {
+        int changed = 0;
+        for (size_t c = 0; c < k; c++) {
+            if (!is_cuttable(d->col[col[c]]) || width[c] >= natural[c]) continue;
+            size_t before = width[c];
+            tail[c] = keep_apart(d, col[c], c == 0, &width[c], natural[c]);
+            if (width[c] > before) widened[c] = changed = 1;
+        }
+        if (!changed) break;
+        for (size_t c = 0; c < k; c++) {
+            eligible[c] = is_cuttable(d->col[col[c]]) && !widened[c];
+            floor[c] = natural[c] < 5 ? natural[c] : 5;
+        }
+        shrink(width, floor, eligible, k, gap, fit);
+    }
+    for (size_t c = 0; c < k; c++) /* after the last give-back */
         if (is_cuttable(d->col[col[c]]) && width[c] < natural[c])
             tail[c] = keep_apart(d, col[c], c == 0, &width[c], natural[c]);
+    free(widened);
     const char *sep = gap == 2 ? "  " : " ";
 
     /* Header lines, bottom-aligned so that units line up above the rule. */

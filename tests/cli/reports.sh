@@ -54,7 +54,7 @@ check "ls of an unknown kind is a usage error (2)" test $? -eq 2
 # ---- reports: contracts ----
 header=$("$TTA" --db "$db" report variance --format csv | head -1 | tr -d '\r')
 check "variance CSV header is the contract" test "$header" = \
-    "round,division,submitter,system,benchmark,accelerators,runs,reached,score_min,scaling_factor,score_unscaled_min,tta_mean_s,cv,cv_ci_low,cv_ci_high,progress_unit,progress_mean,progress_std,time_per_unit_mean_s,time_per_unit_std_s,epochs_mean,epochs_std,tpe_mean_s,tpe_std_s,cv_ratio,log_var_share_progress,log_var_share_time_per_unit,log_var_share_cov,energy_j,energy_kwh,note"
+    "entry,round,division,submitter,system,benchmark,accelerators,runs,reached,score_min,scaling_factor,score_unscaled_min,tta_mean_s,cv,cv_ci_low,cv_ci_high,progress_unit,progress_mean,progress_std,time_per_unit_mean_s,time_per_unit_std_s,epochs_mean,epochs_std,tpe_mean_s,tpe_std_s,cv_ratio,log_var_share_progress,log_var_share_time_per_unit,log_var_share_cov,energy_j,energy_kwh,note"
 v=$("$TTA" --db "$db" report variance --system dgxa100_ngc20.06_mxnet --benchmark resnet --format json)
 score=$(grep -o '"score_min": [0-9.]*' <<<"$v" | awk '{print $2}')
 check "score_min of NVIDIA dgxa100 mxnet resnet is the official 39.779661 min (got $score)" \
@@ -68,7 +68,7 @@ for key in system accelerators speedup_tpe speedup_tta efficiency_tpe efficiency
     check "scaling JSON has \"$key\"" grep -q "\"$key\": " <<<"$k"
 done
 r=$("$TTA" --db "$db" report rcp --rcp-dir fixtures/rcp/training_4.0.0 --format json)
-for key in id round ruleset benchmark bs verdict message rcp_mean min_mean subm_mean normalization progress_unit; do
+for key in entry round ruleset benchmark bs verdict message rcp_mean min_mean subm_mean normalization progress_unit; do
     check "rcp JSON has \"$key\"" grep -q "\"$key\": " <<<"$r"
 done
 check "rcp notes benchmarks without reference points instead of failing" grep -q 'no reference convergence points' <<<"$r"
@@ -84,10 +84,39 @@ check "an unknown report is a usage error (2)" test $? -eq 2
 "$TTA" --db "$db" report variance --format yaml >/dev/null 2>&1
 check "an unknown format is a usage error (2)" test $? -eq 2
 
-# ---- tables fit 100 columns ----
-for rep in "variance" "speedup" "scaling" "curves" "rcp --rcp-dir fixtures/rcp/training_4.0.0" "threshold --at 0.7"; do
-    width=$("$TTA" --db "$db" report $rep | python3 -c 'import sys; print(max((len(l.rstrip("\n")) for l in sys.stdin), default=0))')
-    check "report $rep fits 100 columns (widest line $width)" test "$width" -le 100
+# ---- every row names its entry by the id that compare, verify and --entry take ----
+ids=$("$TTA" --db "$db" ls entries --format csv | tail -n +2 | cut -d, -f1 | sort -n | tr '\n' ' ')
+for rep in "ls runs" "ls entries" "report variance" "report speedup" "report scaling" "report curves" \
+           "report threshold --at 0.7" "report rcp --rcp-dir fixtures/rcp/training_4.0.0" \
+           "report compare v0.7/closed/NVIDIA/dgxa100_ngc20.06_mxnet/resnet v0.7/closed/NVIDIA/dgxa100_n2_ngc20.06_mxnet/resnet"; do
+    "$TTA" --db "$db" $rep --format json >"$work/ids.json" 2>/dev/null
+    bad_rows=$(python3 - "$work/ids.json" "$ids" <<'PY'
+import json, sys
+rows = json.load(open(sys.argv[1]))
+ids = set(int(x) for x in sys.argv[2].split())
+keys = [k for k in ("entry", "base_entry", "id_a", "id_b") if rows and k in rows[0]]
+bad = sum(1 for r in rows for k in keys if r.get(k) not in ids) + (0 if keys and rows else 1)
+print(bad)
+PY
+)
+    check "$rep: every JSON row carries entry ids of tta ls entries ($bad_rows bad)" test "$bad_rows" = 0
+done
+s=$("$TTA" --db "$db" report speedup --format json)
+check "speedup rows carry both ids" grep -q '"base_entry": [0-9]*, "entry": [0-9]*' <<<"$s"
+
+# ---- tables fit 100 columns on a terminal, and print every value whole elsewhere ----
+# (variance of every round at once is wider: its numbers alone need 109 columns, and numbers are
+# never cut; one round's round column is said once above the table)
+for rep in "variance --round v0.7" "speedup" "scaling" "curves" "rcp --rcp-dir fixtures/rcp/training_4.0.0" "threshold --at 0.7"; do
+    if command -v script >/dev/null; then
+        NO_COLOR=1 COLUMNS=100 script -qec "$TTA --db $db report $rep" /dev/null >"$work/tty.txt" 2>/dev/null </dev/null
+        width=$(python3 -c 'import re, sys
+text = re.sub(r"\x1b\[[0-9;]*m", "", open(sys.argv[1], encoding="utf-8").read().replace("\r", ""))
+print(max((len(l) for l in text.split("\n")), default=0))' "$work/tty.txt")
+        check "report $rep fits 100 columns on a terminal (widest line $width)" test "$width" -le 100
+    fi
+    n_cut=$("$TTA" --db "$db" report $rep 2>/dev/null | grep -c '…')
+    check "report $rep into a pipe shortens nothing ($n_cut lines with …)" test "$n_cut" -eq 0
 done
 
 # ---- plots and the page ----
