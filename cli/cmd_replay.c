@@ -73,6 +73,32 @@ static int write_system_json(const char *log_dir, const char *system, const char
     return fclose(f) == 0 && ok ? 0 : -1;
 }
 
+/* Ingests the logs of done runs (res[0..done)) with the description of the system they ran on,
+ * as round "local", submitter "replay": 0, or 1 with the reason printed as "tta <cmd>: ...". */
+int cli_store_replays(const tta_cli *cli, const char *cmd, const char *log_dir, const char *system,
+                      const char *device, int workers, int threads, const tta_replay_result *res, int done) {
+    sqlite3 *db = NULL;
+    char *ierr = NULL;
+    char sys_path[1200];
+    const char **paths = calloc((size_t)done + 1, sizeof *paths);
+    int np = 0, rc = 0;
+    if (write_system_json(log_dir, system, device, workers, threads, sys_path, sizeof sys_path) == 0)
+        paths[np++] = sys_path;
+    else
+        fprintf(stderr, "tta %s: %s: cannot write the system description: %s\n", cmd, sys_path, strerror(errno));
+    for (int i = 0; i < done; i++) paths[np++] = res[i].log;
+    tta_ingest_options io = {.jobs = 1, .quiet = 0};
+    tta_ingest_stats st;
+    if (tta_db_open(cli->db_path, &db, &ierr) != SQLITE_OK || tta_ingest_paths(db, paths, np, &io, &st, stderr, &ierr) != 0) {
+        fprintf(stderr, "tta %s: ingesting the logs: %s\n", cmd, ierr ? ierr : "failed");
+        rc = 1;
+    }
+    free(ierr);
+    free(paths);
+    sqlite3_close(db);
+    return rc;
+}
+
 static void json_run(buf *b, const tta_replay_result *r) {
     buf_printf(b, "{\"seed\": %llu, \"reached\": %s, \"epochs\": %d, \"tta_s\": ", (unsigned long long)r->seed,
                r->reached ? "true" : "false", r->epochs);
@@ -276,29 +302,9 @@ int cmd_replay(const tta_cli *cli, int argc, char **argv) {
     if (interrupted && rank == 0)
         fprintf(stderr, "tta replay: interrupted: run_stop aborted; `tta replay %s --resume` continues it\n", spec_path);
     /* Ingest what was written, like any published log, with the system it ran on. */
-    if (done > 0 && rank == 0) {
-        sqlite3 *db = NULL;
-        char *ierr = NULL;
-        char sys_path[1200];
-        const char **paths = calloc((size_t)done + 1, sizeof *paths);
-        int np = 0;
-        if (write_system_json(log_dir, system, device, K, threads > 0 ? (int)threads : 1, sys_path,
-                              sizeof sys_path) == 0)
-            paths[np++] = sys_path;
-        else
-            fprintf(stderr, "tta replay: %s: cannot write the system description: %s\n", sys_path, strerror(errno));
-        for (int i = 0; i < done; i++) paths[np++] = res[i].log;
-        tta_ingest_options io = {.jobs = 1, .quiet = 0};
-        tta_ingest_stats st;
-        if (tta_db_open(cli->db_path, &db, &ierr) != SQLITE_OK ||
-            tta_ingest_paths(db, paths, np, &io, &st, stderr, &ierr) != 0) {
-            fprintf(stderr, "tta replay: ingesting the logs: %s\n", ierr ? ierr : "failed");
-            rc = 1;
-        }
-        free(ierr);
-        free(paths);
-        sqlite3_close(db);
-    }
+    if (done > 0 && rank == 0 && cli_store_replays(cli, "replay", log_dir, system, device, K,
+                                                   threads > 0 ? (int)threads : 1, res, done) != 0)
+        rc = 1;
     if (json && rank == 0 && done > 0) {
         buf b = {0};
         buf_puts(&b, "{\"runs\": [");

@@ -1,5 +1,7 @@
-/* cmd_verify.c: `tta verify ENTRY [--runs N] [--max-epochs E] [--threads N] [--log-dir DIR]`:
- * replays an ingested entry from its own description and sets the replay beside the claim. */
+/* cmd_verify.c: `tta verify ENTRY [--runs N] [--stop-at-target] [--max-epochs E] [--threshold T]
+ * [--threads N] [--log-dir DIR] [--format table|csv|json|markdown]`: replays an ingested entry
+ * from its own description, stores the runs as `tta replay` does, and writes the report of
+ * reports/verify.h (the claim beside the replays, measure by measure). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,41 +12,54 @@
 #include "common/buf.h"
 #include "replay/replay.h"
 #include "reports/dataset.h"
-#include "stats/stats.h"
+#include "reports/verify.h"
 
 static const char verify_help[] =
-    "usage: tta verify ENTRY [--runs N] [--max-epochs E] [--threads N] [--log-dir DIR]\n"
+    "usage: tta verify ENTRY [--runs N] [--stop-at-target] [--max-epochs E] [--threshold T] [--threads N]\n"
+    "                  [--log-dir DIR] [--format table|csv|json|markdown]\n"
     "\n"
     "Replays an ingested entry (an id from `tta ls entries`, or round/division/submitter/system/benchmark;\n"
-    "a DAWNBench entry whose description gives its recipe, such as the Fashion-MNIST claims) N times and\n"
-    "prints, beside the claim: runs that reached the target, epochs to target claimed and replayed (with\n"
-    "a Welch test of the difference), time per epoch and TTA here, CV across runs, validation vs unseen vs\n"
-    "shifted accuracy, and a one-line verdict.\n";
+    "a DAWNBench entry whose description gives its recipe, such as the Fashion-MNIST claims) N times\n"
+    "(default 3, seeds 0..N-1) and sets the replays beside the claim.\n"
+    "By default each replay runs the claim's own schedule to its last epoch, as the claim did (it does not\n"
+    "stop at the threshold): the TTA is the time to the first epoch whose validation accuracy meets the\n"
+    "threshold (the log's run_stop is there; the epochs after it follow), and validation, unseen and shifted\n"
+    "accuracy are compared at the claim's final epoch. --stop-at-target stops each replay at the threshold\n"
+    "(MLPerf); accuracies are then compared at the stop. --max-epochs E caps the schedule at epoch E (for\n"
+    "quick checks; the report says so and compares validation accuracy at epoch E). --threshold T: the\n"
+    "validation accuracy to reach (a fraction, or a percentage above 1; default 0.88, the Fashion-MNIST\n"
+    "threshold), for the claim and the replays alike.\n"
+    "The runs are logged under DIR/replay/results/ (DIR: --log-dir, default tta-logs) and ingested as round\n"
+    "\"local\", submitter \"replay\", each log naming the claim (tta_replay_of).\n"
+    "Rows: runs reaching the threshold, epochs to it, TTA, time per epoch, validation accuracy, unseen and\n"
+    "shifted accuracy, generalization gap; columns: claim and replay (mean ± std (runs)), and Welch's test\n"
+    "of the difference; then a verdict. CSV and JSON carry the means, stds, counts, p values and the entry\n"
+    "ids of the claim and of the stored replays.\n";
 
-/* "mean ± std", or "n/a" when there is nothing to average. */
-static const char *pm(char *out, size_t len, double m, double s) {
-    if (isnan(m)) snprintf(out, len, "n/a");
-    else snprintf(out, len, "%.1f ± %.1f", m, isnan(s) ? 0.0 : s);
-    return out;
-}
-
-/* A percentage, or "n/a". */
-static const char *pct(char *out, size_t len, double v) {
-    if (isnan(v)) snprintf(out, len, "n/a");
-    else snprintf(out, len, "%.1f", v * 100);
-    return out;
-}
-
-static void mean_std(const double *x, size_t n, double *m, double *s) {
-    *m = tta_mean(x, n);
-    *s = tta_std_population(x, n);
+/* The id and name of the entry the replays of system were filed under, or -1. */
+static int64_t replay_entry(sqlite3 *db, const char *system, const char *benchmark) {
+    sqlite3_stmt *q;
+    int64_t id = -1;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT id FROM entries WHERE round = 'local' AND submitter = 'replay' AND system = ?1"
+                           " AND benchmark = ?2 ORDER BY id LIMIT 1",
+                           -1, &q, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_text(q, 1, system, -1, SQLITE_STATIC);
+    sqlite3_bind_text(q, 2, benchmark, -1, SQLITE_STATIC);
+    if (sqlite3_step(q) == SQLITE_ROW) id = sqlite3_column_int64(q, 0);
+    sqlite3_finalize(q);
+    return id;
 }
 
 int cmd_verify(const tta_cli *cli, int argc, char **argv) {
     const char *entry_spec = NULL, *log_dir = "tta-logs";
     long runs = 3, max_epochs = 0, threads = 0;
+    int stop_at_target = 0, format = TTA_FORMAT_TABLE;
+    double threshold = NAN;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int fr;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             fputs(verify_help, stdout);
             return 0;
@@ -53,8 +68,19 @@ int cmd_verify(const tta_cli *cli, int argc, char **argv) {
             if (n < 0) return cli_usage_error("verify", "%s needs a positive number", a);
             *(!strcmp(a, "--runs") ? &runs : !strcmp(a, "--threads") ? &threads : &max_epochs) = n;
             i++;
+        } else if (!strcmp(a, "--threshold")) {
+            char *end = NULL;
+            threshold = v ? strtod(v, &end) : NAN;
+            if (!v || *end || !(threshold > 0) || threshold > 100)
+                return cli_usage_error("verify", "--threshold needs an accuracy (0.88 or 88)");
+            if (threshold > 1) threshold /= 100;
+            i++;
+        } else if (!strcmp(a, "--stop-at-target")) {
+            stop_at_target = 1;
         } else if (!strcmp(a, "--log-dir") && v) {
             log_dir = argv[++i];
+        } else if ((fr = cli_format_option(argc, argv, &i, &format)) != 0) {
+            if (fr < 0) return cli_usage_error("verify", "--format must be table, csv, json or markdown");
         } else if (a[0] == '-') {
             return cli_usage_error("verify", "unknown option '%s'", a);
         } else if (!entry_spec) {
@@ -64,7 +90,7 @@ int cmd_verify(const tta_cli *cli, int argc, char **argv) {
         }
     }
     if (!entry_spec) return cli_usage_error("verify", "no ENTRY given");
-    if (runs > 64) runs = 64;
+    if (runs > TTA_VERIFY_MAX_RUNS) runs = TTA_VERIFY_MAX_RUNS;
     sqlite3 *db;
     char *err = NULL;
     if (tta_db_open(cli->db_path, &db, &err) != SQLITE_OK) {
@@ -79,6 +105,20 @@ int cmd_verify(const tta_cli *cli, int argc, char **argv) {
         sqlite3_close(db);
         return 1;
     }
+    /* the entry again, with its evaluations */
+    tta_entry_data *ec = NULL;
+    size_t n_ec = 0;
+    tta_filter f = {.entry_id = e->id};
+    if (tta_entries_load(db, &f, 1, &ec, &n_ec, &err) != SQLITE_OK || n_ec != 1) {
+        fprintf(stderr, "tta verify: %s\n", err ? err : "cannot load the entry's evaluations");
+        free(err);
+        tta_entries_free(ec, n_ec);
+        tta_entries_free(e, 1);
+        sqlite3_close(db);
+        return 1;
+    }
+    tta_entries_free(e, 1);
+    e = ec;
     tta_replay_spec spec;
     char msg[512];
     if (tta_replay_spec_from_entry(db, e->id, NULL, &spec, msg, sizeof msg) != 0) {
@@ -87,6 +127,35 @@ int cmd_verify(const tta_cli *cli, int argc, char **argv) {
         sqlite3_close(db);
         return 1;
     }
+    if (!isnan(threshold)) spec.target = threshold;
+    /* The claim's side, first at its last epochs to learn its schedule's length. */
+    tta_verify_side claim, replay;
+    memset(&replay, 0, sizeof replay);
+    if (tta_verify_claim_side(db, e, spec.target, stop_at_target ? -1 : 0, &claim, &err) != 0) {
+        fprintf(stderr, "tta verify: %s\n", err);
+        free(err);
+        tta_replay_spec_free(&spec);
+        tta_entries_free(e, 1);
+        sqlite3_close(db);
+        return 1;
+    }
+    int schedule = claim.last_epoch > 0 ? claim.last_epoch : spec.max_epochs;
+    if (spec.max_epochs != schedule)
+        fprintf(stderr, "tta verify: note: the claim's learning-rate schedule ends at epoch %d, its evaluations at "
+                        "epoch %d: replays run %d epochs\n",
+                spec.max_epochs, schedule, schedule);
+    spec.max_epochs = schedule;
+    int compared = max_epochs > 0 && max_epochs < schedule ? (int)max_epochs : schedule;
+    if (!stop_at_target && compared != claim.last_epoch &&
+        tta_verify_claim_side(db, e, spec.target, compared, &claim, &err) != 0) {
+        fprintf(stderr, "tta verify: %s\n", err);
+        free(err);
+        tta_replay_spec_free(&spec);
+        tta_entries_free(e, 1);
+        sqlite3_close(db);
+        return 1;
+    }
+    claim.last_epoch = schedule;
     sqlite3_close(db);
     spec.origin = tta_entry_name(e);
     char host[64] = "host", system[160];
@@ -94,75 +163,59 @@ int cmd_verify(const tta_cli *cli, int argc, char **argv) {
     snprintf(system, sizeof system, "%s-cpu-%ldt", host, threads > 0 ? threads : 1);
     const char *nc = getenv("NO_COLOR");
     tta_replay_options opt = {.device = "cpu", .threads = (int)threads, .log_dir = log_dir, .system = system,
-                              .max_epochs = (int)max_epochs,
+                              .max_epochs = compared, .to_schedule_end = !stop_at_target, .no_checkpoint = 1,
                               .progress = isatty(fileno(stderr)) && !(nc && *nc) ? stderr : NULL};
     tta_replay_result *res = calloc((size_t)runs, sizeof *res);
-    int done = 0;
-    for (long i = 0; i < runs; i++) {
+    int done = 0, rc = 0;
+    for (long i = 0; i < runs && res; i++) {
         if (tta_replay_run(&spec, (uint64_t)i, &opt, &res[i], msg, sizeof msg) != 0) {
             fprintf(stderr, "tta verify: run %ld: %s\n", i, msg);
+            rc = 1;
             break;
         }
         done++;
     }
-    /* The claim: its runs' epochs to the target and TTA. */
-    double claim_ep[64], claim_tta[64], rep_ep[64], rep_tta[64], rep_tpe[64];
-    size_t nc_ep = 0, nc_tta = 0, nr_ep = 0, nr_tta = 0;
-    for (size_t i = 0; i < e->n_runs && i < 64; i++) {
-        if (!isnan(e->runs[i].epochs)) claim_ep[nc_ep++] = e->runs[i].epochs;
-        if (!isnan(e->runs[i].tta_s) && e->runs[i].reached == 1) claim_tta[nc_tta++] = e->runs[i].tta_s;
+    /* Stored as `tta replay` stores its runs. */
+    if (done > 0 && cli_store_replays(cli, "verify", log_dir, system, "cpu", 1, threads > 0 ? (int)threads : 1, res,
+                                      done) != 0)
+        rc = 1;
+    int64_t replay_id = -1;
+    if (done > 0 && tta_db_open(cli->db_path, &db, &err) == SQLITE_OK) {
+        replay_id = replay_entry(db, system, spec.benchmark);
+        sqlite3_close(db);
     }
-    double val = 0, unseen = 0, shifted = 0;
-    int reached = 0;
+    free(err);
     for (int i = 0; i < done; i++) {
-        reached += res[i].reached;
-        rep_tpe[i] = res[i].wall_s / res[i].epochs;
-        if (res[i].reached) {
-            rep_ep[nr_ep++] = res[i].epochs;
-            rep_tta[nr_tta++] = res[i].tta_s;
+        const tta_replay_result *r = &res[i];
+        replay.runs++;
+        if (r->reached) {
+            replay.reached++;
+            tta_verify_add(&replay.epochs, r->target_epoch);
+            tta_verify_add(&replay.tta_s, r->tta_s);
         }
-        val += res[i].val_acc / done;
-        unseen += res[i].unseen_acc / done;
-        shifted += res[i].shifted_acc / done;
+        if (r->epochs > 0) tta_verify_add(&replay.s_per_epoch, r->wall_s / r->epochs);
+        tta_verify_add(&replay.val, r->val_acc);
+        tta_verify_add(&replay.unseen, r->unseen_acc);
+        tta_verify_add(&replay.shifted, r->shifted_acc);
+        tta_verify_add(&replay.gap, r->val_acc - r->unseen_acc);
+        if (r->epochs > replay.last_epoch) replay.last_epoch = r->epochs;
     }
     char *name = tta_entry_name(e);
-    double m, s;
-    printf("entry      %s\n", name);
-    printf("target     validation top-1 >= %.1f%%\n", spec.target * 100);
-    printf("%-22s %22s %22s\n", "", "claim", "replay here");
-    printf("%-22s %22zu %22d\n", "runs", e->n_runs, done);
-    size_t claim_reached = 0;
-    for (size_t i = 0; i < e->n_runs; i++) claim_reached += e->runs[i].reached == 1;
-    printf("%-22s %21.0f%% %21.0f%%\n", "reached the target", 100.0 * claim_reached / (e->n_runs ? e->n_runs : 1),
-           100.0 * reached / (done ? done : 1));
-    char a[48], b[48];
-    mean_std(claim_ep, nc_ep, &m, &s);
-    double rm, rs;
-    mean_std(rep_ep, nr_ep, &rm, &rs);
-    printf("%-22s %22s %22s\n", "epochs to target", pm(a, sizeof a, m, s), pm(b, sizeof b, rm, rs));
-    mean_std(claim_tta, nc_tta, &m, &s);
-    mean_std(rep_tta, nr_tta, &rm, &rs);
-    printf("%-22s %22s %22s\n", "TTA (s)", pm(a, sizeof a, m, s), pm(b, sizeof b, rm, rs));
-    printf("%-22s %22s %22s\n", "CV of TTA (%)", pct(a, sizeof a, nc_tta > 1 ? tta_cv(claim_tta, nc_tta) : NAN),
-           pct(b, sizeof b, nr_tta > 1 ? tta_cv(rep_tta, nr_tta) : NAN));
-    printf("%-22s %22s %22.2f\n", "time per epoch (s)", "", tta_mean(rep_tpe, (size_t)done));
-    printf("%-22s %22s %21.2f%%\n", "validation accuracy", "", val * 100);
-    printf("%-22s %22s %21.2f%%\n", "unseen accuracy", "", unseen * 100);
-    printf("%-22s %22s %21.2f%%\n", "shifted accuracy", "", shifted * 100);
-    printf("%-22s %22s %21.2f%%\n", "generalization gap", "", (val - unseen) * 100);
-    /* Does the claimed number of epochs lie inside what this machine's runs show? */
-    tta_welch w = tta_welch_test(claim_ep, nc_ep, rep_ep, nr_ep);
-    const char *verdict;
-    if (done == 0) verdict = "not verified: no replay finished";
-    else if (reached == 0) verdict = "not reproduced: no replay reached the target";
-    else if (!isnan(w.p) && w.p < 0.05) verdict = "the target is reached, but in a different number of epochs than claimed";
-    else if (reached < done) verdict = "partly reproduced: some replays missed the target";
-    else verdict = "reproduced: every replay reached the target, in as many epochs as claimed";
-    if (!isnan(w.p)) printf("%-22s %45.3f\n", "epochs, Welch p", w.p);
-    printf("verdict: %s\n", verdict);
+    buf replay_name = {0};
+    buf_printf(&replay_name, "local/open/replay/%s/%s", system, spec.benchmark);
+    tta_verify_context ctx = {.claim_entry_id = e->id, .replay_entry_id = replay_id, .claim_name = name,
+                              .replay_name = buf_str(&replay_name), .threshold = spec.target,
+                              .stop_at_target = stop_at_target, .compared_epoch = compared,
+                              .schedule_epochs = schedule, .epoch_cap = compared < schedule ? compared : 0,
+                              .runs_asked = (int)runs};
+    buf out = {0};
+    tta_verify_write(&ctx, &claim, &replay, format, &out);
+    fputs(buf_str(&out), stdout);
+    buf_free(&out);
+    buf_free(&replay_name);
     free(name);
     free(res);
     tta_replay_spec_free(&spec);
     tta_entries_free(e, 1);
-    return done == runs ? 0 : 1;
+    return rc || done != runs ? 1 : 0;
 }

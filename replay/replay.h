@@ -72,10 +72,11 @@ double tta_replay_lr_factor(const tta_replay_spec *spec, int workers, double epo
 
 typedef struct {
     uint64_t seed;
-    int reached;          /* validation accuracy met the target */
-    int epochs;           /* epochs run (to the target when reached) */
-    double tta_s;         /* run_start to the target; NAN when not reached */
-    double wall_s;        /* run_start to run_stop */
+    int reached;          /* validation accuracy met the target (at some epoch, with to_schedule_end) */
+    int epochs;           /* epochs run (to the target when reached, unless to_schedule_end) */
+    int target_epoch;     /* the first epoch whose validation accuracy met the target; 0 when none */
+    double tta_s;         /* run_start to the end of target_epoch's evaluation; NAN when not reached */
+    double wall_s;        /* run_start to the end of the last epoch run */
     double samples_per_s; /* training samples per second of training time */
     double val_acc, unseen_acc, shifted_acc; /* after the last epoch */
     int interrupted;      /* stopped by the stop flag (Ctrl-C): status aborted, checkpoint kept */
@@ -92,6 +93,9 @@ typedef struct {
     const char *log_dir;  /* logs go to <log_dir>/replay/results/<system>/<benchmark>/result_<seed>.txt */
     const char *system;   /* the system name the runs are filed under */
     int max_epochs;       /* 0: the spec's */
+    int to_schedule_end;  /* 1: train to max_epochs whatever the target, as DAWNBench claims do: run_stop
+                           * (success) is logged at the first epoch that meets the target and the
+                           * epochs after it follow in the log; 0: stop at the target (MLPerf) */
     FILE *progress;       /* per-epoch lines; NULL for none */
     int resume;           /* 1: continue from the run's checkpoint when there is one */
     int no_checkpoint;    /* 1: write no checkpoints */

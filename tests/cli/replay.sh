@@ -47,7 +47,7 @@ check "same seed, same threads: same validation accuracy ($a1 / $a2)" test "$a1"
 v=$("$TTA" --db "$work/vdb" verify dawnbench/open/tta\ anchors\ \(PyTorch\ reference\ run\)/fmnist_mlp_pytorch/fashion-mnist \
     --runs 1 --max-epochs 1 --threads 1 --log-dir "$work/vlogs" 2>"$work/err")
 check "verify exits 0 ($(head -2 "$work/err"))" test $? -eq 0
-check "verify sets the claim beside the replay" grep -q 'epochs to target .* 8.0 ± 1.6' <<<"$v"
+check "verify sets the claim beside the replay" grep -q 'epochs to 88.0% .* 8.0 ± 1.6' <<<"$v"
 check "verify prints unseen and shifted accuracy" grep -q 'shifted accuracy' <<<"$v"
 check "verify ends with a verdict" grep -q '^verdict: ' <<<"$v"
 "$TTA" --db "$work/vdb" verify 999 2>"$work/err" >/dev/null

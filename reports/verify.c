@@ -1,0 +1,272 @@
+/* verify.c: `tta verify`'s comparison of a claim with its replays (see verify.h). */
+#include <assert.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/check.h"
+#include "reports/render.h"
+#include "reports/reports.h"
+#include "reports/verify.h"
+#include "stats/stats.h"
+
+void tta_verify_add(tta_verify_sample *s, double x) {
+    assert(s);
+    if (isnan(x) || s->n >= TTA_VERIFY_MAX_RUNS) return;
+    s->v[s->n++] = x;
+}
+
+/* A run's hyperparameter as a number, NAN when it has none. */
+static double run_number(sqlite3 *db, int64_t run, const char *key) {
+    sqlite3_stmt *st;
+    double v = NAN;
+    if (sqlite3_prepare_v2(db, "SELECT value FROM hyperparameters WHERE run_id = ?1 AND key = ?2", -1, &st, NULL) !=
+        SQLITE_OK)
+        return NAN;
+    sqlite3_bind_int64(st, 1, run);
+    sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+        const char *t = (const char *)sqlite3_column_text(st, 0);
+        char *end;
+        double x = t ? strtod(t, &end) : 0;
+        if (t && end != t) v = x;
+    }
+    sqlite3_finalize(st);
+    return v;
+}
+
+int tta_verify_claim_side(sqlite3 *db, const tta_entry_data *e, double threshold, int at_epoch,
+                          tta_verify_side *out, char **err) {
+    assert(db && e && out && err);
+    memset(out, 0, sizeof *out);
+    /* DAWNBench's accuracies are percentages: so is then its target */
+    double scale = !isnan(e->target) && e->target > 1 ? 0.01 : 1;
+    for (size_t i = 0; i < e->n_runs && i < TTA_VERIFY_MAX_RUNS; i++) {
+        const tta_run_data *r = &e->runs[i];
+        if (r->n_curve == 0) continue;
+        out->runs++;
+        const tta_curve_point *last = &r->curve[r->n_curve - 1], *at = NULL, *met = NULL;
+        for (size_t k = 0; k < r->n_curve; k++) {
+            const tta_curve_point *p = &r->curve[k];
+            if (!met && p->quality * scale >= threshold * (1 - 1e-6)) met = p;
+            if (at_epoch > 0 && !isnan(p->epoch) && (int)lround(p->epoch) == at_epoch) at = p;
+        }
+        if (at_epoch == 0) at = last;
+        if (at_epoch < 0) at = met;
+        if (!isnan(last->epoch) && (int)lround(last->epoch) > out->last_epoch) out->last_epoch = (int)lround(last->epoch);
+        if (met) {
+            out->reached++;
+            tta_verify_add(&out->epochs, met->epoch);
+            tta_verify_add(&out->tta_s, met->time_s);
+        }
+        if (at) {
+            tta_verify_add(&out->val, at->quality * scale);
+            if (!isnan(at->epoch) && at->epoch > 0) tta_verify_add(&out->s_per_epoch, at->time_s / at->epoch);
+        }
+        double u = run_number(db, r->id, "unseenAccuracy");
+        if (!isnan(u) && u > 1) u /= 100;
+        tta_verify_add(&out->unseen, u);
+        tta_verify_add(&out->gap, last->quality * scale - u);
+    }
+    if (out->runs == 0) {
+        buf b = {0};
+        buf_printf(&b, "entry %lld has no evaluations to compare with (no per-epoch accuracy)", (long long)e->id);
+        *err = buf_take(&b);
+        return 1;
+    }
+    return 0;
+}
+
+/* Welch's p of the two samples, NAN with *why when there is none. */
+static double welch_p(const tta_verify_sample *a, const tta_verify_sample *b, const char **why) {
+    *why = NULL;
+    if (a->n == 0 || b->n == 0) {
+        *why = a->n == 0 ? "no test: none claimed" : "no test: no replay value";
+        return NAN;
+    }
+    if (a->n < 2 || b->n < 2) {
+        *why = "no test: < 2 runs on a side";
+        return NAN;
+    }
+    tta_welch w = tta_welch_test(a->v, a->n, b->v, b->n);
+    if (isnan(w.p)) *why = w.why ? w.why : "no test: not computable";
+    return w.p;
+}
+
+const char *tta_verify_verdict(const tta_verify_context *c, const tta_verify_side *claim,
+                               const tta_verify_side *replay) {
+    assert(c && claim && replay);
+    const char *why;
+    if (replay->runs == 0) return "not verified: no replay finished";
+    if (replay->reached == 0) return "not reproduced: no replay reached the threshold";
+    double pe = welch_p(&claim->epochs, &replay->epochs, &why);
+    double pv = welch_p(&claim->val, &replay->val, &why);
+    double pu = c->stop_at_target ? NAN : welch_p(&claim->unseen, &replay->unseen, &why);
+    int epochs_differ = !isnan(pe) && pe < 0.05, acc_differ = (!isnan(pv) && pv < 0.05) || (!isnan(pu) && pu < 0.05);
+    if (epochs_differ && acc_differ)
+        return "not reproduced: epochs to the threshold and accuracy differ from the claim's (Welch p < 0.05)";
+    if (epochs_differ) return "partly reproduced: the threshold is reached, in a different number of epochs than claimed";
+    if (acc_differ)
+        return c->stop_at_target ? "partly reproduced: the accuracy at the stop differs from the claim's"
+                                 : "partly reproduced: the final accuracy differs from the claim's";
+    if (replay->reached < replay->runs) return "partly reproduced: some replays missed the threshold";
+    if (isnan(pe)) return "consistent with the claim, untested: fewer than 2 runs on a side";
+    return c->stop_at_target ? "reproduced: every replay reached the threshold, in as many epochs as claimed"
+                             : "reproduced: as many epochs to the threshold and the same final accuracy as claimed";
+}
+
+enum { C_MEASURE, C_UNIT, C_CLAIM, C_REPLAY, C_TEST, C_CM, C_CS, C_CN, C_RM, C_RS, C_RN, C_P, C_CID, C_RID };
+
+/* "mean ± std (n)" in the unit people read (percent for fractions). */
+static void pm_text(char *out, size_t len, const tta_verify_sample *s, int percent, int decimals) {
+    if (s->n == 0) {
+        snprintf(out, len, "n/a");
+        return;
+    }
+    double k = percent ? 100 : 1, m = tta_mean(s->v, s->n) * k, sd = tta_std_population(s->v, s->n) * k;
+    snprintf(out, len, "%.*f ± %.*f%s (%zu)", decimals, m, decimals, sd, percent ? "%" : "", s->n);
+}
+
+static void add_measure(tta_table *t, const tta_verify_context *c, const char *measure, const char *unit,
+                        const tta_verify_sample *a, const tta_verify_sample *b, int percent, int decimals,
+                        const char *claim_missing, const char *replay_missing, const char *no_test) {
+    size_t r = tta_table_add_row(t);
+    char txt[96];
+    tta_table_set_text(t, r, C_MEASURE, measure);
+    tta_table_set_text(t, r, C_UNIT, unit);
+    if (a->n) {
+        pm_text(txt, sizeof txt, a, percent, decimals);
+        tta_table_set_text(t, r, C_CLAIM, txt);
+    } else {
+        tta_table_set_missing(t, r, C_CLAIM, claim_missing);
+    }
+    if (b->n) {
+        pm_text(txt, sizeof txt, b, percent, decimals);
+        tta_table_set_text(t, r, C_REPLAY, txt);
+    } else {
+        tta_table_set_missing(t, r, C_REPLAY, replay_missing);
+    }
+    tta_table_set_number_or(t, r, C_CM, tta_mean(a->v, a->n), claim_missing);
+    tta_table_set_number_or(t, r, C_CS, tta_std_population(a->v, a->n), claim_missing);
+    tta_table_set_number(t, r, C_CN, (double)a->n);
+    tta_table_set_number_or(t, r, C_RM, tta_mean(b->v, b->n), replay_missing);
+    tta_table_set_number_or(t, r, C_RS, tta_std_population(b->v, b->n), replay_missing);
+    tta_table_set_number(t, r, C_RN, (double)b->n);
+    const char *why = no_test;
+    double p = NAN;
+    if (!no_test) p = welch_p(a, b, &why);
+    if (!isnan(p)) {
+        snprintf(txt, sizeof txt, "Welch p = %.3f%s", p, p < 0.05 ? " (differs)" : "");
+        tta_table_set_text(t, r, C_TEST, txt);
+        tta_table_set_number(t, r, C_P, p);
+    } else {
+        tta_table_set_text(t, r, C_TEST, why);
+        tta_table_set_missing(t, r, C_P, why);
+    }
+    tta_table_set_number(t, r, C_CID, (double)c->claim_entry_id);
+    if (c->replay_entry_id >= 0) tta_table_set_number(t, r, C_RID, (double)c->replay_entry_id);
+    else tta_table_set_missing(t, r, C_RID, "the replays were not stored");
+}
+
+void tta_verify_write(const tta_verify_context *c, const tta_verify_side *claim, const tta_verify_side *replay,
+                      int format, buf *out) {
+    assert(c && claim && replay && out);
+    static const tta_column cols[] = {
+        {"measure", "measure", TTA_COL_TEXT, 0, TTA_FOR_ALL},
+        {"unit", "unit", TTA_COL_TEXT, 0, TTA_FOR_SCRIPTS},
+        {"claim", "claim", TTA_COL_TEXT, 0, TTA_FOR_PEOPLE},
+        {"replay", "replay here", TTA_COL_TEXT, 0, TTA_FOR_PEOPLE},
+        {"test", "test", TTA_COL_TEXT, 0, TTA_FOR_ALL},
+        {"claim_mean", "claim mean", TTA_COL_NUMBER, 6, TTA_FOR_SCRIPTS},
+        {"claim_std", "claim std", TTA_COL_NUMBER, 6, TTA_FOR_SCRIPTS},
+        {"claim_n", "claim n", TTA_COL_INT, 0, TTA_FOR_SCRIPTS},
+        {"replay_mean", "replay mean", TTA_COL_NUMBER, 6, TTA_FOR_SCRIPTS},
+        {"replay_std", "replay std", TTA_COL_NUMBER, 6, TTA_FOR_SCRIPTS},
+        {"replay_n", "replay n", TTA_COL_INT, 0, TTA_FOR_SCRIPTS},
+        {"welch_p", "Welch p", TTA_COL_NUMBER, 3, TTA_FOR_SCRIPTS},
+        {"claim_entry_id", "claim id", TTA_COL_INT, 0, TTA_FOR_SCRIPTS},
+        {"replay_entry_id", "replay id", TTA_COL_INT, 0, TTA_FOR_SCRIPTS},
+    };
+    tta_table *t = tta_table_new(cols, sizeof cols / sizeof cols[0]);
+    char label[128];
+    /* runs that reached the threshold: a count, not tested */
+    tta_verify_sample cr = {0}, rr = {0};
+    for (int i = 0; i < claim->runs; i++) tta_verify_add(&cr, i < claim->reached);
+    for (int i = 0; i < replay->runs; i++) tta_verify_add(&rr, i < replay->reached);
+    snprintf(label, sizeof label, "runs reaching %.1f%%", c->threshold * 100);
+    add_measure(t, c, label, "fraction", &cr, &rr, 1, 0, "no runs", "no replay finished", "not tested (a count)");
+    snprintf(label, sizeof label, "epochs to %.1f%%", c->threshold * 100);
+    add_measure(t, c, label, "epochs", &claim->epochs, &replay->epochs, 0, 1, "no run reached the threshold",
+                "no replay reached the threshold", NULL);
+    add_measure(t, c, "TTA (s)", "s", &claim->tta_s, &replay->tta_s, 0, 1, "no run reached the threshold",
+                "no replay reached the threshold",
+                "not tested: other machine");
+    add_measure(t, c, "time per epoch (s)", "s", &claim->s_per_epoch, &replay->s_per_epoch, 0, 2,
+                "the claim gives no time", "no replay finished", "not tested: other machine");
+    if (c->stop_at_target) snprintf(label, sizeof label, "validation accuracy at the stop");
+    else snprintf(label, sizeof label, "validation accuracy at epoch %d", c->compared_epoch);
+    add_measure(t, c, label, "fraction", &claim->val, &replay->val, 1, 2, "the claim has no evaluation there",
+                "no replay finished", NULL);
+    const char *not_final = NULL;
+    if (c->stop_at_target)
+        not_final = "not compared: claim's at its last epoch";
+    else if (c->compared_epoch != c->schedule_epochs)
+        not_final = "not compared: claim's at its last epoch";
+    add_measure(t, c, "unseen accuracy", "fraction", &claim->unseen, &replay->unseen, 1, 2,
+                "the claim gives none (misc.unseenAccuracy)", "no replay finished", not_final);
+    add_measure(t, c, "shifted accuracy", "fraction", &claim->shifted, &replay->shifted, 1, 2,
+                "the claim gives none", "no replay finished", NULL);
+    add_measure(t, c, "generalization gap (val - unseen)", "fraction", &claim->gap, &replay->gap, 1, 2,
+                "the claim gives no unseen accuracy", "no replay finished", not_final);
+    const char *verdict = tta_verify_verdict(c, claim, replay);
+    if (format == TTA_FORMAT_JSON) {
+        buf_puts(out, "{\"claim_entry_id\": ");
+        buf_printf(out, "%lld, \"replay_entry_id\": ", (long long)c->claim_entry_id);
+        if (c->replay_entry_id >= 0) buf_printf(out, "%lld", (long long)c->replay_entry_id);
+        else buf_puts(out, "null");
+        buf_puts(out, ", \"claim\": ");
+        buf_json_string(out, c->claim_name, strlen(c->claim_name));
+        buf_puts(out, ", \"replay\": ");
+        if (c->replay_name) buf_json_string(out, c->replay_name, strlen(c->replay_name));
+        else buf_puts(out, "null");
+        buf_puts(out, ", \"threshold\": ");
+        buf_json_number(out, c->threshold);
+        buf_printf(out, ", \"mode\": \"%s\", \"compared_epoch\": ", c->stop_at_target ? "stop_at_target" : "schedule");
+        if (c->stop_at_target) buf_puts(out, "null");
+        else buf_printf(out, "%d", c->compared_epoch);
+        buf_printf(out, ", \"schedule_epochs\": %d, \"epoch_cap\": ", c->schedule_epochs);
+        if (c->epoch_cap > 0) buf_printf(out, "%d", c->epoch_cap);
+        else buf_puts(out, "null");
+        buf_printf(out, ", \"runs\": %d, \"rows\": ", replay->runs);
+        tta_table_render(t, TTA_OUT_JSON, NULL, out);
+        while (out->len && (buf_str(out)[out->len - 1] == '\n')) out->len--;
+        buf_puts(out, ", \"verdict\": ");
+        buf_json_string(out, verdict, strlen(verdict));
+        buf_puts(out, "}\n");
+    } else if (format == TTA_FORMAT_CSV) {
+        tta_table_render(t, TTA_OUT_CSV, NULL, out);
+    } else {
+        buf_printf(out, "claim      %s (entry %lld)\n", c->claim_name, (long long)c->claim_entry_id);
+        if (c->replay_entry_id >= 0)
+            buf_printf(out, "replay     %s (entry %lld), %d run%s\n", c->replay_name ? c->replay_name : "",
+                       (long long)c->replay_entry_id, replay->runs, replay->runs == 1 ? "" : "s");
+        else
+            buf_printf(out, "replay     not stored, %d run%s\n", replay->runs, replay->runs == 1 ? "" : "s");
+        buf_printf(out, "threshold  validation top-1 >= %.1f%%\n", c->threshold * 100);
+        if (c->stop_at_target)
+            buf_printf(out, "mode       --stop-at-target: each replay stopped at the threshold (MLPerf); accuracies "
+                            "compared at the stop\n");
+        else if (c->epoch_cap > 0 && c->epoch_cap < c->schedule_epochs)
+            buf_printf(out, "mode       the claim's schedule CAPPED at epoch %d of %d (--max-epochs): accuracies "
+                            "compared at epoch %d\n",
+                       c->compared_epoch, c->schedule_epochs, c->compared_epoch);
+        else
+            buf_printf(out, "mode       the claim's schedule to its last epoch (%d), as the claim ran: accuracies "
+                            "compared at epoch %d\n",
+                       c->schedule_epochs, c->compared_epoch);
+        tta_table_render(t, format == TTA_FORMAT_MARKDOWN ? TTA_OUT_MARKDOWN : TTA_OUT_TABLE, NULL, out);
+        buf_printf(out, "verdict: %s\n", verdict);
+    }
+    tta_table_free(t);
+}
