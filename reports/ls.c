@@ -120,9 +120,12 @@ static int ls_entries(const tta_entry_data *e, size_t n, tta_table *t) {
         tta_table_set_number(t, row, 6, (double)e[i].n_runs);
         tta_table_set_number(t, row, 7, reached);
         set_count(t, row, 8, e[i].accelerators, "no system description");
+        /* Replays (and rounds without rules) take the target their runs logged: the rules, which
+         * name the metric, say nothing then, but the target is known. */
         if (e[i].metric) tta_table_set_text(t, row, 9, e[i].metric);
+        else if (!isnan(e[i].target)) tta_table_set_missing(t, row, 9, "not named by rules for this round (the target is the runs' own)");
         else tta_table_set_missing(t, row, 9, "no known target for this benchmark");
-        tta_table_set_number(t, row, 10, e[i].target);
+        tta_table_set_number_or(t, row, 10, e[i].target, "no known target for this benchmark");
         if (timed) tta_table_set_number(t, row, 11, sum / timed);
     }
     return 0;
