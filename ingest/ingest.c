@@ -314,10 +314,15 @@ static int default_jobs(void) {
     return n > 0 ? (int)n : 1;
 }
 
-/* Progress on stderr only for a terminal that allows it (no bar when piped or NO_COLOR). */
-static int progress_allowed(FILE *diag) {
-    const char *nc = getenv("NO_COLOR");
-    return diag && isatty(fileno(diag)) && !(nc && *nc);
+/* Tells opts->progress (if any) where the ingest is: done of the walked files. */
+static void report_progress(const tta_ingest_options *opts, const tta_store *store, const tta_ingest_stats *stats,
+                            size_t done, size_t total, double t0, int event) {
+    tta_ingest_progress p = {.files_done = done,
+                             .files_total = total,
+                             .bytes = stats->bytes,
+                             .runs = tta_store_written(store).runs,
+                             .seconds = now_seconds() - t0};
+    opts->progress(opts->progress_ctx, &p, event);
 }
 
 int tta_ingest_paths(sqlite3 *db, const char *const *paths, int n_paths, const tta_ingest_options *opts,
@@ -364,7 +369,7 @@ int tta_ingest_paths(sqlite3 *db, const char *const *paths, int n_paths, const t
         if (pthread_create(&threads[i], NULL, parser_thread, &w) == 0) started++;
     }
     /* With no thread started (resources exhausted), the loop below parses inline. */
-    int show_progress = progress_allowed(diag) && !(opts && opts->quiet);
+    int show_progress = opts && opts->progress;
     int db_failed = 0;
     for (size_t done = 0; done < files.n; done++) {
         file_result *r = started ? next_result(&w) : process_file(&w, &files.files[done]);
@@ -386,16 +391,15 @@ int tta_ingest_paths(sqlite3 *db, const char *const *paths, int n_paths, const t
                 if (tta_store_write(store, f, err) != SQLITE_OK) {
                     db_failed = 1; /* keep draining the queue so threads can finish */
                 } else if (f->failed && diag && !(opts && opts->quiet)) {
-                    if (show_progress) fputs("\r\033[K", diag);
+                    if (show_progress)
+                        report_progress(opts, store, stats, done, files.n, t0, TTA_INGEST_PROGRESS_DIAG);
                     fprintf(diag, "%s\n", f->error ? f->error : f->path);
                 }
             }
         }
         free_result(r);
-        if (show_progress && (done % 32 == 0 || done + 1 == files.n))
-            fprintf(diag, "\r\033[Kingest: %zu/%zu files", done + 1, files.n);
+        if (show_progress) report_progress(opts, store, stats, done + 1, files.n, t0, TTA_INGEST_PROGRESS_UPDATE);
     }
-    if (show_progress) fputs("\r\033[K", diag);
     for (int i = 0; i < started; i++) pthread_join(threads[i], NULL);
     free(threads);
     free(w.queue);

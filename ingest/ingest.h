@@ -7,6 +7,7 @@
 #ifndef TTA_INGEST_H
 #define TTA_INGEST_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sqlite3.h>
@@ -23,9 +24,29 @@ int tta_db_open(const char *path, sqlite3 **out, char **err);
  * older than this build's (run `tta ingest` to migrate). */
 int tta_db_open_readonly(const char *path, sqlite3 **out, char **err);
 
+/* Where an ingest is, for a progress display (the CLI's; this module draws nothing). */
+typedef struct {
+    size_t files_done;  /* files walked and handled (stored, unchanged, failed or skipped) */
+    size_t files_total; /* files walked: the whole list, known before the first file is parsed */
+    int64_t bytes;      /* bytes of the recognised files handled so far */
+    int64_t runs;       /* runs written so far (committed or in the open transaction) */
+    double seconds;     /* since the call began (the walk included) */
+} tta_ingest_progress;
+
+/* Told where the ingest is. event is TTA_INGEST_PROGRESS_UPDATE after each file the writer has
+ * handled (the last with files_done == files_total), or TTA_INGEST_PROGRESS_DIAG
+ * just before a line is written on diag (a display on the same terminal erases its line).
+ * Threading: called on the thread that called tta_ingest_paths (the writer), never by a parser
+ * thread, so the callback needs no lock; it must be quick (rate-limit drawing itself), since the
+ * writer is the serial part of an ingest. p is valid during the call only. */
+enum { TTA_INGEST_PROGRESS_UPDATE, TTA_INGEST_PROGRESS_DIAG };
+typedef void (*tta_ingest_progress_fn)(void *ctx, const tta_ingest_progress *p, int event);
+
 typedef struct {
     int jobs;       /* parser threads; <= 0 means the number of online CPUs */
     int quiet;      /* 1: no per-file error lines on diag */
+    tta_ingest_progress_fn progress; /* NULL: none; owned by the caller, as is progress_ctx */
+    void *progress_ctx;
 } tta_ingest_options;
 
 typedef struct {

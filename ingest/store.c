@@ -504,6 +504,15 @@ int tta_store_flush(tta_store *s, char **err) {
 
 tta_store_counts tta_store_committed(const tta_store *s) { return s->committed; }
 
+tta_store_counts tta_store_written(const tta_store *s) {
+    tta_store_counts c = s->committed;
+    c.ingested += s->pending.ingested;
+    c.failed += s->pending.failed;
+    c.runs += s->pending.runs;
+    c.events += s->pending.events;
+    return c;
+}
+
 int64_t tta_store_rolled_back(const tta_store *s) { return s->rolled_back; }
 
 /* Writes the rows of f into the open transaction. */

@@ -63,6 +63,9 @@ int tta_store_flush(tta_store *s, char **err);
 
 /* Totals of the committed transactions, and the number of files rolled back after an error. */
 tta_store_counts tta_store_committed(const tta_store *s);
+/* Totals written so far: the committed transactions' and the open one's (for progress; a
+ * database error may still roll the open one back). */
+tta_store_counts tta_store_written(const tta_store *s);
 int64_t tta_store_rolled_back(const tta_store *s);
 
 /* After a batch of files: fills divisions that were unknown when a run was stored from the
