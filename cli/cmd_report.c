@@ -25,6 +25,10 @@ static const char report_help[] =
     "  energy [--runs]   per entry with power logs (results/<system>/<benchmark>/power/): energy to\n"
     "             train as MLCommons' summarizer scores it (J, kWh), average power, nodes' and switches'\n"
     "             parts, the scaling factor; --runs: per run (JSON always nests the runs)\n"
+    "  trend      per benchmark across rounds (time order; closed division unless --division): the best\n"
+    "             published score with its entry id, submitter, system and accelerators, the best in each\n"
+    "             band of 1-8, 9-64, 65-512 and 513+ accelerators, the median, the speedup over the\n"
+    "             previous round's best and the ratio of accelerators; a changed target is marked\n"
     "  compare A B   two entries (ids from `tta ls entries`, or round/division/submitter/system/\n"
     "             benchmark): ratio of mean TTAs with a bootstrap CI, Welch's t, Mann-Whitney U, runs\n"
     "             needed to tell a 5% difference\n"
@@ -39,11 +43,12 @@ static const char report_help[] =
     "             the roofline's attainable GFLOP/s (tta profile --peaks); --svg FILE: the roofline\n"
     "  html OUT.html   one self-contained page with the tables and plots of variance, curves,\n"
     "             speedup and scaling for the selection (and comm for replayed entries, energy for\n"
-    "             entries with power logs)\n"
+    "             entries with power logs), and trend over every round of the database\n"
     "\n"
     "--svg FILE   with variance (TTA per run), curves (quality ± std and target), speedup (bars),\n"
     "             scaling (speedup vs accelerators with the ideal line), comm (stacked bars of the epoch\n"
-    "             time per entry) and energy (energy against TTA per run): also write the plot as SVG\n"
+    "             time per entry), energy (energy against TTA per run) and trend (score on a log axis\n"
+    "             against the round, per benchmark): also write the plot as SVG\n"
     "\n"
     "filters: --round R --division D --submitter S --system Y --benchmark B --entry ID\n"
     "Tables show minutes and percentages; CSV and JSON carry seconds and fractions (score_min: minutes).\n"
@@ -84,6 +89,7 @@ static const struct {
     {"curves", tta_report_curves},
     {"comm", tta_report_comm},
     {"energy", tta_report_energy},
+    {"trend", tta_report_trend},
 };
 
 int cmd_report(const tta_cli *cli, int argc, char **argv) {
@@ -142,7 +148,7 @@ int cmd_report(const tta_cli *cli, int argc, char **argv) {
         if (kind) return cli_usage_error("report", "one report at a time, not '%s' too", argv[i]);
         kind = argv[i];
     }
-    if (!kind) return cli_usage_error("report", "say which report (variance, speedup, scaling, curves, comm, energy, compare, rcp, threshold, profile, html)");
+    if (!kind) return cli_usage_error("report", "say which report (variance, speedup, scaling, curves, comm, energy, trend, compare, rcp, threshold, profile, html)");
     if (per_run && strcmp(kind, "energy") != 0) return cli_usage_error("report", "--runs goes with energy");
     if (!strcmp(kind, "html")) {
         if (n_operands != 1) return cli_usage_error("report", "html needs the output file: html OUT.html");

@@ -46,6 +46,10 @@ int tta_write_file(const char *path, const buf *b, char **err);
  * nothing when no profile is stored. 0, or 1 with *err. */
 int tta_profile_html_section(sqlite3 *db, buf *page, char **err);
 
+/* The trend report's section of the HTML page (heading, a plot per benchmark, the table) over every
+ * round of the database: f's round does not apply (trend.c). 0, or 1 with *err. */
+int tta_trend_html_section(sqlite3 *db, const tta_filter *f, buf *page, char **err);
+
 /* The comm report's section of the HTML page (heading, stacked bars, table) for the entries of f
  * with a time breakdown (comm.c); nothing when none has one. 0, or 1 with *err. */
 int tta_comm_html_section(sqlite3 *db, const tta_filter *f, buf *page, char **err);

@@ -163,6 +163,7 @@ int tta_report_html(sqlite3 *db, const tta_filter *f, const char *path, const ch
     }
     int rc = tta_comm_html_section(db, f, &page, err);
     if (rc == 0) rc = tta_energy_html_section(db, f, &page, err);
+    if (rc == 0) rc = tta_trend_html_section(db, f, &page, err);
     if (rc == 0) rc = tta_profile_html_section(db, &page, err);
     tta_html_end(&page);
     if (rc == 0) rc = tta_write_file(path, &page, err);

@@ -58,6 +58,18 @@ int tta_report_speedup(sqlite3 *db, const tta_filter *f, const tta_report_option
  * efficiency_tpe / efficiency_tta against linear scaling. No series: one line on stderr says why. */
 int tta_report_scaling(sqlite3 *db, const tta_filter *f, const tta_report_options *o, FILE *out, char **err);
 
+/* `tta report trend`: per benchmark (its canonical name) and round of the selection, rounds in time
+ * order (rule_rounds.ord), the division f->division (closed when NULL): one row per band of
+ * accelerator counts ("all", then "1-8", "9-64", "65-512", "513+" where the round has a scored entry
+ * of the band): benchmark, band, round, division, metric, target, target2, target_changed (the metric
+ * or a target differs from the previous round's), previous_target, entries (with a published score),
+ * the best: score_min (published: olympic mean x scaling.json, minutes), id, submitter, system,
+ * accelerators; median_min of the band, speedup = previous round's best / this best, and
+ * accelerators_ratio = this best's accelerators / the previous best's. o->svg_path: the score (log
+ * axis) against the round, a line for the best and one per band, the median dashed, a file per
+ * benchmark. No row: one line on stderr says why. docs/statistics.md section 14. */
+int tta_report_trend(sqlite3 *db, const tta_filter *f, const tta_report_options *o, FILE *out, char **err);
+
 /* `tta report comm`: one row per entry whose runs logged tta_epoch_breakdown records (`tta
  * replay`; published logs have none and are not listed): entry (the id of `tta ls entries`),
  * round, submitter, system, benchmark, workers (tta_world_size, 1 when not logged), runs, epochs
