@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "cli/cli.h"
+#include "cli/progress.h"
 
 static const char report_help[] =
     "usage: tta report KIND [filters] [--format table|csv|json|markdown]\n"
@@ -51,6 +52,7 @@ static const char report_help[] =
     "             against the round, per benchmark): also write the plot as SVG\n"
     "\n"
     "filters: --round R --division D --submitter S --system Y --benchmark B --entry ID\n"
+    "--quiet      no progress line (html shows one on a terminal when it takes over a second)\n"
     "Tables show minutes and percentages; CSV and JSON carry seconds and fractions (score_min: minutes).\n"
     "docs/statistics.md gives every formula.\n";
 
@@ -92,13 +94,18 @@ static const struct {
     {"trend", tta_report_trend},
 };
 
+/* The HTML page's progress on the live line: "report html: 3/5 sections". */
+static void show_html_progress(void *ctx, size_t done, size_t total) {
+    cli_progress_update(ctx, done == total, "report html: %zu/%zu sections", done, total);
+}
+
 int cmd_report(const tta_cli *cli, int argc, char **argv) {
     tta_filter f = {0};
     int format = TTA_FORMAT_TABLE;
     const char *kind = NULL, *operands[2] = {NULL, NULL};
     int n_operands = 0;
     const char *rcp_dir = NULL, *svg_path = NULL, *memory_svg = NULL;
-    int per_run = 0;
+    int per_run = 0, quiet = 0;
     long profile_id = 0;
     double thresholds[256];
     size_t n_thresholds = 0;
@@ -110,6 +117,10 @@ int cmd_report(const tta_cli *cli, int argc, char **argv) {
         }
         if (!strcmp(argv[i], "--runs")) {
             per_run = 1;
+            continue;
+        }
+        if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) {
+            quiet = 1;
             continue;
         }
         if (!strcmp(argv[i], "--memory-svg")) {
@@ -157,7 +168,12 @@ int cmd_report(const tta_cli *cli, int argc, char **argv) {
         char *err = NULL, stamp[64];
         time_t now = time(NULL);
         strftime(stamp, sizeof stamp, "%Y-%m-%d %H:%M UTC", gmtime(&now));
-        int rc = tta_report_html(db, &f, operands[0], stamp, &err);
+        /* Over a whole round the page takes seconds: past 1 s, a live line (progress.h). */
+        cli_progress display;
+        cli_progress_start(&display, stderr, quiet, 1000);
+        int rc = tta_report_html_progress(db, &f, operands[0], stamp, display.enabled ? show_html_progress : NULL,
+                                          &display, &err);
+        cli_progress_finish(&display);
         if (rc) {
             fprintf(stderr, "tta report html: %s\n", err ? err : "failed");
             free(err);

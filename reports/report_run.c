@@ -1,4 +1,5 @@
 /* report_run.c: the common shape of the table reports, and the HTML page that gathers them. */
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,6 +105,22 @@ int tta_run_table_report_finished(sqlite3 *db, const tta_filter *f, int with_cur
 }
 
 int tta_report_html(sqlite3 *db, const tta_filter *f, const char *path, const char *generated_at, char **err) {
+    return tta_report_html_progress(db, f, path, generated_at, NULL, NULL, err);
+}
+
+/* Progress counts the table sections one by one, then the sections after them (comm, energy,
+ * profile, ...) as one step, so that adding a section changes no count. */
+#define HTML_LATER_STEPS 1
+
+/* Counts one more section of total done and tells progress (if any). */
+static void section_done(tta_report_progress_fn progress, void *ctx, size_t *done, size_t total) {
+    ++*done;
+    assert(*done <= total);
+    if (progress) progress(ctx, *done, total);
+}
+
+int tta_report_html_progress(sqlite3 *db, const tta_filter *f, const char *path, const char *generated_at,
+                             tta_report_progress_fn progress, void *progress_ctx, char **err) {
     tta_entry_data *e;
     size_t n;
     if (tta_entries_load(db, f, 1, &e, &n, err) != SQLITE_OK) return 1;
@@ -133,6 +150,8 @@ int tta_report_html(sqlite3 *db, const tta_filter *f, const char *path, const ch
         {"Scaling with accelerators", "Speedup over each series' smallest system; the grey line is linear scaling",
          tta_scaling_table, tta_scaling_plot, 1},
     };
+    size_t n_sections = sizeof sections / sizeof sections[0] + HTML_LATER_STEPS, done = 0;
+    if (progress) progress(progress_ctx, 0, n_sections);
     for (size_t k = 0; k < sizeof sections / sizeof sections[0]; k++) {
         tta_html_heading(&page, sections[k].heading);
         tta_table *t = sections[k].table(e, n);
@@ -160,11 +179,14 @@ int tta_report_html(sqlite3 *db, const tta_filter *f, const char *path, const ch
         }
         tta_html_table(&page, t, NULL);
         tta_table_free(t);
+        section_done(progress, progress_ctx, &done, n_sections);
     }
     int rc = tta_comm_html_section(db, f, &page, err);
     if (rc == 0) rc = tta_energy_html_section(db, f, &page, err);
     if (rc == 0) rc = tta_trend_html_section(db, f, &page, err);
     if (rc == 0) rc = tta_profile_html_section(db, &page, err);
+    section_done(progress, progress_ctx, &done, n_sections);
+    assert(done == n_sections);
     tta_html_end(&page);
     if (rc == 0) rc = tta_write_file(path, &page, err);
     buf_free(&page);

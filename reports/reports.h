@@ -123,6 +123,16 @@ int tta_report_rcp(sqlite3 *db, const tta_filter *f, const char *rcp_dir, int fo
  * printed on the page (the page never reads the clock). */
 int tta_report_html(sqlite3 *db, const tta_filter *f, const char *path, const char *generated_at, char **err);
 
+/* Told that done of total steps of a long report are done (done from 0 to total). Called on the
+ * thread that runs the report, between steps; it must be quick (a display rate-limits itself). */
+typedef void (*tta_report_progress_fn)(void *ctx, size_t done, size_t total);
+
+/* tta_report_html, telling progress (unless NULL) where it is: (0, total) once the entries are
+ * loaded, (k, total) as the k-th table section (variance, curves, speedup, scaling) is done, and
+ * (total, total) when the sections after them are too. */
+int tta_report_html_progress(sqlite3 *db, const tta_filter *f, const char *path, const char *generated_at,
+                             tta_report_progress_fn progress, void *progress_ctx, char **err);
+
 /* `tta report profile [--profile ID]`: a profile stored by `tta profile` (ID, else the latest)
  * with the other batch sizes of its sweep: a table of profiles (profile, host, model, device,
  * threads, batch, step_s, samples_per_s, gflops, sgemm_peak_share, data/forward/backward/

@@ -570,14 +570,6 @@ int tta_trend_html_section(sqlite3 *db, const tta_filter *f, buf *page, char **e
     if (trend_build(db, &g, &d, err)) return 1;
     tta_html_heading(page, "Trend across rounds");
     buf b = {0};
-    if (d.n_entries == 0) { /* say why in one line */
-        buf_printf(&b, "No entry of the %s division matches the page's filters (in any round): no trend to show.",
-                   d.division);
-        tta_html_paragraph(page, buf_str(&b));
-        buf_free(&b);
-        trend_free(&d);
-        return 0;
-    }
     buf_printf(&b, "Per benchmark and round (%s division, every round in the database%s): the best published score "
                "with its entry, the best in each band of accelerator counts (1–8, 9–64, 65–512, 513+), the median, "
                "and the speedup over the previous round's best; a target that changed is shown with the old one.",
