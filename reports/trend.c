@@ -1,13 +1,14 @@
 /* trend.c: `tta report trend`: per benchmark, across rounds, how fast the field got faster and
  * where the gains came from scale: the best published score of each round, the best in each band
  * of accelerator counts, the median, and the speedup over the previous round's best
- * (docs/statistics.md section 13).
+ * (docs/statistics.md section 14).
  *
  * Rounds are ordered by rule_rounds.ord (time order), never by their names ("v0.10" would sort
  * before "v0.7"); rounds the rules do not know come after, by name. A benchmark is its canonical
  * name (entries.benchmark); the target it is trained to is its round's rule, and a row says so
  * when that target differs from the previous round's.
  */
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,7 @@ static const trend_band bands[] = {
 
 /* Is an entry with this many accelerators (-1 unknown) in band b? */
 static int in_band(size_t b, int accelerators) {
+    assert(b < N_BANDS);
     if (b == 0) return 1;
     return accelerators >= bands[b].lo && (bands[b].hi == 0 || accelerators <= bands[b].hi);
 }
@@ -85,6 +87,7 @@ typedef struct {
     int ord;
 } round_order;
 
+/* Reads every round's ord from rule_rounds into *out (malloc'd, each round too). 0, or 1 with *err. */
 static int load_round_order(sqlite3 *db, round_order **out, size_t *n, char **err) {
     sqlite3_stmt *st;
     *out = NULL;
@@ -106,12 +109,14 @@ static int load_round_order(sqlite3 *db, round_order **out, size_t *n, char **er
     return 0;
 }
 
+/* The ord of round, or past every known round (1 << 30) when the rules do not know it. */
 static int ord_of(const round_order *o, size_t n, const char *round) {
     for (size_t i = 0; i < n; i++)
         if (!strcmp(o[i].round, round)) return o[i].ord;
     return 1 << 30;
 }
 
+/* qsort order of doubles, ascending. */
 static int compare_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
@@ -130,6 +135,7 @@ static int differs(double a, double b) {
     return fabs(a - b) > 1e-9 * fmax(fabs(a), fabs(b));
 }
 
+/* Are a and b the same text (both NULL counts as the same)? */
 static int same_text(const char *a, const char *b) { return a && b ? strcmp(a, b) == 0 : a == b; }
 
 /* Do entries a and b hold the same runs: equal run_start times, run by run? (A round's result
@@ -154,6 +160,7 @@ static int same_runs(sqlite3 *db, int64_t a, int64_t b) {
     return same;
 }
 
+/* Releases what trend_build allocated (and the entries it loaded). */
 static void trend_free(trend_data *t) {
     for (size_t k = 0; k < t->n_series; k++) free(t->series[k].rounds);
     free(t->series);
@@ -171,6 +178,7 @@ typedef struct {
     int64_t id;
 } entry_key;
 
+/* qsort order of entry_key. */
 static int compare_entry_key(const void *pa, const void *pb) {
     const entry_key *a = pa, *b = pb;
     int c = strcmp(a->benchmark, b->benchmark);
@@ -313,8 +321,11 @@ static void target_text(buf *b, const tta_entry_data *e, const tta_entry_data *p
     }
 }
 
-/* One row: benchmark bench's band k in round ri of the series. */
+/* Appends the row of band k in round ri of the series: the round's target (and the previous
+ * round's where it changed), the band's best, median and speedup over the previous round's best,
+ * each missing value with its reason, and the row's notes. */
 static void trend_row(tta_table *t, const trend_data *d, const trend_series *se, size_t ri, size_t k) {
+    assert(ri < se->n_rounds && k < N_BANDS);
     const trend_round *r = &se->rounds[ri], *p = ri > 0 ? &se->rounds[ri - 1] : NULL;
     const trend_cell *cell = &r->cell[k];
     size_t row = tta_table_add_row(t);
@@ -570,6 +581,14 @@ int tta_trend_html_section(sqlite3 *db, const tta_filter *f, buf *page, char **e
     if (trend_build(db, &g, &d, err)) return 1;
     tta_html_heading(page, "Trend across rounds");
     buf b = {0};
+    if (d.n_entries == 0) { /* say why in one line */
+        buf_printf(&b, "No entry of the %s division matches the page's filters (in any round): no trend to show.",
+                   d.division);
+        tta_html_paragraph(page, buf_str(&b));
+        buf_free(&b);
+        trend_free(&d);
+        return 0;
+    }
     buf_printf(&b, "Per benchmark and round (%s division, every round in the database%s): the best published score "
                "with its entry, the best in each band of accelerator counts (1–8, 9–64, 65–512, 513+), the median, "
                "and the speedup over the previous round's best; a target that changed is shown with the old one.",
