@@ -204,6 +204,9 @@ check "and each is named on stderr" grep -q "wrote $work/all-gnmt.svg" "$work/er
 check "html has the trend section" grep -q '<h2>Trend across rounds</h2>' "$work/page.html"
 check "html's trend table has v0.6 rows although the page is v0.7's" grep -q '>sinian<' "$work/page.html"
 check "html's trend plots are inline" grep -q 'resnet: published score per round' "$work/page.html"
+"$TTA" --db "$db" report html --division nosuch "$work/empty.html" 2>/dev/null
+check "html without an entry: the trend section says why in one line" \
+    grep -q 'No entry of the nosuch division matches the page.*no trend to show' "$work/empty.html"
 
 check "report --help names trend" grep -q '^  trend ' <("$TTA" report --help)
 
