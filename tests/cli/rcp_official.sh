@@ -32,7 +32,9 @@ for r in $rounds; do
     checked="$checked $r"
 done
 [ -n "$checked" ] || { echo "SKIPPED: no round to check"; exit 77; }
-"$TTA" --db "$work/db" ingest --quiet fixtures/mlperf 2>/dev/null || true
+# the fixtures of rounds without reference points only: a later round's fixture is a run of a
+# folder ingested above, and would join its entry a second time
+"$TTA" --db "$work/db" ingest --quiet fixtures/mlperf/v0.5 fixtures/mlperf/v0.6 fixtures/mlperf/v0.7 2>/dev/null || true
 "$TTA" --db "$work/db" ls runs --format json >"$work/runs.json"
 "$TTA" --db "$work/db" report rcp --rcp-dir "$shared/rcp" --format json >"$work/rcp.json"
 python3 - "$work" "$checked" <<'PY'
