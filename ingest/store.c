@@ -3,6 +3,7 @@
 #include "ingest/store.h"
 
 #include <assert.h>
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -244,23 +245,27 @@ void tta_stored_sources_free(tta_stored_source *v, size_t n) {
 
 static const char *or_unknown(const char *s) { return s && *s ? s : "unknown"; }
 
-/* Division of a run: as logged, else from its system description, else "unknown" (filled by
- * tta_store_finish when the description arrives later). */
+/* Division of a run: its system description's, as MLCommons' summarizer files a folder (the
+ * logs of a few folders name another: v0.7 SIAT's open resnet, Intel's open BERT of v2.1-v3.1),
+ * else as logged, else "unknown" (filled by tta_store_finish when the description arrives
+ * later; descriptions are walked first). */
 static const char *run_division(tta_store *s, const tta_run_record *r, char *tmp, size_t tmp_len) {
-    if (r->division && *r->division) return r->division;
     sqlite3_stmt *st = s->st[ST_SYSTEM_DIVISION];
     bind_text(st, 1, or_unknown(r->round));
     bind_text(st, 2, or_unknown(r->submitter));
     bind_text(st, 3, or_unknown(r->system));
-    const char *d = "unknown";
-    s->needs_finish = 1;
+    const char *described = NULL;
     if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
         snprintf(tmp, tmp_len, "%s", (const char *)sqlite3_column_text(st, 0));
-        d = tmp;
+        for (char *c = tmp; *c; c++) *c = (char)tolower((unsigned char)*c);
+        described = tmp;
     }
     sqlite3_reset(st);
     sqlite3_clear_bindings(st);
-    return d;
+    if (described) return described;
+    if (r->division && *r->division) return r->division;
+    s->needs_finish = 1;
+    return "unknown";
 }
 
 /* Finds or creates the entry of a run; returns its id, or -1 on a database error. */
