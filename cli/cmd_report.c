@@ -26,6 +26,11 @@ static const char report_help[] =
     "  energy [--runs]   per entry with power logs (results/<system>/<benchmark>/power/): energy to\n"
     "             train as MLCommons' summarizer scores it (J, kWh), average power, nodes' and switches'\n"
     "             parts, the scaling factor; --runs: per run (JSON always nests the runs)\n"
+    "  summary    one round's results table as MLCommons publishes it: a row per system (submitter,\n"
+    "             system, accelerator and count, processor, framework, division, availability), a column\n"
+    "             per benchmark with the official score in minutes (x scaling.json); JSON/CSV give each\n"
+    "             cell's entry id (<benchmark>_entry); CSV has the result summarizer's columns, rows and\n"
+    "             number format, tta's columns after them; needs --round when the database has several\n"
     "  trend      per benchmark across rounds (time order; closed division unless --division): the best\n"
     "             published score with its entry id, submitter, system and accelerators, the best in each\n"
     "             band of 1-8, 9-64, 65-512 and 513+ accelerators, the median, the speedup over the\n"
@@ -91,6 +96,7 @@ static const struct {
     {"curves", tta_report_curves},
     {"comm", tta_report_comm},
     {"energy", tta_report_energy},
+    {"summary", tta_report_summary},
     {"trend", tta_report_trend},
 };
 
@@ -159,7 +165,7 @@ int cmd_report(const tta_cli *cli, int argc, char **argv) {
         if (kind) return cli_usage_error("report", "one report at a time, not '%s' too", argv[i]);
         kind = argv[i];
     }
-    if (!kind) return cli_usage_error("report", "say which report (variance, speedup, scaling, curves, comm, energy, trend, compare, rcp, threshold, profile, html)");
+    if (!kind) return cli_usage_error("report", "say which report (variance, speedup, scaling, curves, comm, energy, trend, summary, compare, rcp, threshold, profile, html)");
     if (per_run && strcmp(kind, "energy") != 0) return cli_usage_error("report", "--runs goes with energy");
     if (!strcmp(kind, "html")) {
         if (n_operands != 1) return cli_usage_error("report", "html needs the output file: html OUT.html");

@@ -54,4 +54,9 @@ int tta_trend_html_section(sqlite3 *db, const tta_filter *f, buf *page, char **e
  * with a time breakdown (comm.c); nothing when none has one. 0, or 1 with *err. */
 int tta_comm_html_section(sqlite3 *db, const tta_filter *f, buf *page, char **err);
 
+/* The results tables of the rounds of f (`tta report summary`, results_table.c), inserted into page
+ * at offset at (the page's top, so that it comes first); their entry ids link to the page's
+ * id="entry-<id>" anchors where it has them. Nothing when f selects no entry. 0, or 1 with *err. */
+int tta_summary_html_section(sqlite3 *db, const tta_filter *f, buf *page, size_t at, char **err);
+
 #endif

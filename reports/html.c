@@ -44,6 +44,25 @@ static const char stylesheet[] =
     "figure.wide{overflow-x:auto}\n"
     "figure.wide svg{max-width:none}\n"
     "figcaption{margin-top:6px;font-size:13px;color:#555;max-width:82ch}\n"
+    /* tables sortable without script (results_table.c): a heading links to a hidden target whose
+     * :target orders the grid's cells by the row's --kN (its rank by column N) */
+    ".sortable>span{display:none}\n"
+    ".sortable table{display:grid}\n"
+    ".sortable thead,.sortable tbody,.sortable tr{display:contents}\n"
+    ".sortable th a{color:inherit;text-decoration:underline dotted}\n"
+    ".sortable .id{display:block;font-size:11px;color:#777}\n"
+    ".sortable>.k1:target~.table-wrap td{order:var(--k1)}.sortable>.k2:target~.table-wrap td{order:var(--k2)}\n"
+    ".sortable>.k3:target~.table-wrap td{order:var(--k3)}.sortable>.k4:target~.table-wrap td{order:var(--k4)}\n"
+    ".sortable>.k5:target~.table-wrap td{order:var(--k5)}.sortable>.k6:target~.table-wrap td{order:var(--k6)}\n"
+    ".sortable>.k7:target~.table-wrap td{order:var(--k7)}.sortable>.k8:target~.table-wrap td{order:var(--k8)}\n"
+    ".sortable>.k9:target~.table-wrap td{order:var(--k9)}.sortable>.k10:target~.table-wrap td{order:var(--k10)}\n"
+    ".sortable>.k11:target~.table-wrap td{order:var(--k11)}.sortable>.k12:target~.table-wrap td{order:var(--k12)}\n"
+    ".sortable>.k13:target~.table-wrap td{order:var(--k13)}.sortable>.k14:target~.table-wrap td{order:var(--k14)}\n"
+    ".sortable>.k15:target~.table-wrap td{order:var(--k15)}.sortable>.k16:target~.table-wrap td{order:var(--k16)}\n"
+    ".sortable>.k17:target~.table-wrap td{order:var(--k17)}.sortable>.k18:target~.table-wrap td{order:var(--k18)}\n"
+    ".sortable>.k19:target~.table-wrap td{order:var(--k19)}.sortable>.k20:target~.table-wrap td{order:var(--k20)}\n"
+    ".sortable>.k21:target~.table-wrap td{order:var(--k21)}.sortable>.k22:target~.table-wrap td{order:var(--k22)}\n"
+    ".sortable>.k23:target~.table-wrap td{order:var(--k23)}.sortable>.k24:target~.table-wrap td{order:var(--k24)}\n"
     "@media print{body{background:#fff}main{max-width:none;padding:0;box-shadow:none}"
     "figure,table{break-inside:avoid}}\n";
 

@@ -134,6 +134,7 @@ int tta_report_html_progress(sqlite3 *db, const tta_filter *f, const char *path,
                        "docs/statistics.md gives every formula.", n, runs);
     tta_html_paragraph(&page, buf_str(&intro));
     buf_free(&intro);
+    size_t summary_at = page.len; /* the results tables go here, above what they link to */
 
     static const struct {
         const char *heading, *caption;
@@ -187,6 +188,7 @@ int tta_report_html_progress(sqlite3 *db, const tta_filter *f, const char *path,
     if (rc == 0) rc = tta_profile_html_section(db, &page, err);
     section_done(progress, progress_ctx, &done, n_sections);
     assert(done == n_sections);
+    if (rc == 0) rc = tta_summary_html_section(db, f, &page, summary_at, err);
     tta_html_end(&page);
     if (rc == 0) rc = tta_write_file(path, &page, err);
     buf_free(&page);

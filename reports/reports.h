@@ -92,6 +92,16 @@ int tta_report_comm(sqlite3 *db, const tta_filter *f, const tta_report_options *
  * TTA. With no such entry: the empty table, exit 0 (and a note on stderr for the table format). */
 int tta_report_energy(sqlite3 *db, const tta_filter *f, const tta_report_options *o, FILE *out, char **err);
 
+/* `tta report summary`: one round's results table as MLCommons' result summarizer writes it: a row
+ * per system (division, availability, submitter, system, number_of_nodes, host_processor_model_name,
+ * host_processors_count, accelerator_model_name, accelerators_count, framework, notes, private_id,
+ * as the summarizer reads the system description), a column per benchmark of the round with the
+ * published score in minutes (olympic mean x scaling.json), details_url, code_url; then round,
+ * system_folder and <benchmark>_entry, the entry id of each cell. CSV: the summarizer's columns,
+ * order and number formatting (pandas' to_csv), tta's columns after them. A selection of several
+ * rounds is an error (*err names them). docs/statistics.md section 13. */
+int tta_report_summary(sqlite3 *db, const tta_filter *f, const tta_report_options *o, FILE *out, char **err);
+
 /* `tta report curves`: per entry and epoch, the runs evaluated there and the mean and
  * population std of their quality, with the target. */
 int tta_report_curves(sqlite3 *db, const tta_filter *f, const tta_report_options *o, FILE *out, char **err);
