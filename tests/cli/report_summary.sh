@@ -54,6 +54,14 @@ for i, (a, b) in enumerate(zip(official[1:], described), 1):
         score, entry = b[head.index(bench)], b[n + 2 + k]
         if bool(entry) != bool(score) and score:
             problems.append("row %d %s: a score without its entry id" % (i, bench))
+# without tta's columns (and the rows the summarizer skips), the file is the summarizer's byte for byte
+import io
+text = io.StringIO()
+w = csv.writer(text, lineterminator="\n")
+for r in [ours[0]] + described:
+    w.writerow(r[:n])
+if text.getvalue() != open(sys.argv[1], newline="").read():
+    problems.append("the summarizer's columns are not its file byte for byte (quoting, line ends)")
 for p in problems[:10]:
     print("  " + p)
 print("%d cells equal, %d problems" % (cells, len(problems)))
