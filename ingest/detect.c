@@ -101,6 +101,8 @@ static tta_format json_kind(const char *path, const char *head, size_t n) {
     if (strcasecmp(base_name(path), "entry.json") == 0) return TTA_FMT_ENTRY_JSON;
     /* The summarizer's scaling factor beside a folder's result logs (the name is all it reads). */
     if (strcmp(base_name(path), "scaling.json") == 0) return TTA_FMT_SCALING;
+    /* The summarizer's output (summary.json, or what --csv names; only this name is read). */
+    if (strcmp(base_name(path), "summary.json") == 0) return TTA_FMT_SUMMARY;
     if (in_systems_folder(path)) return TTA_FMT_SYSTEM_JSON;
     if (memmem(head, n, "\"author\"", 8) && (memmem(head, n, "\"hardware\"", 10) || memmem(head, n, "\"model\"", 7)))
         return TTA_FMT_DAWNBENCH_JSON;
@@ -153,6 +155,7 @@ const char *tta_format_name(tta_format f) {
     case TTA_FMT_SYSTEM_JSON: return "system-json";
     case TTA_FMT_ENTRY_JSON: return "entry-json";
     case TTA_FMT_SCALING: return "scaling";
+    case TTA_FMT_SUMMARY: return "summary";
     case TTA_FMT_UNKNOWN: break;
     }
     return "unknown";

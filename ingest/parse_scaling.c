@@ -24,6 +24,7 @@ int tta_parse_scaling(tta_parsed_file *f, const char *data, size_t len, const tt
     tta_entry_file_record *e = &f->entry_file;
     e->kind = "scaling";
     e->scaling_factor = NAN;
+    e->score_min = NAN;
     e->round = (char *)pm->round;
     e->submitter = (char *)pm->submitter;
     e->system = (char *)pm->system;

@@ -80,6 +80,8 @@ int tta_parse_buffer(const char *path, const char *data, size_t len, tta_parsed_
         return tta_parse_description(out, data, len, &pm);
     case TTA_FMT_SCALING:
         return tta_parse_scaling(out, data, len, &pm);
+    case TTA_FMT_SUMMARY:
+        return tta_parse_summary(out, data, len, &pm);
     case TTA_FMT_UNKNOWN:
         break;
     }
@@ -139,6 +141,7 @@ void tta_parsed_free(tta_parsed_file *f) {
     free(f->run.epochs);
     free(f->run.hparams);
     free(f->power.samples);
+    free(f->entry_files);
     tta_arena_free(&f->arena);
     if (f->map) munmap(f->map, f->map_len);
     memset(f, 0, sizeof *f);

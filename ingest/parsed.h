@@ -32,8 +32,9 @@ typedef enum {
     TTA_FMT_DAWNBENCH_JSON, /* DAWNBench entry description on its own (e.g. inference entries) */
     TTA_FMT_SYSTEM_JSON,    /* <submitter>/systems/<system>.json */
     TTA_FMT_ENTRY_JSON,     /* v0.5 results/<system>/entry.json */
-    TTA_FMT_SCALING,        /* results/<system>/<benchmark>/scaling.json: {"scaling_factor": x} (the last
-                               format: bench/bench_parse.c counts up to it) */
+    TTA_FMT_SCALING,        /* results/<system>/<benchmark>/scaling.json: {"scaling_factor": x} */
+    TTA_FMT_SUMMARY,        /* summary.json anywhere: the result summarizer's records (the last format:
+                               bench/bench_parse.c counts up to it) */
 } tta_format;
 
 /* Stable name of a format, as stored in sources.format ("mlperf-v0.5", "mllog", ...). */
@@ -150,13 +151,15 @@ typedef struct {
 } tta_power_record;
 
 /* A file published beside a folder's result logs (entry_files): scaling.json, the factor the
- * summarizer multiplies the folder's score by. */
+ * summarizer multiplies the folder's score by; or one score of a summary.json record. */
 typedef struct {
     /* The folder's identity as its runs get it from the path (NULL when the path has none). */
     char *round, *submitter, *system, *benchmark;
-    const char *kind;      /* "scaling" */
-    double scaling_factor; /* NAN when the file has none */
-    tta_str content;       /* the JSON value as written (spans the file's bytes) */
+    const char *kind;      /* "scaling" or "summary" */
+    double scaling_factor; /* NAN when the file has none (always for "summary") */
+    double score_min;      /* "summary": the summarizer's score in minutes; NAN for "scaling" */
+    tta_str content;       /* the JSON value as written (spans the file's bytes): the object, or the
+                              summary.json record */
 } tta_entry_file_record;
 
 typedef struct tta_parsed_file {
@@ -175,6 +178,8 @@ typedef struct tta_parsed_file {
     tta_system_record system; /* system / entry / DAWNBench JSON */
     tta_power_record power;   /* TTA_FMT_POWER */
     tta_entry_file_record entry_file; /* TTA_FMT_SCALING */
+    tta_entry_file_record *entry_files; /* TTA_FMT_SUMMARY: one per record and score (malloc'd) */
+    size_t n_entry_files;
     tta_arena arena;        /* owns strings and converted values */
     void *map;              /* mapping of the file (spans point into it) */
     size_t map_len;

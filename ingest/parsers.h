@@ -38,6 +38,10 @@ int tta_parse_description(tta_parsed_file *f, const char *data, size_t len, cons
  * "scaling_factor" (parse_scaling.c). */
 int tta_parse_scaling(tta_parsed_file *f, const char *data, size_t len, const tta_path_meta *pm);
 
+/* summary.json, the result summarizer's JSON array of records: one f->entry_files row per record
+ * and numeric score of a known benchmark (parse_summary.c). */
+int tta_parse_summary(tta_parsed_file *f, const char *data, size_t len, const tta_path_meta *pm);
+
 /* ---- shared helpers ---- */
 
 /* A description's text (strict or relaxed JSON; with allow_lines also v0.6 NVIDIA's

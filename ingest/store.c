@@ -83,7 +83,7 @@ static const char *const statement_sql[ST_COUNT] = {
     [ST_INSERT_POWER] = "INSERT INTO power_samples(source_id, round, submitter, system, benchmark, run_index, node,"
                         " time, key, value) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
     [ST_INSERT_ENTRY_FILE] = "INSERT INTO entry_files(source_id, round, submitter, system, benchmark, kind,"
-                             " scaling_factor, content) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                             " scaling_factor, score_min, content) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
 };
 
 struct tta_store {
@@ -448,11 +448,10 @@ static int write_power(tta_store *s, const tta_parsed_file *f, int64_t source_id
     return SQLITE_OK;
 }
 
-/* A file beside a folder's result logs (scaling.json), keyed as the folder's runs are: the
- * identity its entry gets ("unknown" where the path has none), so that a join on (round,
- * submitter, system, benchmark) with entries finds it. */
-static int write_entry_file(tta_store *s, const tta_parsed_file *f, int64_t source_id) {
-    const tta_entry_file_record *e = &f->entry_file;
+/* A file beside a folder's result logs (scaling.json), or one score of a summary.json record,
+ * keyed as the folder's runs are: the identity its entry gets ("unknown" where the path has
+ * none), so that a join on (round, submitter, system, benchmark) with entries finds it. */
+static int write_entry_file(tta_store *s, const tta_entry_file_record *e, int64_t source_id) {
     assert(e->kind);
     sqlite3_stmt *st = s->st[ST_INSERT_ENTRY_FILE];
     sqlite3_bind_int64(st, 1, source_id);
@@ -462,7 +461,8 @@ static int write_entry_file(tta_store *s, const tta_parsed_file *f, int64_t sour
     bind_text(st, 5, or_unknown(e->benchmark));
     bind_text(st, 6, e->kind);
     bind_real(st, 7, e->scaling_factor);
-    bind_span(st, 8, e->content);
+    bind_real(st, 8, e->score_min);
+    bind_span(st, 9, e->content);
     return exec_stmt(st);
 }
 
@@ -555,7 +555,13 @@ static int write_file(tta_store *s, const tta_parsed_file *f, int64_t *runs, int
     case TTA_FMT_POWER:
         return write_power(s, f, source_id);
     case TTA_FMT_SCALING:
-        return write_entry_file(s, f, source_id);
+        return write_entry_file(s, &f->entry_file, source_id);
+    case TTA_FMT_SUMMARY:
+        for (size_t i = 0; i < f->n_entry_files; i++) {
+            int rc = write_entry_file(s, &f->entry_files[i], source_id);
+            if (rc != SQLITE_OK) return rc;
+        }
+        return SQLITE_OK;
     case TTA_FMT_UNKNOWN:
         break;
     }

@@ -65,18 +65,21 @@ ALTER TABLE runs ADD COLUMN unreadable_records INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE runs ADD COLUMN first_unreadable_line INTEGER;
 
 -- Files published beside a folder's result logs: scaling.json (the RCP normalisation factor the
--- summarizer multiplies the score by) and summary.json (a submitter's own summary, a cross-check).
+-- summarizer multiplies the score by; one row) and summary.json (the result summarizer's output: one
+-- row per record and score, keyed by the record's submitter and system folder; a cross-check).
 CREATE TABLE entry_files (
-    source_id      INTEGER NOT NULL UNIQUE REFERENCES sources(id) ON DELETE CASCADE,
+    source_id      INTEGER NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
     round          TEXT,
     submitter      TEXT,
     system         TEXT,
     benchmark      TEXT,
     kind           TEXT NOT NULL CHECK (kind IN ('scaling', 'summary')),
     scaling_factor REAL,                    -- kind 'scaling'
-    content        TEXT                     -- the file as JSON
+    score_min      REAL,                    -- kind 'summary': the result summarizer's score (minutes)
+    content        TEXT                     -- the file as JSON ('summary': the record)
 );
 CREATE INDEX entry_files_key ON entry_files(round, submitter, system, benchmark);
+CREATE INDEX entry_files_source ON entry_files(source_id);
 
 DROP VIEW run_tta;
 DROP VIEW evaluation_meets;
