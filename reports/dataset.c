@@ -28,6 +28,11 @@ static const char entries_sql[] =
     "  rr.ruleset, t.train_set_size,"
     "  (SELECT f.scaling_factor FROM entry_files f WHERE f.kind = 'scaling' AND f.round = e.round"
     "     AND f.submitter = e.submitter AND f.system = e.system AND f.benchmark = e.benchmark"
+    "     ORDER BY f.source_id DESC LIMIT 1),"
+    /* the result summarizer's score where a summary.json names the entry (the last one read) */
+    "  (SELECT f.score_min FROM entry_files f WHERE f.kind = 'summary' AND f.round = e.round"
+    "     AND f.submitter = e.submitter AND f.system = e.system AND f.benchmark = e.benchmark"
+    "     AND coalesce(json_extract(f.content, '$.division'), e.division) = e.division COLLATE NOCASE"
     "     ORDER BY f.source_id DESC LIMIT 1)"
     " FROM entries e"
     " LEFT JOIN rule_rounds rr ON rr.round = e.round"
@@ -144,6 +149,7 @@ int tta_entries_load(sqlite3 *db, const tta_filter *filter, int with_curves, tta
         e->ruleset = col_text(st, 17);
         e->train_set_size = col_real(st, 18);
         e->scaling_factor = sqlite3_column_type(st, 19) == SQLITE_NULL ? 1.0 : col_real(st, 19);
+        e->summary_score_min = col_real(st, 20);
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {

@@ -63,6 +63,7 @@ typedef struct {
     char *ruleset;           /* the round's ruleset ("3.1.0"); NULL for rounds without rules */
     double train_set_size;   /* samples per epoch by the rules; NAN when none */
     double scaling_factor;   /* scaling.json beside the result files (RCP normalisation); 1 when none */
+    double summary_score_min; /* the score a summary.json (the result summarizer's) gives the entry; NAN */
     double train_samples;    /* training-set size logged by the runs; NAN unknown */
     tta_run_data *runs;      /* ordered by run_index, then file */
     size_t n_runs;

@@ -17,7 +17,7 @@
 
 enum {
     C_ENTRY, C_ROUND, C_DIVISION, C_SUBMITTER, C_SYSTEM, C_BENCHMARK, C_ACC, C_RUNS, C_REACHED, C_SCORE, C_SCALING,
-    C_SCORE_UNSCALED, C_TTA_MEAN,
+    C_SCORE_UNSCALED, C_SUMMARY_SCORE, C_TTA_MEAN,
     C_CV, C_CV_LOW, C_CV_HIGH, C_CV_CI, C_UNIT, C_UNIT_SHORT, C_PROGRESS_MEAN, C_PROGRESS_STD, C_TPU_MEAN,
     C_TPU_STD, C_EPOCHS_MEAN, C_EPOCHS_STD, C_TPE_MEAN, C_TPE_STD, C_CV_RATIO, C_SHARE, C_SHARE_TPU, C_SHARE_COV,
     C_ENERGY_J, C_ENERGY_KWH, C_COUNT
@@ -36,6 +36,8 @@ static const tta_column variance_columns[C_COUNT] = {
     [C_SCORE] = {"score_min", "score (min)", TTA_COL_NUMBER, 2, 0},
     [C_SCALING] = {"scaling_factor", "scaling", TTA_COL_NUMBER, 4, TTA_FOR_SCRIPTS},
     [C_SCORE_UNSCALED] = {"score_unscaled_min", "unscaled (min)", TTA_COL_NUMBER, 2, TTA_FOR_SCRIPTS},
+    /* the score a summary.json (MLCommons' result summarizer's output) gives the entry: a cross-check */
+    [C_SUMMARY_SCORE] = {"summary_score_min", "summary.json (min)", TTA_COL_NUMBER, 2, TTA_FOR_SCRIPTS},
     [C_TTA_MEAN] = {"tta_mean_s", "mean tta (min)", TTA_COL_MINUTES, 2, TTA_FOR_SCRIPTS},
     [C_CV] = {"cv", "cv (%)", TTA_COL_PERCENT, 1, 0},
     [C_CV_LOW] = {"cv_ci_low", "cv low (%)", TTA_COL_PERCENT, 1, TTA_FOR_SCRIPTS},
@@ -174,6 +176,50 @@ static void success_unmet_note(tta_table *t, size_t row, const tta_entry_data *e
     buf_free(&b);
 }
 
+/* Scores closer than this (minutes) agree: the summarizer's to 0.01 min. */
+#define SUMMARY_TOLERANCE_MIN 0.01
+
+/* The summary_score_min cell of an entry (left empty when no summary.json names it) and, when
+ * it differs from tta's published score, a note with both numbers and the likely reason where
+ * one explains it: the factor of scaling.json left out, or the runs with an unreadable record
+ * that tta drops counted; else other result files. */
+static void summary_cells(tta_table *t, size_t row, const tta_entry_summary *s) {
+    const tta_entry_data *e = s->entry;
+    if (!(e->summary_score_min > 0)) return; /* empty without a reason: most folders have no summary.json */
+    double theirs = e->summary_score_min, ours = s->published_s / 60.0;
+    tta_table_set_number(t, row, C_SUMMARY_SCORE, theirs);
+    if (fabs(theirs - ours) <= SUMMARY_TOLERANCE_MIN) return;
+    buf b = {0};
+    if (isnan(ours))
+        buf_printf(&b, "summary.json gives %.2f min, tta no score (%s)", theirs, s->score.why ? s->score.why : "none");
+    else
+        buf_printf(&b, "summary.json gives %.2f min, tta %.2f min", theirs, ours);
+    double unscaled = s->score.score / 60.0;
+    if (!isnan(ours) && s->scaling_factor != 1.0 && fabs(theirs - unscaled) <= SUMMARY_TOLERANCE_MIN)
+        buf_printf(&b, ": the summary's score is without scaling.json's factor %.4f", s->scaling_factor);
+    else if (s->unreadable_runs) {
+        /* The olympic mean with the unreadable runs counted, as a summarizer that read them would. */
+        size_t n = e->n_runs;
+        double *times = mallocCheck((n ? n : 1) * sizeof *times);
+        int *ok = mallocCheck((n ? n : 1) * sizeof *ok);
+        for (size_t i = 0; i < n; i++) {
+            times[i] = e->runs[i].tta_s;
+            ok[i] = tta_run_succeeded(&e->runs[i]);
+        }
+        tta_score all = tta_official_score(times, ok, n, e->benchmark, e->round);
+        free(times);
+        free(ok);
+        if (fabs(theirs - all.score * s->scaling_factor / 60.0) <= SUMMARY_TOLERANCE_MIN)
+            buf_printf(&b, ": the summary counts the %zu run%s with an unreadable log record that tta drops",
+                       s->unreadable_runs, s->unreadable_runs == 1 ? "" : "s");
+        else
+            buf_puts(&b, ": likely other result files than tta read (tta drops runs with an unreadable record)");
+    } else
+        buf_printf(&b, ": likely other result files than the %zu run%s tta read", e->n_runs, e->n_runs == 1 ? "" : "s");
+    tta_table_add_note(t, row, buf_str(&b));
+    buf_free(&b);
+}
+
 /* Fills one row for entry e. */
 static void variance_row(tta_table *t, const tta_entry_summary *summary) {
     const tta_entry_data *e = summary->entry;
@@ -207,6 +253,7 @@ static void variance_row(tta_table *t, const tta_entry_summary *summary) {
         buf_free(&b);
     }
     if (!isnan(s.score.score) && s.score.why) tta_table_add_note(t, row, s.score.why);
+    summary_cells(t, row, &s);
     tta_table_set_number_or(t, row, C_TTA_MEAN, s.tta_mean_s, "no successful run");
     const char *cv_why = s.succeeded == 0 ? "no successful run" : s.cv.why;
     /* One run has no spread: its CV of 0 would read as perfectly stable. */
