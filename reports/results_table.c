@@ -371,8 +371,9 @@ static void url_prefix(buf *b, const char *ruleset) {
     }
 }
 
-/* Fills the row's description cells from sys (and where it has none, what tta knows). */
-static void describe_row(summary_row *r, const system_info *sys, const char *ruleset) {
+/* Fills the row's description cells from sys (and where it has none, what tta knows); split: the
+ * folder's logs name more than one division, each with a row. */
+static void describe_row(summary_row *r, const system_info *sys, const char *ruleset, int split) {
     cJSON *d = sys->description ? cJSON_Parse(sys->description) : NULL;
     if (d && !cJSON_IsObject(d)) {
         cJSON_Delete(d);
@@ -519,14 +520,20 @@ static void describe_row(summary_row *r, const system_info *sys, const char *rul
         set_missing(r, O_DETAILS_URL, "no MLCommons results repository for this round");
         set_missing(r, O_CODE_URL, "no MLCommons results repository for this round");
     }
-    /* Division: the description's; the logs may name another (the row holds the logs' entries). */
+    /* Division: the description's, as the summarizer files the folder; where the logs name another,
+     * the row says so, and where they name two (split), each row is the division its logs name. */
     if (d && r->text[O_DIVISION] && strcasecmp(r->text[O_DIVISION], r->division) != 0) {
         buf_clear(&b);
-        buf_printf(&b, "the logs name division %s, the system description %s: the summarizer files every run of the "
-                       "folder under the description's",
-                   r->division, r->text[O_DIVISION]);
+        if (split)
+            buf_printf(&b, "the logs name division %s, the system description %s: the summarizer files every run of "
+                           "the folder under the description's",
+                       r->division, r->text[O_DIVISION]);
+        else
+            buf_printf(&b, "the logs name division %s, the system description %s: the row is the description's, as "
+                           "the summarizer files it",
+                       r->division, r->text[O_DIVISION]);
         row_note(r, buf_str(&b));
-        set_text(r, O_DIVISION, r->division);
+        if (split) set_text(r, O_DIVISION, r->division);
     }
     buf_free(&b);
     buf_free(&absent);
@@ -803,7 +810,11 @@ static int build_round(sqlite3 *db, const char *round, const tta_entry_data *e, 
         const char *ruleset = NULL;
         for (size_t b = 0; b < t->n_bench && !ruleset; b++)
             if (t->rows[r].cells[b].entry) ruleset = t->rows[r].cells[b].entry->ruleset;
-        describe_row(&t->rows[r], &sys, ruleset);
+        int split = 0;
+        for (size_t q = 0; q < t->n_rows && !split; q++)
+            split = q != r && !strcmp(t->rows[q].submitter, t->rows[r].submitter) &&
+                    !strcmp(t->rows[q].folder, t->rows[r].folder);
+        describe_row(&t->rows[r], &sys, ruleset, split);
         system_info_free(&sys);
         /* the scores' notes after the description's */
         for (size_t b = 0; b < t->n_bench; b++) {
