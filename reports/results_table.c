@@ -747,10 +747,12 @@ static int load_run_times(sqlite3 *db, const tta_filter *f, run_times **out, siz
     return 0;
 }
 
-/* The distinct rounds of e, in order. */
+/* The distinct MLPerf rounds of e, in order (DAWNBench, replays and unknown rounds have no
+ * official score and no results table). */
 static size_t distinct_rounds(const tta_entry_data *e, size_t n, const char **rounds) {
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
+        if (!tta_entry_is_mlperf(&e[i])) continue;
         size_t j = 0;
         while (j < k && strcmp(rounds[j], e[i].round)) j++;
         if (j == k) rounds[k++] = e[i].round;
@@ -1060,7 +1062,11 @@ int tta_report_summary(sqlite3 *db, const tta_filter *f, const tta_report_option
     if (rc == 0) {
         round_table empty = {0};
         const round_table *t = n_tables ? &tables[0] : &empty;
-        if (n_tables == 0) fputs("tta report summary: no entry matches the selection\n", stderr);
+        if (n_tables == 0 && n == 0) fputs("tta report summary: no entry matches the selection\n", stderr);
+        else if (n_tables == 0)
+            fprintf(stderr, "tta report summary: no MLPerf entry matches the selection (its %zu entr%s of DAWNBench, "
+                            "replays or an unknown round ha%s no official score)\n",
+                    n, n == 1 ? "y" : "ies", n == 1 ? "s" : "ve");
         buf b = {0};
         if (o->format == TTA_FORMAT_CSV) {
             write_csv(t, &b);

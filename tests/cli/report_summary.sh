@@ -166,6 +166,10 @@ check "Markdown rows name the systems" grep -q '| dgxa100_ngc20.06_mxnet ' <<<"$
 "$TTA" --db "$db" report summary --round v9.9 --format csv >"$work/none.csv" 2>"$work/err"
 check "an empty selection exits 0" test $? -eq 0
 check "and says so on stderr" grep -q 'no entry matches' "$work/err"
+"$TTA" --db "$db" ingest --quiet fixtures/dawnbench >/dev/null 2>&1
+"$TTA" --db "$db" report summary --round dawnbench >/dev/null 2>"$work/err"
+check "DAWNBench has no results table (exit 0)" test $? -eq 0
+check "and says why" grep -q 'no MLPerf entry matches the selection (its [0-9]* entries of DAWNBench' "$work/err"
 
 "$TTA" --db "$db" report html --round v0.7 "$work/page.html" 2>/dev/null
 check "report html exits 0" test $? -eq 0
