@@ -115,7 +115,8 @@ PY
 check "report profile JSON: the stored figures, a roof per layer and the share of the SGEMM peak" test $? -eq 0
 "$TTA" --db "$db" report profile --svg "$work/roof.svg" --memory-svg "$work/mem.svg" > "$work/r.txt" 2>"$work/err"
 check "report profile (latest: the sweep) exits 0" test $? -eq 0
-check "the table shows both batch sizes of the sweep" test "$(grep -Ec '^ +[0-9]+ +[0-9]+ +(32|128) ' "$work/r.txt")" = 2
+# (a row's id may carry a note's superscript: a busy machine can leave a profile with a note)
+check "the table shows both batch sizes of the sweep" test "$(grep -Ec '^ +[0-9]+[^ ]* +[0-9]+ +(32|128) ' "$work/r.txt")" = 2
 check "and the roofs" grep -q "roofs (1 thread): SGEMM" "$work/r.txt"
 check "the roofline is an SVG with a point per timed layer" test "$(grep -c 'class="point"' "$work/roof.svg")" -ge 4
 check "the memory plot is an SVG with two bars' totals" grep -q "<svg" "$work/mem.svg"
