@@ -14,11 +14,6 @@
 #include "ingest/jsonscan.h"
 #include "ingest/parsers.h"
 
-/* The 1-based line of position at in data. */
-static uint32_t line_at(const char *data, const char *at) {
-    return 1 + (uint32_t)tta_count_newlines(data, (size_t)(at - data));
-}
-
 int tta_parse_scaling(tta_parsed_file *f, const char *data, size_t len, const tta_path_meta *pm) {
     assert(f && pm && (data || len == 0));
     tta_entry_file_record *e = &f->entry_file;
@@ -30,27 +25,11 @@ int tta_parse_scaling(tta_parsed_file *f, const char *data, size_t len, const tt
     e->system = (char *)pm->system;
     e->benchmark = (char *)pm->benchmark;
 
-    const char *p = data, *end = data + len;
-    if (len >= 3 && (unsigned char)p[0] == 0xEF && (unsigned char)p[1] == 0xBB && (unsigned char)p[2] == 0xBF) p += 3;
-    p = tta_json_skip_ws(p, end);
-    if (p == end) {
-        tta_parse_fail(f, line_at(data, p), "empty scaling.json: expected {\"scaling_factor\": <number>}");
-        return 0;
-    }
     tta_json_span obj;
-    const char *error_at = NULL;
-    const char *after = tta_json_value(p, end, &obj, &error_at);
-    if (!after) {
-        tta_parse_fail(f, line_at(data, error_at ? error_at : p), "not valid JSON");
+    if (tta_parse_whole_json(f, data, len, "empty scaling.json: expected {\"scaling_factor\": <number>}", &obj))
         return 0;
-    }
-    const char *rest = tta_json_skip_ws(after, end);
-    if (rest != end) {
-        tta_parse_fail(f, line_at(data, rest), "text after the JSON value");
-        return 0;
-    }
     if (obj.type != TTA_JSON_OBJECT) {
-        tta_parse_fail(f, line_at(data, p), "not a JSON object: expected {\"scaling_factor\": <number>}");
+        tta_parse_fail(f, tta_line_at(data, obj.p), "not a JSON object: expected {\"scaling_factor\": <number>}");
         return 0;
     }
     tta_json_iter it;
@@ -59,23 +38,21 @@ int tta_parse_scaling(tta_parsed_file *f, const char *data, size_t len, const tt
     while (tta_json_object_next(&it, &key, &value))
         if (TTA_JSON_IS(key, "scaling_factor")) factor = value;
     if (factor.type == TTA_JSON_NONE) {
-        tta_parse_fail(f, line_at(data, p), "no scaling_factor member");
+        tta_parse_fail(f, tta_line_at(data, obj.p), "no scaling_factor member");
         return 0;
     }
-    static const char *const type_names[] = {"nothing", "an object", "an array", "a string",
-                                             "a number", "true", "false", "null"};
     double x = NAN;
     if (factor.type != TTA_JSON_NUMBER) {
-        tta_parse_fail(f, line_at(data, factor.p), "scaling_factor must be a number, not %s", type_names[factor.type]);
+        tta_parse_fail(f, tta_line_at(data, factor.p), "scaling_factor must be a number, not %s", tta_json_type_names[factor.type]);
         return 0;
     }
     if (!tta_json_parse_number(factor.p, factor.n, &x) || !isfinite(x) || x <= 0) {
-        tta_parse_fail(f, line_at(data, factor.p), "scaling_factor must be a positive number, not %.*s",
+        tta_parse_fail(f, tta_line_at(data, factor.p), "scaling_factor must be a positive number, not %.*s",
                        factor.n > 40 ? 40 : (int)factor.n, factor.p);
         return 0;
     }
     if (obj.n > UINT32_MAX) {
-        tta_parse_fail(f, line_at(data, p), "scaling.json too large (%zu bytes)", obj.n);
+        tta_parse_fail(f, tta_line_at(data, obj.p), "scaling.json too large (%zu bytes)", obj.n);
         return 0;
     }
     e->scaling_factor = x;

@@ -26,14 +26,6 @@
 #include "ingest/jsonscan.h"
 #include "ingest/parsers.h"
 
-static const char *const type_names[] = {"nothing", "an object", "an array", "a string",
-                                         "a number", "true", "false", "null"};
-
-/* The 1-based line of position at in data. */
-static uint32_t line_at(const char *data, const char *at) {
-    return 1 + (uint32_t)tta_count_newlines(data, (size_t)(at - data));
-}
-
 /* The system folder a details_url names (".../systems/<name>.json"), in f's arena; NULL when the
  * string has no such tail. */
 static char *details_system(tta_parsed_file *f, const char *url) {
@@ -71,11 +63,11 @@ static tta_entry_file_record *add_row(tta_parsed_file *f, size_t *cap) {
 static int read_record(tta_parsed_file *f, const char *data, tta_json_span rec, size_t index, const tta_path_meta *pm,
                        size_t *cap) {
     if (rec.type != TTA_JSON_OBJECT) {
-        tta_parse_fail(f, line_at(data, rec.p), "record %zu is %s, not an object", index + 1, type_names[rec.type]);
+        tta_parse_fail(f, tta_line_at(data, rec.p), "record %zu is %s, not an object", index + 1, tta_json_type_names[rec.type]);
         return 0;
     }
     if (rec.n > UINT32_MAX) {
-        tta_parse_fail(f, line_at(data, rec.p), "record %zu too large (%zu bytes)", index + 1, rec.n);
+        tta_parse_fail(f, tta_line_at(data, rec.p), "record %zu too large (%zu bytes)", index + 1, rec.n);
         return 0;
     }
     tta_json_span submitter = {0}, system = {0}, url = {0}, key, value;
@@ -87,13 +79,13 @@ static int read_record(tta_parsed_file *f, const char *data, tta_json_span rec, 
         else if (TTA_JSON_IS(key, "details_url")) url = value;
     }
     if (submitter.type != TTA_JSON_STRING) {
-        tta_parse_fail(f, line_at(data, submitter.p ? submitter.p : rec.p), "record %zu: submitter must be a string, not %s",
-                       index + 1, type_names[submitter.type]);
+        tta_parse_fail(f, tta_line_at(data, submitter.p ? submitter.p : rec.p), "record %zu: submitter must be a string, not %s",
+                       index + 1, tta_json_type_names[submitter.type]);
         return 0;
     }
     char *system_folder = url.type == TTA_JSON_STRING ? details_system(f, tta_parsed_string(f, url)) : NULL;
     if (!system_folder && system.type != TTA_JSON_STRING) {
-        tta_parse_fail(f, line_at(data, system.p ? system.p : rec.p),
+        tta_parse_fail(f, tta_line_at(data, system.p ? system.p : rec.p),
                        "record %zu: no system (a string system, or a details_url ending in /systems/<name>.json)",
                        index + 1);
         return 0;
@@ -107,13 +99,13 @@ static int read_record(tta_parsed_file *f, const char *data, tta_json_span rec, 
         double x = NAN;
         if (value.type != TTA_JSON_NUMBER || !tta_json_parse_number(value.p, value.n, &x)) {
             char *k = tta_parsed_string(f, key);
-            tta_parse_fail(f, line_at(data, value.p), "record %zu: score %s must be a number of minutes or null, not %s",
-                           index + 1, k, type_names[value.type]);
+            tta_parse_fail(f, tta_line_at(data, value.p), "record %zu: score %s must be a number of minutes or null, not %s",
+                           index + 1, k, tta_json_type_names[value.type]);
             return 0;
         }
         if (!isfinite(x) || x <= 0) {
             char *k = tta_parsed_string(f, key);
-            tta_parse_fail(f, line_at(data, value.p), "record %zu: score %s must be a positive number of minutes, not %.*s",
+            tta_parse_fail(f, tta_line_at(data, value.p), "record %zu: score %s must be a positive number of minutes, not %.*s",
                            index + 1, k, value.n > 40 ? 40 : (int)value.n, value.p);
             return 0;
         }
@@ -132,28 +124,11 @@ static int read_record(tta_parsed_file *f, const char *data, tta_json_span rec, 
 
 int tta_parse_summary(tta_parsed_file *f, const char *data, size_t len, const tta_path_meta *pm) {
     assert(f && pm && (data || len == 0));
-    const char *p = data, *end = data + len;
-    if (len >= 3 && (unsigned char)p[0] == 0xEF && (unsigned char)p[1] == 0xBB && (unsigned char)p[2] == 0xBF) p += 3;
-    p = tta_json_skip_ws(p, end);
-    if (p == end) {
-        tta_parse_fail(f, line_at(data, p), "empty summary.json: expected a JSON array of records");
-        return 0;
-    }
     tta_json_span arr;
-    const char *error_at = NULL;
-    const char *after = tta_json_value(p, end, &arr, &error_at);
-    if (!after) {
-        tta_parse_fail(f, line_at(data, error_at ? error_at : p), "not valid JSON");
-        return 0;
-    }
-    const char *rest = tta_json_skip_ws(after, end);
-    if (rest != end) {
-        tta_parse_fail(f, line_at(data, rest), "text after the JSON value");
-        return 0;
-    }
+    if (tta_parse_whole_json(f, data, len, "empty summary.json: expected a JSON array of records", &arr)) return 0;
     if (arr.type != TTA_JSON_ARRAY) {
-        tta_parse_fail(f, line_at(data, p), "%s, not a JSON array of records (the result summarizer's summary.json)",
-                       type_names[arr.type]);
+        tta_parse_fail(f, tta_line_at(data, arr.p), "%s, not a JSON array of records (the result summarizer's summary.json)",
+                       tta_json_type_names[arr.type]);
         return 0;
     }
     tta_json_iter it;

@@ -34,6 +34,15 @@ int tta_parse_dawnbench_tsv(tta_parsed_file *f, const char *data, size_t len, co
 /* A system description, v0.5 entry.json or DAWNBench entry JSON, read leniently (parse_json.c). */
 int tta_parse_description(tta_parsed_file *f, const char *data, size_t len, const tta_path_meta *pm);
 
+/* A file that is one JSON value (scaling.json, summary.json; parse_whole_json.c): *value is it, and
+ * 0 is returned; otherwise the file is failed with "<line>: <reason>" (empty_reason for an empty
+ * file) and -1 returned. A byte-order mark is allowed. */
+int tta_parse_whole_json(tta_parsed_file *f, const char *data, size_t len, const char *empty_reason,
+                         tta_json_span *value);
+/* The 1-based line of position at in data, and the JSON types in words ("an object", ...). */
+uint32_t tta_line_at(const char *data, const char *at);
+extern const char *const tta_json_type_names[];
+
 /* scaling.json beside a folder's result logs: one JSON object with a positive number
  * "scaling_factor" (parse_scaling.c). */
 int tta_parse_scaling(tta_parsed_file *f, const char *data, size_t len, const tta_path_meta *pm);

@@ -98,9 +98,7 @@ void tta_html_paragraph(buf *out, const char *text) {
 /* Tables with more columns than this are set tighter. */
 #define DENSE_COLUMNS 9
 
-/* Appends text escaped, with a line-break opportunity (<wbr>) after each '_' and '/': system
- * names such as dgxa100_n2_ngc20.06_mxnet then wrap between their words, not inside them. */
-static void escape_breakable(buf *out, const char *s) {
+void tta_html_escape_breakable(buf *out, const char *s) {
     buf e = {0};
     tta_xml_escape(&e, s);
     for (const char *p = buf_str(&e); *p; p++) {
@@ -142,7 +140,7 @@ static void table_html(const tta_table *t, const char *caption, buf *out) {
             }
             buf_putc(out, '>');
             if (numeric) tta_xml_escape(out, d.cell[at]);
-            else escape_breakable(out, d.cell[at]);
+            else tta_html_escape_breakable(out, d.cell[at]);
             if (j == 0) tta_xml_escape(out, d.row_mark[i]);
             buf_puts(out, "</td>");
         }

@@ -157,6 +157,9 @@ void tta_text_clean(buf *out, const char *s);
 /* Appends s for XML or HTML text and attribute values: cleaned as by tta_text_clean (XML 1.0
  * allows no control character) with & < > " ' as entities. */
 void tta_xml_escape(buf *out, const char *s);
+/* Appends s escaped for HTML, with a line-break opportunity (<wbr>) after each '_' and '/': system
+ * names such as dgxa100_n2_ngc20.06_mxnet then wrap between their words, not inside them. */
+void tta_html_escape_breakable(buf *out, const char *s);
 
 /* ---- SVG plots --------------------------------------------------------------------------------
  * Each plot function appends one standalone SVG 1.1 document: an <svg> root in the SVG namespace

@@ -1123,18 +1123,6 @@ static int compare_display_rows(const void *pa, const void *pb) {
     return c ? c : (a > b) - (a < b);
 }
 
-/* Appends text escaped, with a line-break opportunity (<wbr>) after each '_' and '/', as html.c
- * writes its tables' text: dgxa100_n2_ngc20.06_mxnet wraps between its words. */
-static void escape_breakable(buf *out, const char *s) {
-    buf e = {0};
-    tta_xml_escape(&e, s);
-    for (const char *p = buf_str(&e); *p; p++) {
-        buf_putc(out, *p);
-        if ((*p == '_' || *p == '/') && p[1]) buf_puts(out, "<wbr>");
-    }
-    buf_free(&e);
-}
-
 /* Appends the round's table as a section: a heading, a paragraph, then a table whose headers sort
  * it (links to #<id>-k<N>, a hidden target per key whose :target sets the cells' CSS order from
  * the row's --k<N>: no script), each score with its entry id below, linked to id="entry-<id>" when
@@ -1214,7 +1202,7 @@ static void html_round(const round_table *t, const char *anchors, buf *page) {
             }
             buf_putc(page, '>');
             if (numeric) tta_xml_escape(page, d.cell[at]);
-            else escape_breakable(page, d.cell[at]);
+            else tta_html_escape_breakable(page, d.cell[at]);
             if (j == 0) tta_xml_escape(page, d.row_mark[i]);
             const summary_cell *cell = bench_of[j] >= 0 ? &t->rows[i].cells[bench_of[j]] : NULL;
             if (cell && cell->entry) {
