@@ -4,6 +4,7 @@
 #ifndef TTA_CLI_H
 #define TTA_CLI_H
 
+#include "db/db.h"
 #include "ingest/ingest.h"
 #include "replay/replay.h"
 #include "reports/reports.h"

@@ -99,9 +99,9 @@ int cmd_ingest(const tta_cli *cli, int argc, char **argv) {
     mallopt(M_TRIM_THRESHOLD, 256 << 20);
     sqlite3 *db = NULL;
     char *err = NULL;
-    if (tta_db_open(cli->db_path, &db, &err) != SQLITE_OK) {
-        fprintf(stderr, "tta ingest: %s\n", err ? err : cli->db_path);
-        free(err);
+    tta_error oerr;
+    if (tta_db_open(cli->db_path, &db, &oerr) != TTA_OK) {
+        fprintf(stderr, "tta ingest: %s\n", oerr.text);
         free(paths);
         return 1;
     }

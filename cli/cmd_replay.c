@@ -89,7 +89,11 @@ int cli_store_replays(const tta_cli *cli, const char *cmd, const char *log_dir, 
     for (int i = 0; i < done; i++) paths[np++] = res[i].log;
     tta_ingest_options io = {.jobs = 1, .quiet = 0};
     tta_ingest_stats st;
-    if (tta_db_open(cli->db_path, &db, &ierr) != SQLITE_OK || tta_ingest_paths(db, paths, np, &io, &st, stderr, &ierr) != 0) {
+    tta_error oerr;
+    if (tta_db_open(cli->db_path, &db, &oerr) != TTA_OK) {
+        fprintf(stderr, "tta %s: ingesting the logs: %s\n", cmd, oerr.text);
+        rc = 1;
+    } else if (tta_ingest_paths(db, paths, np, &io, &st, stderr, &ierr) != 0) {
         fprintf(stderr, "tta %s: ingesting the logs: %s\n", cmd, ierr ? ierr : "failed");
         rc = 1;
     }
@@ -144,7 +148,12 @@ static int spec_from_entry_file(const tta_cli *cli, const char *path, const char
         fprintf(stderr, "tta replay: %s: cannot read: %s\n", path, strerror(errno));
         goto out;
     }
-    if (tta_db_open(cli->db_path, &db, &ierr) != SQLITE_OK || tta_ingest_paths(db, paths, np, &io, &st, stderr, &ierr) < 0) {
+    tta_error oerr;
+    if (tta_db_open(cli->db_path, &db, &oerr) != TTA_OK) {
+        fprintf(stderr, "tta replay: %s: %s\n", path, oerr.text);
+        goto out;
+    }
+    if (tta_ingest_paths(db, paths, np, &io, &st, stderr, &ierr) < 0) {
         fprintf(stderr, "tta replay: %s: %s\n", path, ierr ? ierr : "cannot be ingested");
         goto out;
     }

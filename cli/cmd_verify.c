@@ -93,9 +93,9 @@ int cmd_verify(const tta_cli *cli, int argc, char **argv) {
     if (runs > TTA_VERIFY_MAX_RUNS) runs = TTA_VERIFY_MAX_RUNS;
     sqlite3 *db;
     char *err = NULL;
-    if (tta_db_open(cli->db_path, &db, &err) != SQLITE_OK) {
-        fprintf(stderr, "tta verify: %s\n", err ? err : cli->db_path);
-        free(err);
+    tta_error oerr;
+    if (tta_db_open(cli->db_path, &db, &oerr) != TTA_OK) {
+        fprintf(stderr, "tta verify: %s\n", oerr.text);
         return 1;
     }
     tta_entry_data *e = NULL;
@@ -180,7 +180,7 @@ int cmd_verify(const tta_cli *cli, int argc, char **argv) {
                                       done) != 0)
         rc = 1;
     int64_t replay_id = -1;
-    if (done > 0 && tta_db_open(cli->db_path, &db, &err) == SQLITE_OK) {
+    if (done > 0 && tta_db_open(cli->db_path, &db, &oerr) == TTA_OK) {
         replay_id = replay_entry(db, system, spec.benchmark);
         sqlite3_close(db);
     }

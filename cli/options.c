@@ -42,10 +42,9 @@ int cli_format_option(int argc, char **argv, int *i, int *format) {
 }
 
 int cli_open_db_readonly(const tta_cli *cli, const char *cmd, sqlite3 **db) {
-    char *err = NULL;
-    if (tta_db_open_readonly(cli->db_path, db, &err) != SQLITE_OK) {
-        fprintf(stderr, "tta %s: %s\n", cmd, err ? err : cli->db_path);
-        free(err);
+    tta_error err;
+    if (tta_db_open_readonly(cli->db_path, db, &err) != TTA_OK) {
+        fprintf(stderr, "tta %s: %s\n", cmd, err.text);
         return 1;
     }
     return 0;

@@ -1,8 +1,8 @@
 /* ingest.h: the ingest module's contract. Reads published MLPerf Training and DAWNBench logs
- * into a SQLite database, and opens (creating or migrating) that database.
+ * into a tta database (opened with db/db.h's tta_db_open; db/ writes the rows).
  *
- * Ownership: the caller owns the sqlite3 handle from tta_db_open and closes it with
- * sqlite3_close. Error strings returned through char ** are malloc'd; the caller frees them.
+ * Ownership: the caller owns the sqlite3 handle and closes it. Error strings returned through
+ * char ** are malloc'd; the caller frees them.
  */
 #ifndef TTA_INGEST_H
 #define TTA_INGEST_H
@@ -10,19 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <sqlite3.h>
 
-/* Schema version this build writes (PRAGMA user_version after migration). */
-int tta_schema_version(void);
-
-/* Opens (creating if needed) the database at path, sets WAL mode, foreign keys and a busy
- * timeout, and applies every pending migration in schemas/. Returns SQLITE_OK and *out, or an
- * error code with *err ("<path>: reason"). A database written by a newer tta is refused. */
-int tta_db_open(const char *path, sqlite3 **out, char **err);
-
-/* Opens an existing database read-only (reports). Fails if it does not exist or its schema is
- * older than this build's (run `tta ingest` to migrate). */
-int tta_db_open_readonly(const char *path, sqlite3 **out, char **err);
+#include "db/db.h"
 
 /* Where an ingest is, for a progress display (the CLI's; this module draws nothing). */
 typedef struct {

@@ -43,7 +43,7 @@ tta_cv_ci tta_cv_bootstrap(const double *x, size_t n, size_t resamples, double a
         r.reason = TTA_ZERO_MEAN;
     else if (!valid_alpha(alpha))
         r.reason = TTA_BAD_ARGUMENT;
-    if (r.reason != TTA_OK) {
+    if (r.reason != TTA_REASON_NONE) {
         r.why = tta_reason_text(r.reason);
         return r;
     }
@@ -98,7 +98,7 @@ tta_reason tta_ratio_ci(const double *a, size_t na, const double *b, size_t nb, 
         double ma = resampled_mean(rng, a, na), mb = resampled_mean(rng, b, nb);
         if (mb != 0) ratios[kept++] = ma / mb;
     }
-    tta_reason reason = TTA_OK;
+    tta_reason reason = TTA_REASON_NONE;
     if (kept)
         percentile_interval(ratios, kept, alpha, low, high);
     else

@@ -14,7 +14,7 @@
 
 tta_welch tta_welch_test(const double *a, size_t na, const double *b, size_t nb) {
     gsl_set_error_handler_off();
-    tta_welch w = {NAN, NAN, NAN, TTA_OK, NULL};
+    tta_welch w = {NAN, NAN, NAN, TTA_REASON_NONE, NULL};
     if (na < 2 || nb < 2) {
         w.reason = na == 0 || nb == 0 ? TTA_NO_VALUES : TTA_ONE_VALUE;
         w.why = tta_reason_text(w.reason);
@@ -89,7 +89,7 @@ static double mwu_exact_p(size_t m, size_t n, double u) {
 
 tta_mwu tta_mann_whitney(const double *a, size_t na, const double *b, size_t nb) {
     gsl_set_error_handler_off();
-    tta_mwu r = {NAN, NAN, 0, TTA_OK, NULL};
+    tta_mwu r = {NAN, NAN, 0, TTA_REASON_NONE, NULL};
     if (na == 0 || nb == 0) {
         r.reason = TTA_NO_VALUES;
         r.why = tta_reason_text(r.reason);

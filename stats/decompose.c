@@ -63,7 +63,7 @@ tta_decomposition tta_decompose(const double *tta, const double *epochs, size_t 
         d.log_share_epochs = ve / total;
         d.log_share_tpe = vt / total;
         d.log_share_cov = 2 * cov / total;
-    } else if (d.reason == TTA_OK) {
+    } else if (d.reason == TTA_REASON_NONE) {
         d.reason = TTA_NO_VARIANCE;
     }
 out:

@@ -3,7 +3,7 @@
 
 const char *tta_reason_text(tta_reason reason) {
     switch (reason) {
-    case TTA_OK: return NULL;
+    case TTA_REASON_NONE: return NULL;
     case TTA_NO_VALUES: return "no values";
     case TTA_ONE_VALUE: return "one value: no spread to measure";
     case TTA_ZERO_MEAN: return "mean is zero: CV undefined";

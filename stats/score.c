@@ -100,7 +100,7 @@ tta_score tta_official_score(const double *times, const int *success, size_t n, 
         if (isnan(s.score)) return no_score(s, TTA_TOO_FEW_RUNS);
         s.n_used = n_ok - s.max_dropped - (s.max_dropped - s.n_dropped);
     }
-    if (s.reason == TTA_OK && s.required && n < s.required) s.reason = TTA_FEWER_RUNS_THAN_REQUIRED;
+    if (s.reason == TTA_REASON_NONE && s.required && n < s.required) s.reason = TTA_FEWER_RUNS_THAN_REQUIRED;
     s.why = tta_reason_text(s.reason);
     return s;
 }

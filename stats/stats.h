@@ -6,7 +6,7 @@
  * work on a copy). Results are structs returned by value, or rows written into an array the caller
  * provides (its size is a parameter). The one exception is tta_rcp_set: tta_rcp_load fills it with
  * malloc'd arrays that tta_rcp_free releases; tta_rcp_load's *err is malloc'd for the caller to free.
- * Every `why` is a static string (never freed, never NULL when `reason` is not TTA_OK).
+ * Every `why` is a static string (never freed, never NULL when `reason` is not TTA_REASON_NONE).
  *
  * Missing values. A statistic that cannot be computed is NAN and its struct says why: `reason` is a
  * code for programs, `why` the same in words a report can print. Where inputs may be missing (a run
@@ -28,7 +28,7 @@
 /* ---- why a value is missing ---- */
 
 typedef enum {
-    TTA_OK = 0,
+    TTA_REASON_NONE = 0,           /* no reason: the value is there (error.h's TTA_OK is a status, not a reason) */
     TTA_NO_VALUES,                 /* n == 0 */
     TTA_ONE_VALUE,                 /* one value: no spread to measure */
     TTA_ZERO_MEAN,                 /* the mean is 0: a CV is undefined */
@@ -43,7 +43,7 @@ typedef enum {
     TTA_NUMERICAL_ERROR,           /* a GSL routine reported an error */
 } tta_reason;
 
-/* The reason in words (static; NULL for TTA_OK). */
+/* The reason in words (static; NULL for TTA_REASON_NONE). */
 const char *tta_reason_text(tta_reason reason);
 /* 1 for reasons that accompany a computed value (TTA_FEWER_*), 0 otherwise. */
 int tta_reason_is_warning(tta_reason reason);
@@ -127,7 +127,7 @@ typedef struct {
 tta_cv_ci tta_cv_bootstrap(const double *x, size_t n, size_t resamples, double alpha, unsigned long seed);
 
 /* Percentile-bootstrap (1 - alpha) interval of mean(a) / mean(b), each group resampled on its own
- * (per resample: n_a draws from a, then n_b from b). *low and *high are NAN unless TTA_OK. */
+ * (per resample: n_a draws from a, then n_b from b). *low and *high are NAN unless TTA_REASON_NONE. */
 tta_reason tta_ratio_ci(const double *a, size_t na, const double *b, size_t nb, size_t resamples, double alpha,
                         unsigned long seed, double *low, double *high);
 

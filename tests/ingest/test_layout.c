@@ -166,10 +166,9 @@ static sqlite3 *fresh_db(void) {
         unlink(p);
     }
     sqlite3 *db = NULL;
-    char *err = NULL;
-    CHECK(tta_db_open(db_path, &db, &err) == SQLITE_OK);
-    if (err) fprintf(stderr, "%s\n", err);
-    free(err);
+    tta_error err;
+    if (tta_db_open(db_path, &db, &err) != TTA_OK) fprintf(stderr, "%s\n", err.text);
+    CHECK(db != NULL);
     return db;
 }
 

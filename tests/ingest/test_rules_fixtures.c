@@ -224,11 +224,10 @@ static sqlite3 *db(void) {
         snprintf(p, sizeof p, "%s%s", db_path, suffix[i]);
         unlink(p);
     }
+    tta_error oerr;
+    if (tta_db_open(db_path, &the_db, &oerr) != TTA_OK) fprintf(stderr, "%s\n", oerr.text);
+    CHECK(the_db != NULL);
     char *err = NULL;
-    CHECK(tta_db_open(db_path, &the_db, &err) == SQLITE_OK);
-    if (err) fprintf(stderr, "%s\n", err);
-    free(err);
-    err = NULL;
     static char paths[N_ALL][256];
     const char *p[N_ALL];
     for (size_t i = 0; i < N_ALL; i++) {

@@ -28,11 +28,10 @@ static sqlite3 *fresh_db(void) {
     unlink(wal);
     unlink(shm);
     sqlite3 *db = NULL;
-    char *err = NULL;
+    tta_error err;
     int rc = tta_db_open(db_path, &db, &err);
-    CHECK(rc == SQLITE_OK);
-    if (err) fprintf(stderr, "%s\n", err);
-    free(err);
+    if (rc != TTA_OK) fprintf(stderr, "%s\n", err.text);
+    CHECK(rc == TTA_OK);
     return db;
 }
 
@@ -103,58 +102,6 @@ static void make_run(tta_parsed_file *f, const char *path, const char *round, co
                             .type = TTA_EV_END};
     f->events = events;
     f->n_events = 2;
-}
-
-TEST(migration_sets_version) {
-    sqlite3 *db = fresh_db();
-    CHECK(query_real(db, "PRAGMA user_version") == tta_schema_version());
-    CHECK(query_real(db, "SELECT count(*) FROM benchmark_rules") > 20);
-    CHECK(query_real(db, "SELECT count(*) FROM rule_rounds WHERE round = 'v0.7' AND ruleset = '0.7.0'") == 1);
-    sqlite3_close(db);
-    /* reopening is a no-op */
-    sqlite3 *again = NULL;
-    char *err = NULL;
-    CHECK(tta_db_open(db_path, &again, &err) == SQLITE_OK);
-    CHECK(query_real(again, "PRAGMA user_version") == tta_schema_version());
-    CHECK_STR(sqlite3_db_filename(again, "main") ? "ok" : "no", "ok");
-    sqlite3_close(again);
-    free(err);
-}
-
-/* A database of schema version 1 (before profiles) keeps what it stores when a newer tta opens it:
- * the migrations after 1 are applied and user_version follows. */
-extern const char *const tta_migrations[];
-TEST(older_schema_is_migrated) {
-    remove(db_path);
-    sqlite3 *raw = NULL;
-    CHECK(sqlite3_open(db_path, &raw) == SQLITE_OK);
-    CHECK(sqlite3_exec(raw, tta_migrations[0], NULL, NULL, NULL) == SQLITE_OK);
-    CHECK(sqlite3_exec(raw,
-                       "PRAGMA user_version = 1; INSERT INTO sources (path, size, hash, format, status) "
-                       "VALUES ('old.log', 1, '0000000000000000', 'mllog', 'ok')",
-                       NULL, NULL, NULL) == SQLITE_OK);
-    sqlite3_close(raw);
-    sqlite3 *db = NULL;
-    char *err = NULL;
-    CHECK(tta_db_open(db_path, &db, &err) == SQLITE_OK);
-    CHECK(query_real(db, "PRAGMA user_version") == tta_schema_version());
-    CHECK(tta_schema_version() >= 2);
-    CHECK(query_real(db, "SELECT count(*) FROM sources WHERE path = 'old.log'") == 1);
-    CHECK(query_real(db, "SELECT count(*) FROM profiles") == 0);
-    CHECK(query_real(db, "SELECT count(*) FROM latest_peaks") == 0);
-    sqlite3_close(db);
-    free(err);
-}
-
-TEST(newer_schema_is_refused) {
-    sqlite3 *db = fresh_db();
-    sqlite3_exec(db, "PRAGMA user_version = 999", NULL, NULL, NULL);
-    sqlite3_close(db);
-    sqlite3 *again = NULL;
-    char *err = NULL;
-    CHECK(tta_db_open(db_path, &again, &err) != SQLITE_OK);
-    CHECK(err && strstr(err, "newer"));
-    free(err);
 }
 
 TEST(run_tta_view_rules) {
@@ -565,9 +512,6 @@ TEST(events_view_puts_paths_back) {
 }
 
 int main(void) {
-    RUN(migration_sets_version);
-    RUN(newer_schema_is_refused);
-    RUN(older_schema_is_migrated);
     RUN(run_tta_view_rules);
     RUN(run_tta_flags_and_two_metrics);
     RUN(replace_and_failed_files);

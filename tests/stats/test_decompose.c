@@ -8,7 +8,7 @@
 TEST(three_runs) {
     double tta[] = {100, 110, 200}, epochs[] = {10, 10, 20};
     tta_decomposition d = tta_decompose(tta, epochs, 3);
-    CHECK(d.n == 3 && d.reason == TTA_OK && d.why == NULL);
+    CHECK(d.n == 3 && d.reason == TTA_REASON_NONE && d.why == NULL);
     CHECK_NEAR(d.epochs_mean, 13.333333333333334, 1e-12);
     CHECK_NEAR(d.epochs_std, 4.714045207910316, 1e-12);
     CHECK_NEAR(d.tpe_mean, 10.333333333333334, 1e-12);
@@ -23,7 +23,7 @@ TEST(three_runs) {
 TEST(five_runs) {
     double tta[] = {3600, 3900, 4100, 3500, 4400}, epochs[] = {40, 42, 44, 39, 46};
     tta_decomposition d = tta_decompose(tta, epochs, 5);
-    CHECK(d.n == 5 && d.reason == TTA_OK);
+    CHECK(d.n == 5 && d.reason == TTA_REASON_NONE);
     CHECK_NEAR(d.epochs_mean, 42.2, 1e-12);
     CHECK_REL(d.epochs_std, 2.5612496949731396, 1e-12);
     CHECK_REL(d.tpe_mean, 92.28694493911885, 1e-12);

@@ -71,7 +71,7 @@ TEST(textbook_set_and_edges) {
 TEST(describe_reasons) {
     double x[] = {2, 4, 4, 4, 5, 5, 7, 9};
     tta_summary s = tta_describe(x, 8);
-    CHECK(s.reason == TTA_OK && s.why == NULL && s.n == 8);
+    CHECK(s.reason == TTA_REASON_NONE && s.why == NULL && s.n == 8);
     CHECK_NEAR(s.std, 2.0, 1e-15);
     CHECK_NEAR(s.std_sample, sqrt(32.0 / 7.0), 1e-15);
     s = tta_describe(x, 1);
@@ -81,7 +81,7 @@ TEST(describe_reasons) {
     double zero[] = {-2, 2};
     s = tta_describe(zero, 2);
     CHECK(s.reason == TTA_ZERO_MEAN && isnan(s.cv));
-    CHECK(tta_reason_text(TTA_OK) == NULL);
+    CHECK(tta_reason_text(TTA_REASON_NONE) == NULL);
     CHECK(tta_reason_is_warning(TTA_FEWER_RUNS_THAN_REQUIRED) && !tta_reason_is_warning(TTA_TOO_MANY_FAILED));
     for (int r = TTA_NO_VALUES; r <= TTA_NUMERICAL_ERROR; r++) CHECK(tta_reason_text((tta_reason)r) != NULL);
 }

@@ -12,7 +12,7 @@ TEST(olympic_score) {
     tta_score s = tta_official_score(t, ok, 5, "resnet", "v0.7");
     CHECK_NEAR(s.score, 30.0, 1e-12); /* 10 and 50 dropped */
     CHECK(s.n_used == 3 && s.n_dropped == 0 && s.required == 5 && s.max_dropped == 1);
-    CHECK(s.reason == TTA_OK && s.why == NULL);
+    CHECK(s.reason == TTA_REASON_NONE && s.why == NULL);
 }
 
 TEST(one_failed_run_stands_for_the_slowest) {
@@ -22,7 +22,7 @@ TEST(one_failed_run_stands_for_the_slowest) {
     int one_failed[] = {1, 1, 1, 1, 0};
     tta_score s = tta_official_score(t, one_failed, 5, "resnet", "v0.7");
     CHECK_NEAR(s.score, 100.0 / 3.0, 1e-12);
-    CHECK(s.n_dropped == 1 && s.n_used == 3 && s.reason == TTA_OK);
+    CHECK(s.n_dropped == 1 && s.n_used == 3 && s.reason == TTA_REASON_NONE);
     /* A NAN time is a run that did not succeed either. */
     double t_nan[] = {50, 10, 30, 20, NAN};
     int ok[] = {1, 1, 1, 1, 1};
@@ -57,7 +57,7 @@ TEST(fewer_runs_than_required_is_a_warning) {
     CHECK(s.required == 10 && s.reason == TTA_FEWER_RUNS_THAN_REQUIRED && tta_reason_is_warning(s.reason));
     s = tta_official_score(t, ok, 5, "resnet", "dawnbench"); /* no rule to compare with */
     CHECK_NEAR(s.score, 30.0, 1e-12);
-    CHECK(s.required == 0 && s.reason == TTA_OK);
+    CHECK(s.required == 0 && s.reason == TTA_REASON_NONE);
 }
 
 TEST(unet3d_drops_four) {
@@ -69,7 +69,7 @@ TEST(unet3d_drops_four) {
     }
     tta_score s = tta_official_score(u, uok, 40, "unet3d", "v1.0");
     CHECK_NEAR(s.score, 20.5, 1e-12); /* mean of 5..36 */
-    CHECK(s.n_used == 32 && s.required == 40 && s.max_dropped == 4 && s.reason == TTA_OK);
+    CHECK(s.n_used == 32 && s.required == 40 && s.max_dropped == 4 && s.reason == TTA_REASON_NONE);
     /* The four fastest failed: successes 5..40, sorted[4 : 36 - 0] = 9..40. */
     for (int i = 0; i < 4; i++) uok[i] = 0;
     s = tta_official_score(u, uok, 40, "unet3d", "v1.0");
@@ -91,7 +91,7 @@ TEST(ncf_first_fifty_converged) {
     }
     tta_score s = tta_official_score(t, ok, 100, "ncf", "v0.5");
     CHECK_NEAR(s.score, 54.5, 1e-12); /* runs 30..79 without 30 and 79: mean of 31..78 */
-    CHECK(s.n_used == 48 && s.n_dropped == 30 && s.required == 100 && s.reason == TTA_OK);
+    CHECK(s.n_used == 48 && s.n_dropped == 30 && s.required == 100 && s.reason == TTA_REASON_NONE);
     s = tta_official_score(rev, ok, 100, "ncf", "v0.6"); /* runs 30..79 take 69..20 */
     CHECK_NEAR(s.score, 44.5, 1e-12);
     for (int i = 0; i < 100; i++) ok[i] = i >= 60; /* only 40 converged */

@@ -1,4 +1,5 @@
-/* db.c: opening the tta database and migrating its schema (schemas/NNN_*.sql, embedded). */
+/* open.c: opening the tta database, migrating its schema (schemas/NNN_*.sql, embedded) and
+ * keeping its copy of the built-in benchmark rules current. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,19 +9,16 @@
 #include "common/check.h"
 #include "common/hash.h"
 #include "common/rules.h"
-#include "ingest/ingest.h"
+#include "db/db.h"
 
 extern const char *const tta_migrations[];
 extern const size_t tta_migrations_count;
 
 int tta_schema_version(void) { return (int)tta_migrations_count; }
 
-/* Sets *err to "<path>: <what>: <sqlite message>" (malloc'd). */
-static void set_db_error(char **err, const char *path, const char *what, sqlite3 *db) {
-    if (!err) return;
-    buf b = {0};
-    buf_printf(&b, "%s: %s: %s", path, what, db ? sqlite3_errmsg(db) : "out of memory");
-    *err = buf_take(&b);
+/* Fails with TTA_EDB and "<path>: <what>: <sqlite message>". */
+static int db_error(tta_error *err, const char *path, const char *what, sqlite3 *db) {
+    return tta_fail(err, TTA_EDB, "%s: %s: %s", path, what, db ? sqlite3_errmsg(db) : "out of memory");
 }
 
 /* Reads PRAGMA user_version; -1 on error. */
@@ -33,8 +31,9 @@ static int user_version(sqlite3 *db) {
     return v;
 }
 
-/* Applies migrations [from, count) each in its own transaction, bumping user_version. */
-static int migrate(sqlite3 *db, const char *path, int from, char **err) {
+/* Applies migrations [from, count) each in its own transaction, bumping user_version.
+ * TTA_OK, or TTA_EDB with the failed migration rolled back. */
+static int migrate(sqlite3 *db, const char *path, int from, tta_error *err) {
     for (size_t i = (size_t)from; i < tta_migrations_count; i++) {
         char *msg = NULL;
         buf sql = {0};
@@ -42,17 +41,13 @@ static int migrate(sqlite3 *db, const char *path, int from, char **err) {
         int rc = sqlite3_exec(db, buf_str(&sql), NULL, NULL, &msg);
         buf_free(&sql);
         if (rc != SQLITE_OK) {
-            if (err) {
-                buf b = {0};
-                buf_printf(&b, "%s: migration %zu failed: %s", path, i + 1, msg ? msg : sqlite3_errmsg(db));
-                *err = buf_take(&b);
-            }
+            tta_fail(err, TTA_EDB, "%s: migration %zu failed: %s", path, i + 1, msg ? msg : sqlite3_errmsg(db));
             sqlite3_free(msg);
             sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-            return rc;
+            return TTA_EDB;
         }
     }
-    return SQLITE_OK;
+    return TTA_OK;
 }
 
 /* The fingerprint of the built-in rules text, as rule_meta keeps it. */
@@ -82,10 +77,11 @@ static int bind_opt_real(sqlite3_stmt *st, int i, double v) {
 }
 
 /* Replaces the database's copy of the rules (rule_rounds, benchmark_rules, benchmark_aliases)
- * with the built-in rules, in one transaction, when its fingerprint differs. */
-static int sync_rules(sqlite3 *db, const char *path, char **err) {
+ * with the built-in rules, in one transaction, when its fingerprint differs. TTA_OK, or TTA_EDB
+ * with the transaction rolled back. */
+static int sync_rules(sqlite3 *db, const char *path, tta_error *err) {
     int cur = rules_current(db);
-    if (cur == 1) return SQLITE_OK;
+    if (cur == 1) return TTA_OK;
     const tta_rules *rules = tta_rules_builtin();
     char fp[17], version[16];
     rules_fingerprint(fp);
@@ -156,10 +152,11 @@ static int sync_rules(sqlite3 *db, const char *path, char **err) {
     for (int i = 0; i < 4; i++) sqlite3_finalize(st[i]);
     if (rc == SQLITE_OK) rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
     if (rc != SQLITE_OK) {
-        set_db_error(err, path, "cannot store the benchmark rules", db);
+        db_error(err, path, "cannot store the benchmark rules", db);
         sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+        return TTA_EDB;
     }
-    return rc;
+    return TTA_OK;
 }
 
 /* Connection settings every tta connection uses. */
@@ -176,93 +173,78 @@ static int configure(sqlite3 *db, int writable) {
     return sqlite3_exec(db, sql, NULL, NULL, NULL);
 }
 
-int tta_db_open(const char *path, sqlite3 **out, char **err) {
+int tta_db_open(const char *path, sqlite3 **out, tta_error *err) {
     sqlite3 *db = NULL;
     *out = NULL;
     int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
     if (rc != SQLITE_OK) {
-        set_db_error(err, path, "cannot open database", db);
+        db_error(err, path, "cannot open database", db);
         sqlite3_close(db);
-        return rc;
+        return TTA_EDB;
     }
     /* 16 KiB pages for a new database: a run's event log is one JSON array of tens of KB, which
      * 4 KiB pages split into long overflow chains (more pages, more write calls); an existing
      * database keeps its page size. */
     sqlite3_exec(db, "PRAGMA page_size=16384", NULL, NULL, NULL);
-    if ((rc = configure(db, 1)) != SQLITE_OK) {
-        set_db_error(err, path, "cannot configure database", db);
+    if (configure(db, 1) != SQLITE_OK) {
+        db_error(err, path, "cannot configure database", db);
         sqlite3_close(db);
-        return rc;
+        return TTA_EDB;
     }
     int v = user_version(db);
     if (v < 0) {
-        set_db_error(err, path, "not a tta database", db);
+        db_error(err, path, "not a tta database", db);
         sqlite3_close(db);
-        return SQLITE_NOTADB;
+        return TTA_EDB;
     }
     if (v > (int)tta_migrations_count) {
-        if (err) {
-            buf b = {0};
-            buf_printf(&b, "%s: schema version %d is newer than this tta understands (%zu)", path, v,
-                       tta_migrations_count);
-            *err = buf_take(&b);
-        }
+        tta_fail(err, TTA_EUNSUPPORTED, "%s: schema version %d is newer than this tta understands (%zu)", path, v,
+                 tta_migrations_count);
         sqlite3_close(db);
-        return SQLITE_MISMATCH;
+        return TTA_EUNSUPPORTED;
     }
-    if ((rc = migrate(db, path, v, err)) != SQLITE_OK || (rc = sync_rules(db, path, err)) != SQLITE_OK) {
+    if ((rc = migrate(db, path, v, err)) != TTA_OK || (rc = sync_rules(db, path, err)) != TTA_OK) {
         sqlite3_close(db);
         return rc;
     }
     *out = db;
-    return SQLITE_OK;
+    return TTA_OK;
 }
 
-int tta_db_open_readonly(const char *path, sqlite3 **out, char **err) {
+int tta_db_open_readonly(const char *path, sqlite3 **out, tta_error *err) {
     struct stat st;
     *out = NULL;
-    if (stat(path, &st) != 0) {
-        if (err) {
-            buf b = {0};
-            buf_printf(&b, "%s: no such database (run `tta ingest PATH...` first)", path);
-            *err = buf_take(&b);
-        }
-        return SQLITE_CANTOPEN;
-    }
+    if (stat(path, &st) != 0)
+        return tta_fail(err, TTA_ENOTFOUND, "%s: no such database (run `tta ingest PATH...` first)", path);
     sqlite3 *db = NULL;
     int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
     if (rc == SQLITE_OK) rc = configure(db, 0);
     if (rc != SQLITE_OK) {
-        set_db_error(err, path, "cannot open database", db);
+        db_error(err, path, "cannot open database", db);
         sqlite3_close(db);
-        return rc;
+        return TTA_EDB;
     }
     int v = user_version(db);
     if (v != (int)tta_migrations_count) {
-        if (err) {
-            buf b = {0};
-            if (v < 0)
-                buf_printf(&b, "%s: not a tta database: %s", path, sqlite3_errmsg(db));
-            else
-                buf_printf(&b, "%s: schema version %d, this tta needs %zu (run `tta ingest` to migrate)", path, v,
-                           tta_migrations_count);
-            *err = buf_take(&b);
-        }
+        if (v < 0)
+            tta_fail(err, TTA_EDB, "%s: not a tta database: %s", path, sqlite3_errmsg(db));
+        else
+            tta_fail(err, TTA_EDB, "%s: schema version %d, this tta needs %zu (run `tta ingest` to migrate)", path,
+                     v, tta_migrations_count);
         sqlite3_close(db);
-        return SQLITE_MISMATCH;
+        return TTA_EDB;
     }
     if (rules_current(db) != 1) {
         /* Written by a tta with other rules: bring the copy up to date (a writer's open does),
          * or say that the answers follow the database's older rules. */
         sqlite3 *rw = NULL;
-        char *why = NULL;
-        if (tta_db_open(path, &rw, &why) == SQLITE_OK)
+        tta_error why;
+        if (tta_db_open(path, &rw, &why) == TTA_OK)
             sqlite3_close(rw);
         else
             fprintf(stderr, "tta: %s (the database keeps older benchmark rules; run `tta ingest` to refresh them)\n",
-                    why ? why : path);
-        free(why);
+                    why.text);
     }
     *out = db;
-    return SQLITE_OK;
+    return TTA_OK;
 }
