@@ -399,6 +399,7 @@ def check_circles(tree, fail):
                                      ("; and %d more" % (len(medges[a][b]) - 6) if len(medges[a][b]) > 6 else ""))
                  for a in comp for b in sorted(medges.get(a, {})) if b in comp]
         fail("circles", "circle of modules: %s\n%s" % (", ".join(comp), "\n".join(lines)))
+    tree.module_edges = medges
     for a in sorted(medges):
         for b in sorted(medges[a]):
             if b not in ALLOWED[a]:
@@ -530,7 +531,7 @@ def check_headers(tree, fail):
 RULES = ["circles", "order", "sql", "size", "headers"]
 
 
-def run(root, build, out=sys.stdout):
+def run(root, build, out=sys.stdout, graph=False):
     tree = Tree(root, build)
     failures = []
 
@@ -544,6 +545,11 @@ def run(root, build, out=sys.stdout):
     print("check_arch: %s: %d files of %s; %s" % (tree.root, len(tree.files), " ".join(MODULES), tree.how), file=out)
     for rule, text in failures:
         print("FAIL %s: %s" % (rule, text), file=out)
+    if graph:
+        for a in MODULES:
+            for b in MODULES:
+                if b in tree.module_edges.get(a, {}):
+                    print("module %s -> %s: %d file arrows" % (a, b, len(tree.module_edges[a][b])), file=out)
     counts = {r: sum(1 for f in failures if f[0] == r) for r in RULES}
     print("check_arch: %s" % ("every rule holds" if not failures else "%d failures (%s)" % (
         len(failures), ", ".join("%s %d" % (r, n) for r, n in counts.items() if n))), file=out)
@@ -723,10 +729,11 @@ def main(argv):
     ap.add_argument("--root", default=os.environ.get("TTA_SOURCE_DIR", here), help="the source tree (default: this one)")
     ap.add_argument("--build", default=os.environ.get("TTA_BUILD_DIR"), help="the build folder ($TTA_BUILD_DIR)")
     ap.add_argument("--self-test", action="store_true", help="check that every rule can fail")
+    ap.add_argument("--graph", action="store_true", help="also print the arrows between modules")
     a = ap.parse_args(argv)
     if a.self_test:
         return self_test()
-    return 1 if run(a.root, a.build) else 0
+    return 1 if run(a.root, a.build, graph=a.graph) else 0
 
 
 if __name__ == "__main__":
