@@ -412,7 +412,7 @@ def check_circles(tree, fail):
 SQL = re.compile(r"""\b(?:SELECT\s+\S|INSERT\s+(?:OR\s+\w+\s+)?INTO\b|REPLACE\s+INTO\b|UPDATE\s+\w+\s+SET\b|
     DELETE\s+FROM\b|CREATE\s+(?:TEMP\w*\s+)?(?:UNIQUE\s+)?(?:TABLE|INDEX|VIEW|TRIGGER)\b|DROP\s+(?:TABLE|INDEX|VIEW|TRIGGER)\b|
     ALTER\s+TABLE\b|PRAGMA\s+\w|BEGIN(?:\s+(?:IMMEDIATE|EXCLUSIVE|DEFERRED|TRANSACTION))?\s*;?\s*$|
-    (?:COMMIT|ROLLBACK|END)(?:\s+TRANSACTION)?\s*;?\s*$|SAVEPOINT\s+\w|RELEASE\s+(?:SAVEPOINT\s+)?\w+\s*;?\s*$|
+    (?:COMMIT|ROLLBACK)(?:\s+TRANSACTION)?\s*;?\s*$|SAVEPOINT\s+\w|RELEASE\s+(?:SAVEPOINT\s+)?\w+\s*;?\s*$|
     ATTACH\s+DATABASE\b|VACUUM\b|WITH\s+(?:RECURSIVE\s+)?\w+(?:\s*\([^)]*\))?\s+AS\s*\(|
     (?:WHERE|AND|OR)\s+[\w.]+\s*(?:=|<|>|!=|<>|\s(?:IS|IN|LIKE|GLOB|BETWEEN)\b)|
     \b(?:LEFT\s+|INNER\s+|CROSS\s+)?JOIN\s+\w+\s+(?:\w+\s+)?(?:ON|USING)\b|ORDER\s+BY\s+\w|GROUP\s+BY\s+\w)""", re.X)
