@@ -1,5 +1,4 @@
 /* main.c: tta's entry point: global options and command dispatch. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,24 +40,6 @@ static const command commands[] = {
     {"verify", cmd_verify},
     {"profile", cmd_profile},
 };
-
-int cli_usage_error(const char *cmd, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "tta %s: ", cmd);
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n(see `tta %s --help`)\n", cmd);
-    va_end(ap);
-    return 2;
-}
-
-long cli_parse_positive(const char *s) {
-    if (!s || !*s) return -1;
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (*end || v <= 0) return -1;
-    return v;
-}
 
 /* OpenBLAS (linked for GSL's CBLAS and replay's GEMMs) starts its worker threads when the
  * library loads, and idle workers spin in sched_yield: on this project's 2-vCPU machines that

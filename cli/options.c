@@ -1,4 +1,6 @@
-/* options.c: options shared by the listing and report commands: filters, --format and --wide. */
+/* options.c: what every command shares: usage errors, positive numbers, filters, --format and --wide. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,4 +50,22 @@ int cli_open_db_readonly(const tta_cli *cli, const char *cmd, sqlite3 **db) {
         return 1;
     }
     return 0;
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "tta %s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n(see `tta %s --help`)\n", cmd);
+    va_end(ap);
+    return 2;
+}
+
+long cli_parse_positive(const char *s) {
+    if (!s || !*s) return -1;
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (*end || v <= 0) return -1;
+    return v;
 }
