@@ -10,6 +10,7 @@
 #include "common/hash.h"
 #include "common/rules.h"
 #include "db/db.h"
+#include "db/query.h"
 
 extern const char *const tta_migrations[];
 extern const size_t tta_migrations_count;
@@ -162,6 +163,9 @@ static int sync_rules(sqlite3 *db, const char *path, tta_error *err) {
 /* Connection settings every tta connection uses. */
 static int configure(sqlite3 *db, int writable) {
     sqlite3_busy_timeout(db, 30000);
+    /* the filters' /PATTERN/ values (filter.c): every query that selects entries names REGEXP */
+    int rc = db_register_regexp(db);
+    if (rc != SQLITE_OK) return rc;
     /* The writer's cache holds one transaction's dirty pages and the upper b-tree pages: 4 MiB.
      * A larger one only grows with the pages an ingest appends, each new page costing a fault
      * and a clear of fresh memory (a 64 MiB cache made record-dense ingest ~20% slower);

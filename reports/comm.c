@@ -3,15 +3,13 @@
  * `tta replay` logs per epoch (docs/replay.md), and how evenly the ranks communicate.
  *
  * Published MLPerf logs have no breakdown: their entries are not listed. The entries come from the
- * dataset loader (the selection every report sees); one more query reads the breakdown and world
- * size records of their runs from the events view.
+ * dataset loader (the selection every report sees); db/ reads the breakdown and world size
+ * records of their runs (tta_db_epoch_breakdowns).
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <cjson/cJSON.h>
 
 #include "common/buf.h"
 #include "common/check.h"
@@ -49,40 +47,6 @@ static void comm_data_free(comm_data *d) {
     memset(d, 0, sizeof *d);
 }
 
-/* The loader's selection (dataset.c); instr() skips, unparsed, the runs (every published one)
- * whose records hold no breakdown. */
-static const char breakdown_sql[] =
-    "SELECT r.entry_id, r.id, j.value ->> '$[2]', j.value ->> '$[3]',"
-    "  j.value ->> '$[3].epoch_s', j.value ->> '$[3].data_s', j.value ->> '$[3].forward_s',"
-    "  j.value ->> '$[3].backward_s', j.value ->> '$[3].optimizer_s', j.value ->> '$[3].comm_exposed_s',"
-    "  j.value ->> '$[3].comm_total_s', j.value ->> '$[3].eval_s', j.value -> '$[3].rank_comm_total_s'"
-    " FROM entries e JOIN runs r ON r.entry_id = e.id JOIN event_log l ON l.run_id = r.id, json_each(l.records) j"
-    " WHERE (?1 IS NULL OR e.round = ?1 COLLATE NOCASE) AND (?2 IS NULL OR e.division = ?2 COLLATE NOCASE)"
-    "  AND (?3 IS NULL OR e.submitter = ?3 COLLATE NOCASE) AND (?4 IS NULL OR e.system = ?4 COLLATE NOCASE)"
-    "  AND (?5 IS NULL OR e.benchmark = ?5 COLLATE NOCASE) AND (?6 = 0 OR e.id = ?6)"
-    "  AND instr(l.records, '\"tta_epoch_breakdown\"') > 0"
-    "  AND j.value ->> '$[2]' IN ('tta_world_size', 'tta_epoch_breakdown')"
-    " ORDER BY r.entry_id, r.id, CAST(j.key AS INTEGER)";
-
-static int set_err(char **err, sqlite3 *db, const char *what) {
-    buf b = {0};
-    buf_printf(&b, "database: %s: %s", what, sqlite3_errmsg(db));
-    *err = buf_take(&b);
-    return 1;
-}
-
-/* The statement with the filter's values bound (NULL / 0: any). */
-static int prepare_breakdown(sqlite3 *db, const tta_filter *f, sqlite3_stmt **st) {
-    if (sqlite3_prepare_v2(db, breakdown_sql, -1, st, NULL) != SQLITE_OK) return 1;
-    const char *texts[5] = {f->round, f->division, f->submitter, f->system, f->benchmark};
-    for (int i = 0; i < 5; i++) {
-        if (texts[i]) sqlite3_bind_text(*st, i + 1, texts[i], -1, SQLITE_STATIC);
-        else sqlite3_bind_null(*st, i + 1);
-    }
-    sqlite3_bind_int64(*st, 6, f->entry_id);
-    return 0;
-}
-
 /* Per-run state while its records stream in. */
 typedef struct {
     int64_t id;
@@ -99,13 +63,12 @@ static void close_run(comm_entry *c, const run_acc *r) {
     c->runs++;
 }
 
-/* Adds one tta_epoch_breakdown record (statement columns 4..12) to c; a record with a field
- * missing or not a finite number is counted as incomplete and left out. */
-static void add_record(comm_entry *c, sqlite3_stmt *st, run_acc *r) {
-    double v[8];
+/* Adds one tta_epoch_breakdown record to c; a record with a field missing or not a finite
+ * number is counted as incomplete and left out. */
+static void add_record(comm_entry *c, const tta_epoch_breakdown *b, run_acc *r) {
+    const double v[8] = {b->epoch_s, b->data_s, b->forward_s, b->backward_s, b->optimizer_s,
+                         b->comm_exposed_s, b->comm_total_s, b->eval_s};
     for (int i = 0; i < 8; i++) {
-        int type = sqlite3_column_type(st, 4 + i);
-        v[i] = type == SQLITE_INTEGER || type == SQLITE_FLOAT ? sqlite3_column_double(st, 4 + i) : NAN;
         if (!isfinite(v[i]) || v[i] < 0) {
             c->incomplete++;
             return;
@@ -119,23 +82,13 @@ static void add_record(comm_entry *c, sqlite3_stmt *st, run_acc *r) {
     c->eval_s += v[7];
     c->epochs++;
     r->used++;
-    const unsigned char *ranks = sqlite3_column_text(st, 12);
-    cJSON *a = ranks ? cJSON_Parse((const char *)ranks) : NULL;
-    if (cJSON_IsArray(a)) {
-        size_t n = (size_t)cJSON_GetArraySize(a);
-        if (n > c->n_ranks) {
-            c->rank_s = reallocCheck(c->rank_s, n * sizeof *c->rank_s);
-            for (size_t k = c->n_ranks; k < n; k++) c->rank_s[k] = 0;
-            c->n_ranks = n;
-        }
-        size_t k = 0;
-        const cJSON *x;
-        cJSON_ArrayForEach(x, a) {
-            /* a rank without a number makes the spread unknowable */
-            c->rank_s[k++] += cJSON_IsNumber(x) ? x->valuedouble : NAN;
-        }
+    if (b->n_ranks > c->n_ranks) {
+        c->rank_s = reallocCheck(c->rank_s, b->n_ranks * sizeof *c->rank_s);
+        for (size_t k = c->n_ranks; k < b->n_ranks; k++) c->rank_s[k] = 0;
+        c->n_ranks = b->n_ranks;
     }
-    cJSON_Delete(a);
+    /* a rank without a number (NAN) makes the spread unknowable */
+    for (size_t k = 0; k < b->n_ranks; k++) c->rank_s[k] += b->rank_comm_total_s[k];
 }
 
 /* Loads the entries of f and sums the breakdown of each that has one. 0, or 1 with *err. */
@@ -143,42 +96,35 @@ static int comm_data_load(sqlite3 *db, const tta_filter *filter, comm_data *d, c
     static const tta_filter all = {0};
     const tta_filter *f = filter ? filter : &all;
     memset(d, 0, sizeof *d);
-    if (tta_entries_load(db, f, 0, &d->entries, &d->n_entries, err) != SQLITE_OK) return 1;
+    if (tta_entries_load(db, f, 0, &d->entries, &d->n_entries, err)) return 1;
+    tta_epoch_breakdown *records;
+    size_t n_records;
+    tta_error db_err;
+    if (tta_db_epoch_breakdowns(db, f, &records, &n_records, &db_err) != TTA_OK) {
+        comm_data_free(d);
+        return tta_report_fail(&db_err, err);
+    }
     comm_entry *acc = callocCheck(d->n_entries ? d->n_entries : 1, sizeof *acc);
     for (size_t i = 0; i < d->n_entries; i++) acc[i].entry = &d->entries[i];
-    sqlite3_stmt *st;
-    if (prepare_breakdown(db, f, &st)) {
-        free(acc);
-        comm_data_free(d);
-        return set_err(err, db, "loading the time breakdown");
-    }
-    int rc;
     comm_entry *cur = NULL;
     run_acc run = {0};
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t entry_id = sqlite3_column_int64(st, 0), run_id = sqlite3_column_int64(st, 1);
-        if (run_id != run.id) {
+    for (size_t k = 0; k < n_records; k++) {
+        const tta_epoch_breakdown *b = &records[k];
+        if (b->run_id != run.id) {
             close_run(cur, &run);
-            run = (run_acc){.id = run_id};
-            if (!cur || cur->entry->id != entry_id) {
+            run = (run_acc){.id = b->run_id};
+            if (!cur || cur->entry->id != b->entry_id) {
                 cur = NULL;
                 for (size_t i = 0; i < d->n_entries && !cur; i++)
-                    if (d->entries[i].id == entry_id) cur = &acc[i];
+                    if (d->entries[i].id == b->entry_id) cur = &acc[i];
             }
         }
         if (!cur) continue; /* an entry the loader does not list (a run-less entry) */
-        const char *key = (const char *)sqlite3_column_text(st, 2);
-        if (key && !strcmp(key, "tta_world_size")) run.world = sqlite3_column_int(st, 3);
-        else add_record(cur, st, &run);
+        if (b->is_world_size) run.world = b->world_size;
+        else add_record(cur, b, &run);
     }
     close_run(cur, &run);
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) {
-        for (size_t i = 0; i < d->n_entries; i++) free(acc[i].rank_s);
-        free(acc);
-        comm_data_free(d);
-        return set_err(err, db, "loading the time breakdown");
-    }
+    tta_epoch_breakdowns_free(records, n_records);
     /* Keep the entries that logged a breakdown, in the loader's order. */
     for (size_t i = 0; i < d->n_entries; i++) {
         if (acc[i].epochs + acc[i].incomplete > 0) acc[d->n_rows++] = acc[i];

@@ -169,7 +169,7 @@ int tta_report_threshold(sqlite3 *db, const tta_filter *f, const double *thresho
                          int format, FILE *out, char **err) {
     tta_entry_data *e;
     size_t n;
-    if (tta_entries_load(db, f, 1, &e, &n, err) != SQLITE_OK) return 1;
+    if (tta_entries_load(db, f, 1, &e, &n, err)) return 1;
     tta_table *t = tta_table_new(threshold_columns, T_COUNT);
     for (size_t i = 0; i < n; i++)
         for (size_t r = 0; r < e[i].n_runs; r++) {

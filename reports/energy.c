@@ -50,33 +50,21 @@ static void power_files_free(power_files *p) {
     memset(p, 0, sizeof *p);
 }
 
-static int db_error(sqlite3 *db, const char *what, char **err) {
-    buf b = {0};
-    buf_printf(&b, "database: %s: %s", what, sqlite3_errmsg(db));
-    *err = buf_take(&b);
-    return 1;
-}
-
 /* Every power log the ingest saw (stored or failed), sorted by path. */
 static int load_power_files(sqlite3 *db, power_files *p, char **err) {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, "SELECT id, path, status, error FROM sources WHERE format = 'power' ORDER BY path",
-                           -1, &st, NULL) != SQLITE_OK)
-        return db_error(db, "reading power log sources", err);
-    size_t cap = 0;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        growArray(p->files, &cap, p->n + 1);
-        power_file *f = &p->files[p->n++];
-        memset(f, 0, sizeof *f);
-        f->source_id = sqlite3_column_int64(st, 0);
-        f->path = strdupCheck((const char *)sqlite3_column_text(st, 1));
-        const unsigned char *status = sqlite3_column_text(st, 2), *error = sqlite3_column_text(st, 3);
-        if (status && strcmp((const char *)status, "ok") != 0)
-            f->error = strdupCheck(error ? (const char *)error : "not stored");
+    tta_power_source *src;
+    size_t n;
+    tta_error db_err;
+    if (tta_db_power_sources(db, &src, &n, &db_err) != TTA_OK) return tta_report_fail(&db_err, err);
+    p->files = callocCheck(n ? n : 1, sizeof *p->files);
+    p->n = n;
+    for (size_t i = 0; i < n; i++) {
+        p->files[i].source_id = src[i].source_id;
+        p->files[i].path = src[i].path; /* taken */
+        p->files[i].error = src[i].error;
     }
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : db_error(db, "reading power log sources", err);
+    free(src);
+    return 0;
 }
 
 static tta_power_key power_key(const char *k) {
@@ -99,47 +87,41 @@ static int compare_source_ref(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-/* The samples of the files marked wanted[i], each in log order (insertion order: rowid). */
+/* Where the samples of the wanted files go while they stream in. */
+typedef struct {
+    power_files *p;
+    const source_ref *refs; /* sorted by source id */
+    size_t n_refs;
+} sample_sink;
+
+/* Appends one sample to its file's events (tta_power_sample_fn). */
+static void add_sample(void *ctx, const tta_power_sample_row *s) {
+    const sample_sink *sink = ctx;
+    source_ref key = {s->source_id, 0};
+    const source_ref *hit = bsearch(&key, sink->refs, sink->n_refs, sizeof *sink->refs, compare_source_ref);
+    assert(hit);
+    power_file *f = &sink->p->files[hit->file];
+    growArray(f->events, &f->cap, f->n + 1);
+    f->events[f->n++] = (tta_power_event){.time_s = s->time_s, .value = s->value, .key = power_key(s->key)};
+}
+
+/* The samples of the files marked wanted[i], each in log order (insertion order). */
 static int load_samples(sqlite3 *db, power_files *p, const int *wanted, char **err) {
-    buf ids = {0};
     source_ref *refs = mallocCheck((p->n ? p->n : 1) * sizeof *refs);
+    int64_t *ids = mallocCheck((p->n ? p->n : 1) * sizeof *ids);
     size_t n_refs = 0;
-    buf_putc(&ids, '[');
     for (size_t i = 0; i < p->n; i++) {
         if (!wanted[i] || p->files[i].error) continue;
-        buf_printf(&ids, "%s%lld", n_refs ? "," : "", (long long)p->files[i].source_id);
+        ids[n_refs] = p->files[i].source_id;
         refs[n_refs++] = (source_ref){p->files[i].source_id, i};
     }
-    buf_putc(&ids, ']');
-    int rc = 0;
-    if (n_refs > 0) {
-        qsort(refs, n_refs, sizeof *refs, compare_source_ref);
-        sqlite3_stmt *st;
-        if (sqlite3_prepare_v2(db,
-                               "SELECT source_id, time, key, value FROM power_samples"
-                               " WHERE source_id IN (SELECT value FROM json_each(?1)) ORDER BY rowid",
-                               -1, &st, NULL) != SQLITE_OK) {
-            rc = db_error(db, "reading power samples", err);
-        } else {
-            sqlite3_bind_text(st, 1, buf_str(&ids), -1, SQLITE_STATIC);
-            int step;
-            while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-                source_ref key = {sqlite3_column_int64(st, 0), 0};
-                source_ref *hit = bsearch(&key, refs, n_refs, sizeof *refs, compare_source_ref);
-                assert(hit);
-                power_file *f = &p->files[hit->file];
-                growArray(f->events, &f->cap, f->n + 1);
-                f->events[f->n++] = (tta_power_event){
-                    .time_s = sqlite3_column_type(st, 1) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 1),
-                    .value = sqlite3_column_type(st, 3) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 3),
-                    .key = power_key((const char *)sqlite3_column_text(st, 2))};
-            }
-            if (step != SQLITE_DONE) rc = db_error(db, "reading power samples", err);
-            sqlite3_finalize(st);
-        }
-    }
+    qsort(refs, n_refs, sizeof *refs, compare_source_ref);
+    sample_sink sink = {p, refs, n_refs};
+    tta_error db_err;
+    int rc = tta_db_power_samples(db, ids, n_refs, add_sample, &sink, &db_err) == TTA_OK ? 0
+                                                                                      : tta_report_fail(&db_err, err);
     free(refs);
-    buf_free(&ids);
+    free(ids);
     return rc;
 }
 
@@ -342,7 +324,7 @@ int tta_energy_load_for(sqlite3 *db, const tta_entry_data *e, size_t n, tta_ener
 int tta_energy_load(sqlite3 *db, const tta_filter *f, tta_energy_data *d, char **err) {
     tta_entry_data *e;
     size_t n;
-    if (tta_entries_load(db, f, 0, &e, &n, err) != SQLITE_OK) return 1;
+    if (tta_entries_load(db, f, 0, &e, &n, err)) return 1;
     if (tta_energy_load_for(db, e, n, d, err)) {
         tta_entries_free(e, n);
         return 1;

@@ -6,7 +6,6 @@
 #ifndef TTA_REPORTS_ENERGY_H
 #define TTA_REPORTS_ENERGY_H
 
-#include <sqlite3.h>
 #include <stddef.h>
 
 #include "common/buf.h"

@@ -132,33 +132,21 @@ static int ls_entries(const tta_entry_data *e, size_t n, tta_table *t) {
 }
 
 static int ls_systems(sqlite3 *db, const tta_filter *f, tta_table *t, char **err) {
-    sqlite3_stmt *st;
-    const char *sql =
-        "SELECT round, submitter, name, division, accelerator_model, accelerators, nodes, host_processor, framework"
-        " FROM systems WHERE (?1 IS NULL OR round = ?1 COLLATE NOCASE) AND (?2 IS NULL OR submitter = ?2 COLLATE NOCASE)"
-        " AND (?3 IS NULL OR name = ?3 COLLATE NOCASE) AND (?4 IS NULL OR division = ?4 COLLATE NOCASE)"
-        " ORDER BY round, submitter, name";
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-        buf b = {0};
-        buf_printf(&b, "database: %s", sqlite3_errmsg(db));
-        *err = buf_take(&b);
-        return 1;
-    }
-    const char *binds[4] = {f->round, f->submitter, f->system, f->division};
-    for (int i = 0; i < 4; i++) {
-        if (binds[i]) sqlite3_bind_text(st, i + 1, binds[i], -1, SQLITE_STATIC);
-    }
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    tta_system_row *s;
+    size_t n;
+    tta_error db_err;
+    if (tta_db_systems(db, f, &s, &n, &db_err) != TTA_OK) return tta_report_fail(&db_err, err);
+    for (size_t i = 0; i < n; i++) {
         size_t row = tta_table_add_row(t);
-        for (int c = 0; c < 9; c++) {
-            if (sqlite3_column_type(st, c) == SQLITE_NULL) continue;
-            if (c == 5 || c == 6)
-                tta_table_set_number(t, row, (size_t)c, sqlite3_column_double(st, c));
-            else
-                tta_table_set_text(t, row, (size_t)c, (const char *)sqlite3_column_text(st, c));
-        }
+        const char *texts[] = {s[i].round, s[i].submitter, s[i].name, s[i].division, s[i].accelerator_model};
+        for (size_t c = 0; c < 5; c++)
+            if (texts[c]) tta_table_set_text(t, row, c, texts[c]);
+        if (s[i].accelerators >= 0) tta_table_set_number(t, row, 5, s[i].accelerators);
+        if (s[i].nodes >= 0) tta_table_set_number(t, row, 6, s[i].nodes);
+        if (s[i].host_processor) tta_table_set_text(t, row, 7, s[i].host_processor);
+        if (s[i].framework) tta_table_set_text(t, row, 8, s[i].framework);
     }
-    sqlite3_finalize(st);
+    tta_system_rows_free(s, n);
     return 0;
 }
 
@@ -178,7 +166,7 @@ int tta_report_ls(sqlite3 *db, const char *what, const tta_filter *f, int format
         }
         tta_entry_data *e;
         size_t n;
-        if (tta_entries_load(db, f, 0, &e, &n, err) != SQLITE_OK) return 1;
+        if (tta_entries_load(db, f, 0, &e, &n, err)) return 1;
         t = runs ? tta_table_new(run_columns, sizeof run_columns / sizeof run_columns[0])
                  : tta_table_new(entry_columns, sizeof entry_columns / sizeof entry_columns[0]);
         rc = runs ? ls_runs(e, n, t) : ls_entries(e, n, t);

@@ -8,148 +8,15 @@
 #include "common/buf.h"
 #include "common/check.h"
 #include "reports/builders.h"
+#include "reports/dataset.h"
 #include "reports/render.h"
 #include "reports/reports.h"
 
 /* ---- Loading ------------------------------------------------------------------------------- */
 
-typedef struct {
-    int64_t id, sweep;
-    char host[64], device[16], model[64], measured_at[32];
-    int threads, batch, settled, warmup_steps, measured_steps;
-    double step_s, samples_per_s, gflops, flops_per_step;
-    double data_s, forward_s, backward_s, optimizer_s;
-    double mem[7]; /* weights, weight_grads, optimizer_state, feature_maps, workspace, data, total */
-} profile_row;
-
-typedef struct {
-    char name[64], type[16], fused_into[64];
-    double flops, bytes, time_s, gflops, intensity;
-} layer_row;
-
-
-static double col_num(sqlite3_stmt *st, int i) {
-    return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
-}
-static void col_text(sqlite3_stmt *st, int i, char *dst, size_t len) {
-    const unsigned char *s = sqlite3_column_text(st, i);
-    snprintf(dst, len, "%s", s ? (const char *)s : "");
-}
-
-static int set_err(char **err, sqlite3 *db, const char *what) {
-    buf b = {0};
-    buf_printf(&b, "%s: %s", what, db ? sqlite3_errmsg(db) : "failed");
-    *err = buf_take(&b);
-    return 1;
-}
-
-#define PROFILE_COLUMNS                                                                                        \
-    "id, coalesce(sweep, 0), host, device, model, measured_at, threads, batch, settled, warmup_steps, "       \
-    "measured_steps, step_s, samples_per_s, gflops, flops_per_step, data_s, forward_s, backward_s, optimizer_s, " \
-    "mem_weights, mem_weight_grads, mem_optimizer_state, mem_feature_maps, mem_workspace, mem_data, mem_total"
-
-static void read_profile(sqlite3_stmt *st, profile_row *p) {
-    p->id = sqlite3_column_int64(st, 0);
-    p->sweep = sqlite3_column_int64(st, 1);
-    col_text(st, 2, p->host, sizeof p->host);
-    col_text(st, 3, p->device, sizeof p->device);
-    col_text(st, 4, p->model, sizeof p->model);
-    col_text(st, 5, p->measured_at, sizeof p->measured_at);
-    p->threads = sqlite3_column_int(st, 6);
-    p->batch = sqlite3_column_int(st, 7);
-    p->settled = sqlite3_column_int(st, 8);
-    p->warmup_steps = sqlite3_column_int(st, 9);
-    p->measured_steps = sqlite3_column_int(st, 10);
-    double *v[] = {&p->step_s, &p->samples_per_s, &p->gflops, &p->flops_per_step, &p->data_s, &p->forward_s,
-                   &p->backward_s, &p->optimizer_s};
-    for (int i = 0; i < 8; i++) *v[i] = col_num(st, 11 + i);
-    for (int i = 0; i < 7; i++) p->mem[i] = col_num(st, 19 + i);
-}
-
-/* The profile id (0: the latest) and, when it belongs to a sweep, every profile of the sweep
- * (ordered by batch); else just itself. *sel is its index in rows. */
-static int load_profiles(sqlite3 *db, int64_t id, profile_row **rows, size_t *n, size_t *sel, char **err) {
-    sqlite3_stmt *st = NULL;
-    *rows = NULL;
-    *n = 0;
-    if (id <= 0) {
-        if (sqlite3_prepare_v2(db, "SELECT max(id) FROM profiles", -1, &st, NULL) != SQLITE_OK)
-            return set_err(err, db, "profiles");
-        if (sqlite3_step(st) == SQLITE_ROW) id = sqlite3_column_int64(st, 0);
-        sqlite3_finalize(st);
-        if (id <= 0) return 0; /* none stored */
-    }
-    if (sqlite3_prepare_v2(db,
-                           "SELECT " PROFILE_COLUMNS " FROM profiles WHERE id = ?1 OR (sweep IS NOT NULL AND "
-                           "sweep = (SELECT sweep FROM profiles WHERE id = ?1)) ORDER BY batch, id",
-                           -1, &st, NULL) != SQLITE_OK)
-        return set_err(err, db, "profiles");
-    sqlite3_bind_int64(st, 1, id);
-    size_t cap = 0;
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        growArray(*rows, &cap, *n + 1);
-        read_profile(st, &(*rows)[*n]);
-        if ((*rows)[*n].id == id) *sel = *n;
-        (*n)++;
-    }
-    sqlite3_finalize(st);
-    if (*n == 0) {
-        buf b = {0};
-        buf_printf(&b, "no profile %lld (`tta report profile` lists the stored ones)", (long long)id);
-        *err = buf_take(&b);
-        return 1;
-    }
-    return 0;
-}
-
-static int load_layers(sqlite3 *db, int64_t id, layer_row **rows, size_t *n, char **err) {
-    sqlite3_stmt *st = NULL;
-    *rows = NULL;
-    *n = 0;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT name, type, coalesce(fused_into, ''), flops, bytes, time_s, gflops, intensity "
-                           "FROM profile_layers WHERE profile_id = ?1 ORDER BY idx",
-                           -1, &st, NULL) != SQLITE_OK)
-        return set_err(err, db, "profile_layers");
-    sqlite3_bind_int64(st, 1, id);
-    size_t cap = 0;
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        growArray(*rows, &cap, *n + 1);
-        layer_row *L = &(*rows)[(*n)++];
-        col_text(st, 0, L->name, sizeof L->name);
-        col_text(st, 1, L->type, sizeof L->type);
-        col_text(st, 2, L->fused_into, sizeof L->fused_into);
-        L->flops = col_num(st, 3);
-        L->bytes = col_num(st, 4);
-        L->time_s = col_num(st, 5);
-        L->gflops = col_num(st, 6);
-        L->intensity = col_num(st, 7);
-    }
-    sqlite3_finalize(st);
-    return 0;
-}
-
-/* The host's latest peaks at the profile's thread count, else at the nearest thread count:
- * 1 when found (*threads_used says which), 0 when the host has none. */
-static int load_peaks(sqlite3 *db, const profile_row *p, double *gflops, double *gbs, int *threads_used) {
-    sqlite3_stmt *st = NULL;
-    int found = 0;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT sgemm_gflops, mem_gbs, threads FROM latest_peaks WHERE host = ?1 AND device = 'cpu' "
-                           "ORDER BY abs(threads - ?2), threads DESC LIMIT 1",
-                           -1, &st, NULL) != SQLITE_OK)
-        return 0;
-    sqlite3_bind_text(st, 1, p->host, -1, SQLITE_STATIC);
-    sqlite3_bind_int(st, 2, p->threads);
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        *gflops = sqlite3_column_double(st, 0);
-        *gbs = sqlite3_column_double(st, 1);
-        *threads_used = sqlite3_column_int(st, 2);
-        found = 1;
-    }
-    sqlite3_finalize(st);
-    return found;
-}
+/* db.h's rows of a profile and of its layers. */
+typedef tta_profile_row profile_row;
+typedef tta_profile_layer_row layer_row;
 
 /* ---- Tables ---------------------------------------------------------------------------------- */
 
@@ -377,14 +244,21 @@ static void profile_data_free(profile_data *d) {
 /* 0 with d loaded (d->n_profiles == 0 when nothing is stored), or 1 with *err. */
 static int profile_data_load(sqlite3 *db, int64_t id, profile_data *d, char **err) {
     memset(d, 0, sizeof *d);
-    if (load_profiles(db, id, &d->profiles, &d->n_profiles, &d->sel, err)) return 1;
+    tta_error db_err;
+    if (tta_db_profiles(db, id, &d->profiles, &d->n_profiles, &d->sel, &db_err) != TTA_OK)
+        return tta_report_fail(&db_err, err);
     if (d->n_profiles == 0) return 0;
     const profile_row *p = &d->profiles[d->sel];
-    if (load_layers(db, p->id, &d->layers, &d->n_layers, err)) {
+    if (tta_db_profile_layers(db, p->id, &d->layers, &d->n_layers, &db_err) != TTA_OK) {
         profile_data_free(d);
-        return 1;
+        return tta_report_fail(&db_err, err);
     }
-    if (!load_peaks(db, p, &d->peak, &d->bw, &d->peak_threads)) d->peak = d->bw = 0;
+    tta_host_peaks peaks;
+    if (tta_db_host_peaks(db, p->host, p->threads, &peaks)) {
+        d->peak = peaks.sgemm_gflops;
+        d->bw = peaks.mem_gbs;
+        d->peak_threads = peaks.threads;
+    }
     return 0;
 }
 

@@ -15,6 +15,7 @@
 
 #include "common/buf.h"
 #include "common/check.h"
+#include "reports/dataset.h"
 #include "reports/render.h"
 #include "reports/reports.h"
 #include "stats/stats.h"
@@ -45,38 +46,11 @@ static const tta_column rcp_columns[R_COUNT] = {
     [R_UNIT] = {"progress_unit", "unit", TTA_COL_TEXT, 0, TTA_FOR_SCRIPTS},
 };
 
-/* FILTER_SQL of dataset.c: ?1..?6 are the filter's fields. */
-#define RCP_FILTER_SQL                                                                                \
-    " (?1 IS NULL OR e.round = ?1 COLLATE NOCASE) AND (?2 IS NULL OR e.division = ?2 COLLATE NOCASE)" \
-    " AND (?3 IS NULL OR e.submitter = ?3 COLLATE NOCASE) AND (?4 IS NULL OR e.system = ?4 COLLATE NOCASE)" \
-    " AND (?5 IS NULL OR e.benchmark = ?5 COLLATE NOCASE) AND (?6 = 0 OR e.id = ?6)"
-
-/* Each entry with its round's ruleset and the rule of its benchmark there (NULLs without one). */
-static const char entries_sql[] =
-    "SELECT e.id, e.round, rr.ruleset, e.division, e.submitter, e.system, e.benchmark,"
-    "  b.benchmark IS NOT NULL, b.rcp, b.rcp_name, COALESCE(b.progress_unit, 'epochs')"
-    " FROM entries e"
-    " LEFT JOIN rule_rounds rr ON rr.round = e.round"
-    " LEFT JOIN benchmark_rules b ON b.ruleset = rr.ruleset AND b.benchmark = e.benchmark"
-    " WHERE" RCP_FILTER_SQL " AND EXISTS (SELECT 1 FROM runs r WHERE r.entry_id = e.id)"
-    " ORDER BY e.round, e.division, e.submitter, e.system, e.benchmark, e.id";
-
-/* Each run as the checker reads its file: converged when its last run_stop says success, its
- * convergence point (run_tta.progress) and batch size; in file order (the checker's glob). */
-static const char runs_sql[] =
-    "SELECT t.entry_id, t.file, COALESCE(r.cp_status, r.status) = 'success', t.progress, t.global_batch_size"
-    " FROM run_tta t JOIN runs r ON r.id = t.run_id JOIN entries e ON e.id = t.entry_id"
-    " WHERE" RCP_FILTER_SQL " ORDER BY e.round, e.division, e.submitter, e.system, e.benchmark, e.id, t.file";
-
+/* An entry as the checker sees it (db.h: tta_rcp_entry_row) with its runs as the checker takes them. */
 typedef struct {
-    int64_t id;
-    char *round, *ruleset, *division, *submitter, *system, *benchmark;
-    int has_rule, rcp;  /* a rule for the benchmark in the ruleset; does the checker judge it */
-    char *rcp_name;     /* rcps_<rcp_name>.json; NULL: the benchmark's name */
-    char *unit;         /* progress_unit */
-    tta_rcp_run *runs;
-    size_t n_runs, cap_runs;
-    char *unlogged;     /* the first converged run without a convergence point (its file), or NULL */
+    const tta_rcp_entry_row *row;
+    tta_rcp_run *runs;      /* row->n_runs: a run that did not converge has no progress (NAN) */
+    const char *unlogged;   /* the first converged run without a convergence point (its file), or NULL */
 } rcp_entry;
 
 typedef struct {
@@ -86,116 +60,26 @@ typedef struct {
     char *err;
 } rcp_cache;
 
-/* Column i as a malloc'd string; NULL for SQL NULL. */
-static char *dup_col(sqlite3_stmt *st, int i) {
-    const unsigned char *t = sqlite3_column_text(st, i);
-    return t ? strdupCheck((const char *)t) : NULL;
-}
-
-/* Column i as a double; NAN for SQL NULL. */
-static double real_col(sqlite3_stmt *st, int i) {
-    return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
-}
-
-/* Binds f's fields to RCP_FILTER_SQL's ?1..?6. */
-static void bind_filter(sqlite3_stmt *st, const tta_filter *f) {
-    const char *texts[5] = {f->round, f->division, f->submitter, f->system, f->benchmark};
-    for (int i = 0; i < 5; i++) {
-        if (texts[i]) sqlite3_bind_text(st, i + 1, texts[i], -1, SQLITE_STATIC);
-        else sqlite3_bind_null(st, i + 1);
-    }
-    sqlite3_bind_int64(st, 6, f->entry_id);
-}
-
-/* *err = "database: <what>: <SQLite's message>" (malloc'd), when err is not NULL. */
-static void set_db_err(char **err, sqlite3 *db, const char *what) {
-    if (!err) return;
-    buf b = {0};
-    buf_printf(&b, "database: %s: %s", what, sqlite3_errmsg(db));
-    *err = buf_take(&b);
-}
-
-/* Frees n entries and the array. */
-static void entries_free(rcp_entry *e, size_t n) {
+/* The checker's runs of each entry row (*out: n of them; free with entries_free). */
+static rcp_entry *entries_of(const tta_rcp_entry_row *rows, size_t n) {
+    rcp_entry *e = callocCheck(n ? n : 1, sizeof *e);
     for (size_t i = 0; i < n; i++) {
-        free(e[i].round);
-        free(e[i].ruleset);
-        free(e[i].division);
-        free(e[i].submitter);
-        free(e[i].system);
-        free(e[i].benchmark);
-        free(e[i].rcp_name);
-        free(e[i].unit);
-        free(e[i].runs);
-        free(e[i].unlogged);
+        const tta_rcp_entry_row *x = &rows[i];
+        e[i].row = x;
+        e[i].runs = mallocCheck((x->n_runs ? x->n_runs : 1) * sizeof *e[i].runs);
+        for (size_t j = 0; j < x->n_runs; j++) {
+            const tta_rcp_run_row *r = &x->runs[j];
+            if (r->converged && isnan(r->progress) && !e[i].unlogged) e[i].unlogged = r->file;
+            e[i].runs[j] = (tta_rcp_run){.progress = r->converged ? r->progress : NAN, .bs = r->global_batch_size};
+        }
     }
-    free(e);
+    return e;
 }
 
-/* The entries matching f with their runs, in two queries. Returns SQLITE_OK, or an error code with
- * *err set. */
-static int entries_load(sqlite3 *db, const tta_filter *f, rcp_entry **out, size_t *n_out, char **err) {
-    *out = NULL;
-    *n_out = 0;
-    sqlite3_stmt *st;
-    int rc = sqlite3_prepare_v2(db, entries_sql, -1, &st, NULL);
-    if (rc != SQLITE_OK) {
-        set_db_err(err, db, "loading entries");
-        return rc;
-    }
-    bind_filter(st, f);
-    rcp_entry *e = NULL;
-    size_t n = 0, cap = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        growArray(e, &cap, n + 1);
-        rcp_entry *x = &e[n++];
-        memset(x, 0, sizeof *x);
-        x->id = sqlite3_column_int64(st, 0);
-        x->round = dup_col(st, 1);
-        x->ruleset = dup_col(st, 2);
-        x->division = dup_col(st, 3);
-        x->submitter = dup_col(st, 4);
-        x->system = dup_col(st, 5);
-        x->benchmark = dup_col(st, 6);
-        x->has_rule = sqlite3_column_int(st, 7);
-        x->rcp = sqlite3_column_int(st, 8);
-        x->rcp_name = dup_col(st, 9);
-        x->unit = dup_col(st, 10);
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) {
-        set_db_err(err, db, "loading entries");
-        entries_free(e, n);
-        return rc;
-    }
-    rc = sqlite3_prepare_v2(db, runs_sql, -1, &st, NULL);
-    if (rc != SQLITE_OK) {
-        set_db_err(err, db, "loading runs");
-        entries_free(e, n);
-        return rc;
-    }
-    bind_filter(st, f);
-    size_t k = 0; /* both queries list entries in the same order: walk them together */
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t id = sqlite3_column_int64(st, 0);
-        while (k < n && e[k].id != id) k++;
-        assert(k < n); /* every run's entry was listed */
-        rcp_entry *x = &e[k];
-        int converged = sqlite3_column_int(st, 2);
-        double progress = real_col(st, 3);
-        if (converged && isnan(progress) && !x->unlogged) x->unlogged = dup_col(st, 1);
-        growArray(x->runs, &x->cap_runs, x->n_runs + 1);
-        x->runs[x->n_runs++] = (tta_rcp_run){.progress = converged ? progress : NAN, .bs = real_col(st, 4)};
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) {
-        set_db_err(err, db, "loading runs");
-        entries_free(e, n);
-        return rc;
-    }
-    *out = e;
-    *n_out = n;
-    return SQLITE_OK;
+/* Frees what entries_of gave. */
+static void entries_free(rcp_entry *e, size_t n) {
+    for (size_t i = 0; i < n; i++) free(e[i].runs);
+    free(e);
 }
 
 /* 1 when path is a folder (or a link to one). */
@@ -251,16 +135,18 @@ int tta_report_rcp(sqlite3 *db, const tta_filter *f, const char *rcp_dir, int fo
         }
         return 1;
     }
-    rcp_entry *e;
+    tta_rcp_entry_row *rows;
     size_t n;
-    if (entries_load(db, f, &e, &n, err) != SQLITE_OK) return 1;
+    tta_error db_err;
+    if (tta_db_rcp_entries(db, f, &rows, &n, &db_err) != TTA_OK) return tta_report_fail(&db_err, err);
+    rcp_entry *e = entries_of(rows, n);
     int per_ruleset = holds_rulesets(rcp_dir);
     tta_table *t = tta_table_new(rcp_columns, R_COUNT);
     rcp_cache *cache = NULL;
     size_t n_cache = 0, cap = 0;
     buf dir = {0}, why = {0};
     for (size_t i = 0; i < n; i++) {
-        const rcp_entry *x = &e[i];
+        const tta_rcp_entry_row *x = e[i].row;
         size_t row = tta_table_add_row(t);
         tta_table_set_number(t, row, R_ID, (double)x->id);
         tta_table_set_text(t, row, R_ROUND, x->round);
@@ -300,12 +186,12 @@ int tta_report_rcp(sqlite3 *db, const tta_filter *f, const char *rcp_dir, int fo
             no_verdict(t, row, buf_str(&why));
             continue;
         }
-        if (x->unlogged) { /* the checker stops too (conv_epoch unset) */
-            buf_printf(&why, "%s: the run converged but its convergence point is not logged", x->unlogged);
+        if (e[i].unlogged) { /* the checker stops too (conv_epoch unset) */
+            buf_printf(&why, "%s: the run converged but its convergence point is not logged", e[i].unlogged);
             no_verdict(t, row, buf_str(&why));
             continue;
         }
-        tta_rcp_result r = tta_rcp_check(&c->set, x->runs, x->n_runs, name);
+        tta_rcp_result r = tta_rcp_check(&c->set, e[i].runs, x->n_runs, name);
         assert(r.pass >= 0);
         tta_table_set_number_or(t, row, R_BS, r.bs, r.msg);
         tta_table_set_text(t, row, R_VERDICT, r.pass ? "pass" : "fail");
@@ -329,5 +215,6 @@ int tta_report_rcp(sqlite3 *db, const tta_filter *f, const char *rcp_dir, int fo
     buf_free(&dir);
     buf_free(&why);
     entries_free(e, n);
+    tta_rcp_entries_free(rows, n);
     return 0;
 }

@@ -71,7 +71,7 @@ int tta_run_table_report_finished(sqlite3 *db, const tta_filter *f, int with_cur
                                   const char *svg_path, char **err) {
     tta_entry_data *e;
     size_t n;
-    if (tta_entries_load(db, f, with_curves, &e, &n, err) != SQLITE_OK) return 1;
+    if (tta_entries_load(db, f, with_curves, &e, &n, err)) return 1;
     tta_table *t = table(e, n);
     int rc = finish ? finish(db, e, n, t, err) : 0;
     if (rc == 0) tta_table_write(t, (tta_out_format)format, out);
@@ -123,7 +123,7 @@ int tta_report_html_progress(sqlite3 *db, const tta_filter *f, const char *path,
                              tta_report_progress_fn progress, void *progress_ctx, char **err) {
     tta_entry_data *e;
     size_t n;
-    if (tta_entries_load(db, f, 1, &e, &n, err) != SQLITE_OK) return 1;
+    if (tta_entries_load(db, f, 1, &e, &n, err)) return 1;
     buf page = {0}, svg = {0};
     tta_html_begin(&page, "Time to accuracy", generated_at);
     buf intro = {0};

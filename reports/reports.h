@@ -1,22 +1,19 @@
 /* reports.h: the reports module's contract: what `tta ls` and `tta report` print, computed
  * from the database (stats/ does the arithmetic, render.h the writing).
  *
- * Every function reads the database given, writes results to out in the requested format and
- * returns 0, or 1 with *err set (malloc'd; the caller frees) when the database cannot be read
- * or the request cannot be met (e.g. an unknown entry).
+ * Every function reads the database given (through db/'s queries: no SQL here), writes results
+ * to out in the requested format and returns 0, or 1 with *err set (malloc'd; the caller frees)
+ * when the database cannot be read or the request cannot be met (e.g. an unknown entry, a filter
+ * whose regular expression does not compile). A filter's text field may be a regular expression
+ * written /PATTERN/ (db.h, tta_filter).
  */
 #ifndef TTA_REPORTS_H
 #define TTA_REPORTS_H
 
-#include <sqlite3.h>
 #include <stdint.h>
 #include <stdio.h>
 
-/* Selection of entries: NULL / 0 fields match everything; text compares case-insensitively. */
-typedef struct {
-    const char *round, *division, *submitter, *system, *benchmark;
-    int64_t entry_id;
-} tta_filter;
+#include "db/db.h" /* the database handle and the selection of entries, tta_filter */
 
 /* Output formats (render.h's tta_out_format values). */
 enum { TTA_FORMAT_TABLE = 0, TTA_FORMAT_CSV = 1, TTA_FORMAT_JSON = 2, TTA_FORMAT_MARKDOWN = 3 };

@@ -274,59 +274,6 @@ static void round_table_free(round_table *t) {
 
 /* ---- the description's cells, as _check_and_update_system_specs reads them ------------------- */
 
-typedef struct {
-    char *description; /* JSON; NULL: no description of the folder */
-    char *division, *status, *accelerator, *processor, *framework; /* tta's lenient reading */
-    int nodes, accelerators;                                        /* -1 unknown */
-} system_info;
-
-/* Releases the strings of s. */
-static void system_info_free(system_info *s) {
-    free(s->description);
-    free(s->division);
-    free(s->status);
-    free(s->accelerator);
-    free(s->processor);
-    free(s->framework);
-}
-
-/* A malloc'd copy of the statement's text column i, or NULL for SQL NULL. */
-static char *column_text(sqlite3_stmt *st, int i) {
-    const unsigned char *t = sqlite3_column_text(st, i);
-    return t ? strdupCheck((const char *)t) : NULL;
-}
-
-/* The latest stored description of the folder (as dataset.c picks it). 0, or an SQLite code. */
-static int load_system(sqlite3 *db, sqlite3_stmt **st, const summary_row *r, system_info *out) {
-    memset(out, 0, sizeof *out);
-    out->nodes = out->accelerators = -1;
-    int rc = SQLITE_OK;
-    if (!*st)
-        rc = sqlite3_prepare_v2(db,
-                                "SELECT description, division, status, accelerator_model, host_processor, framework,"
-                                " nodes, accelerators FROM systems WHERE round = ?1 AND submitter = ?2 AND name = ?3"
-                                " ORDER BY id DESC LIMIT 1",
-                                -1, st, NULL);
-    if (rc != SQLITE_OK) return rc;
-    sqlite3_reset(*st);
-    sqlite3_bind_text(*st, 1, r->round, -1, SQLITE_STATIC);
-    sqlite3_bind_text(*st, 2, r->submitter, -1, SQLITE_STATIC);
-    sqlite3_bind_text(*st, 3, r->folder, -1, SQLITE_STATIC);
-    rc = sqlite3_step(*st);
-    if (rc == SQLITE_ROW) {
-        out->description = column_text(*st, 0);
-        out->division = column_text(*st, 1);
-        out->status = column_text(*st, 2);
-        out->accelerator = column_text(*st, 3);
-        out->processor = column_text(*st, 4);
-        out->framework = column_text(*st, 5);
-        out->nodes = sqlite3_column_type(*st, 6) == SQLITE_NULL ? -1 : sqlite3_column_int(*st, 6);
-        out->accelerators = sqlite3_column_type(*st, 7) == SQLITE_NULL ? -1 : sqlite3_column_int(*st, 7);
-        rc = SQLITE_DONE;
-    }
-    return rc == SQLITE_DONE ? SQLITE_OK : rc;
-}
-
 /* str() of the description's member key, or NULL when it has none (the summarizer's FieldError). */
 static char *member_str(const cJSON *d, const char *key) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(d, key);
@@ -373,7 +320,7 @@ static void url_prefix(buf *b, const char *ruleset) {
 
 /* Fills the row's description cells from sys (and where it has none, what tta knows); split: the
  * folder's logs name more than one division, each with a row. */
-static void describe_row(summary_row *r, const system_info *sys, const char *ruleset, int split) {
+static void describe_row(summary_row *r, const tta_system_row *sys, const char *ruleset, int split) {
     cJSON *d = sys->description ? cJSON_Parse(sys->description) : NULL;
     if (d && !cJSON_IsObject(d)) {
         cJSON_Delete(d);
@@ -404,7 +351,7 @@ static void describe_row(summary_row *r, const system_info *sys, const char *rul
             const char *fallback;
         } plain[] = {
             {O_DIVISION, "division", sys->division},      {O_AVAILABILITY, "status", sys->status},
-            {O_SUBMITTER, "submitter", r->submitter},      {O_PROCESSOR, "host_processor_model_name", sys->processor},
+            {O_SUBMITTER, "submitter", r->submitter},      {O_PROCESSOR, "host_processor_model_name", sys->host_processor},
         };
         for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++) {
             char *s = member_str(d, plain[i].key);
@@ -458,7 +405,7 @@ static void describe_row(summary_row *r, const system_info *sys, const char *rul
         }
         char *acc = member_str(d, "accelerator_model_name");
         if (acc) set_text(r, O_ACCELERATOR, strcmp(acc, "tpu-v3") ? acc : "TPUv3");
-        else if (sys->accelerator) set_text(r, O_ACCELERATOR, sys->accelerator);
+        else if (sys->accelerator_model) set_text(r, O_ACCELERATOR, sys->accelerator_model);
         else set_missing(r, O_ACCELERATOR, "not in the system description");
         free(acc);
         if (acc_per_node && nodes_ok && py_int(acc_per_node, &n_acc) == 0) {
@@ -542,17 +489,6 @@ static void describe_row(summary_row *r, const system_info *sys, const char *rul
 
 /* ---- scores ----------------------------------------------------------------------------------- */
 
-typedef struct {
-    int64_t id;
-    double start_s, stop_s;
-} run_times;
-
-/* qsort/bsearch order of run_times by run id. */
-static int compare_run_times(const void *a, const void *b) {
-    int64_t x = ((const run_times *)a)->id, y = ((const run_times *)b)->id;
-    return (x > y) - (x < y);
-}
-
 /* qsort order of doubles, ascending. */
 static int compare_doubles(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
@@ -579,7 +515,7 @@ static double logged_ms(double s) {
  * length, * the scaling factor. s gives the slice (tta_official_score). Falls back to s's own
  * score where the two disagree beyond the rounding of the stored seconds (NCF's first-fifty rule
  * of v0.5/v0.6 takes other runs). */
-static double summarizer_minutes(const tta_entry_summary *s, const run_times *times, size_t n_times) {
+static double summarizer_minutes(const tta_entry_summary *s) {
     const tta_entry_data *e = s->entry;
     double published = s->published_s / 60.0;
     if (isnan(published)) return NAN;
@@ -588,13 +524,7 @@ static double summarizer_minutes(const tta_entry_summary *s, const run_times *ti
     for (size_t i = 0; i < e->n_runs; i++) {
         const tta_run_data *r = &e->runs[i];
         if (!tta_run_succeeded(r) || r->unreadable_records != 0 || isnan(r->tta_s)) continue;
-        run_times key = {.id = r->id};
-        const run_times *t = n_times ? bsearch(&key, times, n_times, sizeof key, compare_run_times) : NULL;
-        if (!t) {
-            free(m);
-            return published;
-        }
-        m[n++] = (logged_ms(t->stop_s) - logged_ms(t->start_s)) / 60 / 1000;
+        m[n++] = (logged_ms(r->run_stop_s) - logged_ms(r->run_start_s)) / 60 / 1000;
     }
     qsort(m, n, sizeof *m, compare_doubles);
     size_t k = s->score.max_dropped, used = s->score.n_used;
@@ -615,21 +545,8 @@ static double summarizer_minutes(const tta_entry_summary *s, const run_times *ti
 /* tta's canonical benchmark for a summarizer column name in round (benchmark_aliases), or a copy
  * of name. */
 static char *canonical_benchmark(sqlite3 *db, const char *round, const char *name) {
-    sqlite3_stmt *st;
     char *out = NULL;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT a.benchmark FROM benchmark_aliases a JOIN rule_rounds r ON r.round = ?1"
-                           " LEFT JOIN rule_rounds f ON f.round = a.from_round"
-                           " LEFT JOIN rule_rounds b ON b.round = a.before_round"
-                           " WHERE a.name = ?2 AND (f.ord IS NULL OR r.ord >= f.ord)"
-                           " AND (b.ord IS NULL OR r.ord < b.ord)"
-                           " LIMIT 1",
-                           -1, &st, NULL) == SQLITE_OK) {
-        sqlite3_bind_text(st, 1, round, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
-        if (sqlite3_step(st) == SQLITE_ROW) out = column_text(st, 0);
-    }
-    sqlite3_finalize(st);
+    if (tta_db_benchmark_alias(db, round, name, &out, NULL) != TTA_OK) out = NULL;
     return out ? out : strdupCheck(name);
 }
 
@@ -704,49 +621,6 @@ static void sort_rows(round_table *t) {
     if (t->n_rows > 1) qsort(t->rows, t->n_rows, sizeof *t->rows, compare_rows);
 }
 
-/* Loads run_start and run_stop of the selection's runs, sorted by id. */
-static int load_run_times(sqlite3 *db, const tta_filter *f, run_times **out, size_t *n, char **err) {
-    static const char sql[] =
-        "SELECT r.id, r.run_start, r.run_stop FROM runs r JOIN entries e ON e.id = r.entry_id WHERE"
-        " (?1 IS NULL OR e.round = ?1 COLLATE NOCASE) AND (?2 IS NULL OR e.division = ?2 COLLATE NOCASE)"
-        " AND (?3 IS NULL OR e.submitter = ?3 COLLATE NOCASE) AND (?4 IS NULL OR e.system = ?4 COLLATE NOCASE)"
-        " AND (?5 IS NULL OR e.benchmark = ?5 COLLATE NOCASE) AND (?6 = 0 OR e.id = ?6) ORDER BY r.id";
-    sqlite3_stmt *st;
-    *out = NULL;
-    *n = 0;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-        buf b = {0};
-        buf_printf(&b, "database: loading run times: %s", sqlite3_errmsg(db));
-        *err = buf_take(&b);
-        return 1;
-    }
-    const char *texts[5] = {f->round, f->division, f->submitter, f->system, f->benchmark};
-    for (int i = 0; i < 5; i++) {
-        if (texts[i]) sqlite3_bind_text(st, i + 1, texts[i], -1, SQLITE_STATIC);
-        else sqlite3_bind_null(st, i + 1);
-    }
-    sqlite3_bind_int64(st, 6, f->entry_id);
-    size_t cap = 0;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        growArray(*out, &cap, *n + 1);
-        run_times *t = &(*out)[(*n)++];
-        t->id = sqlite3_column_int64(st, 0);
-        t->start_s = sqlite3_column_type(st, 1) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 1);
-        t->stop_s = sqlite3_column_type(st, 2) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 2);
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) {
-        buf b = {0};
-        buf_printf(&b, "database: loading run times: %s", sqlite3_errmsg(db));
-        *err = buf_take(&b);
-        free(*out);
-        *out = NULL;
-        return 1;
-    }
-    return 0;
-}
-
 /* The distinct MLPerf rounds of e, in order (DAWNBench, replays and unknown rounds have no
  * official score and no results table). */
 static size_t distinct_rounds(const tta_entry_data *e, size_t n, const char **rounds) {
@@ -762,7 +636,7 @@ static size_t distinct_rounds(const tta_entry_data *e, size_t n, const char **ro
 
 /* Builds round's table from the loaded entries e (their summaries in s). 0, or 1 with *err. */
 static int build_round(sqlite3 *db, const char *round, const tta_entry_data *e, const tta_entry_summary *s, size_t n,
-                       const run_times *times, size_t n_times, round_table *t, char **err) {
+                       round_table *t, char **err) {
     memset(t, 0, sizeof *t);
     t->round = round;
     round_columns(db, t, e, n);
@@ -794,21 +668,16 @@ static int build_round(sqlite3 *db, const char *round, const tta_entry_data *e, 
         assert(!c->entry); /* entries are unique per (round, division, submitter, system, benchmark) */
         c->entry = &e[i];
         t->bench_used[b] = 1;
-        c->minutes = summarizer_minutes(&s[i], times, n_times);
+        c->minutes = summarizer_minutes(&s[i]);
         c->why = isnan(c->minutes) ? (s[i].score.why ? s[i].score.why : "no official score") : NULL;
         c->summary = &s[i];
     }
-    sqlite3_stmt *st = NULL;
     for (size_t r = 0; r < t->n_rows; r++) {
-        system_info sys;
-        int rc = load_system(db, &st, &t->rows[r], &sys);
-        if (rc != SQLITE_OK) {
-            buf b = {0};
-            buf_printf(&b, "database: loading system descriptions: %s", sqlite3_errmsg(db));
-            *err = buf_take(&b);
-            sqlite3_finalize(st);
-            return 1;
-        }
+        tta_system_row sys;
+        tta_error db_err;
+        if (tta_db_system_latest(db, t->rows[r].round, t->rows[r].submitter, t->rows[r].folder, &sys, &db_err) !=
+            TTA_OK)
+            return tta_report_fail(&db_err, err);
         const char *ruleset = NULL;
         for (size_t b = 0; b < t->n_bench && !ruleset; b++)
             if (t->rows[r].cells[b].entry) ruleset = t->rows[r].cells[b].entry->ruleset;
@@ -817,7 +686,7 @@ static int build_round(sqlite3 *db, const char *round, const tta_entry_data *e, 
             split = q != r && !strcmp(t->rows[q].submitter, t->rows[r].submitter) &&
                     !strcmp(t->rows[q].folder, t->rows[r].folder);
         describe_row(&t->rows[r], &sys, ruleset, split);
-        system_info_free(&sys);
+        tta_system_row_clear(&sys);
         /* the scores' notes after the description's */
         for (size_t b = 0; b < t->n_bench; b++) {
             const summary_cell *c = &t->rows[r].cells[b];
@@ -831,7 +700,6 @@ static int build_round(sqlite3 *db, const char *round, const tta_entry_data *e, 
             buf_free(&note);
         }
     }
-    sqlite3_finalize(st);
     sort_rows(t);
     return 0;
 }
@@ -843,10 +711,7 @@ static int build_tables(sqlite3 *db, const tta_filter *f, tta_entry_data **e, si
     *tables = NULL;
     *n_tables = 0;
     *s = NULL;
-    if (tta_entries_load(db, f, 0, e, n, err) != SQLITE_OK) return 1;
-    run_times *times;
-    size_t n_times;
-    if (load_run_times(db, f, &times, &n_times, err)) return 1;
+    if (tta_entries_load(db, f, 0, e, n, err)) return 1;
     *s = callocCheck(*n ? *n : 1, sizeof **s);
     for (size_t i = 0; i < *n; i++) tta_summarize_entry(&(*e)[i], &(*s)[i], 0);
     const char **rounds = mallocCheck((*n ? *n : 1) * sizeof *rounds);
@@ -854,11 +719,10 @@ static int build_tables(sqlite3 *db, const tta_filter *f, tta_entry_data **e, si
     *tables = callocCheck(nr ? nr : 1, sizeof **tables);
     int rc = 0;
     for (size_t k = 0; k < nr && rc == 0; k++) {
-        rc = build_round(db, rounds[k], *e, *s, *n, times, n_times, &(*tables)[k], err);
+        rc = build_round(db, rounds[k], *e, *s, *n, &(*tables)[k], err);
         (*n_tables)++;
     }
     free(rounds);
-    free(times);
     return rc;
 }
 

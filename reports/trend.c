@@ -81,36 +81,8 @@ typedef struct {
     const char *division; /* the division selected */
 } trend_data;
 
-/* A round's position in time: rule_rounds.ord, or past every known round when unknown. */
-typedef struct {
-    char *round;
-    int ord;
-} round_order;
-
-/* Reads every round's ord from rule_rounds into *out (malloc'd, each round too). 0, or 1 with *err. */
-static int load_round_order(sqlite3 *db, round_order **out, size_t *n, char **err) {
-    sqlite3_stmt *st;
-    *out = NULL;
-    *n = 0;
-    if (sqlite3_prepare_v2(db, "SELECT round, ord FROM rule_rounds ORDER BY ord", -1, &st, NULL) != SQLITE_OK) {
-        buf b = {0};
-        buf_printf(&b, "database: reading the rounds' order (rule_rounds): %s", sqlite3_errmsg(db));
-        *err = buf_take(&b);
-        return 1;
-    }
-    size_t cap = 0;
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        growArray(*out, &cap, *n + 1);
-        const unsigned char *r = sqlite3_column_text(st, 0);
-        (*out)[*n].round = strdupCheck(r ? (const char *)r : "");
-        (*out)[(*n)++].ord = sqlite3_column_int(st, 1);
-    }
-    sqlite3_finalize(st);
-    return 0;
-}
-
 /* The ord of round, or past every known round (1 << 30) when the rules do not know it. */
-static int ord_of(const round_order *o, size_t n, const char *round) {
+static int ord_of(const tta_round_order *o, size_t n, const char *round) {
     for (size_t i = 0; i < n; i++)
         if (!strcmp(o[i].round, round)) return o[i].ord;
     return 1 << 30;
@@ -137,28 +109,6 @@ static int differs(double a, double b) {
 
 /* Are a and b the same text (both NULL counts as the same)? */
 static int same_text(const char *a, const char *b) { return a && b ? strcmp(a, b) == 0 : a == b; }
-
-/* Do entries a and b hold the same runs: equal run_start times, run by run? (A round's result
- * published again the next round under another name.) 0 when either has none or on error. */
-static int same_runs(sqlite3 *db, int64_t a, int64_t b) {
-    static const char sql[] = "SELECT group_concat(run_start, ',') FROM (SELECT run_start FROM runs"
-                              " WHERE entry_id = ?1 AND run_start IS NOT NULL ORDER BY run_start)";
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return 0;
-    char *starts[2] = {NULL, NULL};
-    int64_t ids[2] = {a, b};
-    for (int k = 0; k < 2; k++) {
-        sqlite3_bind_int64(st, 1, ids[k]);
-        if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-            starts[k] = strdupCheck((const char *)sqlite3_column_text(st, 0));
-        sqlite3_reset(st);
-    }
-    sqlite3_finalize(st);
-    int same = starts[0] && starts[1] && !strcmp(starts[0], starts[1]);
-    free(starts[0]);
-    free(starts[1]);
-    return same;
-}
 
 /* Releases what trend_build allocated (and the entries it loaded). */
 static void trend_free(trend_data *t) {
@@ -196,12 +146,13 @@ static int trend_build(sqlite3 *db, const tta_filter *f, trend_data *t, char **e
     tta_filter g = f ? *f : (tta_filter){0};
     if (!g.division) g.division = "closed";
     t->division = g.division;
-    if (tta_entries_load(db, &g, 0, &t->entries, &t->n_entries, err) != SQLITE_OK) return 1;
-    round_order *order;
+    if (tta_entries_load(db, &g, 0, &t->entries, &t->n_entries, err)) return 1;
+    tta_round_order *order;
     size_t n_order;
-    if (load_round_order(db, &order, &n_order, err)) {
+    tta_error db_err;
+    if (tta_db_round_orders(db, &order, &n_order, &db_err) != TTA_OK) {
         trend_free(t);
-        return 1;
+        return tta_report_fail(&db_err, err);
     }
     size_t n = t->n_entries;
     t->summary = callocCheck(n ? n : 1, sizeof *t->summary);
@@ -261,7 +212,7 @@ static int trend_build(sqlite3 *db, const tta_filter *f, trend_data *t, char **e
                 for (size_t k = 0; k < N_BANDS; k++)
                     if (r->cell[k].best >= 0 && p->cell[k].best >= 0)
                         r->cell[k].resubmitted =
-                            same_runs(db, t->entries[r->cell[k].best].id, t->entries[p->cell[k].best].id);
+                            tta_db_same_runs(db, t->entries[r->cell[k].best].id, t->entries[p->cell[k].best].id);
             }
             c = d;
         }
@@ -269,8 +220,7 @@ static int trend_build(sqlite3 *db, const tta_filter *f, trend_data *t, char **e
     }
     free(scores);
     free(keys);
-    for (size_t i = 0; i < n_order; i++) free(order[i].round);
-    free(order);
+    tta_round_orders_free(order, n_order);
     return 0;
 }
 
@@ -526,7 +476,7 @@ static size_t entries_in_any_division(sqlite3 *db, const tta_filter *f) {
     tta_entry_data *e;
     size_t n;
     char *err = NULL;
-    if (tta_entries_load(db, &g, 0, &e, &n, &err) != SQLITE_OK) {
+    if (tta_entries_load(db, &g, 0, &e, &n, &err)) {
         free(err);
         return 0;
     }

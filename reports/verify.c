@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/check.h"
+#include "reports/dataset.h"
 #include "reports/render.h"
 #include "reports/reports.h"
 #include "reports/verify.h"
@@ -15,25 +16,6 @@ void tta_verify_add(tta_verify_sample *s, double x) {
     assert(s);
     if (isnan(x) || s->n >= TTA_VERIFY_MAX_RUNS) return;
     s->v[s->n++] = x;
-}
-
-/* A run's hyperparameter as a number, NAN when it has none. */
-static double run_number(sqlite3 *db, int64_t run, const char *key) {
-    sqlite3_stmt *st;
-    double v = NAN;
-    if (sqlite3_prepare_v2(db, "SELECT value FROM hyperparameters WHERE run_id = ?1 AND key = ?2", -1, &st, NULL) !=
-        SQLITE_OK)
-        return NAN;
-    sqlite3_bind_int64(st, 1, run);
-    sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
-    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
-        const char *t = (const char *)sqlite3_column_text(st, 0);
-        char *end;
-        double x = t ? strtod(t, &end) : 0;
-        if (t && end != t) v = x;
-    }
-    sqlite3_finalize(st);
-    return v;
 }
 
 int tta_verify_claim_side(sqlite3 *db, const tta_entry_data *e, double threshold, int at_epoch,
@@ -64,7 +46,9 @@ int tta_verify_claim_side(sqlite3 *db, const tta_entry_data *e, double threshold
             tta_verify_add(&out->val, at->quality * scale);
             if (!isnan(at->epoch) && at->epoch > 0) tta_verify_add(&out->s_per_epoch, at->time_s / at->epoch);
         }
-        double u = run_number(db, r->id, "unseenAccuracy");
+        double u;
+        tta_error db_err;
+        if (tta_db_run_number(db, r->id, "unseenAccuracy", &u, &db_err) != TTA_OK) return tta_report_fail(&db_err, err);
         if (!isnan(u) && u > 1) u /= 100;
         tta_verify_add(&out->unseen, u);
         tta_verify_add(&out->gap, last->quality * scale - u);

@@ -7,7 +7,6 @@
 #ifndef TTA_REPORTS_VERIFY_H
 #define TTA_REPORTS_VERIFY_H
 
-#include <sqlite3.h>
 #include <stddef.h>
 #include <stdint.h>
 

@@ -1,0 +1,47 @@
+/* query.h: what the query files of db/ share (internal to db/): the filter's SQL, binding it,
+ * and reading columns into plain C values.
+ *
+ * Every query that selects entries writes DB_ENTRY_FILTER(alias) in its WHERE clause, with alias the
+ * entries table's name in the query, and prepares through db_prepare_filtered, which checks the
+ * filter's patterns and binds its named parameters. The filter is written here once. */
+#ifndef TTA_DB_QUERY_H
+#define TTA_DB_QUERY_H
+
+#include <sqlite3.h>
+
+#include "common/error.h"
+#include "db/db.h"
+
+/* One text field of the filter over column col: its exact value (case-insensitive) when :name is
+ * bound, its regular expression when :name_re is (REGEXP, filter.c; never both). */
+#define DB_FILTER_TEXT(col, name)                                                      \
+    " (:" name " IS NULL OR " col " = :" name " COLLATE NOCASE)"                       \
+    " AND (:" name "_re IS NULL OR " col " REGEXP :" name "_re)"
+
+/* The filter over the entries table named e (tta_filter: every field, and the entry id). */
+#define DB_ENTRY_FILTER(e)                                                                                    \
+    DB_FILTER_TEXT(e ".round", "round") " AND" DB_FILTER_TEXT(e ".division", "division")                    \
+    " AND" DB_FILTER_TEXT(e ".submitter", "submitter") " AND" DB_FILTER_TEXT(e ".system", "system")         \
+    " AND" DB_FILTER_TEXT(e ".benchmark", "benchmark") " AND (:entry = 0 OR " e ".id = :entry)"
+
+/* Prepares sql and binds f's fields to the filter's parameters that sql names (:round, :round_re,
+ * ..., :entry; a parameter sql does not name is skipped). f NULL selects everything. TTA_OK with
+ * *st (the caller finalizes it); TTA_EINPUT when a pattern of f does not compile (the error names
+ * the field); TTA_EDB with "database: <what>: <SQLite's message>" when SQLite refuses. */
+int db_prepare_filtered(sqlite3 *db, const char *sql, const tta_filter *f, sqlite3_stmt **st, const char *what,
+                        tta_error *err);
+
+/* Fails with TTA_EDB and "database: <what>: <SQLite's message>". */
+int db_fail(tta_error *err, sqlite3 *db, const char *what);
+
+/* Registers the REGEXP function (PCRE2) the filter's patterns use on db. SQLite's code. */
+int db_register_regexp(sqlite3 *db);
+
+/* Column i as a malloc'd string, NULL for SQL NULL. */
+char *db_col_text(sqlite3_stmt *st, int i);
+/* Column i as a double, NAN for SQL NULL. */
+double db_col_real(sqlite3_stmt *st, int i);
+/* Column i as an int, -1 for SQL NULL. */
+int db_col_count(sqlite3_stmt *st, int i);
+
+#endif
