@@ -29,8 +29,10 @@ long cli_parse_positive(const char *s);
 
 /* If argv[*i] is a filter option (--round, --division, --submitter, --system, --benchmark,
  * --entry ID), stores it in f, advances *i past its value and returns 1; returns 0 when it is
- * not one, -1 when its value is missing or invalid. */
-int cli_filter_option(int argc, char **argv, int *i, tta_filter *f);
+ * not one, -1 when its value is missing or invalid. A text value written /PATTERN/ is a regular
+ * expression (db.h, tta_filter): one PCRE2 cannot compile gives -1 with err set to "--OPTION: bad
+ * regular expression /PATTERN/: <PCRE2's message> at offset N" (err untouched otherwise). */
+int cli_filter_option(int argc, char **argv, int *i, tta_filter *f, tta_error *err);
 
 /* Likewise for --format table|csv|json|markdown, and for --wide (tables on a terminal print
  * every value whole, however wide: sets TTA_WIDE=1 in the environment, read by tta_table_write). */

@@ -16,6 +16,8 @@ static const char ls_help[] =
     "  systems   one row per system description\n"
     "\n"
     "filters: --round R --division D --submitter S --system Y --benchmark B --entry ID\n"
+    "         a value written /RE/ is a regular expression (PCRE2, case-insensitive, found anywhere in the\n"
+    "         value unless anchored): --system '/^dgxa100/', --benchmark '/^(bert|resnet)$/'\n"
     "Tables show minutes; CSV and JSON carry seconds.\n";
 
 int cmd_ls(const tta_cli *cli, int argc, char **argv) {
@@ -27,8 +29,10 @@ int cmd_ls(const tta_cli *cli, int argc, char **argv) {
             fputs(ls_help, stdout);
             return 0;
         }
-        int r = cli_filter_option(argc, argv, &i, &f);
+        tta_error filter_err = {0};
+        int r = cli_filter_option(argc, argv, &i, &f, &filter_err);
         if (r == 0) r = cli_format_option(argc, argv, &i, &format);
+        if (r < 0 && filter_err.code != TTA_OK) return cli_usage_error("ls", "%s", filter_err.text);
         if (r < 0) return cli_usage_error("ls", "option '%s' needs a valid value", argv[i]);
         if (r > 0) continue;
         if (argv[i][0] == '-') return cli_usage_error("ls", "unknown option '%s'", argv[i]);

@@ -58,6 +58,8 @@ static const char report_help[] =
     "             against the round, per benchmark): also write the plot as SVG\n"
     "\n"
     "filters: --round R --division D --submitter S --system Y --benchmark B --entry ID\n"
+    "         a value written /RE/ is a regular expression (PCRE2, case-insensitive, found anywhere in the\n"
+    "         value unless anchored): --system '/^dgxa100/', --benchmark '/^(bert|resnet)$/'\n"
     "--quiet      no progress line (html shows one on a terminal when it takes over a second)\n"
     "Tables show minutes and percentages; CSV and JSON carry seconds and fractions (score_min: minutes).\n"
     "docs/statistics.md gives every formula.\n";
@@ -154,8 +156,10 @@ int cmd_report(const tta_cli *cli, int argc, char **argv) {
             fputs(report_help, stdout);
             return 0;
         }
-        int r = cli_filter_option(argc, argv, &i, &f);
+        tta_error filter_err = {0};
+        int r = cli_filter_option(argc, argv, &i, &f, &filter_err);
         if (r == 0) r = cli_format_option(argc, argv, &i, &format);
+        if (r < 0 && filter_err.code != TTA_OK) return cli_usage_error("report", "%s", filter_err.text);
         if (r < 0) return cli_usage_error("report", "option '%s' needs a valid value", argv[i]);
         if (r > 0) continue;
         if (argv[i][0] == '-') return cli_usage_error("report", "unknown option '%s'", argv[i]);

@@ -6,12 +6,17 @@
 
 #include "cli/cli.h"
 
-int cli_filter_option(int argc, char **argv, int *i, tta_filter *f) {
+int cli_filter_option(int argc, char **argv, int *i, tta_filter *f, tta_error *err) {
     static const char *const names[] = {"--round", "--division", "--submitter", "--system", "--benchmark"};
     const char **fields[] = {&f->round, &f->division, &f->submitter, &f->system, &f->benchmark};
     for (int k = 0; k < 5; k++) {
         if (strcmp(argv[*i], names[k]) == 0) {
             if (*i + 1 >= argc) return -1;
+            /* a /PATTERN/ that PCRE2 cannot compile is refused here, before the database is opened */
+            if (tta_filter_value_check(argv[*i + 1], err) != TTA_OK) {
+                tta_error_context(err, "%s", names[k]);
+                return -1;
+            }
             *fields[k] = argv[++*i];
             return 1;
         }
