@@ -75,6 +75,12 @@ void tta_table_set_bool(tta_table *t, size_t row, size_t col, int v);         /*
 void tta_table_set_missing(tta_table *t, size_t row, size_t col, const char *reason);
 /* Sets a number, or (when v is NaN) marks the cell missing for why ("not computable" if NULL). */
 void tta_table_set_number_or(tta_table *t, size_t row, size_t col, double v, const char *why);
+/* How a narrow terminal table treats column col (tta_table_render, table format): whole: a TEXT
+ * column people must read whole ("0.1–1.4", a range of numbers) is never shortened, like a
+ * number; drop_rank 0: always shown; k > 0: the column may be left out when the table cannot fit
+ * its width with its text at 8 code points or more, the highest rank first and every column of a
+ * rank together (a value and its unit), before names are shortened further. Default: 0, 0. */
+void tta_table_set_fit(tta_table *t, size_t col, int whole, int drop_rank);
 /* Adds a reason to the row's note without touching a cell; people see it as a footnote marked on
  * the row's first cell. */
 void tta_table_add_note(tta_table *t, size_t row, const char *reason);
@@ -99,11 +105,14 @@ tta_text_options tta_text_options_for(FILE *out);
  *  table     for people: columns whose text is the same on every row said once above ("round:
  *            v0.7"), header, a rule, right-aligned numbers, "n/a¹" marks, "(no rows)" when empty,
  *            then one line per footnote ("¹ too few runs (need 5)"). Fits max_width code points:
- *            text columns are shortened first (their middle elided with "…"), then headers wrap
- *            at spaces; numbers are never cut, so a table of numbers that cannot fit is printed
- *            wider. A shortened column never makes two different values read the same: the cut
- *            moves off the middle, or the column widens, until they differ. o->wide: nothing is
- *            shortened.
+ *            text columns are shortened first (their middle elided with "…", down to 8), then
+ *            headers wrap at spaces, then one space parts the columns; if it still does not fit,
+ *            columns with a drop_rank are left out (highest first, and a last line names them)
+ *            and only then is text shortened further (down to 5); numbers and whole text are
+ *            never cut, so a table of numbers that cannot fit is printed wider. A shortened
+ *            column never makes two different values read the same: the cut moves off the
+ *            middle, or the column widens, until they differ. o->wide: nothing is shortened or
+ *            left out.
  *  csv       RFC 4180: CRLF line ends, a header row of keys plus "note", fields quoted when they
  *            hold a comma, quote, CR or LF; numbers are plain SI values (the shortest form that
  *            reads back exactly), booleans true/false, missing values empty; "note" holds the
@@ -123,6 +132,7 @@ void tta_table_write(const tta_table *t, tta_out_format fmt, FILE *out);
 typedef struct {
     size_t n_rows, n_cols;
     const tta_column **col; /* n_cols: the table's column definitions */
+    int *whole, *drop_rank; /* n_cols: as tta_table_set_fit set them */
     char **header;          /* n_cols */
     char **cell;            /* n_rows * n_cols, never NULL */
     char **title;           /* n_rows * n_cols: the whole text when people see less of it (a
@@ -279,6 +289,11 @@ void tta_html_heading(buf *out, const char *text);   /* a section heading, <h2> 
 void tta_html_paragraph(buf *out, const char *text); /* plain text, escaped */
 /* tta_table_html with a caption above (NULL: none). */
 void tta_html_table(buf *out, const tta_table *t, const char *caption);
+/* tta_html_table whose rows are link targets: a row whose column keyed anchor_key holds a number
+ * N gets id="<prefix>N" (the variance table's rows are "entry-N", which the results tables link
+ * to). The column must be for people and hold each value once. */
+void tta_html_table_anchored(buf *out, const tta_table *t, const char *caption, const char *anchor_key,
+                             const char *prefix);
 /* An SVG document from a tta_svg_* function in a <figure> with a caption below (NULL: none). */
 void tta_html_figure(buf *out, const char *svg, const char *caption);
 void tta_html_end(buf *out);

@@ -881,6 +881,14 @@ static void make_columns(const round_table *t, int for_people, summary_columns *
 /* The round's table as a tta_table (columns from make_columns). */
 static tta_table *summary_table(const round_table *t, const summary_columns *c) {
     tta_table *tab = tta_table_new(c->cols, c->n_cols);
+    /* On a narrow terminal the system's description gives way before its name and scores do:
+     * availability first, then the processor, the framework, the accelerator's name. */
+    for (size_t j = 0; j < c->n_cols; j++) {
+        int role = c->role[j];
+        int rank = role == O_AVAILABILITY ? 4 : role == O_PROCESSOR ? 3 : role == O_FRAMEWORK ? 2
+                 : role == O_ACCELERATOR ? 1 : 0;
+        if (rank) tta_table_set_fit(tab, j, 0, rank);
+    }
     for (size_t i = 0; i < t->n_rows; i++) {
         const summary_row *r = &t->rows[i];
         size_t row = tta_table_add_row(tab);

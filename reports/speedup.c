@@ -164,6 +164,10 @@ static void add_speedup_row(const tta_entry_summary *base, const tta_entry_summa
 tta_table *tta_speedup_table(const tta_entry_data *e, size_t n) {
     tta_entry_summary *s = summarize_all(e, n);
     tta_table *t = tta_table_new(speedup_columns, S_COUNT);
+    /* On a narrow terminal the progress of the pair gives way before the names do. */
+    tta_table_set_fit(t, S_UNIT_SHORT, 0, 1);
+    tta_table_set_fit(t, S_BASE_PROGRESS, 0, 1);
+    tta_table_set_fit(t, S_PROGRESS, 0, 1);
     each_pair(s, n, add_speedup_row, t);
     free(s);
     return t;
@@ -337,6 +341,9 @@ static void add_scaling_row(size_t base, size_t j, size_t series, void *ctx) {
 tta_table *tta_scaling_table(const tta_entry_data *e, size_t n) {
     tta_entry_summary *s = summarize_all(e, n);
     scaling_ctx c = {e, s, tta_table_new(scaling_columns, K_COUNT)};
+    /* On a narrow terminal the time per unit gives way before the names and speedups do. */
+    tta_table_set_fit(c.t, K_UNIT_SHORT, 0, 1);
+    tta_table_set_fit(c.t, K_TPU, 0, 1);
     each_series_member(e, s, n, add_scaling_row, &c);
     free(s);
     return c.t;

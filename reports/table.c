@@ -42,6 +42,7 @@ struct tta_table {
     cell *cells;      /* n_rows * n_cols, row-major */
     size_t n_rows, cap_rows;
     note_list *notes; /* n_rows: reasons given by tta_table_add_note */
+    int *whole, *drop_rank; /* n_cols: tta_table_set_fit */
 };
 
 /* ---- text helpers ---------------------------------------------------------------------------- */
@@ -235,6 +236,8 @@ tta_table *tta_table_new(const tta_column *cols, size_t n_cols) {
     tta_table *t = callocCheck(1, sizeof *t);
     t->cols = callocCheck(n_cols ? n_cols : 1, sizeof *t->cols);
     t->n_cols = n_cols;
+    t->whole = callocCheck(n_cols ? n_cols : 1, sizeof *t->whole);
+    t->drop_rank = callocCheck(n_cols ? n_cols : 1, sizeof *t->drop_rank);
     for (size_t j = 0; j < n_cols; j++) {
         assert(cols[j].key && cols[j].header);
         assert(strcmp(cols[j].key, "note") != 0); /* the scripts' formats add their own note */
@@ -260,7 +263,16 @@ void tta_table_free(tta_table *t) {
     free(t->cells);
     free(t->notes);
     free(t->cols);
+    free(t->whole);
+    free(t->drop_rank);
     free(t);
+}
+
+void tta_table_set_fit(tta_table *t, size_t col, int whole, int drop_rank) {
+    assert(col < t->n_cols && drop_rank >= 0);
+    assert(!whole || t->cols[col].kind == TTA_COL_TEXT);
+    t->whole[col] = whole != 0;
+    t->drop_rank[col] = drop_rank;
 }
 
 size_t tta_table_add_row(tta_table *t) {
@@ -373,6 +385,8 @@ void tta_table_display_init(tta_table_display *d, const tta_table *t) {
     size_t nr = t->n_rows, nc = d->n_cols, cap_notes = 0;
     d->n_rows = nr;
     d->col = callocCheck(nc + 1, sizeof *d->col);
+    d->whole = callocCheck(nc + 1, sizeof *d->whole);
+    d->drop_rank = callocCheck(nc + 1, sizeof *d->drop_rank);
     d->header = callocCheck(nc + 1, sizeof *d->header);
     d->cell = callocCheck(nr * nc + 1, sizeof *d->cell);
     d->title = callocCheck(nr * nc + 1, sizeof *d->title);
@@ -381,6 +395,8 @@ void tta_table_display_init(tta_table_display *d, const tta_table *t) {
     buf b = {0};
     for (size_t j = 0; j < nc; j++) {
         d->col[j] = &t->cols[src[j]];
+        d->whole[j] = t->whole[src[j]];
+        d->drop_rank[j] = t->drop_rank[src[j]];
         tta_text_clean(&b, d->col[j]->header);
         d->header[j] = buf_take(&b);
     }
@@ -434,6 +450,8 @@ void tta_table_display_free(tta_table_display *d) {
     for (size_t i = 0; i < d->n_rows; i++) free(d->row_mark[i]);
     for (size_t k = 0; k < d->n_notes; k++) free(d->note[k]);
     free(d->col);
+    free(d->whole);
+    free(d->drop_rank);
     free(d->header);
     free(d->cell);
     free(d->title);
@@ -445,8 +463,11 @@ void tta_table_display_free(tta_table_display *d) {
 
 /* ---- the text table for people --------------------------------------------------------------- */
 
-/* A column that can be shortened: text and paths (numbers, booleans and n/a marks never are). */
-static int is_cuttable(const tta_column *c) { return c->kind == TTA_COL_TEXT || c->kind == TTA_COL_PATH; }
+/* A column that can be shortened: text and paths (numbers, booleans, n/a marks and whole text
+ * never are). */
+static int is_cuttable(const tta_table_display *d, size_t j) {
+    return (d->col[j]->kind == TTA_COL_TEXT || d->col[j]->kind == TTA_COL_PATH) && !d->whole[j];
+}
 
 /* 1 when column j is text that reads the same on every row (of two or more): said once above. */
 static int column_is_constant(const tta_table_display *d, size_t j) {
@@ -609,65 +630,80 @@ static size_t keep_apart(const tta_table_display *d, size_t j, int first, size_t
     return SIZE_MAX;
 }
 
-/* The grid of the shown columns col[0..k): fitted to max_width, header, rule, rows, footnotes. With wide,
- * text is never shortened (the grid is as wide as its longest values). */
-static void write_grid(const tta_table_display *d, const size_t *col, size_t k, size_t max_width, int color,
-                       int wide, buf *out) {
-    size_t nc = d->n_cols;
-    size_t *width = callocCheck(k + 1, sizeof *width), *cells_w = callocCheck(k + 1, sizeof *cells_w);
-    size_t *floor = callocCheck(k + 1, sizeof *floor), *natural = callocCheck(k + 1, sizeof *natural);
-    int *eligible = callocCheck(k + 1, sizeof *eligible);
-    size_t *tail = callocCheck(k + 1, sizeof *tail);
-    for (size_t c = 0; c < k; c++) natural[c] = width[c] = natural_width(d, col[c], c == 0, &cells_w[c]);
-    for (size_t c = 0; c < k; c++) tail[c] = SIZE_MAX;
-    size_t fit = wide ? SIZE_MAX : max_width; /* wide: nothing gives way */
-    /* 1. text columns, down to 8 (or their longest header word); */
-    for (size_t c = 0; c < k; c++) {
-        size_t lw = longest_word(d->header[col[c]]);
-        eligible[c] = is_cuttable(d->col[col[c]]);
-        floor[c] = natural[c] < (lw > 8 ? lw : 8) ? natural[c] : (lw > 8 ? lw : 8);
-    }
-    size_t gap = 2;
-    shrink(width, floor, eligible, k, gap, fit);
-    /* 2. headers of the other columns wrap at spaces, down to their widest cell; */
-    for (size_t c = 0; c < k; c++) {
-        size_t lw = longest_word(d->header[col[c]]);
-        eligible[c] = !is_cuttable(d->col[col[c]]);
-        floor[c] = cells_w[c] > lw ? cells_w[c] : lw;
-    }
-    shrink(width, floor, eligible, k, gap, fit);
-    /* 3. one space between columns; 4. text columns again, down to 5 with headers cut too.
-     * Numbers are never cut. */
+/* Sum of the widths of k columns and the gaps between them. */
+static size_t grid_width(const size_t *width, size_t k, size_t gap) {
     size_t total = k ? gap * (k - 1) : 0;
     for (size_t c = 0; c < k; c++) total += width[c];
-    if (total > fit) gap = 1;
-    for (size_t c = 0; c < k; c++) {
-        eligible[c] = is_cuttable(d->col[col[c]]);
-        floor[c] = natural[c] < 5 ? natural[c] : 5;
-    }
-    shrink(width, floor, eligible, k, gap, fit);
-    /* 5. a shortened text column keeps different values apart, widened if it must be; the other
-     * text columns give that room back where they can (and are checked again). */
+    return total;
+}
+
+/* Widths of the shown columns col[0..k) fitted to fit (SIZE_MAX: natural widths), with the tail
+ * each shortened text column keeps after "…" (SIZE_MAX: half) and the gap between columns (2, or
+ * 1 when 2 does not fit). deep: text may go down to 5 code points, else 8 (or its header's longest
+ * word). Returns the grid's total width, which exceeds fit when numbers and the floors cannot fit. */
+static size_t fit_grid(const tta_table_display *d, const size_t *col, size_t k, size_t fit, int deep, size_t *width,
+                       size_t *tail, size_t *gap_out) {
+    size_t *cells_w = callocCheck(k + 1, sizeof *cells_w), *natural = callocCheck(k + 1, sizeof *natural);
+    size_t *text_floor = callocCheck(k + 1, sizeof *text_floor), *head_floor = callocCheck(k + 1, sizeof *head_floor);
+    int *is_text = callocCheck(k + 1, sizeof *is_text), *is_other = callocCheck(k + 1, sizeof *is_other);
     int *widened = callocCheck(k + 1, sizeof *widened);
+    for (size_t c = 0; c < k; c++) {
+        natural[c] = width[c] = natural_width(d, col[c], c == 0, &cells_w[c]);
+        tail[c] = SIZE_MAX;
+        size_t lw = longest_word(d->header[col[c]]), eight = lw > 8 ? lw : 8;
+        is_text[c] = is_cuttable(d, col[c]);
+        is_other[c] = !is_text[c];
+        text_floor[c] = natural[c] < eight ? natural[c] : eight; /* 1. text down to 8 (its header's word) */
+        head_floor[c] = cells_w[c] > lw ? cells_w[c] : lw;       /* 2. headers wrap down to their cells */
+    }
+    size_t gap = 2;
+    shrink(width, text_floor, is_text, k, gap, fit);
+    shrink(width, head_floor, is_other, k, gap, fit);
+    if (grid_width(width, k, gap) > fit) gap = 1; /* 3. one space between columns */
+    /* 4. (deep) text columns again, down to 5 with headers cut too. Numbers are never cut. */
+    if (deep)
+        for (size_t c = 0; c < k; c++) text_floor[c] = natural[c] < 5 ? natural[c] : 5;
+    shrink(width, text_floor, is_text, k, gap, fit);
+    /* 5. a shortened text column keeps different values apart, widened if it must be; the room is
+     * given back by headers, then the gap, then the other text columns (checked again). */
     for (int pass = 0; pass < 4; pass++) {
         int changed = 0;
         for (size_t c = 0; c < k; c++) {
-            if (!is_cuttable(d->col[col[c]]) || width[c] >= natural[c]) continue;
+            if (!is_text[c] || width[c] >= natural[c]) continue;
             size_t before = width[c];
             tail[c] = keep_apart(d, col[c], c == 0, &width[c], natural[c]);
             if (width[c] > before) widened[c] = changed = 1;
         }
         if (!changed) break;
-        for (size_t c = 0; c < k; c++) {
-            eligible[c] = is_cuttable(d->col[col[c]]) && !widened[c];
-            floor[c] = natural[c] < 5 ? natural[c] : 5;
-        }
-        shrink(width, floor, eligible, k, gap, fit);
+        shrink(width, head_floor, is_other, k, gap, fit);
+        if (grid_width(width, k, gap) > fit) gap = 1;
+        int *give = callocCheck(k + 1, sizeof *give);
+        for (size_t c = 0; c < k; c++) give[c] = is_text[c] && !widened[c];
+        shrink(width, text_floor, give, k, gap, fit);
+        free(give);
     }
     for (size_t c = 0; c < k; c++) /* after the last give-back */
-        if (is_cuttable(d->col[col[c]]) && width[c] < natural[c])
-            tail[c] = keep_apart(d, col[c], c == 0, &width[c], natural[c]);
+        if (is_text[c] && width[c] < natural[c]) tail[c] = keep_apart(d, col[c], c == 0, &width[c], natural[c]);
     free(widened);
+    free(is_other);
+    free(is_text);
+    free(head_floor);
+    free(text_floor);
+    free(natural);
+    free(cells_w);
+    *gap_out = gap;
+    return grid_width(width, k, gap);
+}
+
+/* The grid of the shown columns col[0..k): fitted to max_width, header, rule, rows, footnotes. With wide,
+ * text is never shortened (the grid is as wide as its longest values). */
+static void write_grid(const tta_table_display *d, const size_t *col, size_t k, size_t max_width, int color,
+                       int wide, buf *out) {
+    size_t nc = d->n_cols, gap;
+    size_t *width = callocCheck(k + 1, sizeof *width), *tail = callocCheck(k + 1, sizeof *tail);
+    size_t fit = wide ? SIZE_MAX : max_width; /* wide: nothing gives way */
+    /* Text at 8 or more when that fits; else down to 5. */
+    if (fit_grid(d, col, k, fit, 0, width, tail, &gap) > fit) fit_grid(d, col, k, fit, 1, width, tail, &gap);
     const char *sep = gap == 2 ? "  " : " ";
 
     /* Header lines, bottom-aligned so that units line up above the rule. */
@@ -734,12 +770,34 @@ static void write_grid(const tta_table_display *d, const size_t *col, size_t k, 
     for (size_t c = 0; c < k; c++) free_lines(hlines[c], n_hlines[c]);
     free(hlines);
     free(n_hlines);
-    free(eligible);
     free(tail);
-    free(natural);
-    free(floor);
-    free(cells_w);
     free(width);
+}
+
+/* Leaves columns with a drop_rank out of col[0..*k) (the highest rank first, a rank at a time)
+ * while the grid cannot fit max_width with its text at 8 code points or more; names them in
+ * left_out ("cv ratio, unit"). */
+static void drop_columns(const tta_table_display *d, size_t *col, size_t *k, size_t max_width, buf *left_out) {
+    size_t *width = callocCheck(*k + 1, sizeof *width), *tail = callocCheck(*k + 1, sizeof *tail), gap;
+    for (;;) {
+        int rank = 0;
+        for (size_t c = 0; c < *k; c++)
+            if (d->drop_rank[col[c]] > rank) rank = d->drop_rank[col[c]];
+        if (rank == 0 || fit_grid(d, col, *k, max_width, 0, width, tail, &gap) <= max_width) break;
+        size_t kept = 0;
+        for (size_t c = 0; c < *k; c++) {
+            if (d->drop_rank[col[c]] != rank) {
+                col[kept++] = col[c];
+                continue;
+            }
+            if (left_out->len) buf_puts(left_out, ", ");
+            buf_puts(left_out, d->header[col[c]]);
+        }
+        assert(kept < *k);
+        *k = kept;
+    }
+    free(width);
+    free(tail);
 }
 
 /* The table for people: constant text said once above, then a record (one wide row) or a grid. */
@@ -784,9 +842,26 @@ static void write_text(const tta_table *t, const tta_text_options *o, buf *out) 
             total += (k ? 2 : 0) + natural_width(&d, j, k == 0, NULL);
             col[k++] = j;
         }
+    int wide = o && o->wide;
     /* One record too wide for the page: "header  value" lines keep every character. */
-    if (d.n_rows == 1 && total > max_width) write_record(&d, max_width, color, out);
-    else write_grid(&d, col, k, max_width, color, o && o->wide, out);
+    if (d.n_rows == 1 && total > max_width) {
+        write_record(&d, max_width, color, out);
+    } else {
+        buf left_out = {0};
+        if (!wide) drop_columns(&d, col, &k, max_width, &left_out);
+        write_grid(&d, col, k, max_width, color, wide, out);
+        if (left_out.len) { /* wrapped as footnotes are */
+            buf say = {0};
+            buf_printf(&say, "not shown at %zu columns: %s (--wide shows every column)", max_width,
+                       buf_str(&left_out));
+            char **lines;
+            size_t n = wrap_words(buf_str(&say), max_width > 20 ? max_width - 2 : 20, 0, &lines);
+            for (size_t l = 0; l < n; l++) buf_printf(out, "%s%s\n", l ? "  " : "", lines[l]);
+            free_lines(lines, n);
+            buf_free(&say);
+        }
+        buf_free(&left_out);
+    }
     free(col);
     free(hoisted);
     tta_table_display_free(&d);

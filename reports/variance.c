@@ -312,6 +312,13 @@ static void progress_outlier_notes(tta_table *t, const tta_entry_summary *s, siz
 
 tta_table *tta_variance_table(const tta_entry_data *e, size_t n) {
     tta_table *t = tta_table_new(variance_columns, C_COUNT);
+    /* On a narrow terminal the decomposition gives way before the names do: the CV, its CI and
+     * the share of Var(log TTA) stay; cv ratio goes first, then progress with its unit. */
+    tta_table_set_fit(t, C_CV_CI, 1, 0);
+    tta_table_set_fit(t, C_CV_RATIO, 0, 2);
+    tta_table_set_fit(t, C_UNIT_SHORT, 0, 1);
+    tta_table_set_fit(t, C_PROGRESS_MEAN, 0, 1);
+    tta_table_set_fit(t, C_TPU_MEAN, 0, 1);
     tta_entry_summary *s = callocCheck(n ? n : 1, sizeof *s);
     for (size_t i = 0; i < n; i++) {
         tta_summarize_entry(&e[i], &s[i], 1);
