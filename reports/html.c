@@ -108,10 +108,16 @@ void tta_html_escape_breakable(buf *out, const char *s) {
     buf_free(&e);
 }
 
-/* The table, with an optional <caption>, then its footnotes. */
-static void table_html(const tta_table *t, const char *caption, buf *out) {
+/* The table, with an optional <caption>, then its footnotes; rows anchored by the column keyed
+ * anchor_key (NULL: none) as "<prefix>N". */
+static void table_html(const tta_table *t, const char *caption, const char *anchor_key, const char *prefix,
+                       buf *out) {
     tta_table_display d;
     tta_table_display_init(&d, t);
+    size_t anchor = d.n_cols;
+    for (size_t j = 0; anchor_key && j < d.n_cols; j++)
+        if (!strcmp(d.col[j]->key, anchor_key)) anchor = j;
+    assert(!anchor_key || anchor < d.n_cols);
     buf_puts(out, d.n_cols > DENSE_COLUMNS ? "<div class=\"table-wrap\">\n<table class=\"dense\">\n"
                                            : "<div class=\"table-wrap\">\n<table>\n");
     if (caption) {
@@ -127,7 +133,14 @@ static void table_html(const tta_table *t, const char *caption, buf *out) {
     }
     buf_puts(out, "</tr>\n</thead>\n<tbody>\n");
     for (size_t i = 0; i < d.n_rows; i++) {
-        buf_puts(out, "<tr>");
+        if (anchor < d.n_cols && d.note_of[i * d.n_cols + anchor] == 0) {
+            buf_puts(out, "<tr id=\"");
+            tta_xml_escape(out, prefix);
+            tta_xml_escape(out, d.cell[i * d.n_cols + anchor]);
+            buf_puts(out, "\">");
+        } else {
+            buf_puts(out, "<tr>");
+        }
         for (size_t j = 0; j < d.n_cols; j++) {
             size_t at = i * d.n_cols + j;
             int numeric = tta_col_kind_is_numeric(d.col[j]->kind), note = d.note_of[at];
@@ -162,9 +175,15 @@ static void table_html(const tta_table *t, const char *caption, buf *out) {
     tta_table_display_free(&d);
 }
 
-void tta_table_html(const tta_table *t, buf *out) { table_html(t, NULL, out); }
+void tta_table_html(const tta_table *t, buf *out) { table_html(t, NULL, NULL, NULL, out); }
 
-void tta_html_table(buf *out, const tta_table *t, const char *caption) { table_html(t, caption, out); }
+void tta_html_table(buf *out, const tta_table *t, const char *caption) { table_html(t, caption, NULL, NULL, out); }
+
+void tta_html_table_anchored(buf *out, const tta_table *t, const char *caption, const char *anchor_key,
+                             const char *prefix) {
+    assert(anchor_key && prefix);
+    table_html(t, caption, anchor_key, prefix, out);
+}
 
 /* Plots wider than this scroll sideways at their own size instead of being scaled down to the
  * page, where their text would become too small to read. */

@@ -140,16 +140,18 @@ int tta_report_html_progress(sqlite3 *db, const tta_filter *f, const char *path,
         const char *heading, *caption;
         tta_table_builder table;
         tta_plot_builder plot;
-        int pairs_only; /* plot a benchmark only when its table has rows */
+        int pairs_only;     /* plot a benchmark only when its table has rows */
+        const char *anchor; /* NULL, or the key of the column whose value makes a row's id "entry-N" */
     } sections[] = {
+        /* the variance table has a row per entry: the entries' link targets */
         {"Stability of TTA and where its variance comes from",
-         "TTA of every successful run per entry", tta_variance_table, tta_variance_plot, 0},
+         "TTA of every successful run per entry", tta_variance_table, tta_variance_plot, 0, "entry"},
         {"Quality curves", "Mean quality per epoch with a ± std band, and the target", tta_curves_table,
-         tta_curves_plot, 0},
+         tta_curves_plot, 0, NULL},
         {"Throughput speedup against TTA speedup", "Speedup of each entry over the base of its pair",
-         tta_speedup_table, tta_speedup_plot, 1},
+         tta_speedup_table, tta_speedup_plot, 1, NULL},
         {"Scaling with accelerators", "Speedup over each series' smallest system; the grey line is linear scaling",
-         tta_scaling_table, tta_scaling_plot, 1},
+         tta_scaling_table, tta_scaling_plot, 1, NULL},
     };
     size_t n_sections = sizeof sections / sizeof sections[0] + HTML_LATER_STEPS, done = 0;
     if (progress) progress(progress_ctx, 0, n_sections);
@@ -178,7 +180,8 @@ int tta_report_html_progress(sqlite3 *db, const tta_filter *f, const char *path,
             }
             free(benches);
         }
-        tta_html_table(&page, t, NULL);
+        if (sections[k].anchor) tta_html_table_anchored(&page, t, NULL, sections[k].anchor, "entry-");
+        else tta_html_table(&page, t, NULL);
         tta_table_free(t);
         section_done(progress, progress_ctx, &done, n_sections);
     }
