@@ -198,9 +198,10 @@ int cmd_profile(const tta_cli *cli, int argc, char **argv) {
     char err[1024], host[64] = "host";
     gethostname(host, sizeof host - 1);
     tta_replay_spec spec;
-    if (tta_replay_spec_load(spec_path, &spec, err, sizeof err) != 0) {
-        fprintf(stderr, "tta profile: %s\n", err);
-        return 1;
+    tta_error spec_err;
+    if (tta_replay_spec_load(spec_path, &spec, &spec_err) != TTA_OK) {
+        fprintf(stderr, "tta profile: %s\n", spec_err.text);
+        return tta_exit_status(spec_err.code);
     }
     if (!n_batches) batches[n_batches++] = 0; /* the spec's */
     buf out = {0};

@@ -258,9 +258,12 @@ int cmd_replay(const tta_cli *cli, int argc, char **argv) {
     if (from) {
         if (spec_from_entry_file(cli, from, from_model, from_data, &spec) != 0) return 1;
         spec_path = from;
-    } else if (tta_replay_spec_load(spec_path, &spec, err, sizeof err) != 0) {
-        fprintf(stderr, "tta replay: %s\n", err);
-        return 1;
+    } else {
+        tta_error spec_err;
+        if (tta_replay_spec_load(spec_path, &spec, &spec_err) != TTA_OK) {
+            fprintf(stderr, "tta replay: %s\n", spec_err.text);
+            return tta_exit_status(spec_err.code);
+        }
     }
     if (runs > 0) {
         spec.n_seeds = runs > 64 ? 64 : (int)runs;

@@ -21,6 +21,7 @@
 #include <sqlite3.h>
 
 #include "common/buf.h"
+#include "common/error.h"
 #include "replay/data.h"
 #include "replay/optim.h"
 #include "replay/schedule.h"
@@ -55,8 +56,12 @@ typedef struct {
                           * logged as tta_replay_of so that a replay keeps its link to the claim */
 } tta_replay_spec;
 
-/* Reads and validates a SPEC file. Returns 0, or -1 with "<path>: <field>: reason" in err. */
-int tta_replay_spec_load(const char *path, tta_replay_spec *spec, char *err, size_t errlen);
+/* Reads and validates a SPEC file (at most 1 MiB: common/file.h). Returns TTA_OK, or a tta_status
+ * with err's text "<path>: <field>: reason" (TTA_EINPUT), "<path>:<line>: not valid JSON ..."
+ * (TTA_EINPUT), or the loader's "<path>: no such file" (TTA_ENOTFOUND), "<path>: is 1.3 MiB, the
+ * limit for a replay SPEC is 1 MiB" (TTA_EINPUT), "<path>: cannot read: ..." (TTA_EIO). On failure
+ * *spec holds nothing to free. */
+int tta_replay_spec_load(const char *path, tta_replay_spec *spec, tta_error *err);
 void tta_replay_spec_free(tta_replay_spec *spec);
 
 /* The per-sample input shape and class count of the spec's dataset (without reading it). */

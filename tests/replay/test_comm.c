@@ -77,8 +77,9 @@ static int write_spec(const char *path, int batch) {
 static int replay(const char *spec_path, tta_comm *c, const char *system, float *p, size_t n) {
     tta_replay_spec spec;
     char err[512];
-    if (tta_replay_spec_load(spec_path, &spec, err, sizeof err) != 0) {
-        fprintf(stderr, "%s\n", err);
+    tta_error spec_err;
+    if (tta_replay_spec_load(spec_path, &spec, &spec_err) != TTA_OK) {
+        fprintf(stderr, "%s\n", spec_err.text);
         return -1;
     }
     tta_replay_options opt = {.device = "cpu", .threads = 1, .log_dir = dir, .system = system, .no_checkpoint = 1,
