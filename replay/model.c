@@ -21,6 +21,7 @@
 
 #include "common/buf.h"
 #include "common/check.h"
+#include "common/file.h"
 #include "replay/model_internal.h"
 
 typedef struct {
@@ -1093,32 +1094,35 @@ const char *tta_model_builtin(const char *name) {
     return NULL;
 }
 
-static char *read_file(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    buf b = {0};
-    char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) buf_append(&b, chunk, n);
-    fclose(f);
-    return buf_take(&b);
+/* A model file is a graph of a few dozen layers in JSON (the shipped ones are under 2 KiB). */
+#define MODEL_FILE_LIMIT TTA_FILE_MIB
+
+/* Loads the model file at path into *file: TTA_OK, TTA_ENOTFOUND when there is none (the caller
+ * looks further), or another code with err set. */
+static int load_model_file(const char *path, tta_file *file, char *err, size_t errlen) {
+    tta_error e;
+    int code = tta_file_load(path, MODEL_FILE_LIMIT, "a model file", TTA_FILE_READ, file, &e);
+    if (code != TTA_OK && code != TTA_ENOTFOUND) snprintf(err, errlen, "%s", e.text);
+    return code;
 }
 
 int tta_model_build(tta_model **out, const char *path_or_name, const tta_model_config *cfg,
                     char *err, size_t errlen) {
     *out = NULL;
-    char *text = read_file(path_or_name);
+    tta_file file;
+    int code = load_model_file(path_or_name, &file, err, errlen);
     const char *dir = getenv("TTA_MODEL_DIR");
-    if (!text && dir && *dir && !strchr(path_or_name, '/')) {
+    if (code == TTA_ENOTFOUND && dir && *dir && !strchr(path_or_name, '/')) {
         char path[4096];
         snprintf(path, sizeof path, "%s/%s.json", dir, path_or_name);
-        text = read_file(path);
+        code = load_model_file(path, &file, err, errlen);
     }
-    if (text) {
-        int rc = tta_model_build_json(out, text, path_or_name, cfg, err, errlen);
-        free(text);
+    if (code == TTA_OK) {
+        int rc = tta_model_build_json(out, file.data, path_or_name, cfg, err, errlen);
+        tta_file_free(&file);
         return rc;
     }
+    if (code != TTA_ENOTFOUND) return -1;
     const char *builtin = tta_model_builtin(path_or_name);
     if (!builtin) {
         buf names = {0};

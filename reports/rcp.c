@@ -56,8 +56,8 @@ typedef struct {
 typedef struct {
     char *dir, *name;
     tta_rcp_set set;
-    int status; /* tta_rcp_load's return */
-    char *err;
+    int status; /* tta_rcp_load's tta_status: TTA_ENOTFOUND is no file for the benchmark */
+    tta_error err;
 } rcp_cache;
 
 /* The checker's runs of each entry row (*out: n of them; free with entries_free). */
@@ -176,11 +176,11 @@ int tta_report_rcp(sqlite3 *db, const tta_filter *f, const char *rcp_dir, int fo
             continue;
         }
         const rcp_cache *c = cached_set(&cache, &n_cache, &cap, buf_str(&dir), name);
-        if (c->status < 0) {
-            no_verdict(t, row, c->err);
+        if (c->status != TTA_OK && c->status != TTA_ENOTFOUND) {
+            no_verdict(t, row, c->err.text);
             continue;
         }
-        if (c->status > 0) { /* the checker stops (KeyError or no file) */
+        if (c->status == TTA_ENOTFOUND) { /* the checker stops (KeyError or no file) */
             buf_printf(&why, "no reference convergence points for %s in %s (rcps_%s.json)", x->benchmark,
                        buf_str(&dir), name);
             no_verdict(t, row, buf_str(&why));
@@ -208,7 +208,6 @@ int tta_report_rcp(sqlite3 *db, const tta_filter *f, const char *rcp_dir, int fo
     for (size_t i = 0; i < n_cache; i++) {
         free(cache[i].dir);
         free(cache[i].name);
-        free(cache[i].err);
         tta_rcp_free(&cache[i].set);
     }
     free(cache);

@@ -12,34 +12,12 @@
 
 #include "common/buf.h"
 #include "common/check.h"
+#include "common/file.h"
 #include "stats/rcp_internal.h"
 #include "stats/stats.h"
 
-/* Sets *err (when err is not NULL) to a malloc'd message. */
-static void set_error(char **err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void set_error(char **err, const char *fmt, ...) {
-    if (!err) return;
-    buf e = {0};
-    va_list ap;
-    va_start(ap, fmt);
-    buf_vprintf(&e, fmt, ap);
-    va_end(ap);
-    *err = buf_take(&e);
-}
-
-/* The whole file as a NUL-terminated string in *text; 0, or errno. */
-static int read_file(const char *path, buf *text) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return errno ? errno : EIO;
-    char chunk[65536];
-    size_t got;
-    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) buf_append(text, chunk, got);
-    int failed = ferror(f);
-    fclose(f);
-    if (failed) return EIO;
-    buf_append(text, "", 0); /* data non-NULL even for an empty file */
-    return 0;
-}
+/* An RCP table is a few dozen records of a few dozen numbers (the largest published is ~20 KiB). */
+#define RCP_FILE_LIMIT (16 * TTA_FILE_MIB)
 
 /* rcp_checker's _process_raw_rcp_data reads "samples to converge" for these, epochs otherwise. */
 static const cJSON *record_runs(const cJSON *record, const char *benchmark) {
@@ -77,62 +55,50 @@ static const char *add_record(tta_rcp_set *set, size_t *cap, const cJSON *record
 }
 
 /* Fills set from the parsed file; 0, or -1 with *err. */
-static int load_records(const cJSON *root, const char *path, tta_rcp_set *set, char **err) {
-    if (!cJSON_IsObject(root)) {
-        set_error(err, "%s: not a JSON object of reference points", path);
-        return -1;
-    }
+static int load_records(const cJSON *root, const char *path, tta_rcp_set *set, tta_error *err) {
+    if (!cJSON_IsObject(root))
+        return tta_fail(err, TTA_EINPUT, "%s: not a JSON object of reference points", path);
     size_t cap = 0;
     const cJSON *record;
     cJSON_ArrayForEach(record, root) {
         const char *wrong = add_record(set, &cap, record);
-        if (wrong) {
-            set_error(err, "%s: record \"%s\": %s", path, record->string ? record->string : "?", wrong);
-            return -1;
-        }
+        if (wrong)
+            return tta_fail(err, TTA_EINPUT, "%s: record \"%s\": %s", path, record->string ? record->string : "?", wrong);
     }
-    if (set->n == 0) {
-        set_error(err, "%s: no reference point", path);
-        return -1;
-    }
+    if (set->n == 0) return tta_fail(err, TTA_EINPUT, "%s: no reference point", path);
     tta_rcp_prune(set);
-    return 0;
+    return TTA_OK;
 }
 
-int tta_rcp_load(const char *dir, const char *benchmark, tta_rcp_set *set, char **err) {
+int tta_rcp_load(const char *dir, const char *benchmark, tta_rcp_set *set, tta_error *err) {
     gsl_set_error_handler_off();
     memset(set, 0, sizeof *set);
-    if (err) *err = NULL;
+    tta_error_clear(err);
     if (!dir || !benchmark || !benchmark[0] || strchr(benchmark, '/') ||
-        strlen(benchmark) >= sizeof set->benchmark) {
-        set_error(err, "invalid benchmark name for reference convergence points");
-        return -1;
-    }
+        strlen(benchmark) >= sizeof set->benchmark)
+        return tta_fail(err, TTA_EINPUT, "invalid benchmark name for reference convergence points");
     memcpy(set->benchmark, benchmark, strlen(benchmark) + 1);
-    buf path = {0}, text = {0};
+    buf path = {0};
     buf_printf(&path, "%s/rcps_%s.json", dir, benchmark);
-    int status = 0;
-    int error = read_file(buf_str(&path), &text);
-    if (error == ENOENT) {
-        set_error(err, "no reference convergence points for %s in %s", benchmark, dir);
-        status = 1;
-    } else if (error) {
-        set_error(err, "%s: %s", buf_str(&path), strerror(error));
-        status = -1;
+    tta_file text = {0};
+    int status = tta_file_load(buf_str(&path), RCP_FILE_LIMIT, "an RCP file", TTA_FILE_READ, &text, err);
+    if (status == TTA_ENOTFOUND) {
+        tta_fail(err, TTA_ENOTFOUND, "no reference convergence points for %s in %s", benchmark, dir);
+    } else if (status != TTA_OK) {
+        /* the loader's "<path>: reason" */
     } else if ((set->submission_runs = tta_rcp_submission_runs(benchmark)) == 0) {
         /* rcp_checker stops here with a KeyError. */
-        set_error(err, "%s: no submission run count known for %s", buf_str(&path), benchmark);
-        status = -1;
+        status = tta_fail(err, TTA_EINPUT, "%s: no submission run count known for %s", buf_str(&path), benchmark);
     } else {
-        cJSON *root = cJSON_Parse(buf_str(&text));
+        cJSON *root = cJSON_ParseWithLength(text.data, text.len);
         status = load_records(root, buf_str(&path), set, err);
         cJSON_Delete(root);
     }
-    if (status != 0) {
+    if (status != TTA_OK) {
         tta_rcp_free(set);
         memcpy(set->benchmark, benchmark, strlen(benchmark) + 1);
     }
     buf_free(&path);
-    buf_free(&text);
+    tta_file_free(&text);
     return status;
 }

@@ -5,7 +5,7 @@
  * Ownership. Input arrays belong to the caller and are never modified or kept (functions that sort
  * work on a copy). Results are structs returned by value, or rows written into an array the caller
  * provides (its size is a parameter). The one exception is tta_rcp_set: tta_rcp_load fills it with
- * malloc'd arrays that tta_rcp_free releases; tta_rcp_load's *err is malloc'd for the caller to free.
+ * malloc'd arrays that tta_rcp_free releases; its error is a caller-owned tta_error (common/error.h).
  * Every `why` is a static string (never freed, never NULL when `reason` is not TTA_REASON_NONE).
  *
  * Missing values. A statistic that cannot be computed is NAN and its struct says why: `reason` is a
@@ -24,6 +24,8 @@
 #define TTA_STATS_H
 
 #include <stddef.h>
+
+#include "common/error.h"
 
 /* ---- why a value is missing ---- */
 
@@ -302,11 +304,12 @@ typedef struct {
 size_t tta_rcp_submission_runs(const char *benchmark);
 
 /* Loads <dir>/rcps_<benchmark>.json ("Epochs to converge", or "samples to converge" for
- * llama2_70b_lora and flux1, either accepted), computes every point's statistics and the pruned set.
- * Returns 0; 1 when there is no file for the benchmark (set empty: checks report NO_REFERENCE);
- * -1 when the file is unreadable or malformed, or the benchmark has no submission run count (*err:
- * "<path>: reason"). *err (when err is not NULL) is malloc'd on 1 and -1. */
-int tta_rcp_load(const char *dir, const char *benchmark, tta_rcp_set *set, char **err);
+ * llama2_70b_lora and flux1, either accepted; at most 16 MiB: common/file.h), computes every
+ * point's statistics and the pruned set. Returns TTA_OK; TTA_ENOTFOUND when there is no file for
+ * the benchmark (set empty: checks report NO_REFERENCE; err says which benchmark and folder);
+ * TTA_EINPUT when the file is malformed, too large or a directory, or the benchmark has no
+ * submission run count, TTA_EIO when it cannot be read (err: "<path>: reason"). err may be NULL. */
+int tta_rcp_load(const char *dir, const char *benchmark, tta_rcp_set *set, tta_error *err);
 void tta_rcp_free(tta_rcp_set *set);
 
 /* Smallest mean a submission may have and pass the one-sided pooled (equal-variance) t-test at alpha
@@ -323,7 +326,7 @@ double tta_rcp_min_mean(double mean, double stdev, size_t n_ref, size_t n_subm);
  * (unet3d: 4) runs dropped from each end; then the pruned point at exactly bs, else the
  * interpolation of the nearest pruned points below and above, else (bs below every point) the
  * smallest point, else "Missing RCP". benchmark names the submission's benchmark as the file does
- * (NULL: the set's). set may be empty (tta_rcp_load returned 1): TTA_RCP_NO_REFERENCE. */
+ * (NULL: the set's). set may be empty (tta_rcp_load returned TTA_ENOTFOUND): TTA_RCP_NO_REFERENCE. */
 tta_rcp_result tta_rcp_check(const tta_rcp_set *set, const tta_rcp_run *runs, size_t n, const char *benchmark);
 
 /* ---- energy to train (MLCommons' result summarizer, from MLPerf power logs) ---- */

@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include "replay/data.h"
+
+#include <zlib.h>
 #include "tta_test.h"
 
 static const char *dir = "/usr/share/datasets/fashion-mnist";
@@ -209,6 +211,62 @@ TEST(loader_thread_matches_inline) {
     tta_dataset_free(&again);
 }
 
+
+/* Writes bytes to path: plain, gzip in one member, or gzip in two members (the second holding
+ * the last split bytes), or gzip cut short. */
+enum { PLAIN, GZIP, GZIP_TWO_MEMBERS, GZIP_CUT };
+static void write_idx(const char *path, const unsigned char *bytes, size_t n, int how) {
+    if (how == PLAIN) {
+        FILE *f = fopen(path, "wb");
+        fwrite(bytes, 1, n, f);
+        fclose(f);
+        return;
+    }
+    size_t split = how == GZIP_TWO_MEMBERS ? n / 2 : n;
+    gzFile g = gzopen(path, "wb");
+    gzwrite(g, bytes, (unsigned)split);
+    gzclose(g);
+    if (how == GZIP_TWO_MEMBERS) {
+        g = gzopen(path, "ab");
+        gzwrite(g, bytes + split, (unsigned)(n - split));
+        gzclose(g);
+    }
+    if (how == GZIP_CUT) {
+        FILE *f = fopen(path, "rb");
+        unsigned char whole[4096];
+        size_t k = fread(whole, 1, sizeof whole, f);
+        fclose(f);
+        f = fopen(path, "wb");
+        fwrite(whole, 1, k - 12, f); /* without the trailer and the last bytes of data */
+        fclose(f);
+    }
+}
+
+TEST(idx_plain_and_gzip) {
+    /* 3 images of 2x2 and their labels */
+    unsigned char img[16 + 12] = {0, 0, 8, 3, 0, 0, 0, 3, 0, 0, 0, 2, 0, 0, 0, 2,
+                                  0, 255, 51, 102, 1, 2, 3, 4, 255, 255, 0, 0};
+    unsigned char lab[8 + 3] = {0, 0, 8, 1, 0, 0, 0, 3, 2, 0, 1};
+    char ip[64], lp[64], err[256];
+    snprintf(ip, sizeof ip, "/tmp/tta_test_idx_i_%d", (int)getpid());
+    snprintf(lp, sizeof lp, "/tmp/tta_test_idx_l_%d", (int)getpid());
+    for (int how = PLAIN; how <= GZIP_TWO_MEMBERS; how++) {
+        write_idx(ip, img, sizeof img, how);
+        write_idx(lp, lab, sizeof lab, how);
+        tta_dataset d;
+        CHECK(tta_data_read_idx(ip, lp, &d, err, sizeof err) == 0);
+        CHECK(d.n == 3 && d.h == 2 && d.w == 2 && d.classes == 3);
+        CHECK(d.n == 3 && d.images[1] == 1.0f && d.images[2] == 0.2f && d.labels[0] == 2 && d.labels[2] == 1);
+        tta_dataset_free(&d);
+    }
+    write_idx(ip, img, sizeof img, GZIP_CUT);
+    tta_dataset d;
+    CHECK(tta_data_read_idx(ip, lp, &d, err, sizeof err) == -1);
+    CHECK(strstr(err, ip) != NULL && strstr(err, "cannot inflate") != NULL);
+    unlink(ip);
+    unlink(lp);
+}
+
 int main(void) {
     FILE *probe = fopen("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz", "rb");
     if (probe) {
@@ -219,6 +277,7 @@ int main(void) {
     }
     RUN(shift_moves_pixels);
     RUN(bad_files);
+    RUN(idx_plain_and_gzip);
     RUN(cifar_binary);
     RUN(augment_crop_flip);
     RUN(loader_thread_matches_inline);

@@ -29,8 +29,8 @@ static const double resnet_points[10][4] = {
 
 TEST(reference_points) {
     tta_rcp_set set;
-    char *err = NULL;
-    CHECK(tta_rcp_load(resnet_dir, "resnet", &set, &err) == 0 && err == NULL);
+    tta_error err;
+    CHECK(tta_rcp_load(resnet_dir, "resnet", &set, &err) == TTA_OK && err.code == TTA_OK && err.text[0] == 0);
     CHECK(set.n == 10 && set.submission_runs == 5);
     CHECK_STR(set.benchmark, "resnet");
     for (size_t i = 0; i < 10 && i < set.n; i++) {
@@ -219,8 +219,8 @@ TEST(synthetic_files) {
     CHECK(mkdtemp(dir) != NULL);
     write_file(dir, "rcps_resnet.json", synthetic_json);
     tta_rcp_set set;
-    char *err = NULL;
-    CHECK(tta_rcp_load(dir, "resnet", &set, &err) == 0);
+    tta_error err;
+    CHECK(tta_rcp_load(dir, "resnet", &set, &err) == TTA_OK);
     CHECK(set.n == 5 && set.n_pruned == 3);
     double bs[] = {1, 2, 4, 6, 8}, min_epochs[] = {9.247055053710938, 7.247047424316406, 11.247013092041016,
                                                    27.247037887573242, 17.247047424316406};
@@ -250,17 +250,15 @@ TEST(synthetic_files) {
     /* one point beyond the checker's 1e9 search bound: neither below nor above 1000 */
     write_file(dir, "rcps_resnet.json",
                "{\"p\": {\"Benchmark\": \"resnet\", \"BS\": 2e9, \"Epochs to converge\": [9, 10, 11]}}");
-    CHECK(tta_rcp_load(dir, "resnet", &set, &err) == 0);
+    CHECK(tta_rcp_load(dir, "resnet", &set, &err) == TTA_OK);
     double ten[] = {10, 10, 10, 10, 10};
     r = check5(&set, 1000, ten);
     CHECK(r.pass == 0 && r.kind == TTA_RCP_NONE_FOUND && r.normalization == 1.0);
     CHECK_STR(r.msg, "Cannot find any RCPs");
     tta_rcp_free(&set);
 
-    /* no file: status 1 and checks say NO_REFERENCE (the official checker: KeyError/IOError) */
-    CHECK(tta_rcp_load(dir, "minigo", &set, &err) == 1 && err != NULL);
-    free(err);
-    err = NULL;
+    /* no file: TTA_ENOTFOUND and checks say NO_REFERENCE (the official checker: KeyError/IOError) */
+    CHECK(tta_rcp_load(dir, "minigo", &set, &err) == TTA_ENOTFOUND && strstr(err.text, "minigo"));
     double e[] = {10, 11, 12};
     tta_rcp_run three[3];
     runs_at(three, 256, e, 3);
@@ -268,37 +266,29 @@ TEST(synthetic_files) {
     CHECK(r.kind == TTA_RCP_NO_REFERENCE && r.pass == -1 && r.msg[0] == 0);
     tta_rcp_free(&set);
 
-    /* malformed files: -1 with the path and the reason, never a crash */
+    /* malformed files: TTA_EINPUT with the path and the reason, never a crash */
     write_file(dir, "rcps_bert.json", "{\"a\": {\"BS\": 256, \"Epochs to converge\": [1, 2,");
-    CHECK(tta_rcp_load(dir, "bert", &set, &err) == -1 && err && strstr(err, "rcps_bert.json"));
-    free(err);
+    CHECK(tta_rcp_load(dir, "bert", &set, &err) == TTA_EINPUT && strstr(err.text, "rcps_bert.json"));
     write_file(dir, "rcps_ssd.json", "{\"x\": {\"Benchmark\": \"ssd\", \"Epochs to converge\": [1, 2, 3]}}");
-    CHECK(tta_rcp_load(dir, "ssd", &set, &err) == -1 && err && strstr(err, "\"x\"") && strstr(err, "BS"));
-    free(err);
+    CHECK(tta_rcp_load(dir, "ssd", &set, &err) == TTA_EINPUT && strstr(err.text, "\"x\"") && strstr(err.text, "BS"));
     write_file(dir, "rcps_ssd.json", "{\"x\": {\"Benchmark\": \"ssd\", \"BS\": 8, \"Epochs to converge\": [1, \"2\", 3]}}");
-    CHECK(tta_rcp_load(dir, "ssd", &set, &err) == -1 && err != NULL);
-    free(err);
+    CHECK(tta_rcp_load(dir, "ssd", &set, &err) == TTA_EINPUT && err.text[0]);
     write_file(dir, "rcps_ssd.json", "{\"x\": {\"Benchmark\": \"ssd\", \"BS\": 8, \"Epochs to converge\": [1, 2]}}");
-    CHECK(tta_rcp_load(dir, "ssd", &set, &err) == -1 && err && strstr(err, "olympic"));
-    free(err);
+    CHECK(tta_rcp_load(dir, "ssd", &set, &err) == TTA_EINPUT && strstr(err.text, "olympic"));
     write_file(dir, "rcps_ssd.json", "[]");
-    CHECK(tta_rcp_load(dir, "ssd", &set, &err) == -1 && err != NULL);
-    free(err);
+    CHECK(tta_rcp_load(dir, "ssd", &set, &err) == TTA_EINPUT && err.text[0]);
     write_file(dir, "rcps_ssd.json", "{}");
-    CHECK(tta_rcp_load(dir, "ssd", &set, &err) == -1 && err != NULL);
-    free(err);
+    CHECK(tta_rcp_load(dir, "ssd", &set, &err) == TTA_EINPUT && err.text[0]);
     CHECK(set.n == 0 && set.n_pruned == 0 && set.points == NULL);
     /* a benchmark rcp_checker has no run count for */
     write_file(dir, "rcps_mystery.json", synthetic_json);
-    CHECK(tta_rcp_load(dir, "mystery", &set, &err) == -1 && err && strstr(err, "mystery"));
-    free(err);
-    CHECK(tta_rcp_load(dir, "../etc/passwd", &set, &err) == -1);
-    free(err);
+    CHECK(tta_rcp_load(dir, "mystery", &set, &err) == TTA_EINPUT && strstr(err.text, "mystery"));
+    CHECK(tta_rcp_load(dir, "../etc/passwd", &set, &err) == TTA_EINPUT);
     /* "samples to converge" for llama2_70b_lora, with either key accepted */
     write_file(dir, "rcps_llama2_70b_lora.json",
                "{\"a\": {\"Benchmark\": \"llama2_70b_lora\", \"BS\": 8, \"samples to converge\": [3000, 3100, 3300]},"
                " \"b\": {\"Benchmark\": \"llama2_70b_lora\", \"BS\": 16, \"Epochs to converge\": [4000, 4100, 4300]}}");
-    CHECK(tta_rcp_load(dir, "llama2_70b_lora", &set, &err) == 0);
+    CHECK(tta_rcp_load(dir, "llama2_70b_lora", &set, &err) == TTA_OK);
     CHECK(set.n == 2 && set.points[0].mean == 3100 && set.points[1].mean == 4100 && set.submission_runs == 10);
     tta_rcp_free(&set);
 

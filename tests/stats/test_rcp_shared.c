@@ -169,10 +169,9 @@ static const double points_bert_1_0_0[][4] = {
 static int load(const char *version, const char *benchmark, tta_rcp_set *set) {
     char dir[4200];
     snprintf(dir, sizeof dir, "%s/rcp/training_%s", shared, version);
-    char *err = NULL;
+    tta_error err;
     int status = tta_rcp_load(dir, benchmark, set, &err);
-    if (status != 0) fprintf(stderr, "%s %s: %s\n", version, benchmark, err ? err : "?");
-    free(err);
+    if (status != TTA_OK) fprintf(stderr, "%s %s: %s\n", version, benchmark, err.text);
     return status;
 }
 
@@ -294,10 +293,10 @@ TEST(llama2_70b_lora_samples) {
 
 TEST(benchmarks_without_reference_points) {
     tta_rcp_set set;
-    char dir[4200], *err = NULL;
+    char dir[4200];
+    tta_error err;
     snprintf(dir, sizeof dir, "%s/rcp/training_1.0.0", shared);
-    CHECK(tta_rcp_load(dir, "minigo", &set, &err) == 1 && err != NULL); /* rcp_checker: KeyError */
-    free(err);
+    CHECK(tta_rcp_load(dir, "minigo", &set, &err) == TTA_ENOTFOUND && err.text[0]); /* rcp_checker: KeyError */
     double e[] = {20, 21, 22, 23, 24, 25, 26, 27, 28, 29};
     tta_rcp_result r = check_at(&set, 2048, e, 10, "minigo");
     CHECK(r.kind == TTA_RCP_NO_REFERENCE && r.pass == -1);
