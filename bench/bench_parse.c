@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "common/check.h"
-#include "ingest/parsed.h"
+#include "ingest/parse.h"
 
 typedef struct {
     char *path;

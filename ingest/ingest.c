@@ -1,6 +1,6 @@
 /* ingest.c: `tta ingest`: walk, hash, parse in parallel, store with one writer.
  *
- * Parser threads take files from the walked list, read (or map) and hash each one, skip it when
+ * Parser threads take files from the walked list, load (common/file.h) and hash each one, skip it when
  * the database holds the same content, and otherwise parse it into a tta_parsed_file and encode
  * its records as the database stores them (records.h). They hand
  * results to the writer (the calling thread) through a bounded queue, so memory stays bounded
@@ -9,14 +9,10 @@
  */
 #include "ingest/ingest.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -24,6 +20,7 @@
 #include "common/check.h"
 #include "common/hash.h"
 #include "ingest/checkpointer.h"
+#include "ingest/parse.h"
 #include "ingest/parsed.h"
 #include "ingest/pathmeta.h"
 #include "ingest/records.h"
@@ -40,9 +37,7 @@ typedef struct {
     char subfolder[32];     /* TTA_SKIP_SUBFOLDER: the subfolder's name (cut to fit) */
     uint64_t bytes;
     tta_parsed_file parsed; /* RESULT_PARSED */
-    void *map;              /* the file's bytes (mapped or read), which parsed spans point into */
-    size_t map_len;
-    int mapped;             /* 1: map is an mmap; 0: malloc'd */
+    tta_file file;          /* the file's bytes (read, or mapped when large), which parsed spans point into */
 } file_result;
 
 /* What the queue between the parsers and the writer may hold. The writer is the serial part of
@@ -55,17 +50,6 @@ typedef struct {
 
 /* A checkpoint is worth a thread's wake-up from this many WAL frames (pages) on. */
 #define CHECKPOINT_FRAMES 128
-
-/* Files up to this size are read into memory; larger ones are mapped. */
-#define SMALL_FILE_BYTES (4u << 20)
-
-static void release_bytes(void *p, size_t len, int mapped) {
-    if (!p) return;
-    if (mapped)
-        munmap(p, len);
-    else
-        free(p);
-}
 
 typedef struct {
     const tta_walk_list *files;
@@ -96,98 +80,28 @@ static const tta_stored_source *find_stored(const ingest_work *w, const char *pa
     return bsearch(&key, w->stored, w->n_stored, sizeof key, compare_stored);
 }
 
-/* Hash of a file's own bytes, chained with its sibling description for a DAWNBench TSV
- * (an entry's JSON belongs to its TSV's run: a changed JSON re-ingests the run). */
-static uint64_t source_hash(const char *path, const void *data, size_t len) {
-    uint64_t h = tta_hash64(data, len, 0);
-    size_t n = strlen(path);
-    if (n > 4 && strcmp(path + n - 4, ".tsv") == 0) {
-        buf sib = {0};
-        buf_append(&sib, path, n - 4);
-        buf_puts(&sib, ".json");
-        int fd = open(buf_str(&sib), O_RDONLY | O_CLOEXEC);
-        buf_free(&sib);
-        if (fd >= 0) {
-            struct stat st;
-            if (fstat(fd, &st) == 0 && st.st_size > 0) {
-                void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-                if (m != MAP_FAILED) {
-                    h = tta_hash64(m, (size_t)st.st_size, h);
-                    munmap(m, (size_t)st.st_size);
-                }
-            }
-            close(fd);
-        }
-    }
-    return h;
-}
-
-/* Records an unreadable file as failed. */
-static void fail_unreadable(file_result *r, const char *path, const char *what, int errnum) {
-    r->kind = RESULT_PARSED;
-    tta_parsed_file *f = &r->parsed;
-    f->path = strdupCheck(path);
-    f->failed = 1;
-    f->format = TTA_FMT_UNKNOWN;
-    buf b = {0};
-    buf_printf(&b, "%s:0: %s: %s", path, what, strerror(errnum));
-    f->error = buf_take(&b);
-}
-
 /* Reads, hashes and (unless unchanged or not a log) parses one file. */
 static file_result *process_file(const ingest_work *w, const tta_walk_file *wf) {
     file_result *r = callocCheck(1, sizeof *r);
     r->path = wf->path;
-    int fd = open(wf->path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        fail_unreadable(r, wf->path, "cannot open", errno);
+    tta_error e;
+    /* Large files are mapped (memory stays bounded by what the parser touches); small ones are
+     * read: mapping and unmapping thousands of them costs more in page faults and TLB
+     * shootdowns across the parser threads than the copy (common/file.h). */
+    if (tta_file_load(wf->path, TTA_PARSE_FILE_LIMIT, "a result log", TTA_FILE_MAP_LARGE, &r->file, &e) != TTA_OK) {
+        r->kind = RESULT_PARSED;
+        tta_parse_fail_unreadable(&r->parsed, wf->path, &e);
         return r;
     }
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
-        fail_unreadable(r, wf->path, "cannot stat", errno);
-        close(fd);
-        return r;
-    }
-    size_t len = (size_t)st.st_size;
-    void *map = NULL;
-    int mapped = 0;
-    if (len > SMALL_FILE_BYTES) {
-        /* Large files are mapped: memory stays bounded by what the parser touches. */
-        map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (map == MAP_FAILED) {
-            fail_unreadable(r, wf->path, "cannot map", errno);
-            close(fd);
-            return r;
-        }
-        madvise(map, len, MADV_SEQUENTIAL);
-        mapped = 1;
-    } else if (len > 0) {
-        /* Small files are read: mapping and unmapping thousands of them costs more in page
-         * faults and TLB shootdowns across the parser threads than the copy. */
-        map = mallocCheck(len);
-        size_t got = 0;
-        while (got < len) {
-            ssize_t k = read(fd, (char *)map + got, len - got);
-            if (k < 0 && errno == EINTR) continue;
-            if (k <= 0) break;
-            got += (size_t)k;
-        }
-        if (got != len) {
-            free(map);
-            fail_unreadable(r, wf->path, "cannot read", errno ? errno : EIO);
-            close(fd);
-            return r;
-        }
-    }
-    close(fd);
-    const char *data = map ? map : "";
+    size_t len = r->file.len;
     /* Detection looks for the first marker, which real logs print after up to hundreds of KB
-     * of shell output: give it the whole mapping (it stops at the first marker). */
-    tta_format fmt = tta_detect_format(wf->path, data, len);
-    if (fmt == TTA_FMT_UNKNOWN) {
+     * of shell output: it is given the whole file (it stops at the first marker). It runs once:
+     * the parser is handed the format found here (parse.h). */
+    tta_source src;
+    tta_source_init(&src, wf->path, r->file.data, len);
+    if (src.format == TTA_FMT_UNKNOWN) {
         r->kind = RESULT_SKIPPED;
-        release_bytes(map, len, mapped);
+        tta_file_free(&r->file);
         return r;
     }
     if (!wf->named) {
@@ -196,31 +110,34 @@ static file_result *process_file(const ingest_work *w, const tta_walk_file *wf) 
         tta_arena arena = {0};
         tta_path_meta pm;
         tta_path_meta_read(wf->path, &arena, &pm);
-        r->skip = tta_path_skip(wf->path, &pm, fmt);
+        r->skip = tta_path_skip(wf->path, &pm, src.format);
         if (r->skip == TTA_SKIP_SUBFOLDER) snprintf(r->subfolder, sizeof r->subfolder, "%s", pm.subfolder);
         tta_arena_free(&arena);
         if (r->skip != TTA_SKIP_NONE) {
             r->kind = RESULT_SKIPPED;
             r->forget = find_stored(w, wf->path) != NULL;
-            release_bytes(map, len, mapped);
+            tta_file_free(&r->file);
             return r;
         }
     }
     r->bytes = len;
-    uint64_t h = source_hash(wf->path, data, len);
+    /* A DAWNBench TSV's description belongs to its run: read once, hashed with the TSV (a changed
+     * description re-ingests the run) and handed to the parser. */
+    tta_source_read_sibling(&src);
+    uint64_t h = tta_source_hash(&src);
     const tta_stored_source *old = find_stored(w, wf->path);
     if (old && old->ok && old->size == len) {
         char hex[17];
         tta_hash_hex(h, hex);
         if (strcmp(hex, old->hash) == 0) {
             r->kind = RESULT_UNCHANGED;
-            release_bytes(map, len, mapped);
+            tta_source_free(&src);
+            tta_file_free(&r->file);
             return r;
         }
     }
     r->kind = RESULT_PARSED;
-    r->parsed.hash = h; /* the parser keeps a hash set before the call: no second pass */
-    if (tta_parse_buffer(wf->path, data, len, &r->parsed) != 0 && !r->parsed.failed) {
+    if (tta_parse_source(&src, h, &r->parsed) != 0 && !r->parsed.failed) {
         r->parsed.failed = 1;
         if (!r->parsed.error) {
             buf b = {0};
@@ -228,7 +145,7 @@ static file_result *process_file(const ingest_work *w, const tta_walk_file *wf) 
             r->parsed.error = buf_take(&b);
         }
     }
-    if (!r->parsed.path) r->parsed.path = strdupCheck(wf->path);
+    tta_source_free(&src);
     if (!r->parsed.failed && r->parsed.n_events) {
         /* Encoded here, in parallel, so that the single writer only binds the text. */
         tta_parsed_encode_records(&r->parsed);
@@ -243,15 +160,12 @@ static file_result *process_file(const ingest_work *w, const tta_walk_file *wf) 
     }
     r->parsed.size = len;
     r->parsed.hash = h;
-    r->map = map;
-    r->map_len = len;
-    r->mapped = mapped;
     return r;
 }
 
 static void free_result(file_result *r) {
     if (r->kind == RESULT_PARSED) tta_parsed_free(&r->parsed);
-    release_bytes(r->map, r->map_len, r->mapped);
+    tta_file_free(&r->file);
     free(r);
 }
 

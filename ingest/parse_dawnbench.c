@@ -3,57 +3,22 @@
  * The TSV gives the run: one row per epoch with the hours since the start and the task's
  * quality columns, found by header name (the order varies; one file starts with a byte-order
  * mark). The sibling <stem>.json gives the identity (author, hardware) and the hyperparameters
- * (its "misc" block). TTA is DAWNBench's rule: the time of the first row at the task's
+ * (its "misc" block; the dispatcher finds and reads it: parse.h). TTA is DAWNBench's rule: the time of the first row at the task's
  * threshold (docs/ingest.md).
  */
 #include <cjson/cJSON.h>
 #include <ctype.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "common/check.h"
-#include "common/hash.h"
 #include "ingest/benchmarks.h"
+#include "ingest/parse_common.h"
 #include "ingest/parsers.h"
 
 #define MAX_COLUMNS 32
-
-/* The bytes of the sibling description (path with .tsv replaced by .json), malloc'd, or NULL. */
-static char *read_sibling(const char *path, size_t *len) {
-    size_t n = strlen(path);
-    if (n < 4 || strcasecmp(path + n - 4, ".tsv") != 0) return NULL;
-    char *sib = mallocCheck(n + 2);
-    memcpy(sib, path, n - 4);
-    memcpy(sib + n - 4, ".json", 6);
-    int fd = open(sib, O_RDONLY | O_CLOEXEC);
-    free(sib);
-    if (fd < 0) return NULL;
-    struct stat st;
-    char *data = NULL;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && st.st_size < (1 << 26)) {
-        data = mallocCheck((size_t)st.st_size);
-        size_t got = 0;
-        while (got < (size_t)st.st_size) {
-            ssize_t r = read(fd, data + got, (size_t)st.st_size - got);
-            if (r <= 0) break;
-            got += (size_t)r;
-        }
-        if (got != (size_t)st.st_size) {
-            free(data);
-            data = NULL;
-        } else {
-            *len = got;
-        }
-    }
-    close(fd);
-    return data;
-}
 
 /* The task a DAWNBench description names in "dataset" ("Fashion-MNIST: train = ..."). */
 static const char *task_of_description(const cJSON *d) {
@@ -114,32 +79,14 @@ static int find_column(const char **cell, const size_t *len, int n, const char *
     return -1;
 }
 
-char *tta_dawnbench_entry_name(const char *stem, tta_arena *arena, int *run_index) {
-    /* A DAWNBench stem names an entry ("resnet9_1v100"): only "_seed<N>" / "_run<N>" at its end
-     * numbers a run of that entry, so that the seeds of one recipe make one entry. */
-    if (run_index) *run_index = -1;
-    const char *u = strrchr(stem, '_');
-    if (u && (!strncasecmp(u + 1, "seed", 4) || !strncasecmp(u + 1, "run", 3))) {
-        const char *d = u + 1 + (tolower((unsigned char)u[1]) == 's' ? 4 : 3);
-        if (isdigit((unsigned char)*d)) {
-            if (run_index) *run_index = tta_trailing_index(d, strlen(d));
-            return tta_arena_strndup(arena, stem, (size_t)(u - stem));
-        }
-    }
-    return (char *)stem;
-}
-
-int tta_parse_dawnbench_tsv(tta_parsed_file *f, const char *data, size_t len, const tta_path_meta *pm, int own_hash) {
+int tta_parse_dawnbench_tsv(tta_parsed_file *f, const char *data, size_t len, const tta_path_meta *pm,
+                            const char *desc_text, size_t desc_len) {
     tta_run_record *r = &f->run;
     char *entry = tta_dawnbench_entry_name(pm->stem, &f->arena, &r->run_index);
     r->run_start_s = r->run_stop_s = r->target = r->target2 = NAN;
     r->global_batch_size = r->train_samples = r->eval_samples = r->tta_s = NAN;
 
-    size_t desc_len = 0;
-    char *desc_text = read_sibling(f->path, &desc_len);
     cJSON *desc = desc_text ? tta_parse_description_json(desc_text, desc_len, 0) : NULL;
-    if (desc_text && own_hash) f->hash = tta_hash64(desc_text, desc_len, f->hash);
-    free(desc_text);
     if (desc && !cJSON_IsObject(desc)) {
         cJSON_Delete(desc);
         desc = NULL;

@@ -17,6 +17,7 @@
 
 #include "common/buf.h"
 #include "common/check.h"
+#include "ingest/parse_common.h"
 #include "ingest/parsers.h"
 
 typedef struct {

@@ -9,6 +9,8 @@
  * become true/false/null, tuples become arrays, NaN and Infinity become null, and a number
  * glued to other characters (75.98000%) stays text, as a string.
  */
+#include <cjson/cJSON.h>
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +18,7 @@
 
 #include "common/buf.h"
 #include "ingest/jsonscan.h"
-#include "ingest/parsers.h"
+#include "ingest/parse_common.h"
 
 typedef struct {
     const char *end;
@@ -254,4 +256,58 @@ int tta_relaxed_to_json(const char *p, size_t n, int flags, buf *out) {
         return 0;
     }
     return 1;
+}
+
+/* ---- descriptions ---- */
+
+/* v0.6 NVIDIA systems/<name>.json hold the log's lines: "org: {"value": "NVIDIA", "metadata": ...}".
+ * Returns the object {org: "NVIDIA", ...} they describe, or NULL when the text is not that. */
+static cJSON *key_value_lines(const char *p, size_t len) {
+    const char *end = p + len;
+    cJSON *o = cJSON_CreateObject();
+    int lines = 0;
+    buf b = {0};
+    while (p < end) {
+        const char *eol = memchr(p, '\n', (size_t)(end - p));
+        if (!eol) eol = end;
+        const char *colon = memchr(p, ':', (size_t)(eol - p));
+        const char *q = p;
+        while (q < eol && isspace((unsigned char)*q)) q++;
+        if (q < eol) {
+            if (!colon) goto not_lines;
+            buf_clear(&b);
+            cJSON *v = NULL;
+            if (tta_relaxed_to_json(colon + 1, (size_t)(eol - colon - 1), TTA_RELAXED_BARE_WORDS, &b))
+                v = cJSON_ParseWithLength(buf_str(&b), b.len);
+            if (!v) goto not_lines;
+            cJSON *inner = cJSON_IsObject(v) ? cJSON_DetachItemFromObjectCaseSensitive(v, "value") : NULL;
+            /* The key as valid UTF-8: through a JSON string and back. */
+            buf_clear(&b);
+            buf_json_string(&b, q, (size_t)(colon - q));
+            cJSON *key = cJSON_ParseWithLength(buf_str(&b), b.len);
+            cJSON_AddItemToObject(o, cJSON_IsString(key) ? key->valuestring : "", inner ? inner : v);
+            cJSON_Delete(key);
+            if (inner) cJSON_Delete(v);
+            lines++;
+        }
+        p = eol + 1;
+    }
+    buf_free(&b);
+    if (lines) return o;
+    cJSON_Delete(o);
+    return NULL;
+not_lines:
+    buf_free(&b);
+    cJSON_Delete(o);
+    return NULL;
+}
+
+/* The description text as a cJSON tree: strict or relaxed JSON, or the v0.6 lines form. */
+cJSON *tta_parse_description_json(const char *data, size_t len, int allow_lines) {
+    buf b = {0};
+    cJSON *d = NULL;
+    if (tta_relaxed_to_json(data, len, TTA_RELAXED_BARE_WORDS, &b)) d = cJSON_ParseWithLength(buf_str(&b), b.len);
+    buf_free(&b);
+    if (!d && allow_lines) d = key_value_lines(data, len);
+    return d;
 }

@@ -17,7 +17,7 @@
 #include "common/check.h"
 #include "common/hash.h"
 #include "ingest/benchmarks.h"
-#include "ingest/parsers.h"
+#include "ingest/parse_common.h"
 
 /* ---- index map ---- */
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ingest/jsonscan.h"
+#include "ingest/parse_common.h"
 #include "ingest/parsers.h"
 
 int tta_parse_scaling(tta_parsed_file *f, const char *data, size_t len, const tta_path_meta *pm) {

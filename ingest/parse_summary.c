@@ -24,6 +24,7 @@
 #include "common/check.h"
 #include "ingest/benchmarks.h"
 #include "ingest/jsonscan.h"
+#include "ingest/parse_common.h"
 #include "ingest/parsers.h"
 
 /* The system folder a details_url names (".../systems/<name>.json"), in f's arena; NULL when the

@@ -3,7 +3,7 @@
 #include <assert.h>
 
 #include "ingest/jsonscan.h"
-#include "ingest/parsers.h"
+#include "ingest/parse_common.h"
 
 const char *const tta_json_type_names[] = {"nothing", "an object", "an array", "a string",
                                            "a number", "true", "false", "null"};

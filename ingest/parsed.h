@@ -7,10 +7,10 @@
  *
  * Ownership: a tta_parsed_file owns path, error, records and records_files (malloc'd), its arrays (events, evals,
  * epochs, hparams, power samples: malloc'd), its arena (strings, converted values) and, when
- * made by tta_parse_file, the mapping of the file; tta_parsed_free releases them. Other char *
+ * made by tta_parse_file (parse.h), the file's bytes; tta_parsed_free releases them. Other char *
  * fields point into the arena or at static strings and are never freed one by one. tta_str spans
  * point into the file's bytes or the arena: with tta_parse_buffer the caller's buffer must
- * outlive the parsed file. Strings marked "NULL when unknown" are NUL-terminated; tta_str
+ * outlive the parsed file. Parsing itself (detecting the format, dispatching): parse.h. Strings marked "NULL when unknown" are NUL-terminated; tta_str
  * spans are not.
  */
 #ifndef TTA_INGEST_PARSED_H
@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/file.h"
 #include "ingest/arena.h"
 
 typedef enum {
@@ -181,26 +182,8 @@ typedef struct tta_parsed_file {
     tta_entry_file_record *entry_files; /* TTA_FMT_SUMMARY: one per record and score (malloc'd) */
     size_t n_entry_files;
     tta_arena arena;        /* owns strings and converted values */
-    void *map;              /* mapping of the file (spans point into it) */
-    size_t map_len;
+    tta_file file;          /* the file's bytes when tta_parse_file loaded them (spans point into them) */
 } tta_parsed_file;
-
-/* Classifies a file by its content (the first bytes, head) and, where content alone cannot
- * tell (a JSON file), by its path. head_len may be less than the file's size. */
-tta_format tta_detect_format(const char *path, const char *head, size_t head_len);
-
-/* Parses the file at path (mapping it read-only) into *out, which the caller zeroes first.
- * Returns 0 on success, also for a file recorded as failed (out->failed = 1 with
- * out->error set: malformed input is a value, not a crash), and -1 only when the file cannot
- * be read at all (out->error says why). A TTA_FMT_UNKNOWN file is returned with no records.
- * Thread-safe: touches no global state. */
-int tta_parse_file(const char *path, tta_parsed_file *out);
-
-/* Parses an in-memory buffer as if it were the file at path (for tests and fuzzing; ingest.c
- * parses its mapping this way). out->hash is computed unless the caller set it before the call
- * (ingest.c hashes first to skip unchanged files: setting it saves a second pass). A DAWNBench
- * TSV's sibling JSON is read from the disk beside path when it exists. */
-int tta_parse_buffer(const char *path, const char *data, size_t len, tta_parsed_file *out);
 
 /* Releases everything *f owns and zeroes it. */
 void tta_parsed_free(tta_parsed_file *f);

@@ -232,3 +232,18 @@ tta_skip_kind tta_path_skip(const char *path, const tta_path_meta *m, tta_format
     if (older || (m->in_benchmark && is_result_name(path))) return TTA_SKIP_NONE;
     return TTA_SKIP_NOT_RESULT;
 }
+
+char *tta_dawnbench_entry_name(const char *stem, tta_arena *arena, int *run_index) {
+    /* A DAWNBench stem names an entry ("resnet9_1v100"): only "_seed<N>" / "_run<N>" at its end
+     * numbers a run of that entry, so that the seeds of one recipe make one entry. */
+    if (run_index) *run_index = -1;
+    const char *u = strrchr(stem, '_');
+    if (u && (!strncasecmp(u + 1, "seed", 4) || !strncasecmp(u + 1, "run", 3))) {
+        const char *d = u + 1 + (tolower((unsigned char)u[1]) == 's' ? 4 : 3);
+        if (isdigit((unsigned char)*d)) {
+            if (run_index) *run_index = tta_trailing_index(d, strlen(d));
+            return tta_arena_strndup(arena, stem, (size_t)(u - stem));
+        }
+    }
+    return (char *)stem;
+}

@@ -59,4 +59,9 @@ const char *tta_round_from_name(const char *s, size_t n, tta_arena *arena);
  * group of at most six digits (train_run3, *_3.log); -1 when there is none. */
 int tta_trailing_index(const char *s, size_t n);
 
+/* The entry a DAWNBench file stem names: the stem less a trailing "_seed<N>" / "_run<N>", which
+ * numbers a run (*run_index, when not NULL; -1 without one). The result is the stem itself or a
+ * copy in arena. */
+char *tta_dawnbench_entry_name(const char *stem, tta_arena *arena, int *run_index);
+
 #endif

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "ingest/jsonscan.h"
-#include "ingest/parsed.h"
+#include "ingest/parse.h"
 #include "ingest/records.h"
 
 static inline void fuzz_fail(const char *what) {

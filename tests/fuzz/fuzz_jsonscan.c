@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "fuzz_check.h"
-#include "ingest/parsers.h"
+#include "ingest/parse_common.h"
 
 /* Walks a container with the iterators (which must not run off the span). */
 static size_t walk(tta_json_span v, int depth) {

@@ -13,7 +13,7 @@
 
 #include "common/buf.h"
 #include "ingest/ingest.h"
-#include "ingest/parsed.h"
+#include "ingest/parse.h"
 #include "ingest/pathmeta.h"
 #include "tta_test.h"
 

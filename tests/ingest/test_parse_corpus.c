@@ -22,7 +22,7 @@
 
 #include "common/buf.h"
 #include "common/check.h"
-#include "ingest/parsed.h"
+#include "ingest/parse.h"
 #include "ingest/pathmeta.h"
 #include "tta_test.h"
 

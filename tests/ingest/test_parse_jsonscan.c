@@ -2,7 +2,7 @@
  * marker search) and the relaxed-JSON reader the parsers fall back to. */
 #include <stdlib.h>
 
-#include "ingest/parsers.h"
+#include "ingest/parse_common.h"
 #include "test_parse_util.h"
 
 static int valid(const char *s) {

@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "ingest/parsed.h"
+#include "ingest/parse.h"
 #include "ingest/pathmeta.h"
 #include "tta_test.h"
 

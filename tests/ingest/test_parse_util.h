@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "ingest/jsonscan.h"
-#include "ingest/parsed.h"
+#include "ingest/parse.h"
 #include "tta_test.h"
 
 /* Parses a file (CHECKing that the call itself succeeds); the caller frees with tta_parsed_free. */

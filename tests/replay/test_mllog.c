@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ingest/parsed.h"
+#include "ingest/parse.h"
 #include "replay/mllog.h"
 #include "tta_test.h"
 
