@@ -43,6 +43,11 @@ int cli_format_option(int argc, char **argv, int *i, int *format);
 int cli_store_replays(const tta_cli *cli, const char *cmd, const char *log_dir, const char *system,
                       const char *device, int workers, int threads, const tta_replay_result *res, int done);
 
+/* A replay SPEC from the description of an ingested DAWNBench entry (entry_spec.c): db's
+ * lookups into replay's recipe. TTA_OK, or a code with err ("entry N: ...") and nothing in *spec
+ * to free. */
+int cli_spec_from_entry(sqlite3 *db, int64_t entry, const char *data_dir, tta_replay_spec *spec, tta_error *err);
+
 /* Opens the database read-only for a report, printing the reason on failure (returns 1). */
 int cli_open_db_readonly(const tta_cli *cli, const char *cmd, sqlite3 **db);
 

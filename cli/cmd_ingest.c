@@ -119,10 +119,10 @@ int cmd_ingest(const tta_cli *cli, int argc, char **argv) {
     if (rc < 0) {
         fprintf(stderr, "tta ingest: %s\n", err ? err : "database error");
         free(err);
-        sqlite3_close(db);
+        tta_db_close(db);
         return 1;
     }
-    sqlite3_close(db);
+    tta_db_close(db);
     /* Why files of formats tta reads were not read: one line per reason. */
     if (st.skipped_code_folder)
         fprintf(stderr, "ingest: skipped %lld files under benchmarks/ (sample logs, not results)\n",

@@ -50,6 +50,6 @@ int cmd_ls(const tta_cli *cli, int argc, char **argv) {
         fprintf(stderr, "tta ls: %s\n", err ? err : "failed");
         free(err);
     }
-    sqlite3_close(db);
+    tta_db_close(db);
     return rc;
 }

@@ -49,17 +49,13 @@ static int parse_batches(const char *s, int *b, int max) {
 /* Opens the database and stores one JSON document with store; 0, or 1 after a message. */
 static int store_json(const tta_cli *cli, const char *what, const char *json, int64_t sweep, int64_t *id) {
     sqlite3 *db = NULL;
-    char *err = NULL;
-    tta_error oerr;
+    tta_error err;
     int rc = 0;
-    if (tta_db_open(cli->db_path, &db, &oerr) != TTA_OK) {
-        fprintf(stderr, "tta profile: storing the %s in %s: %s\n", what, cli->db_path, oerr.text);
-        rc = 1;
-    } else if ((!strcmp(what, "peaks") ? tta_store_peaks(db, json, &err) : tta_store_profile(db, json, sweep, id, &err)) != 0) {
-        fprintf(stderr, "tta profile: storing the %s in %s: %s\n", what, cli->db_path, err ? err : "failed");
+    if (tta_db_open(cli->db_path, &db, &err) != TTA_OK ||
+        (!strcmp(what, "peaks") ? tta_store_peaks(db, json, &err) : tta_store_profile(db, json, sweep, id, &err)) != TTA_OK) {
+        fprintf(stderr, "tta profile: storing the %s in %s: %s\n", what, cli->db_path, err.text);
         rc = 1;
     }
-    free(err);
     sqlite3_close(db);
     return rc;
 }

@@ -134,7 +134,7 @@ static void json_run(buf *b, const tta_replay_result *r) {
 static int spec_from_entry_file(const tta_cli *cli, const char *path, const char *model, const char *data,
                                 tta_replay_spec *spec) {
     sqlite3 *db = NULL;
-    char *ierr = NULL, msg[512];
+    char *ierr = NULL;
     buf tsv = {0};
     const char *dot = strrchr(path, '.');
     buf_append(&tsv, path, dot && !strchr(dot, '/') ? (size_t)(dot - path) : strlen(path));
@@ -158,23 +158,13 @@ static int spec_from_entry_file(const tta_cli *cli, const char *path, const char
         goto out;
     }
     /* the entry the description belongs to */
-    sqlite3_stmt *q;
-    int64_t entry = -1;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT e.id FROM sources s JOIN systems y ON y.source_id = s.id JOIN entries e"
-                           " ON e.round = y.round AND e.system = y.name WHERE s.path = ?1 AND s.status = 'ok'"
-                           " ORDER BY e.id LIMIT 1",
-                           -1, &q, NULL) == SQLITE_OK) {
-        sqlite3_bind_text(q, 1, path, -1, SQLITE_STATIC);
-        if (sqlite3_step(q) == SQLITE_ROW) entry = sqlite3_column_int64(q, 0);
-        sqlite3_finalize(q);
-    }
-    if (entry < 0) {
+    int64_t entry;
+    if (tta_db_entry_of_description(db, path, &entry, &oerr) != TTA_OK) {
         fprintf(stderr, "tta replay: %s: not a DAWNBench entry with runs (its .tsv beside it gives the runs)\n", path);
         goto out;
     }
-    if (tta_replay_spec_from_entry(db, entry, data, spec, msg, sizeof msg) != 0) {
-        fprintf(stderr, "tta replay: %s: %s\n", path, msg);
+    if (cli_spec_from_entry(db, entry, data, spec, &oerr) != TTA_OK) {
+        fprintf(stderr, "tta replay: %s: %s\n", path, oerr.text);
         goto out;
     }
     if (model) {

@@ -36,22 +36,6 @@ static const char verify_help[] =
     "of the difference; then a verdict. CSV and JSON carry the means, stds, counts, p values and the entry\n"
     "ids of the claim and of the stored replays.\n";
 
-/* The id and name of the entry the replays of system were filed under, or -1. */
-static int64_t replay_entry(sqlite3 *db, const char *system, const char *benchmark) {
-    sqlite3_stmt *q;
-    int64_t id = -1;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT id FROM entries WHERE round = 'local' AND submitter = 'replay' AND system = ?1"
-                           " AND benchmark = ?2 ORDER BY id LIMIT 1",
-                           -1, &q, NULL) != SQLITE_OK)
-        return -1;
-    sqlite3_bind_text(q, 1, system, -1, SQLITE_STATIC);
-    sqlite3_bind_text(q, 2, benchmark, -1, SQLITE_STATIC);
-    if (sqlite3_step(q) == SQLITE_ROW) id = sqlite3_column_int64(q, 0);
-    sqlite3_finalize(q);
-    return id;
-}
-
 int cmd_verify(const tta_cli *cli, int argc, char **argv) {
     const char *entry_spec = NULL, *log_dir = "tta-logs";
     long runs = 3, max_epochs = 0, threads = 0;
@@ -102,7 +86,7 @@ int cmd_verify(const tta_cli *cli, int argc, char **argv) {
     if (tta_entry_load_named(db, entry_spec, &e, &err)) {
         fprintf(stderr, "tta verify: %s\n", err ? err : "cannot load the entry");
         free(err);
-        sqlite3_close(db);
+        tta_db_close(db);
         return 1;
     }
     /* the entry again, with its evaluations */
@@ -114,17 +98,17 @@ int cmd_verify(const tta_cli *cli, int argc, char **argv) {
         free(err);
         tta_entries_free(ec, n_ec);
         tta_entries_free(e, 1);
-        sqlite3_close(db);
+        tta_db_close(db);
         return 1;
     }
     tta_entries_free(e, 1);
     e = ec;
     tta_replay_spec spec;
     char msg[512];
-    if (tta_replay_spec_from_entry(db, e->id, NULL, &spec, msg, sizeof msg) != 0) {
-        fprintf(stderr, "tta verify: %s\n", msg);
+    if (cli_spec_from_entry(db, e->id, NULL, &spec, &oerr) != TTA_OK) {
+        fprintf(stderr, "tta verify: %s\n", oerr.text);
         tta_entries_free(e, 1);
-        sqlite3_close(db);
+        tta_db_close(db);
         return 1;
     }
     if (!isnan(threshold)) spec.target = threshold;
@@ -136,7 +120,7 @@ int cmd_verify(const tta_cli *cli, int argc, char **argv) {
         free(err);
         tta_replay_spec_free(&spec);
         tta_entries_free(e, 1);
-        sqlite3_close(db);
+        tta_db_close(db);
         return 1;
     }
     int schedule = claim.last_epoch > 0 ? claim.last_epoch : spec.max_epochs;
@@ -152,11 +136,11 @@ int cmd_verify(const tta_cli *cli, int argc, char **argv) {
         free(err);
         tta_replay_spec_free(&spec);
         tta_entries_free(e, 1);
-        sqlite3_close(db);
+        tta_db_close(db);
         return 1;
     }
     claim.last_epoch = schedule;
-    sqlite3_close(db);
+    tta_db_close(db);
     spec.origin = tta_entry_name(e);
     char host[64] = "host", system[160];
     gethostname(host, sizeof host - 1);
@@ -181,8 +165,8 @@ int cmd_verify(const tta_cli *cli, int argc, char **argv) {
         rc = 1;
     int64_t replay_id = -1;
     if (done > 0 && tta_db_open(cli->db_path, &db, &oerr) == TTA_OK) {
-        replay_id = replay_entry(db, system, spec.benchmark);
-        sqlite3_close(db);
+        tta_db_replay_entry(db, system, spec.benchmark, &replay_id, &oerr); /* -1 when none */
+        tta_db_close(db);
     }
     free(err);
     for (int i = 0; i < done; i++) {

@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <cblas.h>
-#include <sqlite3.h>
 
 #include "cli/cli.h"
 
@@ -80,9 +79,8 @@ static const char *command_name(int argc, char **argv) {
 
 int main(int argc, char **argv) {
     quiet_thread_pools(argv, command_name(argc, argv));
-    /* No allocation statistics: with them every SQLite allocation takes a global mutex (the
-     * ingest writer makes hundreds of thousands). Must precede SQLite's initialisation. */
-    sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+    /* Process-wide database settings: must precede the first open. */
+    tta_db_init_process();
     tta_cli cli = {.argv0 = argv[0]};
     const char *env_db = getenv("TTA_DB");
     cli.db_path = env_db && *env_db ? env_db : "tta.db";

@@ -252,3 +252,11 @@ int tta_db_open_readonly(const char *path, sqlite3 **out, tta_error *err) {
     *out = db;
     return TTA_OK;
 }
+
+void tta_db_close(sqlite3 *db) { sqlite3_close(db); }
+
+void tta_db_init_process(void) {
+    /* No allocation statistics: with them every SQLite allocation takes a global mutex (the
+     * ingest writer makes hundreds of thousands). */
+    sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}

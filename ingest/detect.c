@@ -160,12 +160,3 @@ const char *tta_format_name(tta_format f) {
     }
     return "unknown";
 }
-
-const char *tta_run_status_name(tta_run_status s) {
-    switch (s) {
-    case TTA_RUN_SUCCESS: return "success";
-    case TTA_RUN_ABORTED: return "aborted";
-    case TTA_RUN_UNKNOWN: break;
-    }
-    return "unknown";
-}

@@ -19,12 +19,10 @@
 #include "common/buf.h"
 #include "common/check.h"
 #include "common/hash.h"
-#include "ingest/checkpointer.h"
 #include "ingest/parse.h"
 #include "ingest/parsed.h"
 #include "ingest/pathmeta.h"
 #include "ingest/records.h"
-#include "ingest/store.h"
 #include "ingest/walk.h"
 
 typedef enum { RESULT_SKIPPED, RESULT_UNCHANGED, RESULT_PARSED } result_kind;
@@ -239,6 +237,12 @@ static void report_progress(const tta_ingest_options *opts, const tta_store *sto
     opts->progress(opts->progress_ctx, &p, event);
 }
 
+/* -1 with *err (when err is not NULL) the database error's text (malloc'd). */
+static int db_failure(char **err, const tta_error *dberr) {
+    if (err) *err = strdupCheck(dberr->text);
+    return -1;
+}
+
 int tta_ingest_paths(sqlite3 *db, const char *const *paths, int n_paths, const tta_ingest_options *opts,
                      tta_ingest_stats *stats, FILE *diag, char **err) {
     double t0 = now_seconds();
@@ -251,23 +255,25 @@ int tta_ingest_paths(sqlite3 *db, const char *const *paths, int n_paths, const t
     tta_walk_sort(&files);
 
     tta_store *store = NULL;
-    if (tta_store_open(db, &store, err) != SQLITE_OK) {
+    tta_error dberr;
+    if (tta_store_open(db, &store, &dberr) != TTA_OK) {
         tta_walk_free(&files);
-        return -1;
+        return db_failure(err, &dberr);
     }
-    ingest_work w = {.files = &files, .max_text = (size_t)sqlite3_limit(db, SQLITE_LIMIT_LENGTH, -1)};
+    ingest_work w = {.files = &files, .max_text = tta_db_max_value_bytes(db)};
     tta_stored_source *stored = NULL;
     size_t n_stored = 0;
-    if (tta_store_load_sources(store, &stored, &n_stored, err) != SQLITE_OK) {
+    if (tta_store_load_sources(store, &stored, &n_stored, &dberr) != TTA_OK) {
+        tta_stored_sources_free(stored, n_stored);
         tta_store_close(store);
         tta_walk_free(&files);
-        return -1;
+        return db_failure(err, &dberr);
     }
     if (n_stored > 1) qsort(stored, n_stored, sizeof *stored, compare_stored);
     w.stored = stored;
     w.n_stored = n_stored;
 
-    /* WAL frames are copied into the database file while the parsers work (checkpointer.h). */
+    /* WAL frames are copied into the database file while the parsers work (db.h: tta_checkpointer). */
     tta_checkpointer *checkpointer = tta_checkpointer_start(db, CHECKPOINT_FRAMES);
     int jobs = opts && opts->jobs > 0 ? opts->jobs : default_jobs();
     if ((size_t)jobs > files.n && files.n > 0) jobs = (int)files.n;
@@ -290,7 +296,7 @@ int tta_ingest_paths(sqlite3 *db, const char *const *paths, int n_paths, const t
         if (r->kind == RESULT_SKIPPED) {
             count_skipped(stats, r);
             if (r->forget && !db_failed) {
-                if (tta_store_forget(store, r->path, err) != SQLITE_OK)
+                if (tta_store_forget(store, r->path, &dberr) != TTA_OK)
                     db_failed = 1;
                 else
                     stats->removed++;
@@ -302,7 +308,8 @@ int tta_ingest_paths(sqlite3 *db, const char *const *paths, int n_paths, const t
                 stats->unchanged++;
             } else if (!db_failed) {
                 tta_parsed_file *f = &r->parsed;
-                if (tta_store_write(store, f, err) != SQLITE_OK) {
+                tta_db_file view = tta_parsed_db_file(f);
+                if (tta_store_write(store, &view, &dberr) != TTA_OK) {
                     db_failed = 1; /* keep draining the queue so threads can finish */
                 } else if (f->failed && diag && !(opts && opts->quiet)) {
                     if (show_progress)
@@ -321,7 +328,7 @@ int tta_ingest_paths(sqlite3 *db, const char *const *paths, int n_paths, const t
     pthread_cond_destroy(&w.not_full);
     pthread_cond_destroy(&w.not_empty);
     tta_stored_sources_free(stored, n_stored);
-    if (!db_failed && tta_store_finish(store, err) != SQLITE_OK) db_failed = 1;
+    if (!db_failed && tta_store_finish(store, &dberr) != TTA_OK) db_failed = 1;
     tta_checkpointer_stop(checkpointer);
     /* Counted as committed: after a database error, the rolled-back files are not stored. */
     tta_store_counts done = tta_store_committed(store);
@@ -332,6 +339,6 @@ int tta_ingest_paths(sqlite3 *db, const char *const *paths, int n_paths, const t
     tta_store_close(store);
     tta_walk_free(&files);
     stats->seconds = now_seconds() - t0;
-    if (db_failed) return -1;
+    if (db_failed) return db_failure(err, &dberr);
     return (status || stats->failed) ? 1 : 0;
 }

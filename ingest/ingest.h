@@ -69,15 +69,4 @@ typedef struct {
 int tta_ingest_paths(sqlite3 *db, const char *const *paths, int n_paths, const tta_ingest_options *opts,
                      tta_ingest_stats *stats, FILE *diag, char **err);
 
-/* Stores one profile: json is the object `tta profile --format json` prints (replay.h's
- * tta_profile_json), as a row of profiles and its rows of profile_layers, in one transaction.
- * sweep groups the profiles of one batch sweep (0: none; the first profile of a sweep passes
- * -1 and its own id becomes the sweep's). *id gets the new row's id. Returns 0, or -1 with *err
- * ("profile: <field>: reason") and nothing stored. */
-int tta_store_profile(sqlite3 *db, const char *json, int64_t sweep, int64_t *id, char **err);
-
-/* Stores one host's measured peaks: json is `tta profile --peaks --format json`'s object
- * {"host", "device", "threads", "sgemm_gflops", "mem_gbs", "copy_gbs"}. 0, or -1 with *err. */
-int tta_store_peaks(sqlite3 *db, const char *json, char **err);
-
 #endif

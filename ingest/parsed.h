@@ -3,7 +3,8 @@
  * A parser turns the bytes of one file into a tta_parsed_file: the raw events (every
  * :::MLPv0.5.0 / :::MLL / :::MLLOG record, in file order) and what they mean for the run
  * (start, stop, status, evaluations, epochs, hyperparameters), or a system description, or
- * power samples. The store (store.c) writes it to SQLite whole or not at all.
+ * power samples (the record types are db/db.h's: what the writer stores). db/'s writer stores it,
+ * through tta_parsed_db_file, whole or not at all.
  *
  * Ownership: a tta_parsed_file owns path, error, records and records_files (malloc'd), its arrays (events, evals,
  * epochs, hparams, power samples: malloc'd), its arena (strings, converted values) and, when
@@ -20,6 +21,7 @@
 #include <stdint.h>
 
 #include "common/file.h"
+#include "db/db.h"
 #include "ingest/arena.h"
 
 typedef enum {
@@ -41,11 +43,6 @@ typedef enum {
 /* Stable name of a format, as stored in sources.format ("mlperf-v0.5", "mllog", ...). */
 const char *tta_format_name(tta_format f);
 
-typedef struct {
-    const char *p; /* not NUL-terminated; NULL with n == 0 when absent */
-    uint32_t n;
-} tta_str;
-
 typedef enum { TTA_EV_POINT = 0, TTA_EV_START = 1, TTA_EV_END = 2 } tta_event_type;
 
 typedef struct {
@@ -59,109 +56,6 @@ typedef struct {
     uint32_t line;     /* 1-based line number in the file */
     uint8_t type;      /* tta_event_type */
 } tta_event;
-
-typedef enum { TTA_RUN_UNKNOWN = 0, TTA_RUN_SUCCESS = 1, TTA_RUN_ABORTED = 2 } tta_run_status;
-const char *tta_run_status_name(tta_run_status s); /* "unknown", "success", "aborted" */
-
-typedef struct {
-    double time_s;   /* same clock as run_start_s */
-    double epoch;    /* epochs completed at this evaluation, counting from 1
-                        (epoch_num as logged, or a 0-based index + 1); NAN when unknown */
-    double samples;  /* training samples seen at this evaluation; NAN when unknown */
-    double quality;  /* the benchmark's primary metric as logged (top-1, mAP BBOX, BLEU, AUC, F1...) */
-    double quality2; /* second metric where a benchmark has two (maskrcnn SEGM); NAN otherwise */
-    uint32_t line;
-} tta_eval;
-
-typedef struct {
-    double epoch;   /* as in tta_eval.epoch */
-    double start_s; /* NAN when absent */
-    double stop_s;  /* NAN when absent */
-} tta_epoch_mark;
-
-typedef struct {
-    tta_str key;
-    tta_str value; /* JSON text */
-} tta_kv;
-
-/* One training run (an MLPerf result log or a DAWNBench TSV). */
-typedef struct {
-    /* Identity: round ("v0.5", "v0.6", "v0.7", ..., "dawnbench", "local"), division ("closed",
-     * "open"), submitter, system, benchmark (canonical lowercase: resnet, ssd, maskrcnn, gnmt,
-     * transformer, ncf, minigo, bert, dlrm, ...; DAWNBench: cifar10, imagenet, squad,
-     * fashion-mnist). See docs/ingest.md for which comes from the log and which from the path.
-     * NULL when unknown. */
-    char *round, *division, *submitter, *system, *benchmark;
-    char *platform;     /* submission_platform as logged, NULL when absent */
-    int run_index;      /* N of result_N.txt (or of *_N.log), -1 when the name has none */
-    int has_seed;
-    int64_t seed;
-    double run_start_s; /* NAN when absent */
-    double run_stop_s;  /* NAN when absent */
-    tta_run_status status;
-    double target;      /* eval_target / quality target logged by the run; NAN when not logged */
-    double target2;     /* second target (maskrcnn SEGM) when logged; NAN otherwise */
-    double global_batch_size; /* NAN when unknown */
-    double train_samples;     /* training-set size logged (train_samples), NAN when not */
-    double eval_samples;      /* NAN when not logged */
-    double tta_s;       /* only for DAWNBench (time of first epoch at threshold, computed by the
-                           store's views otherwise): NAN */
-    tta_eval *evals;
-    size_t n_evals;
-    tta_epoch_mark *epochs;
-    size_t n_epochs;
-    tta_kv *hparams;    /* optimizer and schedule hyperparameters, batch sizes, DAWNBench misc */
-    size_t n_hparams;
-    /* The convergence point candidates as MLCommons' RCP checker reads them at the last run_stop
-     * record (runs.cp_*; schemas/004_benchmark_rules.sql): NAN when absent. cp_status is that
-     * record's status (TTA_RUN_UNKNOWN without run_stop). Which one counts is the rule's. */
-    double cp_epoch_num, cp_samples_count, cp_train_samples;
-    double cp_first_passing_step, cp_first_passing_samples;
-    tta_run_status cp_status;
-    /* Records the format reader could not read (broken JSON, no key...): MLCommons' parser
-     * rejects such a file, so its summarizer drops the run from the official score. */
-    uint32_t unreadable_records, first_unreadable_line;
-} tta_run_record;
-
-/* A system description (systems/<name>.json, or v0.5 entry.json, or a DAWNBench entry JSON). */
-typedef struct {
-    char *round, *submitter, *name; /* name = file stem (or results/<system> folder for entry.json) */
-    char *division, *status;        /* NULL when unknown */
-    char *accelerator_model;        /* NULL when unknown */
-    int nodes;                      /* -1 when unknown */
-    int accelerators_per_node;      /* -1 when unknown */
-    int accelerators;               /* total = nodes * per node; 0 for CPU-only; -1 unknown */
-    char *host_processor;           /* NULL when unknown */
-    char *framework;                /* NULL when unknown */
-    char *raw_json;                 /* the description re-serialised as valid JSON */
-} tta_system_record;
-
-typedef struct {
-    char *node;     /* "node_0", "sw_0" (file stem) */
-    double time_s;
-    tta_str key;    /* "power_reading", ... */
-    double value;   /* NAN when the value is not a number */
-} tta_power_sample;
-
-typedef struct {
-    /* Where the power log belongs: the run result_<run_index> of this entry. */
-    char *round, *submitter, *system, *benchmark;
-    int run_index;
-    tta_power_sample *samples;
-    size_t n_samples;
-} tta_power_record;
-
-/* A file published beside a folder's result logs (entry_files): scaling.json, the factor the
- * summarizer multiplies the folder's score by; or one score of a summary.json record. */
-typedef struct {
-    /* The folder's identity as its runs get it from the path (NULL when the path has none). */
-    char *round, *submitter, *system, *benchmark;
-    const char *kind;      /* "scaling" or "summary" */
-    double scaling_factor; /* NAN when the file has none (always for "summary") */
-    double score_min;      /* "summary": the summarizer's score in minutes; NAN for "scaling" */
-    tta_str content;       /* the JSON value as written (spans the file's bytes): the object, or the
-                              summary.json record */
-} tta_entry_file_record;
 
 typedef struct tta_parsed_file {
     char *path;             /* as given to the parser */
@@ -184,6 +78,10 @@ typedef struct tta_parsed_file {
     tta_arena arena;        /* owns strings and converted values */
     tta_file file;          /* the file's bytes when tta_parse_file loaded them (spans point into them) */
 } tta_parsed_file;
+
+/* The view of f the database writer stores (db.h's tta_db_file; it points into f, which must
+ * outlive it). Encodes f's records first when they are not yet (tta_parsed_encode_records). */
+tta_db_file tta_parsed_db_file(tta_parsed_file *f);
 
 /* Releases everything *f owns and zeroes it. */
 void tta_parsed_free(tta_parsed_file *f);

@@ -1,5 +1,6 @@
-/* from_entry.c: a replay SPEC built from an ingested DAWNBench entry's own description: its misc
- * block (optimizer, momentum, weightDecay, batchSize, learningRate schedule) and model. */
+/* from_entry.c: a replay SPEC built from a DAWNBench entry's own description: its misc block
+ * (optimizer, momentum, weightDecay, batchSize, learningRate schedule) and model, as the caller
+ * read them from the database (tta_replay_recipe: replay reads no database). */
 #include <cjson/cJSON.h>
 #include <ctype.h>
 #include <math.h>
@@ -10,23 +11,6 @@
 #include "common/buf.h"
 #include "common/check.h"
 #include "replay/replay.h"
-
-/* The first run's value of a hyperparameter of the entry, as JSON text (malloc'd) or NULL. */
-static char *hparam(sqlite3 *db, int64_t entry, const char *key) {
-    sqlite3_stmt *st;
-    char *v = NULL;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT h.value FROM hyperparameters h JOIN runs r ON r.id = h.run_id"
-                           " WHERE r.entry_id = ?1 AND h.key = ?2 ORDER BY r.run_index LIMIT 1",
-                           -1, &st, NULL) != SQLITE_OK)
-        return NULL;
-    sqlite3_bind_int64(st, 1, entry);
-    sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
-    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-        v = strdupCheck((const char *)sqlite3_column_text(st, 0));
-    sqlite3_finalize(st);
-    return v;
-}
 
 static double number_of(const char *json, double fallback) {
     if (!json) return fallback;
@@ -66,45 +50,33 @@ static int model_of(const char *text, char **model, char **params) {
     return -1;
 }
 
-int tta_replay_spec_from_entry(sqlite3 *db, int64_t entry, const char *data_dir, tta_replay_spec *s, char *err,
-                               size_t errlen) {
+int tta_replay_spec_from_recipe(const tta_replay_recipe *r, const char *data_dir, tta_replay_spec *s,
+                                tta_error *err) {
     memset(s, 0, sizeof *s);
-    sqlite3_stmt *st;
-    char *bench = NULL, *model_text = NULL;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT e.benchmark, (SELECT json_extract(y.description, '$.model') FROM systems y"
-                           " WHERE y.round = e.round AND y.name = e.system ORDER BY y.id DESC LIMIT 1)"
-                           " FROM entries e WHERE e.id = ?1",
-                           -1, &st, NULL) == SQLITE_OK) {
-        sqlite3_bind_int64(st, 1, entry);
-        if (sqlite3_step(st) == SQLITE_ROW) {
-            if (sqlite3_column_text(st, 0)) bench = strdupCheck((const char *)sqlite3_column_text(st, 0));
-            if (sqlite3_column_text(st, 1)) model_text = strdupCheck((const char *)sqlite3_column_text(st, 1));
-        }
-        sqlite3_finalize(st);
-    }
-    int rc = -1;
-    char *opt = hparam(db, entry, "optimizer"), *mom = hparam(db, entry, "momentum");
-    char *wd = hparam(db, entry, "weightDecay"), *bs = hparam(db, entry, "batchSize");
-    char *lr = hparam(db, entry, "learningRate");
+    const long long entry = (long long)r->entry;
+    const char *bench = r->benchmark, *model_text = r->model, *opt = r->optimizer, *mom = r->momentum;
+    const char *wd = r->weight_decay, *bs = r->batch_size, *lr = r->learning_rate;
+    int rc = TTA_EINPUT;
     if (!bench || strcmp(bench, "fashion-mnist")) {
-        snprintf(err, errlen, "entry %lld: replay reads Fashion-MNIST; this entry's task is %s", (long long)entry,
+        tta_fail(err, TTA_EUNSUPPORTED, "entry %lld: replay reads Fashion-MNIST; this entry's task is %s", entry,
                  bench ? bench : "unknown");
+        rc = TTA_EUNSUPPORTED;
         goto out;
     }
     if (model_of(model_text, &s->model, &s->model_params) != 0) {
-        snprintf(err, errlen, "entry %lld: model \"%s\" has no model file here (mlp, resnet9)", (long long)entry,
+        tta_fail(err, TTA_EUNSUPPORTED, "entry %lld: model \"%s\" has no model file here (mlp, resnet9)", entry,
                  model_text ? model_text : "not described");
+        rc = TTA_EUNSUPPORTED;
         goto out;
     }
     if (!lr || !bs) {
-        snprintf(err, errlen, "entry %lld: its description gives no %s", (long long)entry,
+        tta_fail(err, TTA_EINPUT, "entry %lld: its description gives no %s", entry,
                  !lr ? "misc.learningRate" : "misc.batchSize");
         goto out;
     }
     char serr[200];
     if (tta_lr_schedule_parse(lr, &s->schedule, serr, sizeof serr) != 0) {
-        snprintf(err, errlen, "entry %lld: misc.learningRate: %s", (long long)entry, serr);
+        tta_fail(err, TTA_EINPUT, "entry %lld: misc.learningRate: %s", entry, serr);
         goto out;
     }
     s->benchmark = strdupCheck("fashion-mnist");
@@ -118,15 +90,8 @@ int tta_replay_spec_from_entry(sqlite3 *db, int64_t entry, const char *data_dir,
     s->target = 0.88; /* the Fashion-MNIST threshold tta files these claims under (docs/ingest.md) */
     s->max_epochs = s->schedule.kind == TTA_LR_PIECEWISE_LINEAR ? (int)ceil(s->schedule.epochs[s->schedule.n - 1]) : 15;
     s->n_seeds = 1;
-    rc = 0;
+    rc = TTA_OK;
 out:
-    free(bench);
-    free(model_text);
-    free(opt);
-    free(mom);
-    free(wd);
-    free(bs);
-    free(lr);
     if (rc) tta_replay_spec_free(s);
     return rc;
 }

@@ -18,7 +18,6 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <sqlite3.h>
 
 #include "common/buf.h"
 #include "common/error.h"
@@ -123,10 +122,23 @@ void tta_replay_checkpoint_path(const tta_replay_spec *spec, uint64_t seed, cons
 int tta_replay_run(const tta_replay_spec *spec, uint64_t seed, const tta_replay_options *opt, tta_replay_result *out,
                    char *err, size_t errlen);
 
-/* A SPEC from an ingested DAWNBench entry's description (misc: optimizer, momentum, weightDecay,
- * batchSize, learningRate; model "MLP 784-512-512-10" -> mlp): 0, or -1 with err. */
-int tta_replay_spec_from_entry(sqlite3 *db, int64_t entry, const char *data_dir, tta_replay_spec *spec, char *err,
-                               size_t errlen);
+/* A DAWNBench entry's description of its training, as the caller read it (from the database:
+ * replay reads none). Strings are the caller's and NULL when not described; the hyperparameters
+ * are JSON text as logged in the entry's misc block. */
+typedef struct {
+    int64_t entry;             /* the entry's id, for messages */
+    const char *benchmark;     /* the entry's benchmark ("fashion-mnist") */
+    const char *model;         /* its system description's model ("MLP 784-512-512-10, ReLU") */
+    const char *optimizer, *momentum, *weight_decay, *batch_size, *learning_rate;
+} tta_replay_recipe;
+
+/* A SPEC from an entry's description (model "MLP 784-512-512-10" -> mlp, "ResNet9" -> resnet9;
+ * learning-rate schedule, optimizer, batch size), data read from data_dir (NULL: the system's
+ * Fashion-MNIST). TTA_OK; TTA_EUNSUPPORTED (a task or model replay has no files for) or
+ * TTA_EINPUT (no batch size or schedule, a schedule that does not parse), with "entry N: ..."
+ * in err and nothing in *spec to free. */
+int tta_replay_spec_from_recipe(const tta_replay_recipe *recipe, const char *data_dir, tta_replay_spec *spec,
+                                tta_error *err);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Profiling (`tta profile`, profile.c; peaks.c)                                                */

@@ -1,7 +1,7 @@
 /* checkpointer.c: a thread that runs passive WAL checkpoints while an ingest writes
- * (checkpointer.h says why). The writer's connection tells it about commits through SQLite's
+ * (db.h says why). The writer's connection tells it about commits through SQLite's
  * WAL hook; a passive checkpoint never blocks the writer or readers, it copies what it can. */
-#include "ingest/checkpointer.h"
+#include "db/db.h"
 
 #include <pthread.h>
 #include <stdlib.h>

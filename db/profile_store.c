@@ -1,4 +1,4 @@
-/* profile_store.c: profiles and host peaks into the database (see ingest.h). The JSON
+/* profile_store.c: profiles and host peaks into the database (see db.h). The JSON
  * documents are the ones `tta profile` prints, so a profile can be stored again from its file. */
 #include <math.h>
 #include <stdarg.h>
@@ -9,17 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "common/check.h"
-#include "ingest/ingest.h"
-
-static int fail(char **err, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    char msg[512];
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    if (err) *err = strdupCheck(msg);
-    return -1;
-}
+#include "db/db.h"
 
 /* A number member, or NAN when absent or not a number. */
 static double num(const cJSON *o, const char *key) {
@@ -36,11 +26,11 @@ static void bind_num_or_null(sqlite3_stmt *st, int i, double v) {
     else sqlite3_bind_null(st, i);
 }
 
-int tta_store_profile(sqlite3 *db, const char *json, int64_t sweep, int64_t *id, char **err) {
+int tta_store_profile(sqlite3 *db, const char *json, int64_t sweep, int64_t *id, tta_error *err) {
     cJSON *root = cJSON_Parse(json);
     if (!cJSON_IsObject(root)) {
         cJSON_Delete(root);
-        return fail(err, "profile: not a JSON object");
+        return tta_fail(err, TTA_EINPUT, "profile: not a JSON object");
     }
     const cJSON *mem = cJSON_GetObjectItemCaseSensitive(root, "memory");
     const cJSON *phases = cJSON_GetObjectItemCaseSensitive(root, "phases");
@@ -49,27 +39,27 @@ int tta_store_profile(sqlite3 *db, const char *json, int64_t sweep, int64_t *id,
                                   "flops_per_step", "bytes_per_step", "gflops"};
     const char *required_mem[] = {"weights", "weight_grads", "optimizer_state", "feature_maps", "workspace", "data",
                                   "total"};
-    int rc = -1;
+    int rc = TTA_EINPUT;
     if (!str(root, "host") || !str(root, "device") || !str(root, "model")) {
-        rc = fail(err, "profile: host, device and model must be strings");
+        rc = tta_fail(err, TTA_EINPUT, "profile: host, device and model must be strings");
         goto out;
     }
     for (size_t i = 0; i < sizeof required_num / sizeof *required_num; i++)
         if (isnan(num(root, required_num[i]))) {
-            rc = fail(err, "profile: %s: missing or not a number", required_num[i]);
+            rc = tta_fail(err, TTA_EINPUT, "profile: %s: missing or not a number", required_num[i]);
             goto out;
         }
     if (!cJSON_IsObject(mem) || !cJSON_IsArray(layers)) {
-        rc = fail(err, "profile: memory (an object) and layers (an array) are required");
+        rc = tta_fail(err, TTA_EINPUT, "profile: memory (an object) and layers (an array) are required");
         goto out;
     }
     for (size_t i = 0; i < sizeof required_mem / sizeof *required_mem; i++)
         if (isnan(num(mem, required_mem[i]))) {
-            rc = fail(err, "profile: memory.%s: missing or not a number", required_mem[i]);
+            rc = tta_fail(err, TTA_EINPUT, "profile: memory.%s: missing or not a number", required_mem[i]);
             goto out;
         }
     if (sqlite3_exec(db, "SAVEPOINT store_profile", NULL, NULL, NULL) != SQLITE_OK) {
-        rc = fail(err, "profile: %s", sqlite3_errmsg(db));
+        rc = tta_fail(err, TTA_EDB, "profile: %s", sqlite3_errmsg(db));
         goto out;
     }
     sqlite3_stmt *st = NULL;
@@ -121,7 +111,7 @@ int tta_store_profile(sqlite3 *db, const char *json, int64_t sweep, int64_t *id,
                 isnan(num(L, "time_s"))) {
                 sqlite3_finalize(st);
                 sqlite3_exec(db, "ROLLBACK TO store_profile; RELEASE store_profile", NULL, NULL, NULL);
-                rc = fail(err, "profile: layers[%d]: name, type, flops, bytes and time_s are required", idx);
+                rc = tta_fail(err, TTA_EINPUT, "profile: layers[%d]: name, type, flops, bytes and time_s are required", idx);
                 goto out;
             }
             sqlite3_reset(st);
@@ -144,29 +134,29 @@ int tta_store_profile(sqlite3 *db, const char *json, int64_t sweep, int64_t *id,
         sqlite3_finalize(st);
     }
     if (!ok) {
-        rc = fail(err, "profile: %s", sqlite3_errmsg(db));
+        rc = tta_fail(err, TTA_EDB, "profile: %s", sqlite3_errmsg(db));
         sqlite3_exec(db, "ROLLBACK TO store_profile; RELEASE store_profile", NULL, NULL, NULL);
         goto out;
     }
     if (sqlite3_exec(db, "RELEASE store_profile", NULL, NULL, NULL) != SQLITE_OK) {
-        rc = fail(err, "profile: %s", sqlite3_errmsg(db));
+        rc = tta_fail(err, TTA_EDB, "profile: %s", sqlite3_errmsg(db));
         goto out;
     }
     if (id) *id = pid;
-    rc = 0;
+    rc = TTA_OK;
 out:
     cJSON_Delete(root);
     return rc;
 }
 
-int tta_store_peaks(sqlite3 *db, const char *json, char **err) {
+int tta_store_peaks(sqlite3 *db, const char *json, tta_error *err) {
     cJSON *root = cJSON_Parse(json);
-    int rc = -1;
+    int rc = TTA_EINPUT;
     if (!cJSON_IsObject(root)) {
-        rc = fail(err, "peaks: not a JSON object");
+        rc = tta_fail(err, TTA_EINPUT, "peaks: not a JSON object");
     } else if (!str(root, "host") || !str(root, "device") || !(num(root, "threads") >= 1) ||
                !(num(root, "sgemm_gflops") > 0) || !(num(root, "mem_gbs") > 0)) {
-        rc = fail(err, "peaks: host, device, threads >= 1, sgemm_gflops > 0 and mem_gbs > 0 are required");
+        rc = tta_fail(err, TTA_EINPUT, "peaks: host, device, threads >= 1, sgemm_gflops > 0 and mem_gbs > 0 are required");
     } else {
         sqlite3_stmt *st = NULL;
         if (sqlite3_prepare_v2(db,
@@ -179,9 +169,9 @@ int tta_store_peaks(sqlite3 *db, const char *json, char **err) {
             sqlite3_bind_double(st, 4, num(root, "sgemm_gflops"));
             sqlite3_bind_double(st, 5, num(root, "mem_gbs"));
             bind_num_or_null(st, 6, num(root, "copy_gbs"));
-            if (sqlite3_step(st) == SQLITE_DONE) rc = 0;
+            if (sqlite3_step(st) == SQLITE_DONE) rc = TTA_OK;
         }
-        if (rc) fail(err, "peaks: %s", sqlite3_errmsg(db));
+        if (rc) rc = tta_fail(err, TTA_EDB, "peaks: %s", sqlite3_errmsg(db));
         sqlite3_finalize(st);
     }
     cJSON_Delete(root);

@@ -1,6 +1,6 @@
-/* store.c: writing parsed files into SQLite with prepared statements, files grouped into
- * transactions of about 8 MB of input or 0.5 s (store.h says why). */
-#include "ingest/store.h"
+/* store.c: the writer: parsed files into SQLite with prepared statements, files grouped into
+ * transactions of about 8 MB of input or 0.5 s (db.h, "The writer", says why). */
+#include "db/db.h"
 
 #include <assert.h>
 #include <ctype.h>
@@ -12,7 +12,6 @@
 #include "common/buf.h"
 #include "common/check.h"
 #include "common/hash.h"
-#include "ingest/records.h"
 
 enum {
     ST_BEGIN,
@@ -88,7 +87,6 @@ static const char *const statement_sql[ST_COUNT] = {
 
 struct tta_store {
     sqlite3 *db;
-    buf records, files; /* a run's events and their files when the caller did not encode them */
     sqlite3_stmt *st[ST_COUNT];
     /* The last entry looked up: consecutive files usually belong to the same entry. */
     char *last_entry_key;
@@ -117,12 +115,20 @@ static double mono_s(void) {
     return (double)t.tv_sec + t.tv_nsec * 1e-9;
 }
 
-static void set_err(char **err, sqlite3 *db, const char *path, const char *what) {
-    if (!err || *err) return;
-    buf b = {0};
-    buf_printf(&b, "%s: %s: %s", path ? path : "database", what, sqlite3_errmsg(db));
-    *err = buf_take(&b);
+static int set_err(tta_error *err, sqlite3 *db, const char *path, const char *what) {
+    return tta_fail(err, TTA_EDB, "%s: %s: %s", path ? path : "database", what, sqlite3_errmsg(db));
 }
+
+const char *tta_run_status_name(tta_run_status s) {
+    switch (s) {
+    case TTA_RUN_SUCCESS: return "success";
+    case TTA_RUN_ABORTED: return "aborted";
+    case TTA_RUN_UNKNOWN: break;
+    }
+    return "unknown";
+}
+
+size_t tta_db_max_value_bytes(sqlite3 *db) { return (size_t)sqlite3_limit(db, SQLITE_LIMIT_LENGTH, -1); }
 
 /* The SQL of statement i: statement_sql, or for a multi-row statement its single-row
  * statement's text with BULK_ROWS groups of placeholders (caller frees). */
@@ -146,7 +152,7 @@ static char *statement_text(int i) {
     return strdupCheck(statement_sql[i]);
 }
 
-int tta_store_open(sqlite3 *db, tta_store **out, char **err) {
+int tta_store_open(sqlite3 *db, tta_store **out, tta_error *err) {
     tta_store *s = callocCheck(1, sizeof *s);
     s->db = db;
     for (int i = 0; i < ST_COUNT; i++) {
@@ -157,19 +163,17 @@ int tta_store_open(sqlite3 *db, tta_store **out, char **err) {
             set_err(err, db, NULL, "preparing statement");
             tta_store_close(s);
             *out = NULL;
-            return SQLITE_ERROR;
+            return TTA_EDB;
         }
     }
     *out = s;
-    return SQLITE_OK;
+    return TTA_OK;
 }
 
 void tta_store_close(tta_store *s) {
     if (!s) return;
     tta_store_flush(s, NULL);
     for (int i = 0; i < ST_COUNT; i++) sqlite3_finalize(s->st[i]);
-    buf_free(&s->records);
-    buf_free(&s->files);
     free(s->last_entry_key);
     free(s);
 }
@@ -208,14 +212,12 @@ static int exec_stmt(sqlite3_stmt *st) {
     return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
-int tta_store_load_sources(tta_store *s, tta_stored_source **out, size_t *n, char **err) {
+int tta_store_load_sources(tta_store *s, tta_stored_source **out, size_t *n, tta_error *err) {
     sqlite3_stmt *st;
     *out = NULL;
     *n = 0;
-    if (sqlite3_prepare_v2(s->db, "SELECT path, size, hash, status FROM sources", -1, &st, NULL) != SQLITE_OK) {
-        set_err(err, s->db, NULL, "reading sources");
-        return SQLITE_ERROR;
-    }
+    if (sqlite3_prepare_v2(s->db, "SELECT path, size, hash, status FROM sources", -1, &st, NULL) != SQLITE_OK)
+        return set_err(err, s->db, NULL, "reading sources");
     size_t cap = 0;
     tta_stored_source *v = NULL;
     int rc;
@@ -231,11 +233,8 @@ int tta_store_load_sources(tta_store *s, tta_stored_source **out, size_t *n, cha
     }
     sqlite3_finalize(st);
     *out = v;
-    if (rc != SQLITE_DONE) {
-        set_err(err, s->db, NULL, "reading sources");
-        return rc;
-    }
-    return SQLITE_OK;
+    if (rc != SQLITE_DONE) return set_err(err, s->db, NULL, "reading sources");
+    return TTA_OK;
 }
 
 void tta_stored_sources_free(tta_stored_source *v, size_t n) {
@@ -345,8 +344,9 @@ static int insert_rows(tta_store *s, int kind, int64_t run_id, const void *rows,
 }
 
 /* Writes the run of f; the source row is source_id. */
-static int write_run(tta_store *s, const tta_parsed_file *f, int64_t source_id, int64_t *events) {
-    const tta_run_record *r = &f->run;
+static int write_run(tta_store *s, const tta_db_file *f, int64_t source_id, int64_t *events) {
+    const tta_run_record *r = f->run;
+    assert(r && f->records);
     char division_tmp[64];
     const char *division = run_division(s, r, division_tmp, sizeof division_tmp);
     int64_t eid = entry_id(s, or_unknown(r->round), division, or_unknown(r->submitter), or_unknown(r->system),
@@ -384,22 +384,15 @@ static int write_run(tta_store *s, const tta_parsed_file *f, int64_t source_id, 
     if (rc != SQLITE_OK) return rc;
     int64_t run_id = sqlite3_last_insert_rowid(s->db);
 
-    /* Every record goes into one JSON array (records.h); the parser threads encode it. */
-    const char *records = f->records, *files = f->records_files;
-    size_t records_len = f->records_len;
-    if (!records) {
-        tta_records_encode(f->events, f->n_events, &s->records, &s->files);
-        records = buf_str(&s->records);
-        records_len = s->records.len;
-        files = s->files.len ? buf_str(&s->files) : NULL;
-    }
+    /* Every record goes into one JSON array (docs/database.md); ingest's parser threads encode it. */
     st = s->st[ST_INSERT_EVENT];
     sqlite3_bind_int64(st, 1, run_id);
     sqlite3_bind_int64(st, 2, (int64_t)f->n_events);
     /* Over SQLite's length limit this fails with SQLITE_TOOBIG and its message (ingest.c fails such
      * a file before it gets here). */
-    if ((rc = sqlite3_bind_text64(st, 3, records, records_len, SQLITE_STATIC, SQLITE_UTF8)) != SQLITE_OK) return rc;
-    bind_text(st, 4, files);
+    if ((rc = sqlite3_bind_text64(st, 3, f->records, f->records_len, SQLITE_STATIC, SQLITE_UTF8)) != SQLITE_OK)
+        return rc;
+    bind_text(st, 4, f->records_files);
     if ((rc = exec_stmt(st)) != SQLITE_OK) return rc;
     *events += (int64_t)f->n_events;
 
@@ -408,8 +401,9 @@ static int write_run(tta_store *s, const tta_parsed_file *f, int64_t source_id, 
     return insert_rows(s, BULK_HPARAMS, run_id, r->hparams, r->n_hparams, bind_hparam);
 }
 
-static int write_system(tta_store *s, const tta_parsed_file *f, int64_t source_id) {
-    const tta_system_record *y = &f->system;
+static int write_system(tta_store *s, const tta_db_file *f, int64_t source_id) {
+    const tta_system_record *y = f->system;
+    assert(y);
     sqlite3_stmt *st = s->st[ST_INSERT_SYSTEM];
     sqlite3_bind_int64(st, 1, source_id);
     bind_text(st, 2, or_unknown(y->round));
@@ -427,8 +421,9 @@ static int write_system(tta_store *s, const tta_parsed_file *f, int64_t source_i
     return exec_stmt(st);
 }
 
-static int write_power(tta_store *s, const tta_parsed_file *f, int64_t source_id) {
-    const tta_power_record *p = &f->power;
+static int write_power(tta_store *s, const tta_db_file *f, int64_t source_id) {
+    const tta_power_record *p = f->power;
+    assert(p);
     sqlite3_stmt *st = s->st[ST_INSERT_POWER];
     for (size_t i = 0; i < p->n_samples; i++) {
         const tta_power_sample *x = &p->samples[i];
@@ -469,18 +464,14 @@ static int write_entry_file(tta_store *s, const tta_entry_file_record *e, int64_
 /* After a database error: sets *err (unless set) to "<where>: <what>: <SQLite's message>" and
  * the files that go with it, then undoes the open transaction: its files are as if never seen
  * (a re-run stores them, as after a crash). path is the file being written, or NULL at a commit. */
-static void rollback_batch(tta_store *s, const char *path, const char *what, char **err) {
-    if (err && !*err) {
-        long long before = (long long)(s->pending.ingested + s->pending.failed);
-        buf b = {0};
-        if (path)
-            buf_printf(&b, "%s: %s: %s (this file and the %lld before it in the open transaction were rolled back;"
-                       " a re-run stores them)", path, what, sqlite3_errmsg(s->db), before);
-        else
-            buf_printf(&b, "database: %s: %s (the %lld files of the transaction were rolled back; a re-run stores"
-                       " them)", what, sqlite3_errmsg(s->db), before);
-        *err = buf_take(&b);
-    }
+static void rollback_batch(tta_store *s, const char *path, const char *what, tta_error *err) {
+    long long before = (long long)(s->pending.ingested + s->pending.failed);
+    if (path)
+        tta_fail(err, TTA_EDB, "%s: %s: %s (this file and the %lld before it in the open transaction were rolled back;"
+                 " a re-run stores them)", path, what, sqlite3_errmsg(s->db), before);
+    else
+        tta_fail(err, TTA_EDB, "database: %s: %s (the %lld files of the transaction were rolled back; a re-run stores"
+                 " them)", what, sqlite3_errmsg(s->db), before);
     if (!s->in_batch) return;
     s->in_batch = 0;
     exec_stmt(s->st[ST_ROLLBACK]);
@@ -491,12 +482,12 @@ static void rollback_batch(tta_store *s, const char *path, const char *what, cha
     s->last_entry_key = NULL;
 }
 
-int tta_store_flush(tta_store *s, char **err) {
-    if (!s->in_batch) return SQLITE_OK;
+int tta_store_flush(tta_store *s, tta_error *err) {
+    if (!s->in_batch) return TTA_OK;
     int rc = exec_stmt(s->st[ST_COMMIT]);
     if (rc != SQLITE_OK) {
         rollback_batch(s, NULL, "committing", err);
-        return rc;
+        return TTA_EDB;
     }
     s->in_batch = 0;
     s->committed.ingested += s->pending.ingested;
@@ -504,7 +495,7 @@ int tta_store_flush(tta_store *s, char **err) {
     s->committed.runs += s->pending.runs;
     s->committed.events += s->pending.events;
     memset(&s->pending, 0, sizeof s->pending);
-    return SQLITE_OK;
+    return TTA_OK;
 }
 
 tta_store_counts tta_store_committed(const tta_store *s) { return s->committed; }
@@ -520,8 +511,8 @@ tta_store_counts tta_store_written(const tta_store *s) {
 
 int64_t tta_store_rolled_back(const tta_store *s) { return s->rolled_back; }
 
-/* Writes the rows of f into the open transaction. */
-static int write_file(tta_store *s, const tta_parsed_file *f, int64_t *runs, int64_t *events) {
+/* Writes the rows of f into the open transaction: SQLITE_OK or SQLite's error. */
+static int write_file(tta_store *s, const tta_db_file *f, int64_t *runs, int64_t *events) {
     char hash[17];
     tta_hash_hex(f->hash, hash);
     sqlite3_stmt *st = s->st[ST_DELETE_SOURCE];
@@ -533,49 +524,37 @@ static int write_file(tta_store *s, const tta_parsed_file *f, int64_t *runs, int
     bind_text(st, 1, f->path);
     sqlite3_bind_int64(st, 2, (int64_t)f->size);
     bind_text(st, 3, hash);
-    bind_text(st, 4, tta_format_name(f->format));
+    bind_text(st, 4, f->format);
     bind_text(st, 5, f->failed ? "failed" : "ok");
     bind_text(st, 6, f->failed ? f->error : NULL);
     if ((rc = exec_stmt(st)) != SQLITE_OK) return rc;
     int64_t source_id = sqlite3_last_insert_rowid(s->db);
     if (f->failed) return SQLITE_OK;
-    switch (f->format) {
-    case TTA_FMT_MLPERF_V05:
-    case TTA_FMT_MLPERF_V06:
-    case TTA_FMT_MLLOG:
-    case TTA_FMT_MLPERF_TEXT:
-    case TTA_FMT_DAWNBENCH_TSV:
+    switch (f->kind) {
+    case TTA_DB_FILE_RUN:
         *runs += 1;
         return write_run(s, f, source_id, events);
-    case TTA_FMT_SYSTEM_JSON:
-    case TTA_FMT_ENTRY_JSON:
-    case TTA_FMT_DAWNBENCH_JSON:
+    case TTA_DB_FILE_SYSTEM:
         s->needs_finish = 1;
         return write_system(s, f, source_id);
-    case TTA_FMT_POWER:
+    case TTA_DB_FILE_POWER:
         return write_power(s, f, source_id);
-    case TTA_FMT_SCALING:
-        return write_entry_file(s, &f->entry_file, source_id);
-    case TTA_FMT_SUMMARY:
+    case TTA_DB_FILE_ENTRY_FILES:
         for (size_t i = 0; i < f->n_entry_files; i++) {
             int rc = write_entry_file(s, &f->entry_files[i], source_id);
             if (rc != SQLITE_OK) return rc;
         }
         return SQLITE_OK;
-    case TTA_FMT_UNKNOWN:
+    case TTA_DB_FILE_NONE:
         break;
     }
     return SQLITE_OK;
 }
 
-int tta_store_write(tta_store *s, const tta_parsed_file *f, char **err) {
-    assert(f->path);
+int tta_store_write(tta_store *s, const tta_db_file *f, tta_error *err) {
+    assert(f->path && f->format);
     if (!s->in_batch) {
-        int rc = exec_stmt(s->st[ST_BEGIN]);
-        if (rc != SQLITE_OK) {
-            set_err(err, s->db, f->path, "beginning transaction");
-            return rc;
-        }
+        if (exec_stmt(s->st[ST_BEGIN]) != SQLITE_OK) return set_err(err, s->db, f->path, "beginning transaction");
         s->in_batch = 1;
         s->batch_bytes = 0;
         s->batch_start = mono_s();
@@ -587,7 +566,7 @@ int tta_store_write(tta_store *s, const tta_parsed_file *f, char **err) {
          * cost the writer a third of its time): a database error undoes the whole open
          * transaction, which is what a crash at this point would have done. */
         rollback_batch(s, f->path, "storing", err);
-        return rc;
+        return TTA_EDB;
     }
     if (f->failed)
         s->pending.failed++;
@@ -597,17 +576,13 @@ int tta_store_write(tta_store *s, const tta_parsed_file *f, char **err) {
     s->pending.events += events;
     s->batch_bytes += f->size;
     if (s->batch_bytes >= BATCH_BYTES || mono_s() - s->batch_start >= BATCH_SECONDS) return tta_store_flush(s, err);
-    return SQLITE_OK;
+    return TTA_OK;
 }
 
-int tta_store_forget(tta_store *s, const char *path, char **err) {
+int tta_store_forget(tta_store *s, const char *path, tta_error *err) {
     assert(path);
     if (!s->in_batch) {
-        int rc = exec_stmt(s->st[ST_BEGIN]);
-        if (rc != SQLITE_OK) {
-            set_err(err, s->db, path, "beginning transaction");
-            return rc;
-        }
+        if (exec_stmt(s->st[ST_BEGIN]) != SQLITE_OK) return set_err(err, s->db, path, "beginning transaction");
         s->in_batch = 1;
         s->batch_bytes = 0;
         s->batch_start = mono_s();
@@ -617,13 +592,13 @@ int tta_store_forget(tta_store *s, const char *path, char **err) {
     int rc = exec_stmt(st);
     if (rc != SQLITE_OK) {
         rollback_batch(s, path, "removing", err);
-        return rc;
+        return TTA_EDB;
     }
     if (sqlite3_changes(s->db) > 0) s->needs_finish = 1; /* its entry may be left without runs */
-    return SQLITE_OK;
+    return TTA_OK;
 }
 
-int tta_store_finish(tta_store *s, char **err) {
+int tta_store_finish(tta_store *s, tta_error *err) {
     /* Entries whose division was unknown when their runs were stored: take the division of
      * their system description, merging into an existing entry of that division if any. */
     static const char *const sql =
@@ -645,19 +620,16 @@ int tta_store_finish(tta_store *s, char **err) {
         "COMMIT;";
     char *msg = NULL;
     int rc = tta_store_flush(s, err);
-    if (rc != SQLITE_OK) return rc;
-    if (!s->needs_finish) return SQLITE_OK; /* nothing written that needs it */
+    if (rc != TTA_OK) return rc;
+    if (!s->needs_finish) return TTA_OK; /* nothing written that needs it */
     free(s->last_entry_key);
     s->last_entry_key = NULL;
     rc = sqlite3_exec(s->db, sql, NULL, NULL, &msg);
     if (rc != SQLITE_OK) {
-        if (err) {
-            buf b = {0};
-            buf_printf(&b, "database: finishing ingest: %s", msg ? msg : sqlite3_errmsg(s->db));
-            *err = buf_take(&b);
-        }
+        tta_fail(err, TTA_EDB, "database: finishing ingest: %s", msg ? msg : sqlite3_errmsg(s->db));
         sqlite3_free(msg);
         sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+        return TTA_EDB;
     }
-    return rc;
+    return TTA_OK;
 }

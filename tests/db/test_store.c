@@ -1,4 +1,4 @@
-/* test_store.c: the database layer: migration, writing parsed files, replacement, failed
+/* test_store.c: the database writer (db/): writing parsed files, replacement, failed
  * files, the run_tta view's rules (tolerance, lower-is-better, DAWNBench TTA, reached), and
  * the division fix-up from system descriptions. Parsed files are built by hand here so that
  * the store is tested apart from the parsers. */
@@ -10,11 +10,9 @@
 #include <unistd.h>
 
 #include "common/buf.h"
-#include "ingest/checkpointer.h"
-#include "ingest/ingest.h"
+#include "db/db.h"
 #include "ingest/parsed.h"
 #include "ingest/records.h"
-#include "ingest/store.h"
 #include "tta_test.h"
 
 static char db_path[256];
@@ -39,10 +37,14 @@ static sqlite3 *fresh_db(void) {
 static tta_store *open_store(sqlite3 **db) {
     *db = fresh_db();
     tta_store *s = NULL;
-    char *err = NULL;
-    CHECK(tta_store_open(*db, &s, &err) == SQLITE_OK);
-    free(err);
+    CHECK(tta_store_open(*db, &s, NULL) == TTA_OK);
     return s;
+}
+
+/* Writes the parsed file f through the writer (as ingest.c does, through its db view). */
+static int write_parsed(tta_store *s, tta_parsed_file *f, tta_error *err) {
+    tta_db_file view = tta_parsed_db_file(f);
+    return tta_store_write(s, &view, err);
 }
 
 static double query_real(sqlite3 *db, const char *sql) {
@@ -106,25 +108,25 @@ static void make_run(tta_parsed_file *f, const char *path, const char *round, co
 
 TEST(run_tta_view_rules) {
     sqlite3 *db;
-    char *err = NULL;
+    tta_error err;
     tta_store *s = open_store(&db);
     tta_parsed_file f;
     /* GNMT v0.5 target 21.8 BLEU: 21.799999 meets it within the 1e-6 relative tolerance. */
     double gnmt[] = {19.0, 21.799999, 21.9};
     make_run(&f, "a/result_1.txt", "v0.5", "gnmt", "closed", gnmt, 3, TTA_RUN_SUCCESS);
-    CHECK(tta_store_write(s, &f, &err) == SQLITE_OK);
+    CHECK(write_parsed(s, &f, &err) == TTA_OK);
     /* A run whose last evaluation falls back below the target: not reached, but epochs counts
      * the first evaluation at the target. */
     double resnet[] = {0.70, 0.76, 0.758};
     make_run(&f, "a/result_2.txt", "v0.7", "resnet", "closed", resnet, 3, TTA_RUN_ABORTED);
-    CHECK(tta_store_write(s, &f, &err) == SQLITE_OK);
+    CHECK(write_parsed(s, &f, &err) == TTA_OK);
     /* Lower is better: rnnt WER 0.058. */
     double rnnt[] = {0.09, 0.0581, 0.0579};
     make_run(&f, "a/result_3.txt", "v1.0", "rnnt", "closed", rnnt, 3, TTA_RUN_SUCCESS);
-    CHECK(tta_store_write(s, &f, &err) == SQLITE_OK);
+    CHECK(write_parsed(s, &f, &err) == TTA_OK);
     tta_store_counts c = tta_store_committed(s);
     CHECK(c.runs == 0 && c.ingested == 0); /* counted when their transaction commits */
-    CHECK(tta_store_flush(s, &err) == SQLITE_OK);
+    CHECK(tta_store_flush(s, &err) == TTA_OK);
     c = tta_store_committed(s);
     CHECK(c.runs == 3 && c.events == 6 && c.ingested == 3 && c.failed == 0);
 
@@ -151,14 +153,14 @@ TEST(run_tta_view_rules) {
  * no convergence point where the RCP checker reads one; two metrics each in their direction. */
 TEST(run_tta_flags_and_two_metrics) {
     sqlite3 *db;
-    char *err = NULL;
+    tta_error err;
     tta_store *s = open_store(&db);
     tta_parsed_file f;
     double resnet[] = {0.70, 0.75886};
     make_run(&f, "b/result_1.txt", "v3.1", "resnet", "closed", resnet, 2, TTA_RUN_SUCCESS);
-    CHECK(tta_store_write(s, &f, &err) == SQLITE_OK);
+    CHECK(write_parsed(s, &f, &err) == TTA_OK);
     make_run(&f, "b/result_2.txt", "v3.1", "resnet", "closed", resnet, 2, TTA_RUN_ABORTED);
-    CHECK(tta_store_write(s, &f, &err) == SQLITE_OK);
+    CHECK(write_parsed(s, &f, &err) == TTA_OK);
     /* stable_diffusion: FID 85 <= 90 with CLIP 0.14 < 0.15 fails; FID 80 with CLIP 0.16 passes. */
     double fid[] = {85, 80};
     make_run(&f, "b/result_3.txt", "v3.1", "stable_diffusion", "closed", fid, 2, TTA_RUN_SUCCESS);
@@ -169,8 +171,8 @@ TEST(run_tta_flags_and_two_metrics) {
     sd[1].quality2 = 0.16;
     f.run.evals = sd;
     f.run.cp_first_passing_step = 1000;
-    CHECK(tta_store_write(s, &f, &err) == SQLITE_OK);
-    CHECK(tta_store_flush(s, &err) == SQLITE_OK);
+    CHECK(write_parsed(s, &f, &err) == TTA_OK);
+    CHECK(tta_store_flush(s, &err) == TTA_OK);
     CHECK(query_real(db, "SELECT success_unmet FROM run_tta WHERE file = 'b/result_1.txt'") == 1);
     CHECK(query_real(db, "SELECT count(*) FROM run_tta WHERE file = 'b/result_1.txt'"
                          " AND flag LIKE '%0.75886%does not meet the target (0.759)%'") == 1);
@@ -186,13 +188,13 @@ TEST(run_tta_flags_and_two_metrics) {
 
 TEST(replace_and_failed_files) {
     sqlite3 *db;
-    char *err = NULL;
+    tta_error err;
     tta_store *s = open_store(&db);
     tta_parsed_file f;
     double q[] = {0.5, 0.77};
     make_run(&f, "x/result_0.txt", "v0.7", "resnet", "closed", q, 2, TTA_RUN_SUCCESS);
-    CHECK(tta_store_write(s, &f, &err) == SQLITE_OK);
-    CHECK(tta_store_write(s, &f, &err) == SQLITE_OK); /* replaces, not duplicates */
+    CHECK(write_parsed(s, &f, &err) == TTA_OK);
+    CHECK(write_parsed(s, &f, &err) == TTA_OK); /* replaces, not duplicates */
     CHECK(query_real(db, "SELECT count(*) FROM runs") == 1);
     CHECK(query_real(db, "SELECT count(*) FROM evaluations") == 2);
     CHECK(query_real(db, "SELECT count(*) FROM events") == 2);
@@ -203,12 +205,12 @@ TEST(replace_and_failed_files) {
     bad.format = TTA_FMT_MLLOG;
     bad.failed = 1;
     bad.error = "x/result_0.txt:7: unterminated JSON object";
-    CHECK(tta_store_write(s, &bad, &err) == SQLITE_OK);
+    CHECK(write_parsed(s, &bad, &err) == TTA_OK);
     CHECK(query_real(db, "SELECT count(*) FROM runs") == 0);
     CHECK(query_real(db, "SELECT count(*) FROM sources WHERE status = 'failed' AND error LIKE '%:7: %'") == 1);
     tta_stored_source *v;
     size_t n;
-    CHECK(tta_store_load_sources(s, &v, &n, &err) == SQLITE_OK);
+    CHECK(tta_store_load_sources(s, &v, &n, &err) == TTA_OK);
     CHECK(n == 1 && !v[0].ok);
     tta_stored_sources_free(v, n);
     tta_store_close(s);
@@ -217,12 +219,12 @@ TEST(replace_and_failed_files) {
 
 TEST(division_from_system_description) {
     sqlite3 *db;
-    char *err = NULL;
+    tta_error err;
     tta_store *s = open_store(&db);
     tta_parsed_file f;
     double q[] = {0.5, 0.77};
     make_run(&f, "y/result_0.txt", "v0.5", "resnet", NULL, q, 2, TTA_RUN_SUCCESS);
-    CHECK(tta_store_write(s, &f, &err) == SQLITE_OK);
+    CHECK(write_parsed(s, &f, &err) == TTA_OK);
     CHECK(query_real(db, "SELECT count(*) FROM entries WHERE division = 'unknown'") == 1);
     tta_parsed_file sys;
     memset(&sys, 0, sizeof sys);
@@ -231,13 +233,13 @@ TEST(division_from_system_description) {
     sys.system = (tta_system_record){.round = "v0.5", .submitter = "Acme", .name = "box8", .division = "closed",
                                      .nodes = 1, .accelerators_per_node = 8, .accelerators = 8,
                                      .raw_json = "{}"};
-    CHECK(tta_store_write(s, &sys, &err) == SQLITE_OK);
-    CHECK(tta_store_finish(s, &err) == SQLITE_OK);
+    CHECK(write_parsed(s, &sys, &err) == TTA_OK);
+    CHECK(tta_store_finish(s, &err) == TTA_OK);
     CHECK(query_real(db, "SELECT count(*) FROM entries WHERE division = 'unknown'") == 0);
     CHECK(query_real(db, "SELECT count(*) FROM run_tta WHERE division = 'closed' AND accelerators = 8") == 1);
     /* A later run of the same entry finds the division at once. */
     make_run(&f, "y/result_1.txt", "v0.5", "resnet", NULL, q, 2, TTA_RUN_SUCCESS);
-    CHECK(tta_store_write(s, &f, &err) == SQLITE_OK);
+    CHECK(write_parsed(s, &f, &err) == TTA_OK);
     CHECK(query_real(db, "SELECT count(*) FROM entries") == 1);
     tta_store_close(s);
     sqlite3_close(db);
@@ -305,18 +307,18 @@ TEST(records_encoding) {
 
     /* Encoded by the caller (the parser threads) or by the store: the same stored text. */
     sqlite3 *db;
-    char *err = NULL;
+    tta_error err;
     tta_store *s = open_store(&db);
     tta_parsed_file f;
     double q[] = {0.5, 0.77};
     make_run(&f, "r/result_0.txt", "v0.7", "resnet", "closed", q, 2, TTA_RUN_SUCCESS);
-    CHECK(tta_store_write(s, &f, &err) == SQLITE_OK);
+    CHECK(write_parsed(s, &f, &err) == TTA_OK);
     make_run(&f, "r/result_1.txt", "v0.7", "resnet", "closed", q, 2, TTA_RUN_SUCCESS);
     tta_parsed_encode_records(&f);
     CHECK(f.records && f.records_len == strlen(f.records));
-    CHECK(tta_store_write(s, &f, &err) == SQLITE_OK);
+    CHECK(write_parsed(s, &f, &err) == TTA_OK);
     free(f.records);
-    CHECK(tta_store_flush(s, &err) == SQLITE_OK);
+    CHECK(tta_store_flush(s, &err) == TTA_OK);
     CHECK(query_real(db, "SELECT count(DISTINCT records) FROM event_log") == 1);
     CHECK(query_real(db, "SELECT count(*) FROM event_log WHERE files IS NULL") == 2); /* no paths */
     CHECK(query_real(db, "SELECT count(*) FROM event_log WHERE json_valid(records)") == 2);
@@ -331,22 +333,22 @@ TEST(records_encoding) {
  * commits stored stays, the database stays consistent, and writing again completes the job. */
 TEST(database_error_rolls_back_the_open_transaction) {
     sqlite3 *db;
-    char *err = NULL;
+    tta_error err;
     tta_store *s = open_store(&db);
     tta_parsed_file f;
     double q[] = {0.5, 0.77};
     make_run(&f, "d/result_0.txt", "v0.7", "resnet", "closed", q, 2, TTA_RUN_SUCCESS);
-    CHECK(tta_store_write(s, &f, &err) == SQLITE_OK);
-    CHECK(tta_store_flush(s, &err) == SQLITE_OK);
+    CHECK(write_parsed(s, &f, &err) == TTA_OK);
+    CHECK(tta_store_flush(s, &err) == TTA_OK);
     make_run(&f, "d/result_1.txt", "v0.7", "resnet", "closed", q, 2, TTA_RUN_SUCCESS);
-    CHECK(tta_store_write(s, &f, &err) == SQLITE_OK);
+    CHECK(write_parsed(s, &f, &err) == TTA_OK);
     tta_parsed_file bad;
     memset(&bad, 0, sizeof bad);
     bad.path = "d/result_2.txt";
     bad.format = TTA_FMT_MLLOG;
     bad.failed = 1;
     bad.error = "d/result_2.txt:3: unterminated JSON object";
-    CHECK(tta_store_write(s, &bad, &err) == SQLITE_OK);
+    CHECK(write_parsed(s, &bad, &err) == TTA_OK);
 
     /* A run whose records need more pages than the disk has left. */
     CHECK(sqlite3_exec(db, "PRAGMA max_page_count = 1", NULL, NULL, NULL) == SQLITE_OK);
@@ -355,15 +357,13 @@ TEST(database_error_rolls_back_the_open_transaction) {
     memset(big_value, '7', sizeof big_value - 1);
     make_run(&f, "d/result_3.txt", "v0.7", "resnet", "closed", q, 2, TTA_RUN_SUCCESS);
     f.events[0].value = span(big_value);
-    CHECK(tta_store_write(s, &f, &err) == SQLITE_FULL);
-    CHECK(err && strstr(err, "d/result_3.txt: storing: ") && strstr(err, "full") &&
-          strstr(err, "the 2 before it in the open transaction were rolled back"));
-    free(err);
-    err = NULL;
+    CHECK(write_parsed(s, &f, &err) == TTA_EDB);
+    CHECK(strstr(err.text, "d/result_3.txt: storing: ") && strstr(err.text, "full") &&
+          strstr(err.text, "the 2 before it in the open transaction were rolled back"));
     tta_store_counts c = tta_store_committed(s);
     CHECK(c.ingested == 1 && c.failed == 0 && c.runs == 1 && c.events == 2);
     CHECK(tta_store_rolled_back(s) == 2);
-    CHECK(tta_store_flush(s, &err) == SQLITE_OK); /* nothing open */
+    CHECK(tta_store_flush(s, &err) == TTA_OK); /* nothing open */
     CHECK(query_real(db, "SELECT count(*) FROM sources") == 1);
     CHECK(query_real(db, "SELECT count(*) FROM sources WHERE path = 'd/result_0.txt'") == 1);
     CHECK(query_real(db, "SELECT count(*) FROM runs") == 1);
@@ -375,12 +375,12 @@ TEST(database_error_rolls_back_the_open_transaction) {
     /* Room again: the same files go in, the entry cache holds no rolled-back id. */
     CHECK(sqlite3_exec(db, "PRAGMA max_page_count = 1073741823", NULL, NULL, NULL) == SQLITE_OK);
     make_run(&f, "d/result_1.txt", "v0.7", "resnet", "closed", q, 2, TTA_RUN_SUCCESS);
-    CHECK(tta_store_write(s, &f, &err) == SQLITE_OK);
-    CHECK(tta_store_write(s, &bad, &err) == SQLITE_OK);
+    CHECK(write_parsed(s, &f, &err) == TTA_OK);
+    CHECK(write_parsed(s, &bad, &err) == TTA_OK);
     make_run(&f, "d/result_3.txt", "v0.7", "resnet", "closed", q, 2, TTA_RUN_SUCCESS);
     f.events[0].value = span(big_value);
-    CHECK(tta_store_write(s, &f, &err) == SQLITE_OK);
-    CHECK(tta_store_finish(s, &err) == SQLITE_OK);
+    CHECK(write_parsed(s, &f, &err) == TTA_OK);
+    CHECK(tta_store_finish(s, &err) == TTA_OK);
     c = tta_store_committed(s);
     CHECK(c.ingested == 3 && c.failed == 1 && c.runs == 3);
     CHECK(query_real(db, "SELECT count(*) FROM runs") == 3);
@@ -437,7 +437,7 @@ TEST(checkpointer_copies_the_wal_while_writing) {
  * is skipped. */
 TEST(bulk_rows) {
     sqlite3 *db;
-    char *err = NULL;
+    tta_error err;
     tta_store *s = open_store(&db);
     tta_parsed_file f;
     double q[] = {0.5};
@@ -462,8 +462,8 @@ TEST(bulk_rows) {
     f.run.n_epochs = 65;
     f.run.hparams = hp;
     f.run.n_hparams = 40;
-    CHECK(tta_store_write(s, &f, &err) == SQLITE_OK);
-    CHECK(tta_store_flush(s, &err) == SQLITE_OK);
+    CHECK(write_parsed(s, &f, &err) == TTA_OK);
+    CHECK(tta_store_flush(s, &err) == TTA_OK);
     CHECK(query_real(db, "SELECT count(*) FROM evaluations") == 70);
     CHECK(query_real(db, "SELECT count(*) FROM evaluations WHERE time = 2000 + seq AND epoch = seq + 1"
                          " AND samples = 1000 * seq AND abs(quality - 0.001 * seq) < 1e-12"
@@ -483,7 +483,7 @@ TEST(bulk_rows) {
  * logged (members, values and order), for the records written with and without an index. */
 TEST(events_view_puts_paths_back) {
     sqlite3 *db;
-    char *err = NULL;
+    tta_error err;
     tta_store *s = open_store(&db);
     tta_parsed_file f;
     double q[] = {0.5, 0.77};
@@ -494,8 +494,8 @@ TEST(events_view_puts_paths_back) {
     f.events[0].file = (tta_str){m2 + 22, 9};
     f.events[1].metadata = span(m1);
     f.events[1].file = (tta_str){m1 + 9, 12};
-    CHECK(tta_store_write(s, &f, &err) == SQLITE_OK);
-    CHECK(tta_store_flush(s, &err) == SQLITE_OK);
+    CHECK(write_parsed(s, &f, &err) == TTA_OK);
+    CHECK(tta_store_flush(s, &err) == TTA_OK);
     CHECK(query_real(db, "SELECT count(*) FROM event_log WHERE files = '[\"/w/u.py\",\"/w/t\\\"q.py\"]'") == 1);
     CHECK(query_real(db, "SELECT count(*) FROM events WHERE seq = 0 AND metadata = json('{\"lineno\": 9, \"file\": \"/w/u.py\"}')")
           == 1);
