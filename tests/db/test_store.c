@@ -41,10 +41,16 @@ static tta_store *open_store(sqlite3 **db) {
     return s;
 }
 
-/* Writes the parsed file f through the writer (as ingest.c does, through its db view). */
+/* Writes the parsed file f through the writer (as ingest.c does, through its db view), then
+ * frees the records the view encoded (the files here are built by hand, never tta_parsed_free'd). */
 static int write_parsed(tta_store *s, tta_parsed_file *f, tta_error *err) {
     tta_db_file view = tta_parsed_db_file(f);
-    return tta_store_write(s, &view, err);
+    int rc = tta_store_write(s, &view, err);
+    free(f->records);
+    free(f->records_files);
+    f->records = f->records_files = NULL;
+    f->records_len = 0;
+    return rc;
 }
 
 static double query_real(sqlite3 *db, const char *sql) {
