@@ -1,11 +1,10 @@
 /* db.h: the db module's contract. db/ owns tta's SQLite database: its schema and migrations
  * (schemas/NNN_*.sql, embedded), the copy of the benchmark rules kept in it, the writer that
- * stores what ingest parses, and every query more than one module needs. No other module
- * writes SQL against the schema (the user's own SQL, `tta sql`-style, aside); they call the
- * functions below and get plain C structs.
+ * stores what ingest parses, and the queries other modules need: they call the functions
+ * below and get plain C structs instead of writing SQL against the schema.
  *
  * Ownership: the caller owns the sqlite3 handle from tta_db_open / tta_db_open_readonly and
- * closes it with sqlite3_close (a handle is used by one thread at a time). Structs returned by
+ * closes it with tta_db_close (a handle is used by one thread at a time). Structs returned by
  * a query are the caller's, freed with the free function named beside the query.
  *
  * Errors: public functions return TTA_OK (0) or a tta_status code (common/error.h) and fill a
