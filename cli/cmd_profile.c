@@ -56,7 +56,7 @@ static int store_json(const tta_cli *cli, const char *what, const char *json, in
         fprintf(stderr, "tta profile: storing the %s in %s: %s\n", what, cli->db_path, err.text);
         rc = 1;
     }
-    sqlite3_close(db);
+    tta_db_close(db);
     return rc;
 }
 

@@ -99,7 +99,7 @@ int cli_store_replays(const tta_cli *cli, const char *cmd, const char *log_dir, 
     }
     free(ierr);
     free(paths);
-    sqlite3_close(db);
+    tta_db_close(db);
     return rc;
 }
 
@@ -185,7 +185,7 @@ static int spec_from_entry_file(const tta_cli *cli, const char *path, const char
 out:
     free(ierr);
     buf_free(&tsv);
-    sqlite3_close(db);
+    tta_db_close(db);
     return rc;
 }
 

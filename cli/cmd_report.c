@@ -191,7 +191,7 @@ int cmd_report(const tta_cli *cli, int argc, char **argv) {
         } else {
             fprintf(stderr, "tta report html: wrote %s\n", operands[0]);
         }
-        sqlite3_close(db);
+        tta_db_close(db);
         return rc;
     }
     if (!strcmp(kind, "compare")) {
@@ -204,7 +204,7 @@ int cmd_report(const tta_cli *cli, int argc, char **argv) {
             fprintf(stderr, "tta report compare: %s\n", err ? err : "failed");
             free(err);
         }
-        sqlite3_close(db);
+        tta_db_close(db);
         return rc;
     }
     if (!strcmp(kind, "profile")) {
@@ -217,7 +217,7 @@ int cmd_report(const tta_cli *cli, int argc, char **argv) {
             fprintf(stderr, "tta report profile: %s\n", err ? err : "failed");
             free(err);
         }
-        sqlite3_close(db);
+        tta_db_close(db);
         return rc;
     }
     if (!strcmp(kind, "rcp")) {
@@ -230,7 +230,7 @@ int cmd_report(const tta_cli *cli, int argc, char **argv) {
             fprintf(stderr, "tta report rcp: %s\n", err ? err : "failed");
             free(err);
         }
-        sqlite3_close(db);
+        tta_db_close(db);
         return rc;
     }
     if (!strcmp(kind, "threshold")) {
@@ -243,7 +243,7 @@ int cmd_report(const tta_cli *cli, int argc, char **argv) {
             fprintf(stderr, "tta report threshold: %s\n", err ? err : "failed");
             free(err);
         }
-        sqlite3_close(db);
+        tta_db_close(db);
         return rc;
     }
     for (size_t k = 0; k < sizeof reports / sizeof reports[0]; k++) {
@@ -257,7 +257,7 @@ int cmd_report(const tta_cli *cli, int argc, char **argv) {
             fprintf(stderr, "tta report %s: %s\n", kind, err ? err : "failed");
             free(err);
         }
-        sqlite3_close(db);
+        tta_db_close(db);
         return rc;
     }
     return cli_usage_error("report", "no report called '%s'", kind);
