@@ -183,6 +183,46 @@ static dnnl_dim_t pad_right(int in, int out, int k, int s, int p) { return (dnnl
 /* ------------------------------------------------------------------------------------------ */
 /* Convolution                                                                                  */
 
+/* Creates a training convolution's backward primitives (backward data when op->need_dinp,
+ * then backward weights) from its forward's descriptors, first on the activations' layouts.
+ * AVX2 oneDNN has no JIT backward for an NCHW input (C % 8 != 0: the first layer, LeNet's
+ * conv2) with a blocked output; when it offers only its reference kernels there, both are
+ * made again on an NCHW copy of dout (its GEMM kernels), and ci->dout_off = 0 marks that
+ * fallback (else SIZE_MAX). Binds nothing. Returns 0, or -1 with a message in err. */
+static int conv_backward_create(cpu_ctx *c, const tta_op *op, conv_impl *ci, const dnnl_memory_desc_t *src,
+                                const dnnl_memory_desc_t *dst, const dnnl_memory_desc_t *wany,
+                                const dnnl_memory_desc_t *bmd, const dnnl_dim_t *strides,
+                                const dnnl_dim_t *pl, const dnnl_dim_t *pr, char *err, size_t errlen) {
+    ci->dout_off = SIZE_MAX;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        dnnl_memory_desc_t dd = *dst;
+        if (attempt == 1) {
+            dnnl_dims_t od = {op->out.n, op->out.c, op->out.h, op->out.w};
+            DNNL_CHECK(dnnl_memory_desc_init_by_tag(&dd, 4, od, dnnl_f32, dnnl_nchw));
+        }
+        if (op->need_dinp) {
+            dnnl_convolution_desc_t bd_;
+            DNNL_CHECK(dnnl_convolution_backward_data_desc_init(&bd_, dnnl_convolution_direct, src,
+                                                                wany, &dd, strides, pl, pr));
+            if (prim_create(c, &ci->bwd_d, &bd_, 0, ci->fwd.pd, "convolution backward data", err,
+                            errlen))
+                return -1;
+        }
+        dnnl_convolution_desc_t bw;
+        DNNL_CHECK(dnnl_convolution_backward_weights_desc_init(
+            &bw, dnnl_convolution_direct, src, wany, op->bias ? bmd : NULL, &dd, strides, pl, pr));
+        if (prim_create(c, &ci->bwd_w, &bw, 0, ci->fwd.pd, "convolution backward weights", err, errlen))
+            return -1;
+        int slow = prim_is_ref(&ci->bwd_w) || (op->need_dinp && prim_is_ref(&ci->bwd_d));
+        if (attempt == 1 || !slow || !cpu_blocked(op->out) || cpu_blocked(op->in)) break;
+        prim_destroy(&ci->bwd_w);
+        prim_destroy(&ci->bwd_d);
+        if (c->verbose) fprintf(stderr, "cpu backend: retrying the backward on an NCHW dout\n");
+        ci->dout_off = 0; /* marks the fallback; cpu_conv_init sets the real offset */
+    }
+    return 0;
+}
+
 int cpu_conv_init(cpu_ctx *c, tta_op *op, char *err, size_t errlen) {
     conv_impl *ci = callocCheck(1, sizeof *ci);
     op->impl = ci;
@@ -224,36 +264,9 @@ int cpu_conv_init(cpu_ctx *c, tta_op *op, char *err, size_t errlen) {
         scratch = max_sz(scratch, cpu_conv_dw_direct_scratch(op->in, op->out, op->kernel, op->stride, op->pad,
                                                              ci->direct_threads));
     } else if (op->train) {
-        /* Backward with the activations' layouts. AVX2 oneDNN has no JIT backward for an
-         * NCHW input (C % 8 != 0: the first layer, LeNet's conv2) with a blocked output; there
-         * both backward primitives run on an NCHW copy of dout instead (its GEMM kernels). */
-        ci->dout_off = SIZE_MAX;
-        for (int attempt = 0; attempt < 2; attempt++) {
-            dnnl_memory_desc_t dd = dst;
-            if (attempt == 1) {
-                dnnl_dims_t od = {op->out.n, op->out.c, op->out.h, op->out.w};
-                DNNL_CHECK(dnnl_memory_desc_init_by_tag(&dd, 4, od, dnnl_f32, dnnl_nchw));
-            }
-            if (op->need_dinp) {
-                dnnl_convolution_desc_t bd_;
-                DNNL_CHECK(dnnl_convolution_backward_data_desc_init(&bd_, dnnl_convolution_direct, &src,
-                                                                    &wany, &dd, strides, pl, pr));
-                if (prim_create(c, &ci->bwd_d, &bd_, 0, ci->fwd.pd, "convolution backward data", err,
-                                errlen))
-                    return -1;
-            }
-            dnnl_convolution_desc_t bw;
-            DNNL_CHECK(dnnl_convolution_backward_weights_desc_init(
-                &bw, dnnl_convolution_direct, &src, &wany, op->bias ? &bmd : NULL, &dd, strides, pl, pr));
-            if (prim_create(c, &ci->bwd_w, &bw, 0, ci->fwd.pd, "convolution backward weights", err, errlen))
-                return -1;
-            int slow = prim_is_ref(&ci->bwd_w) || (op->need_dinp && prim_is_ref(&ci->bwd_d));
-            if (attempt == 1 || !slow || !cpu_blocked(op->out) || cpu_blocked(op->in)) break;
-            prim_destroy(&ci->bwd_w);
-            prim_destroy(&ci->bwd_d);
-            if (c->verbose) fprintf(stderr, "cpu backend: retrying the backward on an NCHW dout\n");
-            ci->dout_off = 0; /* marks the fallback; the real offset is set below */
-        }
+        /* Backward with the activations' layouts, or on an NCHW copy of dout where oneDNN has
+         * no fast kernel for them. */
+        if (conv_backward_create(c, op, ci, &src, &dst, &wany, &bmd, strides, pl, pr, err, errlen)) return -1;
         size_t sp = 0;
         if (op->need_dinp) {
             static const int args[] = {DNNL_ARG_DIFF_DST, DNNL_ARG_WEIGHTS, DNNL_ARG_DIFF_SRC};
