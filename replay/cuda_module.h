@@ -30,8 +30,16 @@ typedef struct {
     tta_comm *(*comm_nccl_create)(char *err, size_t errlen);
 } tta_cuda_module;
 
-/* The table of the module (in the module). */
+/* The table of the module (in the module: replay/cuda/module.c). */
 const tta_cuda_module *tta_cuda_module_get(void);
+
+/* The table's entries (in the module, hidden; tta reaches them only through the table).
+ * tta_cuda_backend_create (replay/cuda/backend_cuda.c): the "cuda" backend on the device that
+ * tta_cuda_select_device picks, or NULL with a message in err ("no CUDA device: ..." without
+ * one). tta_cuda_comm_nccl_create (replay/cuda/comm_nccl.c): the "nccl" comm over MPI_COMM_WORLD
+ * on that device, or NULL with a message in err ("nccl: ..."). */
+tta_backend *tta_cuda_backend_create(const tta_backend_options *opt, char *err, size_t errlen);
+tta_comm *tta_cuda_comm_nccl_create(char *err, size_t errlen);
 
 /* Opens the module (in tta): the table, or NULL with a message in err. The module stays loaded
  * for the life of the process. */

@@ -653,43 +653,7 @@ static void cu_destroy(tta_backend *be) {
     free(be);
 }
 
-/* The node-local rank a launcher advertises, or -1. */
-static int local_rank(void) {
-    const char *vars[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID", "LOCAL_RANK"};
-    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
-        const char *v = getenv(vars[i]);
-        if (v && *v) return atoi(v);
-    }
-    return -1;
-}
-
-int tta_cuda_select_device(char *err, size_t errlen) {
-    int count = 0;
-    cudaError_t e = cudaGetDeviceCount(&count);
-    if (e != cudaSuccess) {
-        snprintf(err, errlen, "no CUDA device: %s", cudaGetErrorString(e));
-        cudaGetLastError(); /* clear it: later runtime calls must not report it again */
-        return -1;
-    }
-    if (count <= 0) {
-        snprintf(err, errlen, "no CUDA device: cudaGetDeviceCount found none");
-        return -1;
-    }
-    int dev = 0, lr = local_rank();
-    if (lr >= 0) {
-        dev = lr % count;
-        e = cudaSetDevice(dev);
-    } else {
-        e = cudaGetDevice(&dev);
-    }
-    if (e != cudaSuccess) {
-        snprintf(err, errlen, "CUDA device %d: %s", dev, cudaGetErrorString(e));
-        return -1;
-    }
-    return dev;
-}
-
-static tta_backend *cuda_backend_create(const tta_backend_options *opt, char *err, size_t errlen) {
+tta_backend *tta_cuda_backend_create(const tta_backend_options *opt, char *err, size_t errlen) {
     int dev = tta_cuda_select_device(err, errlen);
     if (dev < 0) return NULL;
     cu_ctx *c = callocCheck(1, sizeof *c);
@@ -772,13 +736,4 @@ static tta_backend *cuda_backend_create(const tta_backend_options *opt, char *er
     be->xent_forward = cu_xent_forward;
     be->xent_backward = cu_xent_backward;
     return be;
-}
-
-tta_comm *tta_cuda_comm_nccl_create(char *err, size_t errlen);
-
-/* The module's one exported symbol (cuda_module.h): everything else is hidden. */
-__attribute__((visibility("default"))) const tta_cuda_module *tta_cuda_module_get(void) {
-    static const tta_cuda_module table = {TTA_CUDA_MODULE_ABI, sizeof(tta_backend), cuda_backend_create,
-                                          tta_cuda_comm_nccl_create};
-    return &table;
 }

@@ -19,6 +19,7 @@
 #include "common/check.h"
 #include "replay/comm.h"
 #include "replay/cuda/cuda_internal.h"
+#include "replay/cuda_module.h"
 
 typedef struct {
     ncclComm_t nccl;

@@ -1,6 +1,6 @@
 /* cuda_internal.h: what backend_cuda.c (host code over cuDNN, cuBLAS and the CUDA runtime),
- * kernels.cu (the element-wise and small ops cuDNN has no primitive for) and comm_nccl.c share.
- * Private to replay/cuda/.
+ * kernels.cu (the element-wise and small ops cuDNN has no primitive for), device.c (the device
+ * choice) and comm_nccl.c share. Private to replay/cuda/.
  *
  * Layout rule of the cuda backend: every activation is plain NCHW (cuDNN's
  * CUDNN_TENSOR_NCHW), so tensor_upload/download are plain copies and flatten is the identity.
@@ -26,7 +26,7 @@ extern "C" {
  * LOCAL_RANK), device local_rank % count, so that the ranks of one node share the devices
  * round-robin; else the current device (0 unless the caller chose). Returns the device index,
  * or -1 with a message in err ("no CUDA device: ...") when there is none. Idempotent: the
- * backend and the NCCL comm both call it, in either order. */
+ * backend and the NCCL comm both call it, in either order. In device.c. */
 int tta_cuda_select_device(char *err, size_t errlen);
 
 /* dst[i] = v */
