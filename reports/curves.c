@@ -146,10 +146,6 @@ void tta_curves_plot(const tta_entry_data *e, size_t n, buf *svg) {
     free(target_labels);
 }
 
-int tta_report_curves(sqlite3 *db, const tta_filter *f, const tta_report_options *o, FILE *out, char **err) {
-    return tta_run_table_report(db, f, 1, tta_curves_table, tta_curves_plot, o->format, out, o->svg_path, err);
-}
-
 enum { T_ENTRY, T_ROUND, T_DIVISION, T_SUBMITTER, T_SYSTEM, T_BENCHMARK, T_FILE, T_THRESHOLD, T_TTA, T_EPOCHS, T_COUNT };
 
 static const tta_column threshold_columns[T_COUNT] = {

@@ -6,6 +6,8 @@
  * text table's display (tta_table_display), so a number reads the same in every format.
  */
 #include <assert.h>
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -211,3 +213,15 @@ void tta_html_figure(buf *out, const char *svg, const char *caption) {
 }
 
 void tta_html_end(buf *out) { buf_puts(out, "</main>\n</body>\n</html>\n"); }
+
+int tta_write_file(const char *path, const buf *b, char **err) {
+    FILE *f = fopen(path, "wb");
+    int ok = f != NULL;
+    if (ok) ok = fwrite(b->data ? b->data : "", 1, b->len, f) == b->len;
+    if (f && fclose(f) != 0) ok = 0; /* closed once, whether the write failed or not */
+    if (ok) return 0;
+    buf e = {0};
+    buf_printf(&e, "%s: cannot write: %s", path, strerror(errno));
+    *err = buf_take(&e);
+    return 1;
+}

@@ -298,4 +298,8 @@ void tta_html_table_anchored(buf *out, const tta_table *t, const char *caption, 
 void tta_html_figure(buf *out, const char *svg, const char *caption);
 void tta_html_end(buf *out);
 
+/* Writes b to path (replacing it): a plot or a page. 0, or 1 with *err ("PATH: cannot write:
+ * reason", malloc'd). */
+int tta_write_file(const char *path, const buf *b, char **err);
+
 #endif

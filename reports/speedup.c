@@ -217,8 +217,9 @@ void tta_speedup_plot(const tta_entry_data *e, size_t n, buf *svg) {
 
 /* A finisher (builders.h) that writes nothing to the table: when the speedup report has no row,
  * it says why in one line on stderr. */
-static int explain_no_pairs(sqlite3 *db, const tta_entry_data *e, size_t n, tta_table *t, char **err) {
+int tta_speedup_explain(sqlite3 *db, const tta_entry_data *e, size_t n, tta_table *t, int format, char **err) {
     (void)db;
+    (void)format;
     (void)err;
     if (tta_table_rows(t) > 0) return 0;
     if (n == 0)
@@ -227,11 +228,6 @@ static int explain_no_pairs(sqlite3 *db, const tta_entry_data *e, size_t n, tta_
         fprintf(stderr, "tta report speedup: no pairs: none of the %zu entries has another of the same round, division, "
                 "submitter and benchmark to compare with\n", n);
     return 0;
-}
-
-int tta_report_speedup(sqlite3 *db, const tta_filter *f, const tta_report_options *o, FILE *out, char **err) {
-    return tta_run_table_report_finished(db, f, 0, tta_speedup_table, explain_no_pairs, tta_speedup_plot, o->format,
-                                         out, o->svg_path, err);
 }
 
 enum {
@@ -450,8 +446,9 @@ void tta_scaling_plot(const tta_entry_data *e, size_t n, buf *svg) {
 
 /* A finisher (builders.h) that writes nothing to the table: when the scaling report has no row,
  * it says why in one line on stderr. */
-static int explain_no_series(sqlite3 *db, const tta_entry_data *e, size_t n, tta_table *t, char **err) {
+int tta_scaling_explain(sqlite3 *db, const tta_entry_data *e, size_t n, tta_table *t, int format, char **err) {
     (void)db;
+    (void)format;
     (void)err;
     if (tta_table_rows(t) > 0) return 0;
     if (n == 0)
@@ -460,9 +457,4 @@ static int explain_no_series(sqlite3 *db, const tta_entry_data *e, size_t n, tta
         fprintf(stderr, "tta report scaling: no series: none of the %zu entries has another of the same round, division, "
                 "submitter, benchmark and accelerator model, with a known accelerator count\n", n);
     return 0;
-}
-
-int tta_report_scaling(sqlite3 *db, const tta_filter *f, const tta_report_options *o, FILE *out, char **err) {
-    return tta_run_table_report_finished(db, f, 0, tta_scaling_table, explain_no_series, tta_scaling_plot, o->format,
-                                         out, o->svg_path, err);
 }

@@ -366,8 +366,10 @@ void tta_variance_plot(const tta_entry_data *e, size_t n, buf *svg) {
     free(g);
 }
 
-/* The energy score of the entries with power logs (empty, without a reason, for the others). */
-static int variance_energy(sqlite3 *db, const tta_entry_data *e, size_t n, tta_table *t, char **err) {
+/* The energy score of the entries with power logs (empty, without a reason, for the others). Energy
+ * is for scripts: the text table and Markdown do not show it. */
+int tta_variance_energy(sqlite3 *db, const tta_entry_data *e, size_t n, tta_table *t, int format, char **err) {
+    if (format != TTA_FORMAT_CSV && format != TTA_FORMAT_JSON) return 0;
     tta_energy_data d;
     if (tta_energy_load_for(db, e, n, &d, err)) return 1;
     for (size_t i = 0; i < n; i++) {
@@ -378,11 +380,4 @@ static int variance_energy(sqlite3 *db, const tta_entry_data *e, size_t n, tta_t
     }
     tta_energy_free(&d);
     return 0;
-}
-
-int tta_report_variance(sqlite3 *db, const tta_filter *f, const tta_report_options *o, FILE *out, char **err) {
-    /* Energy is for scripts: the text table and Markdown do not show it. */
-    int scripts = o->format == TTA_FORMAT_CSV || o->format == TTA_FORMAT_JSON;
-    return tta_run_table_report_finished(db, f, 0, tta_variance_table, scripts ? variance_energy : NULL,
-                                         tta_variance_plot, o->format, out, o->svg_path, err);
 }
