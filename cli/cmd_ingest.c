@@ -123,35 +123,6 @@ int cmd_ingest(const tta_cli *cli, int argc, char **argv) {
         return 1;
     }
     tta_db_close(db);
-    /* Why files of formats tta reads were not read: one line per reason. */
-    if (st.skipped_code_folder)
-        fprintf(stderr, "ingest: skipped %lld files under benchmarks/ (sample logs, not results)\n",
-                (long long)st.skipped_code_folder);
-    if (st.skipped_subfolder)
-        fprintf(stderr, "ingest: skipped %lld logs in subfolders of results folders (%s: copies, not results)\n",
-                (long long)st.skipped_subfolder, st.subfolders);
-    if (st.skipped_not_result)
-        fprintf(stderr, "ingest: skipped %lld files in results folders that the official tools do not read (not"
-                " <benchmark>/result_*.txt: checker output, other logs)\n", (long long)st.skipped_not_result);
-    if (st.removed)
-        fprintf(stderr, "ingest: removed %lld of those files from the database (stored by an earlier ingest)\n",
-                (long long)st.removed);
-    double mb = st.bytes / 1e6;
-    double mbps = st.seconds > 0 ? mb / st.seconds : 0;
-    if (json) {
-        printf("{\"files\": %lld, \"ingested\": %lld, \"unchanged\": %lld, \"failed\": %lld, \"skipped\": %lld, "
-               "\"not_results\": {\"code_folder\": %lld, \"subfolder\": %lld, \"not_result\": %lld, "
-               "\"removed\": %lld}, \"runs\": %lld, \"events\": %lld, \"bytes\": %lld, \"seconds\": %.6f}\n",
-               (long long)st.files, (long long)st.ingested, (long long)st.unchanged, (long long)st.failed,
-               (long long)st.skipped, (long long)st.skipped_code_folder, (long long)st.skipped_subfolder,
-               (long long)st.skipped_not_result, (long long)st.removed, (long long)st.runs, (long long)st.events,
-               (long long)st.bytes, st.seconds);
-    } else {
-        fprintf(stderr,
-                "ingest: %lld files seen, %lld ingested, %lld unchanged, %lld failed (%lld other files skipped); "
-                "%lld runs, %lld events; %.1f MB in %.2f s (%.0f MB/s)\n",
-                (long long)st.files, (long long)st.ingested, (long long)st.unchanged, (long long)st.failed,
-                (long long)st.skipped, (long long)st.runs, (long long)st.events, mb, st.seconds, mbps);
-    }
+    tta_ingest_write_summary(&st, json, stdout, stderr);
     return rc;
 }

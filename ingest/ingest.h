@@ -69,4 +69,10 @@ typedef struct {
 int tta_ingest_paths(sqlite3 *db, const char *const *paths, int n_paths, const tta_ingest_options *opts,
                      tta_ingest_stats *stats, FILE *diag, char **err);
 
+/* Writes what an ingest did: one line on diag per reason files were not read (sample logs,
+ * subfolders, files the official tools do not read, rows removed), then the summary: one JSON
+ * object on out when json (files, ingested, unchanged, failed, skipped, not_results, runs,
+ * events, bytes, seconds; docs/output-formats.md), else one line on diag. */
+void tta_ingest_write_summary(const tta_ingest_stats *stats, int json, FILE *out, FILE *diag);
+
 #endif
