@@ -4,8 +4,8 @@
  *   fmnist-mlp  mlp 784-512-512-10 (ReLU), batch 128
  *   fmnist-cnn  resnet9 at width 0.25 (16-32-64-128), 1x28x28, batch 256
  *
- * A training step is what a trainer does per batch: upload, forward, loss, backward, and an SGD
- * update with momentum 0.9 and weight decay 5e-4 on the weights (one fused pass). Evaluation is
+ * A training step is the trainer's (tta_session_step, replay/session.h): upload, forward, loss,
+ * backward, and an SGD update with momentum 0.9 and weight decay 5e-4 on the weights. Evaluation is
  * tta_model_evaluate over 10,000 images (the inference path). Data are synthetic (speed does
  * not depend on the values).
  *
@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "replay/engine.h"
+#include "replay/session.h"
 
 static double now_s(void) {
     struct timespec t;
@@ -43,44 +44,27 @@ typedef struct {
     int steps, warmup, threads, eval_images, eval_batch, profile, json;
 } options;
 
-static void sgd_step(tta_model *m, float *vel, float lr) {
-    float *p = tta_model_params(m);
-    const float *g = tta_model_grads(m);
-    int n;
-    const tta_param_info *pi = tta_model_param_info(m, &n);
-    for (int k = 0; k < n; k++) {
-        float wd = pi[k].kind == TTA_PARAM_WEIGHT ? 5e-4f : 0.0f;
-        float *pp = p + pi[k].offset, *vv = vel + pi[k].offset;
-        const float *gg = g + pi[k].offset;
-        for (size_t i = 0; i < pi[k].count; i++) {
-            float v = 0.9f * vv[i] + gg[i] + wd * pp[i];
-            vv[i] = v;
-            pp[i] -= lr * v;
-        }
-    }
-}
-
 static int run(const workload *w, const options *o) {
     char threading[256];
-    tta_model_config cfg = {.backend = "cpu", .channels = 1, .height = 28, .width = 28, .classes = 10,
-                            .batch = w->batch, .eval_batch = o->eval_batch, .seed = 1,
-                            .overrides = w->overrides, .label_smoothing = -1};
-    cfg.backend_options.threads = o->threads;
-    cfg.backend_options.verbose = getenv("TTA_VERBOSE") != NULL;
+    tta_opt_config sgd = {.kind = TTA_OPT_SGD, .momentum = 0.9, .weight_decay = 5e-4};
+    tta_session_config cfg = {.model = w->model, .overrides = w->overrides, .device = "cpu",
+                              .backend_options = {.threads = o->threads, .verbose = getenv("TTA_VERBOSE") != NULL},
+                              .channels = 1, .height = 28, .width = 28, .classes = 10, .batch = w->batch,
+                              .eval_batch = o->eval_batch, .seed = 1, .optimizer = &sgd, .decay_weights_only = 1};
     char err[512];
-    tta_model *m;
-    if (tta_model_build(&m, w->model, &cfg, err, sizeof err)) {
+    tta_session session;
+    if (tta_session_open(&session, &cfg, err, sizeof err)) {
         fprintf(stderr, "bench_engine: %s\n", err);
         return 1;
     }
+    tta_model *m = session.m;
     int B = w->batch, nbatches = 8;
     size_t per = 28 * 28;
     float *x = malloc(sizeof(float) * per * B * nbatches);
     int32_t *y = malloc(sizeof(int32_t) * B * nbatches);
     for (size_t i = 0; i < per * B * nbatches; i++) x[i] = frand();
     for (int i = 0; i < B * nbatches; i++) y[i] = (int32_t)((unsigned)(frand() * 1e6f) % 10);
-    float *vel = calloc(tta_model_num_params(m), sizeof(float));
-    tta_step_result r;
+    tta_step_times r = {0};
     for (int s = 0; s < o->warmup + o->steps; s++) {
         if (s == o->warmup) {
             tta_model_set_profiling(m, o->profile);
@@ -90,9 +74,10 @@ static int run(const workload *w, const options *o) {
         static double start;
         if (s == o->warmup) start = t0;
         int b = s % nbatches;
-        if (tta_model_forward(m, x + per * B * b, y + B * b, B, 1, &r)) return 1;
-        tta_model_backward(m);
-        sgd_step(m, vel, 0.01f);
+        if (tta_session_step(&session, x + per * B * b, y + B * b, B, 0.01, &r, err, sizeof err)) {
+            fprintf(stderr, "bench_engine: %s\n", err);
+            return 1;
+        }
         if (s == o->warmup + o->steps - 1) {
             double dt = now_s() - start;
             double sps = (double)B * o->steps / dt;
@@ -148,10 +133,9 @@ static int run(const workload *w, const options *o) {
             free(ey);
         }
     }
-    free(vel);
     free(x);
     free(y);
-    tta_model_free(m);
+    tta_session_close(&session);
     return 0;
 }
 

@@ -90,10 +90,6 @@ static void cpu_fill(void *ctx, float *dst, float v, size_t n) {
     for (size_t i = 0; i < n; i++) dst[i] = v;
 }
 
-void cpu_relu_mask(float *dout, const float *out, size_t n) {
-    for (size_t i = 0; i < n; i++) dout[i] = out[i] > 0 ? dout[i] : 0.0f;
-}
-
 static void cpu_relu_forward(void *ctx, tta_op *op, float *out, const float *inp) {
     size_t n = tta_shape_count(op->out);
     for (size_t i = 0; i < n; i++) out[i] = inp[i] > 0 ? inp[i] : 0.0f;
@@ -310,6 +306,48 @@ const char *tta_backend_cpu_threading(char *threading_desc, size_t len) {
     return threading_desc;
 }
 
+static const tta_backend_ops cpu_ops = {
+    .name = "cpu",
+    .host_memory = 1,
+    .destroy = cpu_destroy,
+    .alloc = cpu_alloc,
+    .free = cpu_free,
+    .allocated = cpu_allocated,
+    .upload = cpu_memcpy,
+    .download = cpu_memcpy,
+    .sync = cpu_sync,
+    .tensor_upload = cpu_tensor_upload,
+    .tensor_download = cpu_tensor_download,
+    .copy = cpu_copy,
+    .accumulate = cpu_accumulate,
+    .fill = cpu_fill,
+    .op_init = cpu_op_init,
+    .op_release = cpu_op_release,
+    .conv_prepare = cpu_conv_prepare,
+    .conv_forward = cpu_conv_forward,
+    .conv_backward = cpu_conv_backward,
+    .bn_forward = cpu_bn_forward,
+    .bn_backward = cpu_bn_backward,
+    .fold_bn = cpu_fold_bn,
+    .relu_forward = cpu_relu_forward,
+    .relu_backward = cpu_relu_backward,
+    .pool_forward = cpu_pool_forward,
+    .pool_backward = cpu_pool_backward,
+    .linear_forward = cpu_linear_forward,
+    .linear_backward = cpu_linear_backward,
+    .add_forward = cpu_add_forward,
+    .flatten_forward = cpu_flatten_forward,
+    .flatten_backward = cpu_flatten_backward,
+    .dropout_forward = cpu_dropout_forward,
+    .dropout_backward = cpu_dropout_backward,
+    .scale_forward = cpu_scale_forward,
+    .scale_backward = cpu_scale_backward,
+    .shortcut_forward = cpu_shortcut_forward,
+    .shortcut_backward = cpu_shortcut_backward,
+    .xent_forward = cpu_xent_forward,
+    .xent_backward = cpu_xent_backward,
+};
+
 tta_backend *tta_backend_cpu_create(const tta_backend_options *opt, char *err, size_t errlen) {
     cpu_ctx *c = callocCheck(1, sizeof *c);
     if (dnnl_engine_create(&c->engine, dnnl_cpu, 0) != dnnl_success) {
@@ -326,46 +364,8 @@ tta_backend *tta_backend_cpu_create(const tta_backend_options *opt, char *err, s
         omp_set_num_threads(c->threads);
     }
     tta_backend *be = callocCheck(1, sizeof *be);
-    be->name = "cpu";
+    be->ops = &cpu_ops;
     be->ctx = c;
-    be->host_memory = 1;
-    be->destroy = cpu_destroy;
-    be->alloc = cpu_alloc;
-    be->free = cpu_free;
-    be->allocated = cpu_allocated;
-    be->upload = cpu_memcpy;
-    be->download = cpu_memcpy;
-    be->sync = cpu_sync;
-    be->tensor_upload = cpu_tensor_upload;
-    be->tensor_download = cpu_tensor_download;
-    be->copy = cpu_copy;
-    be->accumulate = cpu_accumulate;
-    be->fill = cpu_fill;
-    be->op_init = cpu_op_init;
-    be->op_release = cpu_op_release;
-    be->conv_prepare = cpu_conv_prepare;
-    be->conv_forward = cpu_conv_forward;
-    be->conv_backward = cpu_conv_backward;
-    be->bn_forward = cpu_bn_forward;
-    be->bn_backward = cpu_bn_backward;
-    be->fold_bn = cpu_fold_bn;
-    be->relu_forward = cpu_relu_forward;
-    be->relu_backward = cpu_relu_backward;
-    be->pool_forward = cpu_pool_forward;
-    be->pool_backward = cpu_pool_backward;
-    be->linear_forward = cpu_linear_forward;
-    be->linear_backward = cpu_linear_backward;
-    be->add_forward = cpu_add_forward;
-    be->flatten_forward = cpu_flatten_forward;
-    be->flatten_backward = cpu_flatten_backward;
-    be->dropout_forward = cpu_dropout_forward;
-    be->dropout_backward = cpu_dropout_backward;
-    be->scale_forward = cpu_scale_forward;
-    be->scale_backward = cpu_scale_backward;
-    be->shortcut_forward = cpu_shortcut_forward;
-    be->shortcut_backward = cpu_shortcut_backward;
-    be->xent_forward = cpu_xent_forward;
-    be->xent_backward = cpu_xent_backward;
     return be;
 }
 

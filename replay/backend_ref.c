@@ -228,49 +228,53 @@ static void ref_destroy(tta_backend *be) {
     free(be);
 }
 
+static const tta_backend_ops reference_ops = {
+    .name = "reference",
+    .host_memory = 1,
+    .destroy = ref_destroy,
+    .alloc = ref_alloc,
+    .free = ref_free,
+    .allocated = ref_allocated,
+    .upload = ref_memcpy,
+    .download = ref_memcpy,
+    .sync = ref_sync,
+    .tensor_upload = ref_tensor_upload,
+    .tensor_download = ref_tensor_download,
+    .copy = ref_copy,
+    .accumulate = ref_accumulate,
+    .fill = ref_fill,
+    .op_init = ref_op_init,
+    .op_release = ref_op_release,
+    .conv_prepare = ref_conv_prepare,
+    .conv_forward = ref_conv_forward,
+    .conv_backward = ref_conv_backward,
+    .bn_forward = ref_bn_forward,
+    .bn_backward = ref_bn_backward,
+    .fold_bn = ref_fold_bn,
+    .relu_forward = ref_relu_forward,
+    .relu_backward = ref_relu_backward,
+    .pool_forward = ref_pool_forward,
+    .pool_backward = ref_pool_backward,
+    .linear_forward = ref_linear_forward,
+    .linear_backward = ref_linear_backward,
+    .add_forward = ref_add_forward,
+    .flatten_forward = ref_flatten_forward,
+    .flatten_backward = ref_flatten_backward,
+    .dropout_forward = ref_dropout_forward,
+    .dropout_backward = ref_dropout_backward,
+    .scale_forward = ref_scale_forward,
+    .scale_backward = ref_scale_backward,
+    .shortcut_forward = ref_shortcut_forward,
+    .shortcut_backward = ref_shortcut_backward,
+    .xent_forward = ref_xent_forward,
+    .xent_backward = ref_xent_backward,
+};
+
 tta_backend *tta_backend_reference_create(const tta_backend_options *opt, char *err,
                                           size_t errlen) {
     tta_backend *be = callocCheck(1, sizeof *be);
-    be->name = "reference";
+    be->ops = &reference_ops;
     be->ctx = callocCheck(1, sizeof(ref_ctx));
-    be->host_memory = 1;
-    be->destroy = ref_destroy;
-    be->alloc = ref_alloc;
-    be->free = ref_free;
-    be->allocated = ref_allocated;
-    be->upload = ref_memcpy;
-    be->download = ref_memcpy;
-    be->sync = ref_sync;
-    be->tensor_upload = ref_tensor_upload;
-    be->tensor_download = ref_tensor_download;
-    be->copy = ref_copy;
-    be->accumulate = ref_accumulate;
-    be->fill = ref_fill;
-    be->op_init = ref_op_init;
-    be->op_release = ref_op_release;
-    be->conv_prepare = ref_conv_prepare;
-    be->conv_forward = ref_conv_forward;
-    be->conv_backward = ref_conv_backward;
-    be->bn_forward = ref_bn_forward;
-    be->bn_backward = ref_bn_backward;
-    be->fold_bn = ref_fold_bn;
-    be->relu_forward = ref_relu_forward;
-    be->relu_backward = ref_relu_backward;
-    be->pool_forward = ref_pool_forward;
-    be->pool_backward = ref_pool_backward;
-    be->linear_forward = ref_linear_forward;
-    be->linear_backward = ref_linear_backward;
-    be->add_forward = ref_add_forward;
-    be->flatten_forward = ref_flatten_forward;
-    be->flatten_backward = ref_flatten_backward;
-    be->dropout_forward = ref_dropout_forward;
-    be->dropout_backward = ref_dropout_backward;
-    be->scale_forward = ref_scale_forward;
-    be->scale_backward = ref_scale_backward;
-    be->shortcut_forward = ref_shortcut_forward;
-    be->shortcut_backward = ref_shortcut_backward;
-    be->xent_forward = ref_xent_forward;
-    be->xent_backward = ref_xent_backward;
     return be;
 }
 

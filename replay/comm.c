@@ -30,16 +30,21 @@ static int self_allreduce_double(tta_comm *c, double *v, char *err, size_t errle
 
 static void self_destroy(tta_comm *c) { free(c); }
 
+static const tta_comm_ops self_ops = {
+    .name = "self",
+    .device_memory = 0,
+    .iallreduce_sum = self_iallreduce,
+    .wait = self_wait,
+    .broadcast = self_broadcast,
+    .allreduce_double = self_allreduce_double,
+    .destroy = self_destroy,
+};
+
 tta_comm *tta_comm_self_create(void) {
     tta_comm *c = callocCheck(1, sizeof *c);
-    c->name = "self";
+    c->ops = &self_ops;
     c->rank = 0;
     c->size = 1;
-    c->iallreduce_sum = self_iallreduce;
-    c->wait = self_wait;
-    c->broadcast = self_broadcast;
-    c->allreduce_double = self_allreduce_double;
-    c->destroy = self_destroy;
     return c;
 }
 

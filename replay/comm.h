@@ -8,7 +8,8 @@
  *           NCCL's unique id.
  *
  * Buffers are in the memory of the backend the comm was made for (host for "self" and "mpi",
- * device for "nccl"). An allreduce is started with iallreduce and finished with wait, so that the
+ * device for "nccl": ops->device_memory says which, so that a trainer finds where to reduce
+ * gradients without knowing the comm's name). An allreduce is started with iallreduce and finished with wait, so that the
  * trainer can start a bucket's reduction while the backward pass goes on (overlap); time spent
  * inside wait is the exposed communication time, time from start to the end of wait the total.
  *
@@ -22,10 +23,10 @@
 
 typedef struct tta_comm tta_comm;
 
-struct tta_comm {
-    const char *name; /* "self", "mpi", "nccl" */
-    int rank, size;   /* this process's rank, number of ranks */
-    void *ctx;
+/* A comm's methods: one `static const` table per kind (comm.c, comm_mpi.c, cuda/comm_nccl.c). */
+typedef struct tta_comm_ops {
+    const char *name;  /* "self", "mpi", "nccl" */
+    int device_memory; /* 1: reduced buffers are in a device backend's memory (nccl); 0: host memory */
     /* Starts an in-place sum over all ranks of buf[0..n); *req identifies it for wait. */
     int (*iallreduce_sum)(tta_comm *c, float *buf, size_t n, void **req, char *err, size_t errlen);
     /* Waits for a started reduction; req is invalid afterwards. */
@@ -39,6 +40,13 @@ struct tta_comm {
      * letting it advance while the caller computes (MPI progresses non-blocking collectives only
      * inside MPI calls). req stays valid for wait. */
     int (*test)(tta_comm *c, void *req, int *done);
+} tta_comm_ops;
+
+/* One comm: its methods, this process's rank and the number of ranks, its state. */
+struct tta_comm {
+    const tta_comm_ops *ops;
+    int rank, size;
+    void *ctx;
 };
 
 /* The comm for this process: "mpi" when it was started by mpirun (OMPI_COMM_WORLD_SIZE or

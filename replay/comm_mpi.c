@@ -78,6 +78,17 @@ static void mpi_destroy(tta_comm *c) {
     free(c);
 }
 
+static const tta_comm_ops mpi_ops = {
+    .name = "mpi",
+    .device_memory = 0,
+    .iallreduce_sum = mpi_iallreduce,
+    .wait = mpi_wait,
+    .broadcast = mpi_broadcast,
+    .allreduce_double = mpi_allreduce_double,
+    .destroy = mpi_destroy,
+    .test = mpi_test,
+};
+
 tta_comm *tta_comm_mpi_create(char *err, size_t errlen) {
     int inited = 0;
     MPI_Initialized(&inited);
@@ -94,15 +105,9 @@ tta_comm *tta_comm_mpi_create(char *err, size_t errlen) {
     /* Errors come back as codes (reported with file and reason), not as an abort. */
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     tta_comm *c = callocCheck(1, sizeof *c);
-    c->name = "mpi";
+    c->ops = &mpi_ops;
     c->ctx = x;
     MPI_Comm_rank(MPI_COMM_WORLD, &c->rank);
     MPI_Comm_size(MPI_COMM_WORLD, &c->size);
-    c->iallreduce_sum = mpi_iallreduce;
-    c->wait = mpi_wait;
-    c->broadcast = mpi_broadcast;
-    c->allreduce_double = mpi_allreduce_double;
-    c->test = mpi_test;
-    c->destroy = mpi_destroy;
     return c;
 }

@@ -354,12 +354,17 @@ void cpu_conv_forward(void *ctx, tta_op *op, float *out, const float *inp) {
     prim_run(c, &ci->fwd, op->scratch);
 }
 
+/* The gradient through a ReLU fused on a conv's output: dout *= (out > 0), in place. */
+static void relu_mask(float *dout, const float *out, size_t n) {
+    for (size_t i = 0; i < n; i++) dout[i] = out[i] > 0 ? dout[i] : 0.0f;
+}
+
 void cpu_conv_backward(void *ctx, tta_op *op, float *dinp, float *dw, float *db, float *dout,
                        const float *inp, const float *out) {
     cpu_ctx *c = ctx;
     conv_impl *ci = op->impl;
     assert(op->train);
-    if (op->relu) cpu_relu_mask(dout, out, tta_shape_count(op->out));
+    if (op->relu) relu_mask(dout, out, tta_shape_count(op->out));
     if (ci->direct_dw) {
         cpu_conv_dw_direct(dw, op->bias ? db : NULL, inp, dout, op->in, op->out, op->kernel, op->stride, op->pad,
                            ci->direct_threads, op->scratch);

@@ -64,7 +64,4 @@ size_t cpu_conv_dw_direct_scratch(tta_shape in, tta_shape out, int K, int S, int
 void cpu_conv_dw_direct(float *dw, float *db, const float *inp, const float *dout, tta_shape in, tta_shape out,
                         int K, int S, int P, int threads, void *scratch);
 
-/* backend_cpu.c helpers used by cpu_dnnl.c */
-void cpu_relu_mask(float *dout, const float *out, size_t n); /* dout *= (out > 0) */
-
 #endif

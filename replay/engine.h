@@ -6,8 +6,8 @@
  *      in float (ref_*_f) and double (ref_*_d, for finite-difference gradient checks). They are
  *      the specification: every backend must agree with them.
  *
- *   2. Backends (tta_backend): a struct of function pointers, one per op forward/backward, plus
- *      memory functions, behind a `void *ctx`. "cpu" (backend_cpu.c + cpu_*.c: oneDNN and
+ *   2. Backends (tta_backend): a `static const` table of methods (tta_backend_ops), one per op
+ *      forward/backward, plus memory functions, over a `void *ctx`. "cpu" (backend_cpu.c + cpu_*.c: oneDNN and
  *      OpenBLAS) and "reference" (the float reference layers) are here; "cuda" (replay/cuda/) is
  *      added later behind exactly this interface.
  *
@@ -20,7 +20,7 @@
  *   - "Device memory" is memory returned by backend->alloc. The engine never dereferences it;
  *     it moves data in and out with backend->upload/download (raw bytes) or
  *     backend->tensor_upload/tensor_download (activations, which may be stored in a layout the
- *     backend chooses). When backend->host_memory is 1 (cpu, reference), device pointers are
+ *     backend chooses). When backend->ops->host_memory is 1 (cpu, reference), device pointers are
  *     ordinary host pointers and callers may read and write them directly (optimizers do).
  *   - Parameters and gradients are always stored in PyTorch's plain layout (conv weight OIHW,
  *     linear weight [out][in], BN vectors [C]) so that optimizers, checkpoints and fixtures see
@@ -128,9 +128,10 @@ typedef struct {
     int verbose; /* 1: print the implementation chosen for each primitive to stderr */
 } tta_backend_options;
 
-struct tta_backend {
+/* A backend's methods: one `static const` table per backend kind (backend_cpu.c, backend_ref.c,
+ * cuda/backend_cuda.c), shared by all its instances; the instance's state is in tta_backend.ctx. */
+typedef struct tta_backend_ops {
     const char *name;
-    void *ctx;
     int host_memory; /* device pointers are host pointers */
 
     void (*destroy)(tta_backend *be); /* frees ctx and be itself */
@@ -226,6 +227,12 @@ struct tta_backend {
                          const int32_t *labels);
     void (*xent_backward)(void *ctx, tta_op *op, float *dlogits, const float *logits,
                           const int32_t *labels);
+} tta_backend_ops;
+
+/* One backend instance: its method table and its state. Calls read be->ops->f(be->ctx, ...). */
+struct tta_backend {
+    const tta_backend_ops *ops;
+    void *ctx;
 };
 
 /* Creates a backend by name: "cpu" or "reference" (and "cuda" where built). NULL with a message

@@ -117,7 +117,7 @@ struct tta_model {
 
 static void *m_alloc(tta_model *m, size_t bytes, tta_mem_kind kind) {
     if (!bytes) bytes = 4; /* an empty tensor still gets a valid pointer, counted as allocated */
-    void *p = m->be->alloc(m->ctx, bytes);
+    void *p = m->be->ops->alloc(m->ctx, bytes);
     growArray(m->allocs, &m->allocs_cap, m->nallocs + 1);
     m->allocs[m->nallocs++] = (allocation){p, bytes, kind};
     m->mem[kind] += bytes;
@@ -128,7 +128,7 @@ static void m_free(tta_model *m, void *p) {
     for (size_t i = 0; i < m->nallocs; i++) {
         if (m->allocs[i].p != p) continue;
         m->mem[m->allocs[i].kind] -= m->allocs[i].bytes;
-        m->be->free(m->ctx, p);
+        m->be->ops->free(m->ctx, p);
         m->allocs[i] = m->allocs[--m->nallocs];
         return;
     }
@@ -224,13 +224,13 @@ void tta_model_init_params(tta_model *m, uint64_t seed) {
             dst[k] = (float)((2.0 * u - 1.0) * bound);
         }
     }
-    m->be->upload(m->ctx, m->params, hp, m->nparams * sizeof(float));
+    m->be->ops->upload(m->ctx, m->params, hp, m->nparams * sizeof(float));
     free(hp);
     float *hb = callocCheck(m->nbuffers ? m->nbuffers : 1, sizeof(float));
     for (int i = 0; i < m->nbinfo; i++)
         if (strstr(m->binfo[i].name, ".running_var"))
             for (size_t k = 0; k < m->binfo[i].count; k++) hb[m->binfo[i].offset + k] = 1.0f;
-    m->be->upload(m->ctx, m->buffers, hb, m->nbuffers * sizeof(float));
+    m->be->ops->upload(m->ctx, m->buffers, hb, m->nbuffers * sizeof(float));
     free(hb);
 }
 
@@ -256,7 +256,7 @@ int tta_model_set_tensor(tta_model *m, const char *name, const float *src, size_
     float *base;
     size_t off, n;
     if (find_tensor(m, name, &base, &off, &n) || n != count) return -1;
-    m->be->upload(m->ctx, base + off, src, count * sizeof(float));
+    m->be->ops->upload(m->ctx, base + off, src, count * sizeof(float));
     return 0;
 }
 
@@ -264,7 +264,7 @@ int tta_model_get_tensor(tta_model *m, const char *name, float *dst, size_t coun
     float *base;
     size_t off, n;
     if (find_tensor(m, name, &base, &off, &n) || n != count) return -1;
-    m->be->download(m->ctx, dst, base + off, count * sizeof(float));
+    m->be->ops->download(m->ctx, dst, base + off, count * sizeof(float));
     return 0;
 }
 
@@ -359,7 +359,7 @@ static void ensure_scratch(tta_model *m, size_t bytes) {
 static int init_op(tta_model *m, tta_op *op, const char *name, tta_mem_kind saved_kind, char *err,
                    size_t errlen) {
     char e[256];
-    if (m->be->op_init(m->ctx, op, e, sizeof e)) {
+    if (m->be->ops->op_init(m->ctx, op, e, sizeof e)) {
         snprintf(err, errlen, "layer \"%s\": %s", name, e);
         return -1;
     }
@@ -370,7 +370,7 @@ static int init_op(tta_model *m, tta_op *op, const char *name, tta_mem_kind save
 static void release_op(tta_model *m, tta_op *op) {
     if (op->saved) m_free(m, op->saved);
     op->saved = NULL;
-    m->be->op_release(m->ctx, op);
+    m->be->ops->op_release(m->ctx, op);
 }
 
 static plan *get_plan(tta_model *m, int n, int train, char *err, size_t errlen) {
@@ -440,30 +440,30 @@ static void forward_step(tta_model *m, step *s, int train) {
     const float *x = tensor_in(m, nd->in[0]);
     switch (nd->kind) {
     case TTA_OP_CONV:
-        be->conv_prepare(c, op, P(m->w_off[i]), nd->bias ? P(m->b_off[i]) : NULL);
-        be->conv_forward(c, op, out, x);
+        be->ops->conv_prepare(c, op, P(m->w_off[i]), nd->bias ? P(m->b_off[i]) : NULL);
+        be->ops->conv_forward(c, op, out, x);
         break;
     case TTA_OP_BN:
-        be->bn_forward(c, op, out, x, P(m->w_off[i]), P(m->b_off[i]), BUF(m->rm_off[i]), BUF(m->rv_off[i]));
+        be->ops->bn_forward(c, op, out, x, P(m->w_off[i]), P(m->b_off[i]), BUF(m->rm_off[i]), BUF(m->rv_off[i]));
         break;
-    case TTA_OP_RELU: be->relu_forward(c, op, out, x); break;
+    case TTA_OP_RELU: be->ops->relu_forward(c, op, out, x); break;
     case TTA_OP_MAXPOOL:
     case TTA_OP_AVGPOOL:
     case TTA_OP_GAP:
-    case TTA_OP_GMP: be->pool_forward(c, op, out, x); break;
+    case TTA_OP_GMP: be->ops->pool_forward(c, op, out, x); break;
     case TTA_OP_LINEAR:
-        be->linear_forward(c, op, out, x, P(m->w_off[i]), nd->bias ? P(m->b_off[i]) : NULL);
+        be->ops->linear_forward(c, op, out, x, P(m->w_off[i]), nd->bias ? P(m->b_off[i]) : NULL);
         break;
-    case TTA_OP_ADD: be->add_forward(c, op, out, x, tensor_in(m, nd->in[1])); break;
-    case TTA_OP_FLATTEN: be->flatten_forward(c, op, out, x); break;
+    case TTA_OP_ADD: be->ops->add_forward(c, op, out, x, tensor_in(m, nd->in[1])); break;
+    case TTA_OP_FLATTEN: be->ops->flatten_forward(c, op, out, x); break;
     case TTA_OP_DROPOUT:
         if (train)
-            be->dropout_forward(c, op, out, x, m->seed, m->last_step);
+            be->ops->dropout_forward(c, op, out, x, m->seed, m->last_step);
         else
-            be->copy(c, out, x, tta_shape_count(op->out));
+            be->ops->copy(c, out, x, tta_shape_count(op->out));
         break;
-    case TTA_OP_SCALE: be->scale_forward(c, op, out, x); break;
-    case TTA_OP_PAD_SHORTCUT: be->shortcut_forward(c, op, out, x); break;
+    case TTA_OP_SCALE: be->ops->scale_forward(c, op, out, x); break;
+    case TTA_OP_PAD_SHORTCUT: be->ops->shortcut_forward(c, op, out, x); break;
     default: assert(!"unexpected op in a plan");
     }
 }
@@ -481,23 +481,23 @@ int tta_model_forward(tta_model *m, const float *x, const int32_t *labels, int n
         return -1;
     }
     tta_backend *be = m->be;
-    be->tensor_upload(m->ctx, m->act_in, x, node_shape(m, -1, n));
-    be->upload(m->ctx, m->labels, labels, sizeof(int32_t) * n);
+    be->ops->tensor_upload(m->ctx, m->act_in, x, node_shape(m, -1, n));
+    be->ops->upload(m->ctx, m->labels, labels, sizeof(int32_t) * n);
     if (train) m->last_step = m->dropout_step++;
     for (int s = 0; s < p->nsteps; s++) {
         double t0 = m->profiling ? now_s() : 0;
         forward_step(m, &p->steps[s], train);
         if (m->profiling) {
-            be->sync(m->ctx);
+            be->ops->sync(m->ctx);
             tta_layer_stats *st = &m->stats[p->steps[s].node];
             st->time_fwd += now_s() - t0;
             st->calls_fwd++;
         }
     }
     const float *logits = m->act[m->tensor_of[m->g.nnodes - 1]];
-    be->xent_forward(m->ctx, &p->xent, m->result, logits, m->labels);
+    be->ops->xent_forward(m->ctx, &p->xent, m->result, logits, m->labels);
     float r[2];
-    be->download(m->ctx, r, m->result, sizeof r);
+    be->ops->download(m->ctx, r, m->result, sizeof r);
     if (res) {
         res->loss = r[0] / n;
         res->correct = (int)r[1];
@@ -509,7 +509,7 @@ int tta_model_forward(tta_model *m, const float *x, const int32_t *labels, int n
 
 void tta_model_logits(tta_model *m, float *dst) {
     assert(m->last);
-    m->be->download(m->ctx, dst, m->act[m->tensor_of[m->g.nnodes - 1]],
+    m->be->ops->download(m->ctx, dst, m->act[m->tensor_of[m->g.nnodes - 1]],
                     sizeof(float) * m->last_n * m->g.nodes[m->g.nnodes - 1].c);
 }
 
@@ -521,7 +521,7 @@ static float *grad_target(tta_model *m, int t) {
 
 static void grad_done(tta_model *m, int t, float *dst, size_t count) {
     if (dst == m->tmp)
-        m->be->accumulate(m->ctx, m->grad[t], m->tmp, count);
+        m->be->ops->accumulate(m->ctx, m->grad[t], m->tmp, count);
     else
         m->written[t] = 1;
 }
@@ -545,40 +545,40 @@ static void backward_step(tta_model *m, step *s) {
     float *dx = want ? grad_target(m, ti) : NULL;
     switch (nd->kind) {
     case TTA_OP_CONV:
-        be->conv_backward(c, op, dx, G(m->w_off[i]), nd->bias ? G(m->b_off[i]) : NULL, dout, x, out);
+        be->ops->conv_backward(c, op, dx, G(m->w_off[i]), nd->bias ? G(m->b_off[i]) : NULL, dout, x, out);
         break;
     case TTA_OP_BN:
-        be->bn_backward(c, op, dx, G(m->w_off[i]), G(m->b_off[i]), dout, x, out, P(m->w_off[i]),
+        be->ops->bn_backward(c, op, dx, G(m->w_off[i]), G(m->b_off[i]), dout, x, out, P(m->w_off[i]),
                         P(m->b_off[i]));
         break;
-    case TTA_OP_RELU: be->relu_backward(c, op, dx, dout, out); break;
+    case TTA_OP_RELU: be->ops->relu_backward(c, op, dx, dout, out); break;
     case TTA_OP_MAXPOOL:
     case TTA_OP_AVGPOOL:
     case TTA_OP_GAP:
-    case TTA_OP_GMP: be->pool_backward(c, op, dx, dout, x, out); break;
+    case TTA_OP_GMP: be->ops->pool_backward(c, op, dx, dout, x, out); break;
     case TTA_OP_LINEAR:
-        be->linear_backward(c, op, dx, G(m->w_off[i]), nd->bias ? G(m->b_off[i]) : NULL, dout, x,
+        be->ops->linear_backward(c, op, dx, G(m->w_off[i]), nd->bias ? G(m->b_off[i]) : NULL, dout, x,
                             P(m->w_off[i]), out);
         break;
     case TTA_OP_ADD:
-        if (op->relu) be->relu_backward(c, op, dout, dout, out);
+        if (op->relu) be->ops->relu_backward(c, op, dout, dout, out);
         for (int k = 0; k < 2; k++) {
             int tk = nd->in[k] >= 0 ? m->tensor_of[nd->in[k]] : -1;
             if (tk < 0 || !m->need_grad[tk]) continue;
             if (m->grad[tk] == dout && !m->written[tk]) {
                 m->written[tk] = 1; /* shares this add's gradient buffer */
             } else if (!m->written[tk]) {
-                be->copy(c, m->grad[tk], dout, cnt);
+                be->ops->copy(c, m->grad[tk], dout, cnt);
                 m->written[tk] = 1;
             } else {
-                be->accumulate(c, m->grad[tk], dout, cnt);
+                be->ops->accumulate(c, m->grad[tk], dout, cnt);
             }
         }
         return;
-    case TTA_OP_FLATTEN: be->flatten_backward(c, op, dx, dout); break;
-    case TTA_OP_DROPOUT: be->dropout_backward(c, op, dx, dout, m->seed, m->last_step); break;
-    case TTA_OP_SCALE: be->scale_backward(c, op, dx, dout); break;
-    case TTA_OP_PAD_SHORTCUT: be->shortcut_backward(c, op, dx, dout); break;
+    case TTA_OP_FLATTEN: be->ops->flatten_backward(c, op, dx, dout); break;
+    case TTA_OP_DROPOUT: be->ops->dropout_backward(c, op, dx, dout, m->seed, m->last_step); break;
+    case TTA_OP_SCALE: be->ops->scale_backward(c, op, dx, dout); break;
+    case TTA_OP_PAD_SHORTCUT: be->ops->shortcut_backward(c, op, dx, dout); break;
     default: assert(!"unexpected op in a plan");
     }
     if (want) grad_done(m, ti, dx, cnt);
@@ -590,7 +590,7 @@ void tta_model_backward(tta_model *m) {
     tta_backend *be = m->be;
     memset(m->written, 0, sizeof(int) * m->g.nnodes);
     int tl = m->tensor_of[m->g.nnodes - 1];
-    be->xent_backward(m->ctx, &p->xent, m->grad[tl], m->act[tl], m->labels);
+    be->ops->xent_backward(m->ctx, &p->xent, m->grad[tl], m->act[tl], m->labels);
     m->written[tl] = 1;
     for (int s = p->nsteps - 1; s >= 0; s--) {
         double t0 = m->profiling ? now_s() : 0;
@@ -601,7 +601,7 @@ void tta_model_backward(tta_model *m) {
             if (m->b_off[i] >= 0) m->grad_hook(m->grad_hook_ctx, (size_t)m->b_off[i]);
         }
         if (m->profiling) {
-            be->sync(m->ctx);
+            be->ops->sync(m->ctx);
             tta_layer_stats *st = &m->stats[p->steps[s].node];
             st->time_bwd += now_s() - t0;
             st->calls_bwd++;
@@ -749,12 +749,12 @@ int tta_model_evaluate(tta_model *m, const float *x, const int32_t *labels, long
         if (e->bn_node >= 0) {
             int b = e->bn_node;
             int C = nd->in[0] < 0 ? m->g.in_c : m->g.nodes[nd->in[0]].c;
-            be->fold_bn(c, e->wf, e->bf, P(m->w_off[i]), nd->bias ? P(m->b_off[i]) : NULL,
+            be->ops->fold_bn(c, e->wf, e->bf, P(m->w_off[i]), nd->bias ? P(m->b_off[i]) : NULL,
                         P(m->w_off[b]), P(m->b_off[b]), BUF(m->rm_off[b]), BUF(m->rv_off[b]),
                         m->g.nodes[b].eps, nd->c, C * nd->kernel * nd->kernel);
-            be->conv_prepare(c, &e->op, e->wf, e->bf);
+            be->ops->conv_prepare(c, &e->op, e->wf, e->bf);
         } else {
-            be->conv_prepare(c, &e->op, P(m->w_off[i]), nd->bias ? P(m->b_off[i]) : NULL);
+            be->ops->conv_prepare(c, &e->op, P(m->w_off[i]), nd->bias ? P(m->b_off[i]) : NULL);
         }
     }
     double lsum = 0;
@@ -764,8 +764,8 @@ int tta_model_evaluate(tta_model *m, const float *x, const int32_t *labels, long
         int k = (int)(n - start < ev->n ? n - start : ev->n);
         /* a short last batch runs at the full batch size (rows are independent in eval
          * mode) and only its first k rows count */
-        be->tensor_upload(c, ev->input, x + (size_t)start * per, node_shape(m, -1, k));
-        be->upload(c, ev->labels, labels + start, sizeof(int32_t) * k);
+        be->ops->tensor_upload(c, ev->input, x + (size_t)start * per, node_shape(m, -1, k));
+        be->ops->upload(c, ev->labels, labels + start, sizeof(int32_t) * k);
         for (int s = 0; s < ev->nsteps; s++) {
             estep *e = &ev->steps[s];
             int i = e->node;
@@ -774,38 +774,38 @@ int tta_model_evaluate(tta_model *m, const float *x, const int32_t *labels, long
             float *out = ev->bufs[e->buf];
             const float *in0 = ev_in(ev, e->in[0]);
             switch (nd->kind) {
-            case TTA_OP_CONV: be->conv_forward(c, op, out, in0); break;
+            case TTA_OP_CONV: be->ops->conv_forward(c, op, out, in0); break;
             case TTA_OP_BN:
-                be->bn_forward(c, op, out, in0, P(m->w_off[i]), P(m->b_off[i]), BUF(m->rm_off[i]),
+                be->ops->bn_forward(c, op, out, in0, P(m->w_off[i]), P(m->b_off[i]), BUF(m->rm_off[i]),
                                BUF(m->rv_off[i]));
                 break;
-            case TTA_OP_RELU: be->relu_forward(c, op, out, in0); break;
+            case TTA_OP_RELU: be->ops->relu_forward(c, op, out, in0); break;
             case TTA_OP_MAXPOOL:
             case TTA_OP_AVGPOOL:
             case TTA_OP_GAP:
-            case TTA_OP_GMP: be->pool_forward(c, op, out, in0); break;
+            case TTA_OP_GMP: be->ops->pool_forward(c, op, out, in0); break;
             case TTA_OP_LINEAR:
-                be->linear_forward(c, op, out, in0, P(m->w_off[i]), nd->bias ? P(m->b_off[i]) : NULL);
+                be->ops->linear_forward(c, op, out, in0, P(m->w_off[i]), nd->bias ? P(m->b_off[i]) : NULL);
                 break;
-            case TTA_OP_ADD: be->add_forward(c, op, out, in0, ev_in(ev, e->in[1])); break;
-            case TTA_OP_FLATTEN: be->flatten_forward(c, op, out, in0); break;
-            case TTA_OP_SCALE: be->scale_forward(c, op, out, in0); break;
-            case TTA_OP_PAD_SHORTCUT: be->shortcut_forward(c, op, out, in0); break;
+            case TTA_OP_ADD: be->ops->add_forward(c, op, out, in0, ev_in(ev, e->in[1])); break;
+            case TTA_OP_FLATTEN: be->ops->flatten_forward(c, op, out, in0); break;
+            case TTA_OP_SCALE: be->ops->scale_forward(c, op, out, in0); break;
+            case TTA_OP_PAD_SHORTCUT: be->ops->shortcut_forward(c, op, out, in0); break;
             default: assert(!"unexpected op in the inference plan");
             }
         }
         tta_op xo;
         xent_op(m, k, &xo);
         char err[128];
-        if (m->be->op_init(c, &xo, err, sizeof err)) return -1;
+        if (m->be->ops->op_init(c, &xo, err, sizeof err)) return -1;
         assert(xo.saved_bytes == 0 && xo.scratch_bytes == 0);
         int last = ev->nsteps - 1;
         for (int s = 0; s < ev->nsteps; s++)
             if (ev->steps[s].last_use == ev->nsteps) last = s;
-        be->xent_forward(c, &xo, ev->result, ev->bufs[ev->steps[last].buf], ev->labels);
-        be->op_release(c, &xo);
+        be->ops->xent_forward(c, &xo, ev->result, ev->bufs[ev->steps[last].buf], ev->labels);
+        be->ops->op_release(c, &xo);
         float r[2];
-        be->download(c, r, ev->result, sizeof r);
+        be->ops->download(c, r, ev->result, sizeof r);
         lsum += r[0];
         hits += (long)r[1];
     }
@@ -955,20 +955,20 @@ const tta_buffer_info *tta_model_buffer_info(const tta_model *m, int *count) {
 void tta_model_free(tta_model *m) {
     if (!m) return;
     for (int p = 0; p < m->nplans; p++) {
-        for (int s = 0; s < m->plans[p]->nsteps; s++) m->be->op_release(m->ctx, &m->plans[p]->steps[s].op);
-        m->be->op_release(m->ctx, &m->plans[p]->xent);
+        for (int s = 0; s < m->plans[p]->nsteps; s++) m->be->ops->op_release(m->ctx, &m->plans[p]->steps[s].op);
+        m->be->ops->op_release(m->ctx, &m->plans[p]->xent);
         free(m->plans[p]->steps);
         free(m->plans[p]);
     }
     free(m->plans);
     for (int s = 0; s < m->ev.nsteps; s++)
-        m->be->op_release(m->ctx, &m->ev.steps[s].op);
+        m->be->ops->op_release(m->ctx, &m->ev.steps[s].op);
     free(m->ev.steps);
     free(m->ev.bufs);
     free(m->ev.buf_floats);
-    for (size_t i = 0; i < m->nallocs; i++) m->be->free(m->ctx, m->allocs[i].p);
+    for (size_t i = 0; i < m->nallocs; i++) m->be->ops->free(m->ctx, m->allocs[i].p);
     free(m->allocs);
-    if (m->be) m->be->destroy(m->be);
+    if (m->be) m->be->ops->destroy(m->be);
     free(m->pinfo);
     free(m->binfo);
     free(m->w_off);

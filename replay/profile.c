@@ -1,8 +1,8 @@
 /* profile.c: `tta profile` (see replay.h): where a training step's time and memory go.
  *
- * The step is the trainer's: gather (and augment) a batch, forward, backward, optimizer update;
- * here the batch is built on the training thread so that data loading is measured instead of
- * hidden by the loader thread. Warm-up is detected as TBD does (Zhu et al., IISWC 2018): step
+ * The step is the trainer's (tta_session_step: forward, backward, optimizer update), after a
+ * batch is gathered (and augmented) on the training thread, so that data loading is measured
+ * instead of hidden by the loader thread. Warm-up is detected as TBD does (Zhu et al., IISWC 2018): step
  * times are watched until the mean of the last `window` steps is within `tolerance` of the mean
  * of the window before it; those steps are discarded and the next `steps` are measured with the
  * model's per-op timers on (the backend is synchronised around each op, which costs nothing on
@@ -20,6 +20,7 @@
 #include "replay/data.h"
 #include "replay/engine.h"
 #include "replay/replay.h"
+#include "replay/session.h"
 
 static double now_s(void) {
     struct timespec t;
@@ -59,51 +60,163 @@ void tta_profile_result_free(tta_profile_result *r) {
     memset(r, 0, sizeof *r);
 }
 
+/* The measured figures of a profile from the model's per-layer timers and the step sums (data,
+ * forward, backward, optimizer, whole step over the measured steps). */
+static void fill_layers(tta_profile_result *out, tta_session *s, const tta_opt_config *optimizer, const double sums[5]) {
+    double k = 1.0 / out->measured_steps;
+    out->step_s = sums[4] * k;
+    out->samples_per_s = out->batch / out->step_s;
+    out->data_s = sums[0] * k;
+    out->forward_s = sums[1] * k;
+    out->backward_s = sums[2] * k;
+    out->optimizer_s = sums[3] * k;
+    /* Layers: the model's, then the optimizer update as one more row. */
+    int nl;
+    const tta_layer_stats *st = tta_model_layer_stats(s->m, &nl);
+    out->layers = callocCheck((size_t)nl + 2, sizeof *out->layers);
+    for (int i = 0; i < nl; i++) {
+        tta_profile_layer *L = &out->layers[out->n_layers++];
+        snprintf(L->name, sizeof L->name, "%s", st[i].name);
+        snprintf(L->type, sizeof L->type, "%s", st[i].type);
+        if (st[i].fused_into) snprintf(L->fused_into, sizeof L->fused_into, "%s", st[i].fused_into);
+        L->flops = st[i].flops_fwd + st[i].flops_bwd;
+        L->bytes = st[i].bytes_fwd + st[i].bytes_bwd;
+        L->time_fwd_s = st[i].calls_fwd ? st[i].time_fwd / out->measured_steps : 0;
+        L->time_bwd_s = st[i].calls_bwd ? st[i].time_bwd / out->measured_steps : 0;
+        L->time_s = L->time_fwd_s + L->time_bwd_s;
+    }
+    /* A fused layer runs inside its host: the host's achieved rate counts both FLOPs. */
+    for (int i = 0; i < out->n_layers; i++) {
+        tta_profile_layer *L = &out->layers[i];
+        double f = L->flops;
+        for (int j = 0; j < out->n_layers; j++)
+            if (out->layers[j].fused_into[0] && !strcmp(out->layers[j].fused_into, L->name)) f += out->layers[j].flops;
+        L->gflops = L->time_s > 0 ? f / L->time_s * 1e-9 : NAN;
+        /* (the fused layer's traffic never reaches memory: its FLOPs ride on the host's bytes) */
+        L->intensity = L->bytes > 0 ? f / L->bytes : NAN;
+        out->layers_s += L->time_s;
+        out->flops_per_step += L->flops;
+        out->bytes_per_step += L->bytes;
+    }
+    double of, ob;
+    optimizer_costs(optimizer, &of, &ob);
+    tta_profile_layer *O = &out->layers[out->n_layers++];
+    snprintf(O->name, sizeof O->name, "optimizer");
+    snprintf(O->type, sizeof O->type, "update");
+    O->flops = of * (double)s->n_params;
+    O->bytes = ob * (double)s->n_params;
+    O->time_s = out->optimizer_s;
+    O->gflops = O->time_s > 0 ? O->flops / O->time_s * 1e-9 : NAN;
+    O->intensity = O->flops / O->bytes;
+    out->flops_per_step += O->flops;
+    out->bytes_per_step += O->bytes;
+    out->gflops = out->flops_per_step / out->step_s * 1e-9;
+    out->intensity = out->bytes_per_step > 0 ? out->flops_per_step / out->bytes_per_step : NAN;
+    out->unattributed_s = out->step_s - out->data_s - out->optimizer_s - out->layers_s;
+}
+
+/* Memory: the model's accounting, the optimizer's state, the data in memory (data_bytes). */
+static void fill_memory(tta_profile_result *out, tta_session *s, size_t data_bytes) {
+    size_t mem[TTA_MEM_COUNT];
+    tta_model_memory(s->m, mem);
+    out->mem_weights = mem[TTA_MEM_WEIGHTS];
+    out->mem_buffers = mem[TTA_MEM_BUFFERS];
+    out->mem_weight_grads = mem[TTA_MEM_WEIGHT_GRADS];
+    out->mem_activations = mem[TTA_MEM_ACTIVATIONS];
+    out->mem_activation_grads = mem[TTA_MEM_ACT_GRADS];
+    out->mem_saved = mem[TTA_MEM_SAVED];
+    out->mem_feature_maps = mem[TTA_MEM_ACTIVATIONS] + mem[TTA_MEM_ACT_GRADS] + mem[TTA_MEM_SAVED];
+    out->mem_workspace = mem[TTA_MEM_WORKSPACE];
+    out->mem_eval = mem[TTA_MEM_EVAL];
+    out->mem_optimizer_state = tta_optim_state_bytes(&s->optim);
+    out->mem_data = data_bytes;
+    out->mem_host_copies = s->host_params ? 2 * s->n_params * sizeof(float) : 0;
+    out->allocator_total = s->be->ops->allocated(s->be->ctx);
+    out->mem_total = out->mem_weights + out->mem_buffers + out->mem_weight_grads + out->mem_optimizer_state +
+                     out->mem_feature_maps + out->mem_workspace + out->mem_eval + out->mem_data +
+                     out->mem_host_copies;
+}
+
+/* Warm-up, then measured steps of batch random samples of train: the step trace and sums[5]
+ * (data, forward, backward, optimizer, whole step) over the measured steps. */
+static int run_steps(tta_profile_result *out, tta_session *s, const tta_dataset *train, const tta_replay_spec *spec,
+                     const tta_profile_options *opt, double sums[5], char *err, size_t errlen) {
+    int batch = out->batch, steps = opt->steps > 0 ? opt->steps : 20;
+    int window = opt->window > 0 ? opt->window : 5;
+    int max_warmup = opt->max_warmup > 0 ? opt->max_warmup : 60;
+    double tol = opt->tolerance > 0 ? opt->tolerance : 0.05;
+    size_t img = (size_t)train->c * train->h * train->w;
+    float *x = mallocCheck((size_t)batch * img * sizeof *x);
+    int32_t *y = mallocCheck((size_t)batch * sizeof *y);
+    size_t *idx = mallocCheck((size_t)batch * sizeof *idx);
+    tta_augment aug = {.crop_pad = spec->crop_pad, .flip = spec->flip};
+    int cap = max_warmup + steps, measuring = 0, rc = 0;
+    out->step_trace = callocCheck((size_t)cap, sizeof *out->step_trace);
+    uint64_t rng = opt->seed * 0x2545F4914F6CDD1DULL + 1;
+    for (int k = 0; k < cap; k++) {
+        if (!measuring) {
+            if (settled(out->step_trace, out->n_trace, window, tol)) out->settled = 1;
+            if (out->settled || out->n_trace >= max_warmup) { /* (never settled: measure anyway, and say so) */
+                measuring = 1;
+                out->warmup_steps = out->n_trace;
+                tta_model_reset_profile(s->m);
+                tta_model_set_profiling(s->m, 1);
+            }
+        }
+        if (measuring && out->measured_steps == steps) break;
+        double t0 = now_s();
+        for (int i = 0; i < batch; i++) { /* random batches, as a shuffled epoch gives */
+            rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+            idx[i] = (size_t)((rng >> 33) % train->n);
+        }
+        tta_data_gather(x, y, train, idx, (size_t)batch, &aug, opt->seed, (uint64_t)k);
+        double t1 = now_s();
+        tta_step_times st = {0};
+        char why[256];
+        if (tta_session_step(s, x, y, batch, 0.01, &st, why, sizeof why) != 0) {
+            snprintf(err, errlen, "%s at step %d", why, k);
+            rc = -1;
+            break;
+        }
+        double t4 = now_s();
+        out->step_trace[out->n_trace++] = t4 - t0;
+        if (measuring) {
+            out->measured_steps++;
+            const double ph[5] = {t1 - t0, st.forward, st.backward, st.optimizer, t4 - t0};
+            for (int i = 0; i < 5; i++) sums[i] += ph[i];
+        }
+        if (opt->progress && (k + 1) % 10 == 0)
+            fprintf(opt->progress, "profile: step %d: %.4f s%s\n", k + 1, t4 - t0, measuring ? "" : " (warm-up)");
+    }
+    tta_model_set_profiling(s->m, 0);
+    free(x);
+    free(y);
+    free(idx);
+    if (rc == 0 && out->measured_steps == 0) {
+        snprintf(err, errlen, "no step was measured");
+        rc = -1;
+    }
+    return rc;
+}
+
 int tta_profile_run(const tta_replay_spec *spec, const tta_profile_options *opt, tta_profile_result *out, char *err,
                     size_t errlen) {
     memset(out, 0, sizeof *out);
     int batch = opt->batch > 0 ? opt->batch : spec->batch_size;
-    int steps = opt->steps > 0 ? opt->steps : 20;
-    int window = opt->window > 0 ? opt->window : 5;
-    int max_warmup = opt->max_warmup > 0 ? opt->max_warmup : 60;
-    double tol = opt->tolerance > 0 ? opt->tolerance : 0.05;
     int c, h, w, classes;
     if (tta_replay_input_shape(spec, &c, &h, &w, &classes) != 0) {
         snprintf(err, errlen, "dataset kind \"%s\": unknown", spec->dataset_kind ? spec->dataset_kind : "");
         return -1;
     }
-    tta_model_config mc = {.backend = opt->device ? opt->device : "cpu", .backend_options = {.threads = opt->threads},
-                           .channels = c, .height = h, .width = w, .classes = classes, .batch = batch,
-                           .eval_batch = 1000, .seed = opt->seed, .overrides = spec->model_params,
-                           .label_smoothing = -1};
-    tta_model *m = NULL;
-    if (tta_model_build(&m, spec->model, &mc, err, errlen) != 0) return -1;
-    tta_backend *be = tta_model_backend(m);
-    tta_model_init_params(m, opt->seed);
-    int n_tensors;
-    const tta_param_info *info = tta_model_param_info(m, &n_tensors);
-    tta_param_tensor *tensors = callocCheck((size_t)n_tensors + 1, sizeof *tensors);
-    for (int i = 0; i < n_tensors; i++)
-        tensors[i] = (tta_param_tensor){info[i].offset, info[i].count,
-                                        spec->optimizer.kind == TTA_OPT_LARS ? info[i].kind == TTA_PARAM_WEIGHT : 1};
-    size_t np = tta_model_num_params(m);
-    tta_optim optim;
-    if (tta_optim_init(&optim, &spec->optimizer, np) != 0) {
-        snprintf(err, errlen, "optimizer: invalid settings");
-        free(tensors);
-        tta_model_free(m);
-        return -1;
-    }
-    float *host_params = NULL, *host_grads = NULL;
-    if (!be->host_memory) {
-        host_params = mallocCheck((np ? np : 1) * sizeof(float));
-        host_grads = mallocCheck((np ? np : 1) * sizeof(float));
-    }
+    tta_session s;
+    tta_session_config sc = {.model = spec->model, .overrides = spec->model_params, .device = opt->device,
+                             .backend_options = {.threads = opt->threads}, .channels = c, .height = h, .width = w,
+                             .classes = classes, .batch = batch, .eval_batch = 1000, .seed = opt->seed,
+                             .optimizer = &spec->optimizer};
+    if (tta_session_open(&s, &sc, err, errlen) != 0) return -1;
     tta_dataset train, unseen, val;
     if (tta_replay_load_data(spec, &train, &unseen, &val, err, errlen) != 0) {
-        tta_optim_free(&optim);
-        free(tensors);
-        tta_model_free(m);
+        tta_session_close(&s);
         return -1;
     }
     int rc = 0;
@@ -113,161 +226,78 @@ int tta_profile_run(const tta_replay_spec *spec, const tta_profile_options *opt,
                  batch, c, h, w);
         rc = -1;
     }
-    size_t img = (size_t)c * h * w;
-    float *x = mallocCheck((size_t)batch * img * sizeof *x);
-    int32_t *y = mallocCheck((size_t)batch * sizeof *y);
-    size_t *idx = mallocCheck((size_t)batch * sizeof *idx);
-    tta_augment aug = {.crop_pad = spec->crop_pad, .flip = spec->flip};
-    int cap = max_warmup + steps;
-    out->step_trace = callocCheck((size_t)cap, sizeof *out->step_trace);
-    double sum_data = 0, sum_fwd = 0, sum_bwd = 0, sum_opt = 0, sum_step = 0;
-    uint64_t rng = opt->seed * 0x2545F4914F6CDD1DULL + 1;
-    int measuring = 0;
-    for (int s = 0; rc == 0 && s < cap; s++) {
-        if (!measuring) {
-            if (settled(out->step_trace, out->n_trace, window, tol)) out->settled = 1;
-            if (out->settled || out->n_trace >= max_warmup) { /* (never settled: measure anyway, and say so) */
-                measuring = 1;
-                out->warmup_steps = out->n_trace;
-                tta_model_reset_profile(m);
-                tta_model_set_profiling(m, 1);
-            }
-        }
-        if (measuring && out->measured_steps == steps) break;
-        double t0 = now_s();
-        for (int i = 0; i < batch; i++) { /* random batches, as a shuffled epoch gives */
-            rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
-            idx[i] = (size_t)((rng >> 33) % train.n);
-        }
-        tta_data_gather(x, y, &train, idx, (size_t)batch, &aug, opt->seed, (uint64_t)s);
-        double t1 = now_s();
-        tta_step_result res;
-        if (tta_model_forward(m, x, y, batch, 1, &res) != 0) {
-            snprintf(err, errlen, "forward failed at step %d", s);
-            rc = -1;
-            break;
-        }
-        double t2 = now_s();
-        tta_model_backward(m);
-        be->sync(be->ctx);
-        double t3 = now_s();
-        float *g = tta_model_grads(m);
-        if (be->host_memory) {
-            tta_optim_step(&optim, tta_model_params(m), g, tensors, (size_t)n_tensors, 0.01);
-        } else {
-            be->download(be->ctx, host_grads, g, np * sizeof(float));
-            be->download(be->ctx, host_params, tta_model_params(m), np * sizeof(float));
-            tta_optim_step(&optim, host_params, host_grads, tensors, (size_t)n_tensors, 0.01);
-            be->upload(be->ctx, tta_model_params(m), host_params, np * sizeof(float));
-        }
-        double t4 = now_s();
-        out->step_trace[out->n_trace++] = t4 - t0;
-        if (measuring) {
-            out->measured_steps++;
-            sum_data += t1 - t0;
-            sum_fwd += t2 - t1;
-            sum_bwd += t3 - t2;
-            sum_opt += t4 - t3;
-            sum_step += t4 - t0;
-        }
-        if (opt->progress && (s + 1) % 10 == 0)
-            fprintf(opt->progress, "profile: step %d: %.4f s%s\n", s + 1, t4 - t0, measuring ? "" : " (warm-up)");
-    }
-    tta_model_set_profiling(m, 0);
-    if (rc == 0 && out->measured_steps == 0) {
-        snprintf(err, errlen, "no step was measured");
-        rc = -1;
-    }
+    out->batch = batch;
+    double sums[5] = {0};
+    if (rc == 0) rc = run_steps(out, &s, &train, spec, opt, sums, err, errlen);
     if (rc == 0) {
-        double k = 1.0 / out->measured_steps;
-        snprintf(out->model, sizeof out->model, "%s", tta_model_name(m));
-        snprintf(out->device, sizeof out->device, "%s", be->name);
+        snprintf(out->model, sizeof out->model, "%s", tta_model_name(s.m));
+        snprintf(out->device, sizeof out->device, "%s", s.be->ops->name);
         out->threads = opt->threads;
-        out->batch = batch;
-        out->step_s = sum_step * k;
-        out->samples_per_s = batch / out->step_s;
-        out->data_s = sum_data * k;
-        out->forward_s = sum_fwd * k;
-        out->backward_s = sum_bwd * k;
-        out->optimizer_s = sum_opt * k;
-        /* Layers: the model's, then the optimizer update as one more row. */
-        int nl;
-        const tta_layer_stats *st = tta_model_layer_stats(m, &nl);
-        out->layers = callocCheck((size_t)nl + 2, sizeof *out->layers);
-        for (int i = 0; i < nl; i++) {
-            tta_profile_layer *L = &out->layers[out->n_layers++];
-            snprintf(L->name, sizeof L->name, "%s", st[i].name);
-            snprintf(L->type, sizeof L->type, "%s", st[i].type);
-            if (st[i].fused_into) snprintf(L->fused_into, sizeof L->fused_into, "%s", st[i].fused_into);
-            L->flops = st[i].flops_fwd + st[i].flops_bwd;
-            L->bytes = st[i].bytes_fwd + st[i].bytes_bwd;
-            L->time_fwd_s = st[i].calls_fwd ? st[i].time_fwd / out->measured_steps : 0;
-            L->time_bwd_s = st[i].calls_bwd ? st[i].time_bwd / out->measured_steps : 0;
-            L->time_s = L->time_fwd_s + L->time_bwd_s;
-        }
-        /* A fused layer runs inside its host: the host's achieved rate counts both FLOPs. */
-        for (int i = 0; i < out->n_layers; i++) {
-            tta_profile_layer *L = &out->layers[i];
-            double f = L->flops;
-            for (int j = 0; j < out->n_layers; j++)
-                if (out->layers[j].fused_into[0] && !strcmp(out->layers[j].fused_into, L->name))
-                    f += out->layers[j].flops;
-            L->gflops = L->time_s > 0 ? f / L->time_s * 1e-9 : NAN;
-            /* (the fused layer's traffic never reaches memory: its FLOPs ride on the host's bytes) */
-            L->intensity = L->bytes > 0 ? f / L->bytes : NAN;
-            out->layers_s += L->time_s;
-            out->flops_per_step += L->flops;
-            out->bytes_per_step += L->bytes;
-        }
-        double of, ob;
-        optimizer_costs(&spec->optimizer, &of, &ob);
-        tta_profile_layer *O = &out->layers[out->n_layers++];
-        snprintf(O->name, sizeof O->name, "optimizer");
-        snprintf(O->type, sizeof O->type, "update");
-        O->flops = of * (double)np;
-        O->bytes = ob * (double)np;
-        O->time_s = out->optimizer_s;
-        O->gflops = O->time_s > 0 ? O->flops / O->time_s * 1e-9 : NAN;
-        O->intensity = O->flops / O->bytes;
-        out->flops_per_step += O->flops;
-        out->bytes_per_step += O->bytes;
-        out->gflops = out->flops_per_step / out->step_s * 1e-9;
-        out->intensity = out->bytes_per_step > 0 ? out->flops_per_step / out->bytes_per_step : NAN;
-        out->unattributed_s = out->step_s - out->data_s - out->optimizer_s - out->layers_s;
-        /* Memory: the model's accounting, the optimizer's state, the data in memory. */
-        size_t mem[TTA_MEM_COUNT];
-        tta_model_memory(m, mem);
-        out->mem_weights = mem[TTA_MEM_WEIGHTS];
-        out->mem_buffers = mem[TTA_MEM_BUFFERS];
-        out->mem_weight_grads = mem[TTA_MEM_WEIGHT_GRADS];
-        out->mem_activations = mem[TTA_MEM_ACTIVATIONS];
-        out->mem_activation_grads = mem[TTA_MEM_ACT_GRADS];
-        out->mem_saved = mem[TTA_MEM_SAVED];
-        out->mem_feature_maps = mem[TTA_MEM_ACTIVATIONS] + mem[TTA_MEM_ACT_GRADS] + mem[TTA_MEM_SAVED];
-        out->mem_workspace = mem[TTA_MEM_WORKSPACE];
-        out->mem_eval = mem[TTA_MEM_EVAL];
-        out->mem_optimizer_state = tta_optim_state_bytes(&optim);
-        out->mem_data = dataset_bytes(&train) + dataset_bytes(&unseen) + dataset_bytes(&val) +
-                        (size_t)batch * (img * sizeof(float) + sizeof(int32_t) + sizeof(size_t));
-        out->mem_host_copies = host_params ? 2 * np * sizeof(float) : 0;
-        out->allocator_total = be->allocated(be->ctx);
-        out->mem_total = out->mem_weights + out->mem_buffers + out->mem_weight_grads + out->mem_optimizer_state +
-                         out->mem_feature_maps + out->mem_workspace + out->mem_eval + out->mem_data +
-                         out->mem_host_copies;
+        fill_layers(out, &s, &spec->optimizer, sums);
+        size_t img = (size_t)c * h * w;
+        fill_memory(out, &s, dataset_bytes(&train) + dataset_bytes(&unseen) + dataset_bytes(&val) +
+                                 (size_t)batch * (img * sizeof(float) + sizeof(int32_t) + sizeof(size_t)));
     }
-    free(x);
-    free(y);
-    free(idx);
-    free(host_params);
-    free(host_grads);
     tta_dataset_free(&train);
     tta_dataset_free(&unseen);
     tta_dataset_free(&val);
-    tta_optim_free(&optim);
-    free(tensors);
-    tta_model_free(m);
+    tta_session_close(&s);
     if (rc) tta_profile_result_free(out);
     return rc;
+}
+
+int tta_profile_sweep(const tta_replay_spec *spec, const tta_profile_options *opt, const int *batches, int n,
+                      tta_profile_result *out, int *done, char *err, size_t errlen) {
+    *done = 0;
+    for (int b = 0; b < n; b++) {
+        tta_profile_options po = *opt;
+        po.batch = batches[b];
+        if (tta_profile_run(spec, &po, &out[b], err, errlen) != 0) return -1;
+        ++*done;
+    }
+    return 0;
+}
+
+static void text_bytes(buf *out, const char *label, size_t b, size_t total) {
+    buf_printf(out, "  %-18s %12.2f MiB  %5.1f%%\n", label, (double)b / 1048576.0, total ? 100.0 * (double)b / (double)total : 0);
+}
+
+void tta_profile_text(const tta_profile_result *r, buf *out) {
+    buf_printf(out, "%s on %s, %d thread%s, batch %d: %.4f s per step, %.0f samples/s, %.2f GFLOP/s\n", r->model, r->device,
+           r->threads, r->threads == 1 ? "" : "s", r->batch, r->step_s, r->samples_per_s, r->gflops);
+    buf_printf(out, "warm-up: %d steps discarded (%s); %d steps measured\n", r->warmup_steps,
+           r->settled ? "throughput settled" : "throughput never settled: figures are noisy", r->measured_steps);
+    buf_printf(out, "step: data %.1f%%  forward %.1f%%  backward %.1f%%  optimizer %.1f%%  unattributed %.1f%%\n",
+           100 * r->data_s / r->step_s, 100 * r->forward_s / r->step_s, 100 * r->backward_s / r->step_s,
+           100 * r->optimizer_s / r->step_s, 100 * r->unattributed_s / r->step_s);
+    buf_printf(out, "\n%-22s %-8s %12s %12s %10s %7s %9s %9s\n", "layer", "type", "MFLOP", "MB moved", "time (ms)", "time%",
+           "GFLOP/s", "FLOP/B");
+    for (int i = 0; i < r->n_layers; i++) {
+        const tta_profile_layer *L = &r->layers[i];
+        char g[32], t[80], share[32];
+        if (L->fused_into[0]) {
+            snprintf(t, sizeof t, "(in %s)", L->fused_into);
+            snprintf(g, sizeof g, "-");
+            snprintf(share, sizeof share, "-");
+        } else {
+            snprintf(t, sizeof t, "%.3f", L->time_s * 1e3);
+            snprintf(g, sizeof g, isfinite(L->gflops) ? "%.2f" : "-", L->gflops);
+            snprintf(share, sizeof share, "%.1f", 100 * L->time_s / r->step_s);
+        }
+        buf_printf(out, "%-22.22s %-8.8s %12.2f %12.2f %10s %7s %9s %9.2f\n", L->name, L->type, L->flops * 1e-6, L->bytes * 1e-6,
+               t, share, g, L->intensity);
+    }
+    buf_printf(out, "\nmemory (bytes the trainer allocated):\n");
+    text_bytes(out, "weights", r->mem_weights, r->mem_total);
+    text_bytes(out, "buffers (BN stats)", r->mem_buffers, r->mem_total);
+    text_bytes(out, "weight gradients", r->mem_weight_grads, r->mem_total);
+    text_bytes(out, "optimizer state", r->mem_optimizer_state, r->mem_total);
+    text_bytes(out, "feature maps", r->mem_feature_maps, r->mem_total);
+    text_bytes(out, "workspace", r->mem_workspace, r->mem_total);
+    text_bytes(out, "inference path", r->mem_eval, r->mem_total);
+    text_bytes(out, "data", r->mem_data, r->mem_total);
+    if (r->mem_host_copies) text_bytes(out, "host copies", r->mem_host_copies, r->mem_total);
+    text_bytes(out, "total", r->mem_total, r->mem_total);
 }
 
 /* A number, or null when it is not finite. */

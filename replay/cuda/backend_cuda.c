@@ -653,13 +653,55 @@ static void cu_destroy(tta_backend *be) {
     free(be);
 }
 
+static const tta_backend_ops cuda_ops = {
+    .name = "cuda",
+    .host_memory = 0,
+    .destroy = cu_destroy,
+    .alloc = cu_alloc,
+    .free = cu_free,
+    .allocated = cu_allocated,
+    .upload = cu_upload,
+    .download = cu_download,
+    .sync = cu_sync,
+    .tensor_upload = cu_tensor_upload,
+    .tensor_download = cu_tensor_download,
+    .copy = cu_copy,
+    .accumulate = cu_accumulate,
+    .fill = cu_fill,
+    .op_init = cu_op_init,
+    .op_release = cu_op_release,
+    .conv_prepare = cu_conv_prepare,
+    .conv_forward = cu_conv_forward,
+    .conv_backward = cu_conv_backward,
+    .bn_forward = cu_bn_forward,
+    .bn_backward = cu_bn_backward,
+    .fold_bn = cu_fold_bn,
+    .relu_forward = cu_relu_forward,
+    .relu_backward = cu_relu_backward,
+    .pool_forward = cu_pool_forward,
+    .pool_backward = cu_pool_backward,
+    .linear_forward = cu_linear_forward,
+    .linear_backward = cu_linear_backward,
+    .add_forward = cu_add_forward,
+    .flatten_forward = cu_flatten_forward,
+    .flatten_backward = cu_flatten_backward,
+    .dropout_forward = cu_dropout_forward,
+    .dropout_backward = cu_dropout_backward,
+    .scale_forward = cu_scale_forward,
+    .scale_backward = cu_scale_backward,
+    .shortcut_forward = cu_shortcut_forward,
+    .shortcut_backward = cu_shortcut_backward,
+    .xent_forward = cu_xent_forward,
+    .xent_backward = cu_xent_backward,
+};
+
 tta_backend *tta_cuda_backend_create(const tta_backend_options *opt, char *err, size_t errlen) {
     int dev = tta_cuda_select_device(err, errlen);
     if (dev < 0) return NULL;
     cu_ctx *c = callocCheck(1, sizeof *c);
     tta_backend *be = callocCheck(1, sizeof *be);
+    be->ops = &cuda_ops;
     be->ctx = c;
-    be->destroy = cu_destroy;
     c->device = dev;
     c->verbose = opt ? opt->verbose : 0;
     cudaError_t e = cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking);
@@ -697,43 +739,5 @@ tta_backend *tta_cuda_backend_create(const tta_backend_options *opt, char *err, 
                     p.name, p.major, p.minor, p.totalGlobalMem / 1073741824.0, cudnnGetVersion(),
                     CUBLAS_VERSION);
     }
-    be->name = "cuda";
-    be->host_memory = 0;
-    be->alloc = cu_alloc;
-    be->free = cu_free;
-    be->allocated = cu_allocated;
-    be->upload = cu_upload;
-    be->download = cu_download;
-    be->sync = cu_sync;
-    be->tensor_upload = cu_tensor_upload;
-    be->tensor_download = cu_tensor_download;
-    be->copy = cu_copy;
-    be->accumulate = cu_accumulate;
-    be->fill = cu_fill;
-    be->op_init = cu_op_init;
-    be->op_release = cu_op_release;
-    be->conv_prepare = cu_conv_prepare;
-    be->conv_forward = cu_conv_forward;
-    be->conv_backward = cu_conv_backward;
-    be->bn_forward = cu_bn_forward;
-    be->bn_backward = cu_bn_backward;
-    be->fold_bn = cu_fold_bn;
-    be->relu_forward = cu_relu_forward;
-    be->relu_backward = cu_relu_backward;
-    be->pool_forward = cu_pool_forward;
-    be->pool_backward = cu_pool_backward;
-    be->linear_forward = cu_linear_forward;
-    be->linear_backward = cu_linear_backward;
-    be->add_forward = cu_add_forward;
-    be->flatten_forward = cu_flatten_forward;
-    be->flatten_backward = cu_flatten_backward;
-    be->dropout_forward = cu_dropout_forward;
-    be->dropout_backward = cu_dropout_backward;
-    be->scale_forward = cu_scale_forward;
-    be->scale_backward = cu_scale_backward;
-    be->shortcut_forward = cu_shortcut_forward;
-    be->shortcut_backward = cu_shortcut_backward;
-    be->xent_forward = cu_xent_forward;
-    be->xent_backward = cu_xent_backward;
     return be;
 }

@@ -131,17 +131,22 @@ static void nccl_destroy(tta_comm *c) {
     free(c);
 }
 
+static const tta_comm_ops nccl_ops = {
+    .name = "nccl",
+    .device_memory = 1,
+    .iallreduce_sum = nccl_iallreduce,
+    .wait = nccl_wait,
+    .broadcast = nccl_broadcast,
+    .allreduce_double = nccl_allreduce_double,
+    .destroy = nccl_destroy,
+    .test = nccl_test,
+};
+
 tta_comm *tta_cuda_comm_nccl_create(char *err, size_t errlen) {
     nccl_ctx *x = callocCheck(1, sizeof *x);
     tta_comm *c = callocCheck(1, sizeof *c);
-    c->name = "nccl";
+    c->ops = &nccl_ops;
     c->ctx = x;
-    c->iallreduce_sum = nccl_iallreduce;
-    c->wait = nccl_wait;
-    c->test = nccl_test;
-    c->broadcast = nccl_broadcast;
-    c->allreduce_double = nccl_allreduce_double;
-    c->destroy = nccl_destroy;
     /* the device first: without one there is nothing to communicate on */
     if (tta_cuda_select_device(err, errlen) < 0) {
         char why[256];

@@ -36,16 +36,16 @@ static ten ten_new(tta_shape s, int random) {
     ten t = {.s = s};
     size_t n = tta_shape_count(s);
     t.host = random ? rnd(n) : calloc(n + 1, sizeof(float));
-    t.dt = tb->alloc(tb->ctx, n * sizeof(float));
-    t.dr = ref->alloc(ref->ctx, n * sizeof(float));
-    tb->tensor_upload(tb->ctx, t.dt, t.host, s);
-    ref->tensor_upload(ref->ctx, t.dr, t.host, s);
+    t.dt = tb->ops->alloc(tb->ctx, n * sizeof(float));
+    t.dr = ref->ops->alloc(ref->ctx, n * sizeof(float));
+    tb->ops->tensor_upload(tb->ctx, t.dt, t.host, s);
+    ref->ops->tensor_upload(ref->ctx, t.dr, t.host, s);
     return t;
 }
 static void ten_free(ten *t) {
     free(t->host);
-    tb->free(tb->ctx, t->dt);
-    ref->free(ref->ctx, t->dr);
+    tb->ops->free(tb->ctx, t->dt);
+    ref->ops->free(ref->ctx, t->dr);
 }
 
 /* Plain (parameter) arrays: same bytes on both backends. */
@@ -56,24 +56,24 @@ typedef struct {
 static arr arr_new(size_t n, int random) {
     arr a = {.n = n};
     a.host = random ? rnd(n) : calloc(n + 1, sizeof(float));
-    a.dt = tb->alloc(tb->ctx, n * sizeof(float) + 4);
-    a.dr = ref->alloc(ref->ctx, n * sizeof(float) + 4);
-    tb->upload(tb->ctx, a.dt, a.host, n * sizeof(float));
-    ref->upload(ref->ctx, a.dr, a.host, n * sizeof(float));
+    a.dt = tb->ops->alloc(tb->ctx, n * sizeof(float) + 4);
+    a.dr = ref->ops->alloc(ref->ctx, n * sizeof(float) + 4);
+    tb->ops->upload(tb->ctx, a.dt, a.host, n * sizeof(float));
+    ref->ops->upload(ref->ctx, a.dr, a.host, n * sizeof(float));
     return a;
 }
 static void arr_free(arr *a) {
     free(a->host);
-    tb->free(tb->ctx, a->dt);
-    ref->free(ref->ctx, a->dr);
+    tb->ops->free(tb->ctx, a->dt);
+    ref->ops->free(ref->ctx, a->dr);
 }
 
 /* max |tested - ref| relative to max |ref| */
 static double cmp_tensor(const ten *t) {
     size_t n = tta_shape_count(t->s);
     float *a = malloc(n * sizeof(float)), *b = malloc(n * sizeof(float));
-    tb->tensor_download(tb->ctx, a, t->dt, t->s);
-    ref->tensor_download(ref->ctx, b, t->dr, t->s);
+    tb->ops->tensor_download(tb->ctx, a, t->dt, t->s);
+    ref->ops->tensor_download(ref->ctx, b, t->dr, t->s);
     double md = 0, mr = 1e-6;
     for (size_t i = 0; i < n; i++) {
         if (fabs(a[i] - b[i]) > md) md = fabs(a[i] - b[i]);
@@ -85,8 +85,8 @@ static double cmp_tensor(const ten *t) {
 }
 static double cmp_arr(const arr *t) {
     float *a = malloc(t->n * sizeof(float) + 4), *b = malloc(t->n * sizeof(float) + 4);
-    tb->download(tb->ctx, a, t->dt, t->n * sizeof(float));
-    ref->download(ref->ctx, b, t->dr, t->n * sizeof(float));
+    tb->ops->download(tb->ctx, a, t->dt, t->n * sizeof(float));
+    ref->ops->download(ref->ctx, b, t->dr, t->n * sizeof(float));
     double md = 0, mr = 1e-6;
     for (size_t i = 0; i < t->n; i++) {
         if (fabs(a[i] - b[i]) > md) md = fabs(a[i] - b[i]);
@@ -98,8 +98,8 @@ static double cmp_arr(const arr *t) {
 }
 /* Uploads a->host (changed by the caller) to both backends. */
 static void arr_sync(arr *a) {
-    tb->upload(tb->ctx, a->dt, a->host, a->n * sizeof(float));
-    ref->upload(ref->ctx, a->dr, a->host, a->n * sizeof(float));
+    tb->ops->upload(tb->ctx, a->dt, a->host, a->n * sizeof(float));
+    ref->ops->upload(ref->ctx, a->dr, a->host, a->n * sizeof(float));
 }
 
 typedef struct {
@@ -111,24 +111,24 @@ static int opair_init(opair *o, const tta_op *tmpl) {
     char err[256];
     o->c = *tmpl;
     o->r = *tmpl;
-    if (tb->op_init(tb->ctx, &o->c, err, sizeof err)) {
-        fprintf(stderr, "%s op_init(%s): %s\n", tb->name, tta_op_kind_name(tmpl->kind), err);
+    if (tb->ops->op_init(tb->ctx, &o->c, err, sizeof err)) {
+        fprintf(stderr, "%s op_init(%s): %s\n", tb->ops->name, tta_op_kind_name(tmpl->kind), err);
         return -1;
     }
-    if (ref->op_init(ref->ctx, &o->r, err, sizeof err)) return -1;
-    o->c.saved = tb->alloc(tb->ctx, o->c.saved_bytes);
-    o->c.scratch = tb->alloc(tb->ctx, o->c.scratch_bytes);
-    o->r.saved = ref->alloc(ref->ctx, o->r.saved_bytes);
-    o->r.scratch = ref->alloc(ref->ctx, o->r.scratch_bytes);
+    if (ref->ops->op_init(ref->ctx, &o->r, err, sizeof err)) return -1;
+    o->c.saved = tb->ops->alloc(tb->ctx, o->c.saved_bytes);
+    o->c.scratch = tb->ops->alloc(tb->ctx, o->c.scratch_bytes);
+    o->r.saved = ref->ops->alloc(ref->ctx, o->r.saved_bytes);
+    o->r.scratch = ref->ops->alloc(ref->ctx, o->r.scratch_bytes);
     return 0;
 }
 static void opair_free(opair *o) {
-    tb->free(tb->ctx, o->c.saved);
-    tb->free(tb->ctx, o->c.scratch);
-    ref->free(ref->ctx, o->r.saved);
-    ref->free(ref->ctx, o->r.scratch);
-    tb->op_release(tb->ctx, &o->c);
-    ref->op_release(ref->ctx, &o->r);
+    tb->ops->free(tb->ctx, o->c.saved);
+    tb->ops->free(tb->ctx, o->c.scratch);
+    ref->ops->free(ref->ctx, o->r.saved);
+    ref->ops->free(ref->ctx, o->r.scratch);
+    tb->ops->op_release(tb->ctx, &o->c);
+    ref->ops->op_release(ref->ctx, &o->r);
 }
 
 #define TOL 2e-5
@@ -142,18 +142,18 @@ static void conv_case(int N, int C, int H, int OC, int K, int S, int P, int bias
     CHECK(opair_init(&o, &t) == 0);
     ten x = ten_new(t.in, 1), y = ten_new(t.out, 0), dy = ten_new(t.out, 1), dx = ten_new(t.in, 0);
     arr w = arr_new((size_t)OC * C * K * K, 1), b = arr_new(OC, 1), dw = arr_new(w.n, 0), db = arr_new(OC, 0);
-    tb->conv_prepare(tb->ctx, &o.c, w.dt, b.dt);
-    ref->conv_prepare(ref->ctx, &o.r, w.dr, b.dr);
-    tb->conv_forward(tb->ctx, &o.c, y.dt, x.dt);
-    ref->conv_forward(ref->ctx, &o.r, y.dr, x.dr);
+    tb->ops->conv_prepare(tb->ctx, &o.c, w.dt, b.dt);
+    ref->ops->conv_prepare(ref->ctx, &o.r, w.dr, b.dr);
+    tb->ops->conv_forward(tb->ctx, &o.c, y.dt, x.dt);
+    ref->ops->conv_forward(ref->ctx, &o.r, y.dr, x.dr);
     double e = cmp_tensor(&y);
-    if (!(e < TOL)) fprintf(stderr, "[%s] conv fwd C%d H%d OC%d K%d S%d P%d: %g\n", tb->name, C, H, OC, K, S, P, e);
+    if (!(e < TOL)) fprintf(stderr, "[%s] conv fwd C%d H%d OC%d K%d S%d P%d: %g\n", tb->ops->name, C, H, OC, K, S, P, e);
     CHECK(e < TOL);
-    tb->conv_backward(tb->ctx, &o.c, dx.dt, dw.dt, bias ? db.dt : NULL, dy.dt, x.dt, y.dt);
-    ref->conv_backward(ref->ctx, &o.r, dx.dr, dw.dr, bias ? db.dr : NULL, dy.dr, x.dr, y.dr);
+    tb->ops->conv_backward(tb->ctx, &o.c, dx.dt, dw.dt, bias ? db.dt : NULL, dy.dt, x.dt, y.dt);
+    ref->ops->conv_backward(ref->ctx, &o.r, dx.dr, dw.dr, bias ? db.dr : NULL, dy.dr, x.dr, y.dr);
     if (need_dinp) CHECK(cmp_tensor(&dx) < TOL);
     e = cmp_arr(&dw);
-    if (!(e < TOL)) fprintf(stderr, "[%s] conv dw C%d H%d OC%d K%d S%d P%d: %g\n", tb->name, C, H, OC, K, S, P, e);
+    if (!(e < TOL)) fprintf(stderr, "[%s] conv dw C%d H%d OC%d K%d S%d P%d: %g\n", tb->ops->name, C, H, OC, K, S, P, e);
     CHECK(e < TOL);
     if (bias) CHECK(cmp_arr(&db) < TOL);
     /* inference op with the same weights gives the same output */
@@ -161,10 +161,10 @@ static void conv_case(int N, int C, int H, int OC, int K, int S, int P, int bias
     ti.train = 0;
     opair oi;
     CHECK(opair_init(&oi, &ti) == 0);
-    tb->conv_prepare(tb->ctx, &oi.c, w.dt, b.dt);
-    ref->conv_prepare(ref->ctx, &oi.r, w.dr, b.dr);
-    tb->conv_forward(tb->ctx, &oi.c, y.dt, x.dt);
-    ref->conv_forward(ref->ctx, &oi.r, y.dr, x.dr);
+    tb->ops->conv_prepare(tb->ctx, &oi.c, w.dt, b.dt);
+    ref->ops->conv_prepare(ref->ctx, &oi.r, w.dr, b.dr);
+    tb->ops->conv_forward(tb->ctx, &oi.c, y.dt, x.dt);
+    ref->ops->conv_forward(ref->ctx, &oi.r, y.dr, x.dr);
     CHECK(cmp_tensor(&y) < TOL);
     opair_free(&oi);
     ten_free(&x), ten_free(&y), ten_free(&dy), ten_free(&dx);
@@ -194,21 +194,21 @@ static void bn_case(int N, int C, int H, int relu) {
     CHECK(opair_init(&o, &t) == 0);
     ten x = ten_new(t.in, 1), y = ten_new(t.out, 0), dy = ten_new(t.out, 1), dx = ten_new(t.in, 0);
     for (size_t i = 0; i < tta_shape_count(t.in); i++) x.host[i] = 3.0f + 2.0f * x.host[i];
-    tb->tensor_upload(tb->ctx, x.dt, x.host, x.s);
-    ref->tensor_upload(ref->ctx, x.dr, x.host, x.s);
+    tb->ops->tensor_upload(tb->ctx, x.dt, x.host, x.s);
+    ref->ops->tensor_upload(ref->ctx, x.dr, x.host, x.s);
     arr g = arr_new(C, 1), b = arr_new(C, 1), dg = arr_new(C, 0), db = arr_new(C, 0);
     arr rm = arr_new(C, 1), rv = arr_new(C, 0);
     for (int c = 0; c < C; c++) rv.host[c] = 1.0f + 0.5f * c;
     arr_sync(&rv);
-    tb->bn_forward(tb->ctx, &o.c, y.dt, x.dt, g.dt, b.dt, rm.dt, rv.dt);
-    ref->bn_forward(ref->ctx, &o.r, y.dr, x.dr, g.dr, b.dr, rm.dr, rv.dr);
+    tb->ops->bn_forward(tb->ctx, &o.c, y.dt, x.dt, g.dt, b.dt, rm.dt, rv.dt);
+    ref->ops->bn_forward(ref->ctx, &o.r, y.dr, x.dr, g.dr, b.dr, rm.dr, rv.dr);
     CHECK(cmp_tensor(&y) < 1e-5);
     CHECK(cmp_arr(&rm) < 1e-5);
     CHECK(cmp_arr(&rv) < 1e-5);
-    tb->bn_backward(tb->ctx, &o.c, dx.dt, dg.dt, db.dt, dy.dt, x.dt, y.dt, g.dt, b.dt);
-    ref->bn_backward(ref->ctx, &o.r, dx.dr, dg.dr, db.dr, dy.dr, x.dr, y.dr, g.dr, b.dr);
+    tb->ops->bn_backward(tb->ctx, &o.c, dx.dt, dg.dt, db.dt, dy.dt, x.dt, y.dt, g.dt, b.dt);
+    ref->ops->bn_backward(ref->ctx, &o.r, dx.dr, dg.dr, db.dr, dy.dr, x.dr, y.dr, g.dr, b.dr);
     double e = cmp_tensor(&dx);
-    if (!(e < 1e-4)) fprintf(stderr, "[%s] bn dx N%d C%d H%d relu%d: %g\n", tb->name, N, C, H, relu, e);
+    if (!(e < 1e-4)) fprintf(stderr, "[%s] bn dx N%d C%d H%d relu%d: %g\n", tb->ops->name, N, C, H, relu, e);
     CHECK(e < 1e-4);
     CHECK(cmp_arr(&dg) < 1e-4);
     CHECK(cmp_arr(&db) < 1e-5);
@@ -217,8 +217,8 @@ static void bn_case(int N, int C, int H, int relu) {
     te.train = 0;
     opair oe;
     CHECK(opair_init(&oe, &te) == 0);
-    tb->bn_forward(tb->ctx, &oe.c, y.dt, x.dt, g.dt, b.dt, rm.dt, rv.dt);
-    ref->bn_forward(ref->ctx, &oe.r, y.dr, x.dr, g.dr, b.dr, rm.dr, rv.dr);
+    tb->ops->bn_forward(tb->ctx, &oe.c, y.dt, x.dt, g.dt, b.dt, rm.dt, rv.dt);
+    ref->ops->bn_forward(ref->ctx, &oe.r, y.dr, x.dr, g.dr, b.dr, rm.dr, rv.dr);
     CHECK(cmp_tensor(&y) < 1e-5);
     opair_free(&oe);
     ten_free(&x), ten_free(&y), ten_free(&dy), ten_free(&dx);
@@ -244,18 +244,18 @@ static void pool_case_t(tta_op_kind kind, int N, int C, int H, int K, int S, int
     ten x = ten_new(t.in, 1), y = ten_new(t.out, 0), dy = ten_new(t.out, 1), dx = ten_new(t.in, 0);
     if (ties) {
         for (size_t i = 0; i < tta_shape_count(t.in); i++) x.host[i] = roundf(x.host[i]);
-        tb->tensor_upload(tb->ctx, x.dt, x.host, x.s);
-        ref->tensor_upload(ref->ctx, x.dr, x.host, x.s);
+        tb->ops->tensor_upload(tb->ctx, x.dt, x.host, x.s);
+        ref->ops->tensor_upload(ref->ctx, x.dr, x.host, x.s);
     }
-    tb->pool_forward(tb->ctx, &o.c, y.dt, x.dt);
-    ref->pool_forward(ref->ctx, &o.r, y.dr, x.dr);
+    tb->ops->pool_forward(tb->ctx, &o.c, y.dt, x.dt);
+    ref->ops->pool_forward(ref->ctx, &o.r, y.dr, x.dr);
     double e = cmp_tensor(&y);
-    if (!(e < 1e-6)) fprintf(stderr, "[%s] %s fwd C%d H%d K%d S%d P%d: %g\n", tb->name, tta_op_kind_name(kind), C, H, K, S, P, e);
+    if (!(e < 1e-6)) fprintf(stderr, "[%s] %s fwd C%d H%d K%d S%d P%d: %g\n", tb->ops->name, tta_op_kind_name(kind), C, H, K, S, P, e);
     CHECK(e < 1e-6);
-    tb->pool_backward(tb->ctx, &o.c, dx.dt, dy.dt, x.dt, y.dt);
-    ref->pool_backward(ref->ctx, &o.r, dx.dr, dy.dr, x.dr, y.dr);
+    tb->ops->pool_backward(tb->ctx, &o.c, dx.dt, dy.dt, x.dt, y.dt);
+    ref->ops->pool_backward(ref->ctx, &o.r, dx.dr, dy.dr, x.dr, y.dr);
     e = cmp_tensor(&dx);
-    if (!(e < 1e-6)) fprintf(stderr, "[%s] %s bwd C%d H%d K%d S%d P%d: %g\n", tb->name, tta_op_kind_name(kind), C, H, K, S, P, e);
+    if (!(e < 1e-6)) fprintf(stderr, "[%s] %s bwd C%d H%d K%d S%d P%d: %g\n", tb->ops->name, tta_op_kind_name(kind), C, H, K, S, P, e);
     CHECK(e < 1e-6);
     ten_free(&x), ten_free(&y), ten_free(&dy), ten_free(&dx);
     opair_free(&o);
@@ -290,11 +290,11 @@ static void linear_case(int N, int In, int O, int bias, int relu, int need_dinp)
     CHECK(opair_init(&o, &t) == 0);
     ten x = ten_new(t.in, 1), y = ten_new(t.out, 0), dy = ten_new(t.out, 1), dx = ten_new(t.in, 0);
     arr w = arr_new((size_t)O * In, 1), b = arr_new(O, 1), dw = arr_new(w.n, 0), db = arr_new(O, 0);
-    tb->linear_forward(tb->ctx, &o.c, y.dt, x.dt, w.dt, b.dt);
-    ref->linear_forward(ref->ctx, &o.r, y.dr, x.dr, w.dr, b.dr);
+    tb->ops->linear_forward(tb->ctx, &o.c, y.dt, x.dt, w.dt, b.dt);
+    ref->ops->linear_forward(ref->ctx, &o.r, y.dr, x.dr, w.dr, b.dr);
     CHECK(cmp_tensor(&y) < TOL);
-    tb->linear_backward(tb->ctx, &o.c, dx.dt, dw.dt, db.dt, dy.dt, x.dt, w.dt, y.dt);
-    ref->linear_backward(ref->ctx, &o.r, dx.dr, dw.dr, db.dr, dy.dr, x.dr, w.dr, y.dr);
+    tb->ops->linear_backward(tb->ctx, &o.c, dx.dt, dw.dt, db.dt, dy.dt, x.dt, w.dt, y.dt);
+    ref->ops->linear_backward(ref->ctx, &o.r, dx.dr, dw.dr, db.dr, dy.dr, x.dr, w.dr, y.dr);
     if (need_dinp) CHECK(cmp_tensor(&dx) < TOL);
     CHECK(cmp_arr(&dw) < TOL);
     if (bias) CHECK(cmp_arr(&db) < TOL);
@@ -315,35 +315,35 @@ TEST(elementwise_match_reference) {
     tta_op t = {.kind = TTA_OP_ADD, .train = 1, .need_dinp = 1, .in = s, .out = s, .relu = 1};
     opair o;
     CHECK(opair_init(&o, &t) == 0);
-    tb->add_forward(tb->ctx, &o.c, y.dt, a.dt, b.dt);
-    ref->add_forward(ref->ctx, &o.r, y.dr, a.dr, b.dr);
+    tb->ops->add_forward(tb->ctx, &o.c, y.dt, a.dt, b.dt);
+    ref->ops->add_forward(ref->ctx, &o.r, y.dr, a.dr, b.dr);
     CHECK(cmp_tensor(&y) < 1e-7);
     opair_free(&o);
     t.kind = TTA_OP_RELU;
     t.relu = 0;
     CHECK(opair_init(&o, &t) == 0);
-    tb->relu_forward(tb->ctx, &o.c, y.dt, a.dt);
-    ref->relu_forward(ref->ctx, &o.r, y.dr, a.dr);
+    tb->ops->relu_forward(tb->ctx, &o.c, y.dt, a.dt);
+    ref->ops->relu_forward(ref->ctx, &o.r, y.dr, a.dr);
     CHECK(cmp_tensor(&y) < 1e-7);
-    tb->relu_backward(tb->ctx, &o.c, dx.dt, b.dt, y.dt);
-    ref->relu_backward(ref->ctx, &o.r, dx.dr, b.dr, y.dr);
+    tb->ops->relu_backward(tb->ctx, &o.c, dx.dt, b.dt, y.dt);
+    ref->ops->relu_backward(ref->ctx, &o.r, dx.dr, b.dr, y.dr);
     CHECK(cmp_tensor(&dx) < 1e-7);
     opair_free(&o);
     t.kind = TTA_OP_DROPOUT;
     t.p = 0.3f;
     CHECK(opair_init(&o, &t) == 0);
-    tb->dropout_forward(tb->ctx, &o.c, y.dt, a.dt, 7, 3);
-    ref->dropout_forward(ref->ctx, &o.r, y.dr, a.dr, 7, 3);
+    tb->ops->dropout_forward(tb->ctx, &o.c, y.dt, a.dt, 7, 3);
+    ref->ops->dropout_forward(ref->ctx, &o.r, y.dr, a.dr, 7, 3);
     CHECK(cmp_tensor(&y) < 1e-7);
-    tb->dropout_backward(tb->ctx, &o.c, dx.dt, b.dt, 7, 3);
-    ref->dropout_backward(ref->ctx, &o.r, dx.dr, b.dr, 7, 3);
+    tb->ops->dropout_backward(tb->ctx, &o.c, dx.dt, b.dt, 7, 3);
+    ref->ops->dropout_backward(ref->ctx, &o.r, dx.dr, b.dr, 7, 3);
     CHECK(cmp_tensor(&dx) < 1e-7);
     opair_free(&o);
     t.kind = TTA_OP_SCALE;
     t.factor = 0.125f;
     CHECK(opair_init(&o, &t) == 0);
-    tb->scale_forward(tb->ctx, &o.c, y.dt, a.dt);
-    ref->scale_forward(ref->ctx, &o.r, y.dr, a.dr);
+    tb->ops->scale_forward(tb->ctx, &o.c, y.dt, a.dt);
+    ref->ops->scale_forward(ref->ctx, &o.r, y.dr, a.dr);
     CHECK(cmp_tensor(&y) < 1e-7);
     opair_free(&o);
     /* flatten: blocked 16x5x5 -> 400 in NCHW order */
@@ -352,11 +352,11 @@ TEST(elementwise_match_reference) {
     t.kind = TTA_OP_FLATTEN;
     t.out = fs;
     CHECK(opair_init(&o, &t) == 0);
-    tb->flatten_forward(tb->ctx, &o.c, f.dt, a.dt);
-    ref->flatten_forward(ref->ctx, &o.r, f.dr, a.dr);
+    tb->ops->flatten_forward(tb->ctx, &o.c, f.dt, a.dt);
+    ref->ops->flatten_forward(ref->ctx, &o.r, f.dr, a.dr);
     CHECK(cmp_tensor(&f) < 1e-7);
-    tb->flatten_backward(tb->ctx, &o.c, dx.dt, df.dt);
-    ref->flatten_backward(ref->ctx, &o.r, dx.dr, df.dr);
+    tb->ops->flatten_backward(tb->ctx, &o.c, dx.dt, df.dt);
+    ref->ops->flatten_backward(ref->ctx, &o.r, dx.dr, df.dr);
     CHECK(cmp_tensor(&dx) < 1e-7);
     opair_free(&o);
     /* option-A shortcut 16x5x5 -> 32x3x3 */
@@ -367,11 +367,11 @@ TEST(elementwise_match_reference) {
     t.stride = 2;
     t.pad_front = 8;
     CHECK(opair_init(&o, &t) == 0);
-    tb->shortcut_forward(tb->ctx, &o.c, sy.dt, a.dt);
-    ref->shortcut_forward(ref->ctx, &o.r, sy.dr, a.dr);
+    tb->ops->shortcut_forward(tb->ctx, &o.c, sy.dt, a.dt);
+    ref->ops->shortcut_forward(ref->ctx, &o.r, sy.dr, a.dr);
     CHECK(cmp_tensor(&sy) < 1e-7);
-    tb->shortcut_backward(tb->ctx, &o.c, dx.dt, sdy.dt);
-    ref->shortcut_backward(ref->ctx, &o.r, dx.dr, sdy.dr);
+    tb->ops->shortcut_backward(tb->ctx, &o.c, dx.dt, sdy.dt);
+    ref->ops->shortcut_backward(ref->ctx, &o.r, dx.dr, sdy.dr);
     CHECK(cmp_tensor(&dx) < 1e-7);
     opair_free(&o);
     ten_free(&a), ten_free(&b), ten_free(&y), ten_free(&dx), ten_free(&f), ten_free(&df);
@@ -383,27 +383,27 @@ TEST(elementwise_match_reference) {
 TEST(layout_round_trip) {
     tta_shape s = {3, 24, 5, 7};
     float *h = rnd(tta_shape_count(s)), *back = malloc(tta_shape_count(s) * sizeof(float));
-    float *d = tb->alloc(tb->ctx, tta_shape_count(s) * sizeof(float));
-    tb->tensor_upload(tb->ctx, d, h, s);
+    float *d = tb->ops->alloc(tb->ctx, tta_shape_count(s) * sizeof(float));
+    tb->ops->tensor_upload(tb->ctx, d, h, s);
     /* element (n=1, c=9, h=2, w=3) sits in block 1, lane 1 of the nChw8c layout */
-    if (strcmp(tb->name, "cpu") == 0)
+    if (strcmp(tb->ops->name, "cpu") == 0)
         CHECK(d[(((1 * 3 + 1) * 5 + 2) * 7 + 3) * 8 + 1] == h[((1 * 24 + 9) * 5 + 2) * 7 + 3]);
-    tb->tensor_download(tb->ctx, back, d, s);
+    tb->ops->tensor_download(tb->ctx, back, d, s);
     CHECK(memcmp(h, back, tta_shape_count(s) * sizeof(float)) == 0);
     /* copy, fill and accumulate on flat arrays */
     size_t n = tta_shape_count(s);
-    float *d2 = tb->alloc(tb->ctx, n * sizeof(float));
-    tb->copy(tb->ctx, d2, d, n);
-    tb->accumulate(tb->ctx, d2, d, n);
-    tb->tensor_download(tb->ctx, back, d2, s); /* flat ops keep the layout */
+    float *d2 = tb->ops->alloc(tb->ctx, n * sizeof(float));
+    tb->ops->copy(tb->ctx, d2, d, n);
+    tb->ops->accumulate(tb->ctx, d2, d, n);
+    tb->ops->tensor_download(tb->ctx, back, d2, s); /* flat ops keep the layout */
     int ok = 1;
     for (size_t i = 0; i < n; i++) ok &= back[i] == 2 * h[i];
     CHECK(ok);
-    tb->fill(tb->ctx, d2, 0.5f, n);
-    tb->download(tb->ctx, back, d2, n * sizeof(float));
+    tb->ops->fill(tb->ctx, d2, 0.5f, n);
+    tb->ops->download(tb->ctx, back, d2, n * sizeof(float));
     CHECK(back[0] == 0.5f && back[n - 1] == 0.5f);
-    tb->free(tb->ctx, d2);
-    tb->free(tb->ctx, d);
+    tb->ops->free(tb->ctx, d2);
+    tb->ops->free(tb->ctx, d);
     free(h);
     free(back);
 }
@@ -415,12 +415,12 @@ TEST(fold_bn_matches_reference) {
     arr mean = arr_new(oc, 1), var = arr_new(oc, 1), wf = arr_new(w.n, 0), bf = arr_new(oc, 0);
     for (int o = 0; o < oc; o++) var.host[o] = 0.5f + var.host[o] * var.host[o];
     arr_sync(&var);
-    tb->fold_bn(tb->ctx, wf.dt, bf.dt, w.dt, b.dt, g.dt, be.dt, mean.dt, var.dt, 1e-5f, oc, k);
-    ref->fold_bn(ref->ctx, wf.dr, bf.dr, w.dr, b.dr, g.dr, be.dr, mean.dr, var.dr, 1e-5f, oc, k);
+    tb->ops->fold_bn(tb->ctx, wf.dt, bf.dt, w.dt, b.dt, g.dt, be.dt, mean.dt, var.dt, 1e-5f, oc, k);
+    ref->ops->fold_bn(ref->ctx, wf.dr, bf.dr, w.dr, b.dr, g.dr, be.dr, mean.dr, var.dr, 1e-5f, oc, k);
     CHECK(cmp_arr(&wf) < 1e-6);
     CHECK(cmp_arr(&bf) < 1e-6);
-    tb->fold_bn(tb->ctx, wf.dt, bf.dt, w.dt, NULL, g.dt, be.dt, mean.dt, var.dt, 1e-5f, oc, k);
-    ref->fold_bn(ref->ctx, wf.dr, bf.dr, w.dr, NULL, g.dr, be.dr, mean.dr, var.dr, 1e-5f, oc, k);
+    tb->ops->fold_bn(tb->ctx, wf.dt, bf.dt, w.dt, NULL, g.dt, be.dt, mean.dt, var.dt, 1e-5f, oc, k);
+    ref->ops->fold_bn(ref->ctx, wf.dr, bf.dr, w.dr, NULL, g.dr, be.dr, mean.dr, var.dr, 1e-5f, oc, k);
     CHECK(cmp_arr(&bf) < 1e-6);
     arr_free(&w), arr_free(&b), arr_free(&g), arr_free(&be), arr_free(&mean), arr_free(&var);
     arr_free(&wf), arr_free(&bf);
@@ -471,26 +471,26 @@ TEST(xent_matches_reference) {
     tta_shape s = {6, 10, 1, 1};
     ten z = ten_new(s, 1), dz = ten_new(s, 0);
     int32_t lab[6] = {0, 3, 9, 2, 2, 5};
-    int32_t *lc = tb->alloc(tb->ctx, sizeof lab), *lr = ref->alloc(ref->ctx, sizeof lab);
-    tb->upload(tb->ctx, lc, lab, sizeof lab);
-    ref->upload(ref->ctx, lr, lab, sizeof lab);
-    float *rc = tb->alloc(tb->ctx, 8), *rr = ref->alloc(ref->ctx, 8);
+    int32_t *lc = tb->ops->alloc(tb->ctx, sizeof lab), *lr = ref->ops->alloc(ref->ctx, sizeof lab);
+    tb->ops->upload(tb->ctx, lc, lab, sizeof lab);
+    ref->ops->upload(ref->ctx, lr, lab, sizeof lab);
+    float *rc = tb->ops->alloc(tb->ctx, 8), *rr = ref->ops->alloc(ref->ctx, 8);
     tta_op t = {.kind = TTA_OP_XENT, .in = s, .out = s, .smoothing = 0.2f};
     opair o;
     CHECK(opair_init(&o, &t) == 0);
-    tb->xent_forward(tb->ctx, &o.c, rc, z.dt, lc);
-    ref->xent_forward(ref->ctx, &o.r, rr, z.dr, lr);
+    tb->ops->xent_forward(tb->ctx, &o.c, rc, z.dt, lc);
+    ref->ops->xent_forward(ref->ctx, &o.r, rr, z.dr, lr);
     float hc[2], hr[2];
-    tb->download(tb->ctx, hc, rc, sizeof hc);
-    ref->download(ref->ctx, hr, rr, sizeof hr);
+    tb->ops->download(tb->ctx, hc, rc, sizeof hc);
+    ref->ops->download(ref->ctx, hr, rr, sizeof hr);
     CHECK_REL(hc[0], hr[0], 1e-6);
     CHECK(hc[1] == hr[1]);
-    tb->xent_backward(tb->ctx, &o.c, dz.dt, z.dt, lc);
-    ref->xent_backward(ref->ctx, &o.r, dz.dr, z.dr, lr);
+    tb->ops->xent_backward(tb->ctx, &o.c, dz.dt, z.dt, lc);
+    ref->ops->xent_backward(ref->ctx, &o.r, dz.dr, z.dr, lr);
     CHECK(cmp_tensor(&dz) < 1e-6);
     opair_free(&o);
     ten_free(&z), ten_free(&dz);
-    tb->free(tb->ctx, lc), ref->free(ref->ctx, lr), tb->free(tb->ctx, rc), ref->free(ref->ctx, rr);
+    tb->ops->free(tb->ctx, lc), ref->ops->free(ref->ctx, lr), tb->ops->free(tb->ctx, rc), ref->ops->free(ref->ctx, rr);
 }
 
 int main(void) {
@@ -514,7 +514,7 @@ int main(void) {
             fprintf(stderr, "test_layers: %s: skipped: %s\n", names[b], err);
             continue;
         }
-        fprintf(stderr, "test_layers: backend %s\n", tb->name);
+        fprintf(stderr, "test_layers: backend %s\n", tb->ops->name);
         RUN(layout_round_trip);
         RUN(conv_matches_reference);
         RUN(bn_matches_reference);
@@ -523,9 +523,9 @@ int main(void) {
         RUN(elementwise_match_reference);
         RUN(fold_bn_matches_reference);
         RUN(xent_matches_reference);
-        tb->destroy(tb);
+        tb->ops->destroy(tb);
         tb = NULL;
     }
-    ref->destroy(ref);
+    ref->ops->destroy(ref);
     return test_summary();
 }

@@ -18,7 +18,7 @@ static const char *BE = "cpu";
 static float *host_copy(tta_model *m, const float *d, size_t n) {
     float *h = malloc(n * sizeof(float) + 4);
     tta_backend *be = tta_model_backend(m);
-    be->download(be->ctx, h, d, n * sizeof(float));
+    be->ops->download(be->ctx, h, d, n * sizeof(float));
     return h;
 }
 
@@ -28,7 +28,7 @@ static void sgd_step(tta_model *m, float lr, const float *g) {
     float *p = host_copy(m, tta_model_params(m), np);
     for (size_t j = 0; j < np; j++) p[j] -= lr * g[j];
     tta_backend *be = tta_model_backend(m);
-    be->upload(be->ctx, tta_model_params(m), p, np * sizeof(float));
+    be->ops->upload(be->ctx, tta_model_params(m), p, np * sizeof(float));
     free(p);
 }
 
@@ -78,7 +78,7 @@ TEST(shipped_models_build) {
                 tta_model_memory(m, mem);
                 for (int k = 0; k < TTA_MEM_COUNT; k++) sum += mem[k];
                 tta_backend *be = tta_model_backend(m);
-                CHECK(be->allocated(be->ctx) == sum);
+                CHECK(be->ops->allocated(be->ctx) == sum);
                 free(x);
                 tta_model_free(m);
             }
@@ -485,7 +485,7 @@ TEST(flops_and_memory) {
     size_t mem_sum = 0;
     for (int k = 0; k < TTA_MEM_COUNT; k++) mem_sum += mem[k];
     tta_backend *be = tta_model_backend(m);
-    CHECK(be->allocated(be->ctx) == mem_sum);
+    CHECK(be->ops->allocated(be->ctx) == mem_sum);
     int nl;
     const tta_layer_stats *st = tta_model_layer_stats(m, &nl);
     CHECK(nl == 6);
@@ -523,7 +523,7 @@ int main(void) {
             fprintf(stderr, "test_model: %s: skipped: %s\n", names[b], err);
             continue;
         }
-        probe->destroy(probe);
+        probe->ops->destroy(probe);
         BE = names[b];
         fprintf(stderr, "test_model: backend %s\n", BE);
         RUN(shipped_models_build);

@@ -105,23 +105,23 @@ typedef struct {
 } lop;
 
 static float *dev(tta_backend *be, const float *host, size_t n) {
-    float *d = be->alloc(be->ctx, n * sizeof(float) + 64);
-    if (host) be->upload(be->ctx, d, host, n * sizeof(float));
+    float *d = be->ops->alloc(be->ctx, n * sizeof(float) + 64);
+    if (host) be->ops->upload(be->ctx, d, host, n * sizeof(float));
     return d;
 }
 static float *dev_ten(tta_backend *be, const float *host, tta_shape s) {
-    float *d = be->alloc(be->ctx, tta_shape_count(s) * sizeof(float) + 64);
-    if (host) be->tensor_upload(be->ctx, d, host, s);
+    float *d = be->ops->alloc(be->ctx, tta_shape_count(s) * sizeof(float) + 64);
+    if (host) be->ops->tensor_upload(be->ctx, d, host, s);
     return d;
 }
 static float *host_t(tta_backend *be, const float *d, tta_shape s) {
     float *h = malloc(tta_shape_count(s) * sizeof(float));
-    be->tensor_download(be->ctx, h, d, s);
+    be->ops->tensor_download(be->ctx, h, d, s);
     return h;
 }
 static float *host_a(tta_backend *be, const float *d, size_t n) {
     float *h = malloc(n * sizeof(float) + 4);
-    be->download(be->ctx, h, d, n * sizeof(float));
+    be->ops->download(be->ctx, h, d, n * sizeof(float));
     return h;
 }
 
@@ -135,7 +135,7 @@ static void check_t(tta_backend *be, const fixture *f, const char *file, const c
     if (!want) return;
     float *got = host_t(be, d, s);
     double e = rel_err(got, want, tta_shape_count(s));
-    if (!(e <= LAYER_TOL)) fprintf(stderr, "%s [%s]: %s off by %g\n", file, be->name, name, e);
+    if (!(e <= LAYER_TOL)) fprintf(stderr, "%s [%s]: %s off by %g\n", file, be->ops->name, name, e);
     CHECK(e <= LAYER_TOL);
     free(got);
 }
@@ -146,7 +146,7 @@ static void check_a(tta_backend *be, const fixture *f, const char *file, const c
     if (!want) return;
     float *got = host_a(be, d, n);
     double e = rel_err(got, want, n);
-    if (!(e <= LAYER_TOL)) fprintf(stderr, "%s [%s]: %s off by %g\n", file, be->name, name, e);
+    if (!(e <= LAYER_TOL)) fprintf(stderr, "%s [%s]: %s off by %g\n", file, be->ops->name, name, e);
     CHECK(e <= LAYER_TOL);
     free(got);
 }
@@ -162,18 +162,18 @@ static void run_layer(tta_backend *be, const fixture *f, const char *file) {
         op.kind = TTA_OP_XENT;
         op.in = op.out = s;
         op.smoothing = fx_f(f, "smoothing")[0];
-        CHECK(be->op_init(c, &op, err, sizeof err) == 0);
+        CHECK(be->ops->op_init(c, &op, err, sizeof err) == 0);
         float *z = dev_ten(be, fx_f(f, "x"), s), *dz = dev_ten(be, NULL, s), *res = dev(be, NULL, 2);
-        int32_t *lab = be->alloc(c, sizeof(int32_t) * I[0]);
-        be->upload(c, lab, fx_i(f, "labels"), sizeof(int32_t) * I[0]);
-        be->xent_forward(c, &op, res, z, lab);
+        int32_t *lab = be->ops->alloc(c, sizeof(int32_t) * I[0]);
+        be->ops->upload(c, lab, fx_i(f, "labels"), sizeof(int32_t) * I[0]);
+        be->ops->xent_forward(c, &op, res, z, lab);
         float r[2];
-        be->download(c, r, res, sizeof r);
+        be->ops->download(c, r, res, sizeof r);
         CHECK_REL(r[0] / I[0], fx_f(f, "y")[0], LAYER_TOL);
-        be->xent_backward(c, &op, dz, z, lab);
+        be->ops->xent_backward(c, &op, dz, z, lab);
         check_t(be, f, file, "dx", dz, s);
-        be->op_release(c, &op);
-        be->free(c, z), be->free(c, dz), be->free(c, res), be->free(c, lab);
+        be->ops->op_release(c, &op);
+        be->ops->free(c, z), be->ops->free(c, dz), be->ops->free(c, res), be->ops->free(c, lab);
         return;
     }
     tta_shape in = {I[0], I[1], I[2], I[3]}, out = in;
@@ -224,9 +224,9 @@ static void run_layer(tta_backend *be, const fixture *f, const char *file) {
     }
     op.in = in;
     op.out = out;
-    CHECK(be->op_init(c, &op, err, sizeof err) == 0);
-    op.saved = be->alloc(c, op.saved_bytes + 64);
-    op.scratch = be->alloc(c, op.scratch_bytes + 64);
+    CHECK(be->ops->op_init(c, &op, err, sizeof err) == 0);
+    op.saved = be->ops->alloc(c, op.saved_bytes + 64);
+    op.scratch = be->ops->alloc(c, op.scratch_bytes + 64);
     float *x = dev_ten(be, fx_f(f, "x"), in), *y = dev_ten(be, NULL, out), *dy = dev_ten(be, fx_f(f, "dy"), out);
     float *dx = dev_ten(be, NULL, in);
     float *p0 = np0 ? dev(be, fx_f(f, "p0"), np0) : NULL, *p1 = np1 ? dev(be, fx_f(f, "p1"), np1) : NULL;
@@ -234,64 +234,64 @@ static void run_layer(tta_backend *be, const fixture *f, const char *file) {
     float *rm = np0 ? dev(be, NULL, np0) : NULL, *rv = np0 ? dev(be, NULL, np0) : NULL;
     switch (op.kind) {
     case TTA_OP_CONV:
-        be->conv_prepare(c, &op, p0, p1);
-        be->conv_forward(c, &op, y, x);
+        be->ops->conv_prepare(c, &op, p0, p1);
+        be->ops->conv_forward(c, &op, y, x);
         check_t(be, f, file, "y", y, out);
-        be->conv_backward(c, &op, dx, dp0, op.bias ? dp1 : NULL, dy, x, y);
+        be->ops->conv_backward(c, &op, dx, dp0, op.bias ? dp1 : NULL, dy, x, y);
         check_a(be, f, file, "dp0", dp0, np0);
         if (op.bias) check_a(be, f, file, "dp1", dp1, np1);
         break;
     case TTA_OP_BN:
-        be->bn_forward(c, &op, y, x, p0, p1, rm, rv);
+        be->ops->bn_forward(c, &op, y, x, p0, p1, rm, rv);
         check_t(be, f, file, "y", y, out);
-        be->bn_backward(c, &op, dx, dp0, dp1, dy, x, y, p0, p1);
+        be->ops->bn_backward(c, &op, dx, dp0, dp1, dy, x, y, p0, p1);
         check_a(be, f, file, "dp0", dp0, np0);
         check_a(be, f, file, "dp1", dp1, np1);
         break;
     case TTA_OP_LINEAR:
-        be->linear_forward(c, &op, y, x, p0, p1);
+        be->ops->linear_forward(c, &op, y, x, p0, p1);
         check_t(be, f, file, "y", y, out);
-        be->linear_backward(c, &op, dx, dp0, dp1, dy, x, p0, y);
+        be->ops->linear_backward(c, &op, dx, dp0, dp1, dy, x, p0, y);
         check_a(be, f, file, "dp0", dp0, np0);
         check_a(be, f, file, "dp1", dp1, np1);
         break;
     case TTA_OP_RELU:
-        be->relu_forward(c, &op, y, x);
+        be->ops->relu_forward(c, &op, y, x);
         check_t(be, f, file, "y", y, out);
-        be->relu_backward(c, &op, dx, dy, y);
+        be->ops->relu_backward(c, &op, dx, dy, y);
         break;
     case TTA_OP_DROPOUT:
-        be->dropout_forward(c, &op, y, x, (uint64_t)I[4], (uint64_t)I[5]);
+        be->ops->dropout_forward(c, &op, y, x, (uint64_t)I[4], (uint64_t)I[5]);
         check_t(be, f, file, "y", y, out);
-        be->dropout_backward(c, &op, dx, dy, (uint64_t)I[4], (uint64_t)I[5]);
+        be->ops->dropout_backward(c, &op, dx, dy, (uint64_t)I[4], (uint64_t)I[5]);
         break;
     case TTA_OP_SCALE:
-        be->scale_forward(c, &op, y, x);
+        be->ops->scale_forward(c, &op, y, x);
         check_t(be, f, file, "y", y, out);
-        be->scale_backward(c, &op, dx, dy);
+        be->ops->scale_backward(c, &op, dx, dy);
         break;
     case TTA_OP_FLATTEN:
-        be->flatten_forward(c, &op, y, x);
+        be->ops->flatten_forward(c, &op, y, x);
         check_t(be, f, file, "y", y, out);
-        be->flatten_backward(c, &op, dx, dy);
+        be->ops->flatten_backward(c, &op, dx, dy);
         break;
     case TTA_OP_PAD_SHORTCUT:
-        be->shortcut_forward(c, &op, y, x);
+        be->ops->shortcut_forward(c, &op, y, x);
         check_t(be, f, file, "y", y, out);
-        be->shortcut_backward(c, &op, dx, dy);
+        be->ops->shortcut_backward(c, &op, dx, dy);
         break;
     default:
-        be->pool_forward(c, &op, y, x);
+        be->ops->pool_forward(c, &op, y, x);
         check_t(be, f, file, "y", y, out);
-        be->pool_backward(c, &op, dx, dy, x, y);
+        be->ops->pool_backward(c, &op, dx, dy, x, y);
         break;
     }
     check_t(be, f, file, "dx", dx, in);
-    be->free(c, op.saved), be->free(c, op.scratch);
-    be->op_release(c, &op);
+    be->ops->free(c, op.saved), be->ops->free(c, op.scratch);
+    be->ops->op_release(c, &op);
     float *all[] = {x, y, dy, dx, p0, p1, dp0, dp1, rm, rv};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-        if (all[i]) be->free(c, all[i]);
+        if (all[i]) be->ops->free(c, all[i]);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -397,7 +397,7 @@ static void run_model(const char *backend, const fixture *f, const char *file) {
                 v[j] = (mom ? 0.9f : 0.0f) * v[j] + gr[j];
                 p[j] -= 0.1f * v[j];
             }
-            be->upload(be->ctx, tta_model_params(m), p, np * sizeof(float));
+            be->ops->upload(be->ctx, tta_model_params(m), p, np * sizeof(float));
             free(gr);
         }
         free(p);
@@ -437,7 +437,7 @@ static void layer_fn(const fixture *f, const char *file) {
     for (int b = 0; b < nbackends; b++) run_layer(backends[b], f, file);
 }
 static void model_fn(const fixture *f, const char *file) {
-    for (int b = 0; b < nbackends; b++) run_model(backends[b]->name, f, file);
+    for (int b = 0; b < nbackends; b++) run_model(backends[b]->ops->name, f, file);
 }
 
 TEST(layers_match_pytorch) { CHECK(for_each("layer_", layer_fn) >= 19); }
@@ -462,6 +462,6 @@ int main(void) {
     }
     RUN(layers_match_pytorch);
     RUN(models_match_pytorch);
-    for (int b = 0; b < nbackends; b++) backends[b]->destroy(backends[b]);
+    for (int b = 0; b < nbackends; b++) backends[b]->ops->destroy(backends[b]);
     return test_summary();
 }

@@ -1,0 +1,125 @@
+/* session.c: one training session (see session.h): set-up, the training step, evaluation. */
+#include <assert.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/check.h"
+#include "replay/session.h"
+
+static double now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+int tta_session_open(tta_session *s, const tta_session_config *cfg, char *err, size_t errlen) {
+    assert(cfg->optimizer);
+    memset(s, 0, sizeof *s);
+    tta_model_config mc = {.backend = cfg->device ? cfg->device : "cpu", .backend_options = cfg->backend_options,
+                           .channels = cfg->channels, .height = cfg->height, .width = cfg->width,
+                           .classes = cfg->classes, .batch = cfg->batch, .eval_batch = cfg->eval_batch,
+                           .seed = cfg->seed, .overrides = cfg->overrides, .label_smoothing = -1};
+    if (tta_model_build(&s->m, cfg->model, &mc, err, errlen) != 0) return -1;
+    s->be = tta_model_backend(s->m);
+    s->comm = cfg->comm;
+    s->K = cfg->comm ? cfg->comm->size : 1;
+    s->rank = cfg->comm ? cfg->comm->rank : 0;
+    tta_model_init_params(s->m, cfg->seed);
+    const tta_param_info *info = tta_model_param_info(s->m, &s->n_tensors);
+    s->tensors = callocCheck((size_t)s->n_tensors + 1, sizeof *s->tensors);
+    int weights_only = cfg->decay_weights_only || cfg->optimizer->kind == TTA_OPT_LARS;
+    for (int i = 0; i < s->n_tensors; i++)
+        s->tensors[i] = (tta_param_tensor){info[i].offset, info[i].count,
+                                           weights_only ? info[i].kind == TTA_PARAM_WEIGHT : 1};
+    s->n_params = tta_model_num_params(s->m);
+    if (tta_optim_init(&s->optim, cfg->optimizer, s->n_params) != 0) {
+        snprintf(err, errlen, "optimizer: invalid settings");
+        tta_session_close(s);
+        return -1;
+    }
+    if (!s->be->ops->host_memory) { /* the optimizer runs on host copies */
+        s->host_params = mallocCheck((s->n_params ? s->n_params : 1) * sizeof(float));
+        s->host_grads = mallocCheck((s->n_params ? s->n_params : 1) * sizeof(float));
+    }
+    tta_exchange_init(&s->exchange, cfg->comm, s->m);
+    /* Every rank starts from rank 0's weights. */
+    if (tta_exchange_broadcast(&s->exchange, s->be, tta_model_params(s->m), s->n_params, err, errlen) != 0) {
+        tta_session_close(s);
+        return -1;
+    }
+    return 0;
+}
+
+void tta_session_close(tta_session *s) {
+    if (s->m) tta_exchange_free(&s->exchange);
+    tta_optim_free(&s->optim);
+    free(s->tensors);
+    free(s->host_params);
+    free(s->host_grads);
+    tta_model_free(s->m);
+    memset(s, 0, sizeof *s);
+}
+
+/* The update of a device backend's parameters on the host mirror, after the exchange of its
+ * gradients there; the exchange's time is not the optimizer's. */
+static int update_on_mirror(tta_session *s, double lr, tta_step_times *t, char *err, size_t errlen) {
+    size_t bytes = s->n_params * sizeof(float);
+    double t0 = now_s();
+    s->be->ops->download(s->be->ctx, s->host_grads, tta_model_grads(s->m), bytes);
+    tta_exchange_times c = {0};
+    if (tta_exchange_mirror_grads(&s->exchange, s->host_grads, s->n_params, &c, err, errlen) != 0) return -1;
+    t->comm.exposed += c.exposed;
+    t->comm.total += c.total;
+    s->be->ops->download(s->be->ctx, s->host_params, tta_model_params(s->m), bytes);
+    tta_optim_step(&s->optim, s->host_params, s->host_grads, s->tensors, (size_t)s->n_tensors, lr);
+    s->be->ops->upload(s->be->ctx, tta_model_params(s->m), s->host_params, bytes);
+    t->optimizer += now_s() - t0 - c.exposed; /* (a blocking exchange: exposed = its whole time) */
+    return 0;
+}
+
+int tta_session_step(tta_session *s, const float *x, const int32_t *y, int n, double lr, tta_step_times *t,
+                     char *err, size_t errlen) {
+    double ta = now_s();
+    tta_step_result res;
+    if (tta_model_forward(s->m, x, y, n, 1, &res) != 0) {
+        snprintf(err, errlen, "forward failed");
+        return -1;
+    }
+    double tb = now_s();
+    t->forward += tb - ta;
+    t->loss = res.loss;
+    tta_exchange_begin_step(&s->exchange);
+    tta_model_backward(s->m);
+    s->be->ops->sync(s->be->ctx); /* (a device backend's backward is timed to its end) */
+    t->backward += now_s() - tb - s->exchange.hook_s;
+    float *g = tta_model_grads(s->m);
+    if (tta_exchange_device_grads(&s->exchange, g, s->n_params, &t->comm, err, errlen) != 0) return -1;
+    if (!s->be->ops->host_memory) return update_on_mirror(s, lr, t, err, errlen);
+    double td = now_s();
+    tta_optim_step(&s->optim, tta_model_params(s->m), g, s->tensors, (size_t)s->n_tensors, lr);
+    t->optimizer += now_s() - td;
+    return 0;
+}
+
+int tta_session_sum(tta_session *s, double *v, char *err, size_t errlen) {
+    if (s->K <= 1) return 0;
+    return s->comm->ops->allreduce_double(s->comm, v, err, errlen);
+}
+
+double tta_session_accuracy(tta_session *s, const tta_dataset *d) {
+    char err[256];
+    if (tta_exchange_broadcast(&s->exchange, s->be, tta_model_buffers(s->m), tta_model_num_buffers(s->m), err,
+                               sizeof err) != 0)
+        return NAN;
+    size_t img = (size_t)d->c * d->h * d->w;
+    size_t lo = d->n * (size_t)s->rank / (size_t)s->K, hi = d->n * (size_t)(s->rank + 1) / (size_t)s->K;
+    long correct = 0;
+    int rc = hi > lo ? tta_model_evaluate(s->m, d->images + lo * img, d->labels + lo, (long)(hi - lo), NULL, &correct)
+                     : 0;
+    double c = rc == 0 ? (double)correct : NAN;
+    if (tta_session_sum(s, &c, err, sizeof err) != 0) return NAN;
+    return d->n ? c / (double)d->n : NAN;
+}
