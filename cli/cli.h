@@ -38,10 +38,23 @@ int cli_filter_option(int argc, char **argv, int *i, tta_filter *f, tta_error *e
  * every value whole, however wide: sets TTA_WIDE=1 in the environment, read by tta_table_write). */
 int cli_format_option(int argc, char **argv, int *i, int *format);
 
-/* Ingests replay logs (res[0..done)) with their system description under round "local", submitter
- * "replay" (cmd_replay.c): 0, or 1 with the reason printed as "tta <cmd>: ...". */
-int cli_store_replays(const tta_cli *cli, const char *cmd, const char *log_dir, const char *system,
-                      const char *device, int workers, int threads, const tta_replay_result *res, int done);
+/* Ingests the runs of a batch (their logs and the system description beside them) under round
+ * "local", submitter "replay" (replay_store.c): 0, or 1 with the reason printed as "tta <cmd>: ...". */
+int cli_store_replays(const tta_cli *cli, const char *cmd, const tta_replay_batch *b);
+
+/* Ingests a DAWNBench entry file (and its .tsv beside it) and builds a replay SPEC from the
+ * entry's description; model (or NULL) replaces its model, data (or NULL) is the data folder
+ * (replay_store.c): 0, or 1 with the reason printed as "tta replay: ...". */
+int cli_spec_from_entry_file(const tta_cli *cli, const char *path, const char *model, const char *data,
+                             tta_replay_spec *spec);
+
+/* Stores one JSON document of `tta profile` in the database: what "peaks" (tta_store_peaks) or
+ * "profile" (tta_store_profile, in sweep; *id gets its id, and stderr a line saying it)
+ * (replay_store.c): 0, or 1 after a message "tta profile: storing the <what> in <db>: ...". */
+int cli_store_profile_json(const tta_cli *cli, const char *what, const char *json, int64_t sweep, int64_t *id);
+
+/* "32,64,128" into b (at most max positive integers up to 2^20): the count, or -1 (options.c). */
+int cli_parse_int_list(const char *s, int *b, int max);
 
 /* A replay SPEC from the description of an ingested DAWNBench entry (entry_spec.c): db's
  * lookups into replay's recipe. TTA_OK, or a code with err ("entry N: ...") and nothing in *spec

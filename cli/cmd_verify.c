@@ -142,27 +142,25 @@ int cmd_verify(const tta_cli *cli, int argc, char **argv) {
     claim.last_epoch = schedule;
     tta_db_close(db);
     spec.origin = tta_entry_name(e);
-    char host[64] = "host", system[160];
-    gethostname(host, sizeof host - 1);
-    snprintf(system, sizeof system, "%s-cpu-%ldt", host, threads > 0 ? threads : 1);
     const char *nc = getenv("NO_COLOR");
-    tta_replay_options opt = {.device = "cpu", .threads = (int)threads, .log_dir = log_dir, .system = system,
-                              .max_epochs = compared, .to_schedule_end = !stop_at_target, .no_checkpoint = 1,
-                              .progress = isatty(fileno(stderr)) && !(nc && *nc) ? stderr : NULL};
-    tta_replay_result *res = calloc((size_t)runs, sizeof *res);
-    int done = 0, rc = 0;
-    for (long i = 0; i < runs && res; i++) {
-        if (tta_replay_run(&spec, (uint64_t)i, &opt, &res[i], msg, sizeof msg) != 0) {
-            fprintf(stderr, "tta verify: run %ld: %s\n", i, msg);
-            rc = 1;
-            break;
-        }
-        done++;
-    }
-    /* Stored as `tta replay` stores its runs. */
-    if (done > 0 && cli_store_replays(cli, "verify", log_dir, system, "cpu", 1, threads > 0 ? (int)threads : 1, res,
-                                      done) != 0)
+    /* seeds 0..runs-1 */
+    spec.n_seeds = (int)runs;
+    for (int i = 0; i < spec.n_seeds; i++) spec.seeds[i] = (uint64_t)i;
+    tta_replay_runs_options opt = {.command = "verify", .device = "cpu", .threads = (int)threads, .log_dir = log_dir,
+                                   .max_epochs = compared, .to_schedule_end = !stop_at_target, .no_checkpoint = 1,
+                                   .one_process = 1, .notes = stderr,
+                                   .progress = isatty(fileno(stderr)) && !(nc && *nc) ? stderr : NULL};
+    tta_replay_batch batch;
+    int rc = 0;
+    if (tta_replay_runs(&spec, &opt, &batch, msg, sizeof msg) != 0) {
+        fprintf(stderr, "tta verify: %s\n", msg);
         rc = 1;
+    }
+    const tta_replay_result *res = batch.runs;
+    int done = batch.n_runs;
+    const char *system = batch.system;
+    /* Stored as `tta replay` stores its runs. */
+    if (done > 0 && cli_store_replays(cli, "verify", &batch) != 0) rc = 1;
     int64_t replay_id = -1;
     if (done > 0 && tta_db_open(cli->db_path, &db, &oerr) == TTA_OK) {
         tta_db_replay_entry(db, system, spec.benchmark, &replay_id, &oerr); /* -1 when none */
@@ -198,7 +196,7 @@ int cmd_verify(const tta_cli *cli, int argc, char **argv) {
     buf_free(&out);
     buf_free(&replay_name);
     free(name);
-    free(res);
+    tta_replay_batch_free(&batch);
     tta_replay_spec_free(&spec);
     tta_entries_free(e, 1);
     return rc || done != runs ? 1 : 0;

@@ -74,3 +74,17 @@ long cli_parse_positive(const char *s) {
     if (*end || v <= 0) return -1;
     return v;
 }
+
+int cli_parse_int_list(const char *s, int *b, int max) {
+    int n = 0;
+    while (*s) {
+        char *end;
+        long v = strtol(s, &end, 10);
+        if (end == s || v <= 0 || v > 1 << 20 || n >= max) return -1;
+        b[n++] = (int)v;
+        if (*end == ',') end++;
+        else if (*end) return -1;
+        s = end;
+    }
+    return n;
+}

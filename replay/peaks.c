@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "common/check.h"
 #include "replay/replay.h"
@@ -102,4 +103,17 @@ void tta_peaks_json(const tta_peaks *p, const char *host, buf *b) {
     buf_puts(b, ", \"copy_gbs\": ");
     buf_json_number(b, p->copy_gbs);
     buf_puts(b, "}");
+}
+
+void tta_peaks_text(const tta_peaks *p, const char *host, buf *b) {
+    buf_printf(b, "%s, %d thread%s: SGEMM %.1f GFLOP/s, memory %.1f GB/s (triad), %.1f GB/s (copy); ridge at %.1f FLOP/byte\n",
+               host, p->threads, p->threads == 1 ? "" : "s", p->sgemm_gflops, p->triad_gbs, p->copy_gbs,
+               p->sgemm_gflops / p->triad_gbs);
+}
+
+int tta_peaks_thread_counts(int threads, int counts[2]) {
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    counts[0] = threads > 0 ? threads : 1;
+    counts[1] = ncpu > 1 ? (int)ncpu : 0;
+    return threads > 0 || ncpu <= 1 ? 1 : 2;
 }

@@ -141,6 +141,48 @@ int tta_replay_spec_from_recipe(const tta_replay_recipe *recipe, const char *dat
                                 tta_error *err);
 
 /* ------------------------------------------------------------------------------------------ */
+/* The runs of a recipe on this machine (`tta replay`, `tta verify`; runs.c)                   */
+
+typedef struct {
+    const char *command;  /* "replay", "verify": the "tta <command>: " of notes and errors */
+    const char *device;   /* "cpu" (NULL), "reference", "cuda" */
+    int threads;          /* per rank; 0: one, or under mpirun the node's CPUs shared by its ranks */
+    const char *log_dir;  /* the output tree's root; NULL: "tta-logs" */
+    int max_epochs;       /* 0: the spec's */
+    int to_schedule_end, resume, no_checkpoint, no_loader_thread; /* as tta_replay_options */
+    int one_process;      /* 1: one process even when started by mpirun */
+    FILE *progress;       /* per-epoch lines (rank 0 only); NULL for none */
+    FILE *notes;          /* notes as "tta <command>: note: ..." (rank 0 only); NULL for none */
+    const volatile sig_atomic_t *stop; /* as tta_replay_options */
+} tta_replay_runs_options;
+
+typedef struct {
+    tta_replay_result *runs; /* the runs done, in the spec's seed order */
+    int n_runs;
+    int interrupted;         /* the last run was stopped by opt->stop */
+    int rank, workers;       /* this process's rank, the data-parallel ranks */
+    int threads;             /* threads per rank */
+    char system[200];        /* the system the runs are filed under: <host>-<device>-<T>t[-x<K>] */
+    char system_json[1200];  /* its description in the output tree (rank 0), "" when it could not be written */
+} tta_replay_batch;
+
+/* Runs every seed of spec (data parallel over the ranks of mpirun, unless opt->one_process),
+ * each with tta_replay_run, writing the output tree under opt->log_dir: the logs
+ * replay/results/<system>/<benchmark>/result_<seed>.txt and the system's description
+ * replay/systems/<system>.json, which ingest reads as K accelerators of one node. Stops at the
+ * first failed or interrupted run. Fills *out (tta_replay_batch_free), also on failure with the
+ * runs done before it. Returns 0, or -1 with "seed <s>: reason" in err (or the reason the
+ * ranks could not be set up). */
+int tta_replay_runs(const tta_replay_spec *spec, const tta_replay_runs_options *opt, tta_replay_batch *out,
+                    char *err, size_t errlen);
+void tta_replay_batch_free(tta_replay_batch *b);
+/* The runs for people (a table and where the logs are) or as JSON ({"runs": [{seed, reached,
+ * epochs, tta_s, wall_s, samples_per_s, val_acc, unseen_acc, shifted_acc, log, workers,
+ * comm_share, comm_total_share, data_share, interrupted, resumed_from}]}), appended to b. */
+void tta_replay_batch_text(const tta_replay_batch *batch, buf *b);
+void tta_replay_batch_json(const tta_replay_batch *batch, buf *b);
+
+/* ------------------------------------------------------------------------------------------ */
 /* Profiling (`tta profile`, profile.c; peaks.c)                                                */
 
 typedef struct {
@@ -195,6 +237,13 @@ typedef struct {
 int tta_profile_run(const tta_replay_spec *spec, const tta_profile_options *opt, tta_profile_result *out, char *err,
                     size_t errlen);
 void tta_profile_result_free(tta_profile_result *r);
+/* Profiles spec at each of n batch sizes in turn (batches[i]; 0: the spec's), opt's batch
+ * aside: out[0..*done) are filled (each freed by tta_profile_result_free). 0, or -1 with err at
+ * the first failure, the profiles before it kept. */
+int tta_profile_sweep(const tta_replay_spec *spec, const tta_profile_options *opt, const int *batches, int n,
+                      tta_profile_result *out, int *done, char *err, size_t errlen);
+/* The profile for people: the step and its phases, the layers, memory by category, appended to b. */
+void tta_profile_text(const tta_profile_result *r, buf *b);
 /* The profile as one JSON object (the `tta profile --format json` contract: memory{weights,
  * weight_grads, optimizer_state, feature_maps, workspace, data, total, ...}, layers[{name, flops,
  * bytes, time_s, gflops, ...}], step_s, samples_per_s, ...), appended to b. */
@@ -213,5 +262,10 @@ typedef struct {
 int tta_measure_peaks(int threads, tta_peaks *out, char *err, size_t errlen);
 /* {"host": ..., "device": "cpu", "threads": T, "sgemm_gflops": G, "mem_gbs": B, "copy_gbs": C} */
 void tta_peaks_json(const tta_peaks *p, const char *host, buf *b);
+/* One line for people: "<host>, T threads: SGEMM G GFLOP/s, memory B GB/s (triad), ...". */
+void tta_peaks_text(const tta_peaks *p, const char *host, buf *b);
+/* The thread counts `tta profile --peaks` measures: threads when > 0, else 1 and the number of
+ * CPUs (when more than one). Returns how many (1 or 2) in counts. */
+int tta_peaks_thread_counts(int threads, int counts[2]);
 
 #endif
