@@ -124,7 +124,8 @@ int cmd_replay(const tta_cli *cli, int argc, char **argv) {
     signal(SIGINT, old_handler);
     if (rc) fprintf(stderr, "tta replay: %s\n", err);
     if (batch.interrupted && batch.rank == 0)
-        fprintf(stderr, "tta replay: interrupted: run_stop aborted; `tta replay %s --resume` continues it\n", spec_path);
+        fprintf(stderr, "tta replay: interrupted: run_stop aborted; `tta replay %s --resume` continues it\n",
+                spec_path);
     /* Ingest what was written, like any published log, with the system it ran on. */
     if (batch.n_runs > 0 && batch.rank == 0) {
         if (cli_store_replays(cli, "replay", &batch) != 0) rc = 1;

@@ -62,7 +62,8 @@ void tta_profile_result_free(tta_profile_result *r) {
 
 /* The measured figures of a profile from the model's per-layer timers and the step sums (data,
  * forward, backward, optimizer, whole step over the measured steps). */
-static void fill_layers(tta_profile_result *out, tta_session *s, const tta_opt_config *optimizer, const double sums[5]) {
+static void fill_layers(tta_profile_result *out, tta_session *s, const tta_opt_config *optimizer,
+                        const double sums[5]) {
     double k = 1.0 / out->measured_steps;
     out->step_s = sums[4] * k;
     out->samples_per_s = out->batch / out->step_s;
@@ -259,19 +260,20 @@ int tta_profile_sweep(const tta_replay_spec *spec, const tta_profile_options *op
 }
 
 static void text_bytes(buf *out, const char *label, size_t b, size_t total) {
-    buf_printf(out, "  %-18s %12.2f MiB  %5.1f%%\n", label, (double)b / 1048576.0, total ? 100.0 * (double)b / (double)total : 0);
+    buf_printf(out, "  %-18s %12.2f MiB  %5.1f%%\n", label, (double)b / 1048576.0,
+               total ? 100.0 * (double)b / (double)total : 0);
 }
 
 void tta_profile_text(const tta_profile_result *r, buf *out) {
-    buf_printf(out, "%s on %s, %d thread%s, batch %d: %.4f s per step, %.0f samples/s, %.2f GFLOP/s\n", r->model, r->device,
-           r->threads, r->threads == 1 ? "" : "s", r->batch, r->step_s, r->samples_per_s, r->gflops);
+    buf_printf(out, "%s on %s, %d thread%s, batch %d: %.4f s per step, %.0f samples/s, %.2f GFLOP/s\n", r->model,
+               r->device, r->threads, r->threads == 1 ? "" : "s", r->batch, r->step_s, r->samples_per_s, r->gflops);
     buf_printf(out, "warm-up: %d steps discarded (%s); %d steps measured\n", r->warmup_steps,
-           r->settled ? "throughput settled" : "throughput never settled: figures are noisy", r->measured_steps);
+               r->settled ? "throughput settled" : "throughput never settled: figures are noisy", r->measured_steps);
     buf_printf(out, "step: data %.1f%%  forward %.1f%%  backward %.1f%%  optimizer %.1f%%  unattributed %.1f%%\n",
-           100 * r->data_s / r->step_s, 100 * r->forward_s / r->step_s, 100 * r->backward_s / r->step_s,
-           100 * r->optimizer_s / r->step_s, 100 * r->unattributed_s / r->step_s);
-    buf_printf(out, "\n%-22s %-8s %12s %12s %10s %7s %9s %9s\n", "layer", "type", "MFLOP", "MB moved", "time (ms)", "time%",
-           "GFLOP/s", "FLOP/B");
+               100 * r->data_s / r->step_s, 100 * r->forward_s / r->step_s, 100 * r->backward_s / r->step_s,
+               100 * r->optimizer_s / r->step_s, 100 * r->unattributed_s / r->step_s);
+    buf_printf(out, "\n%-22s %-8s %12s %12s %10s %7s %9s %9s\n", "layer", "type", "MFLOP", "MB moved", "time (ms)",
+               "time%", "GFLOP/s", "FLOP/B");
     for (int i = 0; i < r->n_layers; i++) {
         const tta_profile_layer *L = &r->layers[i];
         char g[32], t[80], share[32];
@@ -284,8 +286,8 @@ void tta_profile_text(const tta_profile_result *r, buf *out) {
             snprintf(g, sizeof g, isfinite(L->gflops) ? "%.2f" : "-", L->gflops);
             snprintf(share, sizeof share, "%.1f", 100 * L->time_s / r->step_s);
         }
-        buf_printf(out, "%-22.22s %-8.8s %12.2f %12.2f %10s %7s %9s %9.2f\n", L->name, L->type, L->flops * 1e-6, L->bytes * 1e-6,
-               t, share, g, L->intensity);
+        buf_printf(out, "%-22.22s %-8.8s %12.2f %12.2f %10s %7s %9s %9.2f\n", L->name, L->type, L->flops * 1e-6,
+                   L->bytes * 1e-6, t, share, g, L->intensity);
     }
     buf_printf(out, "\nmemory (bytes the trainer allocated):\n");
     text_bytes(out, "weights", r->mem_weights, r->mem_total);

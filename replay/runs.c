@@ -1,6 +1,7 @@
 /* runs.c: the runs of a recipe on this machine (see replay.h): the ranks and threads they run
  * on, the system they are filed under, its description in the output tree, and the runs' table
  * and JSON. */
+#include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -77,8 +78,9 @@ int tta_replay_runs(const tta_replay_spec *spec, const tta_replay_runs_options *
     out->threads = threads > 0 ? threads : 1;
     char host[64] = "host";
     gethostname(host, sizeof host - 1);
-    if (out->workers > 1) snprintf(out->system, sizeof out->system, "%s-%s-%dt-x%d", host, device, out->threads, out->workers);
-    else snprintf(out->system, sizeof out->system, "%s-%s-%dt", host, device, out->threads);
+    int n = snprintf(out->system, sizeof out->system, "%s-%s-%dt", host, device, out->threads);
+    assert(n > 0 && (size_t)n < sizeof out->system); /* a host name has at most 63 bytes */
+    if (out->workers > 1) snprintf(out->system + n, sizeof out->system - (size_t)n, "-x%d", out->workers);
     tta_replay_options ro = {.device = device, .threads = threads, .log_dir = log_dir, .system = out->system,
                              .max_epochs = opt->max_epochs, .to_schedule_end = opt->to_schedule_end,
                              .resume = opt->resume, .no_checkpoint = opt->no_checkpoint,

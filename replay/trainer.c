@@ -9,15 +9,18 @@
  *
  * Data parallel (opt->comm of K ranks): every rank draws the same shuffle; global batch s is
  * order[s*G .. (s+1)*G) with G = K x batch_size, rank r trains on its r-th slice of batch_size.
- * Gradients are summed in buckets (contiguous ranges of the flat gradient array, last layers
- * first) whose MPI_Iallreduce starts as soon as backward has finished them, then divided by K.
- * Batch-norm statistics stay per rank during training, as published entries do; before each
+ * The step itself, with the gradients' exchange among the ranks, is the session's
+ * (session.h). Batch-norm statistics stay per rank during training, as published entries do; before each
  * evaluation rank 0's running statistics are broadcast (as PyTorch's DDP broadcasts buffers), and
  * every rank evaluates a slice of the split, the hits summed.
  *
- * Checkpoints: after every epoch, <log_dir>/replay/checkpoints/<system>/<benchmark>/seed_<s>.ckpt
- * holds parameters, buffers, optimizer state, the shuffle generator, the clock and the length of
- * the log; --resume cuts the log back to it and continues with the clock where it stopped.
+ * Checkpoints (checkpoint.h): after every epoch, <log_dir>/replay/checkpoints/<system>/<benchmark>/
+ * seed_<s>.ckpt holds parameters, buffers, optimizer state, the shuffle generator, the clock and
+ * the length of the log; --resume cuts the log back to it and continues with the clock where it
+ * stopped.
+ *
+ * A run: set_up (untimed: output tree, session, log), load_data (the clock starts), then per
+ * epoch train_epoch, evaluate and checkpoint, and finish.
  */
 #include <errno.h>
 #include <math.h>
@@ -140,7 +143,8 @@ static void log_memory(run_state *r, size_t data_bytes) {
     buf_printf(&v,
                "{\"weights\": %zu, \"buffers\": %zu, \"weight_grads\": %zu, \"optimizer_state\": %zu, "
                "\"feature_maps\": %zu, \"workspace\": %zu, \"eval\": %zu, \"data\": %zu}",
-               mem[TTA_MEM_WEIGHTS], mem[TTA_MEM_BUFFERS], mem[TTA_MEM_WEIGHT_GRADS], tta_optim_state_bytes(&r->s.optim),
+               mem[TTA_MEM_WEIGHTS], mem[TTA_MEM_BUFFERS], mem[TTA_MEM_WEIGHT_GRADS],
+               tta_optim_state_bytes(&r->s.optim),
                mem[TTA_MEM_ACTIVATIONS] + mem[TTA_MEM_ACT_GRADS] + mem[TTA_MEM_SAVED], mem[TTA_MEM_WORKSPACE],
                mem[TTA_MEM_EVAL], data_bytes);
     tta_mllog_event_json(r->log, TTA_MLLOG_POINT, "tta_memory", buf_str(&v), NULL);
