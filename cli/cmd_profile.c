@@ -8,7 +8,6 @@
 
 #include "cli/cli.h"
 #include "common/buf.h"
-#include "replay/replay.h"
 
 static const char profile_help[] =
     "usage: tta profile SPEC [--device cpu|reference|cuda] [--threads N] [--batch B | --batch-sweep B1,B2,...]\n"
