@@ -27,6 +27,10 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
 /* Parses a positive integer option value; returns -1 when it is not one. */
 long cli_parse_positive(const char *s);
 
+/* Parses an accuracy given as a fraction (0.88) or a percentage above 1 (88): the fraction, or
+ * NAN when s is not a number in (0, 100]. */
+double cli_parse_accuracy(const char *s);
+
 /* If argv[*i] is a filter option (--round, --division, --submitter, --system, --benchmark,
  * --entry ID), stores it in f, advances *i past its value and returns 1; returns 0 when it is
  * not one, -1 when its value is missing or invalid. A text value written /PATTERN/ is a regular

@@ -1,7 +1,7 @@
 /* cmd_verify.c: `tta verify ENTRY [--runs N] [--stop-at-target] [--max-epochs E] [--threshold T]
  * [--threads N] [--log-dir DIR] [--format table|csv|json|markdown]`: replays an ingested entry
  * from its own description, stores the runs as `tta replay` does, and writes the report of
- * reports/verify.h (the claim beside the replays, measure by measure). */
+ * reports.h (the claim beside the replays, measure by measure). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,10 +9,6 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "common/buf.h"
-#include "replay/replay.h"
-#include "reports/dataset.h"
-#include "reports/verify.h"
 
 static const char verify_help[] =
     "usage: tta verify ENTRY [--runs N] [--stop-at-target] [--max-epochs E] [--threshold T] [--threads N]\n"
@@ -53,11 +49,8 @@ int cmd_verify(const tta_cli *cli, int argc, char **argv) {
             *(!strcmp(a, "--runs") ? &runs : !strcmp(a, "--threads") ? &threads : &max_epochs) = n;
             i++;
         } else if (!strcmp(a, "--threshold")) {
-            char *end = NULL;
-            threshold = v ? strtod(v, &end) : NAN;
-            if (!v || *end || !(threshold > 0) || threshold > 100)
-                return cli_usage_error("verify", "--threshold needs an accuracy (0.88 or 88)");
-            if (threshold > 1) threshold /= 100;
+            threshold = cli_parse_accuracy(v);
+            if (isnan(threshold)) return cli_usage_error("verify", "--threshold needs an accuracy (0.88 or 88)");
             i++;
         } else if (!strcmp(a, "--stop-at-target")) {
             stop_at_target = 1;
@@ -83,63 +76,30 @@ int cmd_verify(const tta_cli *cli, int argc, char **argv) {
         return 1;
     }
     tta_entry_data *e = NULL;
-    if (tta_entry_load_named(db, entry_spec, &e, &err)) {
-        fprintf(stderr, "tta verify: %s\n", err ? err : "cannot load the entry");
+    if (tta_verify_load_claim(db, entry_spec, &e, &err)) {
+        fprintf(stderr, "tta verify: %s\n", err);
         free(err);
         tta_db_close(db);
         return 1;
     }
-    /* the entry again, with its evaluations */
-    tta_entry_data *ec = NULL;
-    size_t n_ec = 0;
-    tta_filter f = {.entry_id = e->id};
-    if (tta_entries_load(db, &f, 1, &ec, &n_ec, &err) != SQLITE_OK || n_ec != 1) {
-        fprintf(stderr, "tta verify: %s\n", err ? err : "cannot load the entry's evaluations");
-        free(err);
-        tta_entries_free(ec, n_ec);
-        tta_entries_free(e, 1);
-        tta_db_close(db);
-        return 1;
-    }
-    tta_entries_free(e, 1);
-    e = ec;
     tta_replay_spec spec;
     char msg[512];
+    int have_spec = 0;
     if (cli_spec_from_entry(db, e->id, NULL, &spec, &oerr) != TTA_OK) {
         fprintf(stderr, "tta verify: %s\n", oerr.text);
-        tta_entries_free(e, 1);
-        tta_db_close(db);
-        return 1;
+        goto fail;
     }
+    have_spec = 1;
     if (!isnan(threshold)) spec.target = threshold;
-    /* The claim's side, first at its last epochs to learn its schedule's length. */
     tta_verify_side claim, replay;
-    memset(&replay, 0, sizeof replay);
-    if (tta_verify_claim_side(db, e, spec.target, stop_at_target ? -1 : 0, &claim, &err) != 0) {
+    int schedule = spec.max_epochs, compared;
+    if (tta_verify_claim_plan(db, e, spec.target, stop_at_target, (int)max_epochs, &schedule, &compared, &claim,
+                              stderr, &err) != 0) {
         fprintf(stderr, "tta verify: %s\n", err);
         free(err);
-        tta_replay_spec_free(&spec);
-        tta_entries_free(e, 1);
-        tta_db_close(db);
-        return 1;
+        goto fail;
     }
-    int schedule = claim.last_epoch > 0 ? claim.last_epoch : spec.max_epochs;
-    if (spec.max_epochs != schedule)
-        fprintf(stderr, "tta verify: note: the claim's learning-rate schedule ends at epoch %d, its evaluations at "
-                        "epoch %d: replays run %d epochs\n",
-                spec.max_epochs, schedule, schedule);
     spec.max_epochs = schedule;
-    int compared = max_epochs > 0 && max_epochs < schedule ? (int)max_epochs : schedule;
-    if (!stop_at_target && compared != claim.last_epoch &&
-        tta_verify_claim_side(db, e, spec.target, compared, &claim, &err) != 0) {
-        fprintf(stderr, "tta verify: %s\n", err);
-        free(err);
-        tta_replay_spec_free(&spec);
-        tta_entries_free(e, 1);
-        tta_db_close(db);
-        return 1;
-    }
-    claim.last_epoch = schedule;
     tta_db_close(db);
     spec.origin = tta_entry_name(e);
     const char *nc = getenv("NO_COLOR");
@@ -156,41 +116,23 @@ int cmd_verify(const tta_cli *cli, int argc, char **argv) {
         fprintf(stderr, "tta verify: %s\n", msg);
         rc = 1;
     }
-    const tta_replay_result *res = batch.runs;
     int done = batch.n_runs;
-    const char *system = batch.system;
     /* Stored as `tta replay` stores its runs. */
     if (done > 0 && cli_store_replays(cli, "verify", &batch) != 0) rc = 1;
     int64_t replay_id = -1;
     if (done > 0 && tta_db_open(cli->db_path, &db, &oerr) == TTA_OK) {
-        tta_db_replay_entry(db, system, spec.benchmark, &replay_id, &oerr); /* -1 when none */
+        tta_db_replay_entry(db, batch.system, spec.benchmark, &replay_id, &oerr); /* -1 when none */
         tta_db_close(db);
     }
-    free(err);
-    for (int i = 0; i < done; i++) {
-        const tta_replay_result *r = &res[i];
-        replay.runs++;
-        if (r->reached) {
-            replay.reached++;
-            tta_verify_add(&replay.epochs, r->target_epoch);
-            tta_verify_add(&replay.tta_s, r->tta_s);
-        }
-        if (r->epochs > 0) tta_verify_add(&replay.s_per_epoch, r->wall_s / r->epochs);
-        tta_verify_add(&replay.val, r->val_acc);
-        tta_verify_add(&replay.unseen, r->unseen_acc);
-        tta_verify_add(&replay.shifted, r->shifted_acc);
-        tta_verify_add(&replay.gap, r->val_acc - r->unseen_acc);
-        if (r->epochs > replay.last_epoch) replay.last_epoch = r->epochs;
-    }
+    tta_verify_replay_side(batch.runs, done, &replay);
     char *name = tta_entry_name(e);
-    buf replay_name = {0};
-    buf_printf(&replay_name, "local/open/replay/%s/%s", system, spec.benchmark);
+    buf replay_name = {0}, out = {0};
+    buf_printf(&replay_name, "local/open/replay/%s/%s", batch.system, spec.benchmark);
     tta_verify_context ctx = {.claim_entry_id = e->id, .replay_entry_id = replay_id, .claim_name = name,
                               .replay_name = buf_str(&replay_name), .threshold = spec.target,
                               .stop_at_target = stop_at_target, .compared_epoch = compared,
                               .schedule_epochs = schedule, .epoch_cap = compared < schedule ? compared : 0,
                               .runs_asked = (int)runs};
-    buf out = {0};
     tta_verify_write(&ctx, &claim, &replay, format, &out);
     fputs(buf_str(&out), stdout);
     buf_free(&out);
@@ -200,4 +142,9 @@ int cmd_verify(const tta_cli *cli, int argc, char **argv) {
     tta_replay_spec_free(&spec);
     tta_entries_free(e, 1);
     return rc || done != runs ? 1 : 0;
+fail:
+    if (have_spec) tta_replay_spec_free(&spec);
+    tta_entries_free(e, 1);
+    tta_db_close(db);
+    return 1;
 }

@@ -1,4 +1,5 @@
 /* options.c: what every command shares: usage errors, positive numbers, filters, --format and --wide. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,4 +88,12 @@ int cli_parse_int_list(const char *s, int *b, int max) {
         s = end;
     }
     return n;
+}
+
+double cli_parse_accuracy(const char *s) {
+    if (!s || !*s) return NAN;
+    char *end;
+    double v = strtod(s, &end);
+    if (*end || !(v > 0) || v > 100) return NAN;
+    return v > 1 ? v / 100 : v;
 }

@@ -9,8 +9,6 @@
 
 #include "cli/cli.h"
 #include "common/buf.h"
-#include "replay/replay.h"
-#include "reports/dataset.h"
 
 int cli_store_replays(const tta_cli *cli, const char *cmd, const tta_replay_batch *b) {
     sqlite3 *db = NULL;

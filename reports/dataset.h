@@ -20,15 +20,10 @@ int tta_entries_load(sqlite3 *db, const tta_filter *f, int with_curves, tta_entr
 /* Sets *err (when err is not NULL) to a malloc'd copy of e's text; returns 1, a report's failure. */
 int tta_report_fail(const tta_error *e, char **err);
 
-/* "round/division/submitter/system/benchmark": a stable human name for an entry (malloc'd). */
-char *tta_entry_name(const tta_entry_data *e);
 
 /* The quality curve of an entry: per epoch, mean and std across its runs (curves loaded).
  * *out is malloc'd; returns the number of rows. */
 size_t tta_entry_curve(const tta_entry_data *e, tta_curve_stat **out);
 
-/* Loads the one entry spec names: an id from `tta ls entries`, or round/division/submitter/
- * system/benchmark. Returns 0, or 1 with *err ("no entry ..."). Free with tta_entries_free(e, 1). */
-int tta_entry_load_named(sqlite3 *db, const char *spec, tta_entry_data **e, char **err);
 
 #endif

@@ -9,7 +9,6 @@
 #include "reports/dataset.h"
 #include "reports/render.h"
 #include "reports/reports.h"
-#include "reports/verify.h"
 #include "stats/stats.h"
 
 void tta_verify_add(tta_verify_sample *s, double x) {
@@ -253,4 +252,62 @@ void tta_verify_write(const tta_verify_context *c, const tta_verify_side *claim,
         buf_printf(out, "verdict: %s\n", verdict);
     }
     tta_table_free(t);
+}
+
+/* Contract in reports.h. */
+int tta_verify_load_claim(sqlite3 *db, const char *spec, tta_entry_data **e, char **err) {
+    tta_entry_data *named = NULL;
+    if (tta_entry_load_named(db, spec, &named, err)) return 1;
+    /* the entry again, with its evaluations */
+    tta_filter f = {.entry_id = named->id};
+    tta_entries_free(named, 1);
+    size_t n = 0;
+    *e = NULL;
+    if (tta_entries_load(db, &f, 1, e, &n, err) != 0 || n != 1) {
+        tta_entries_free(*e, n);
+        *e = NULL;
+        if (!*err) *err = strdupCheck("cannot load the entry's evaluations");
+        return 1;
+    }
+    return 0;
+}
+
+/* Contract in reports.h. */
+int tta_verify_claim_plan(sqlite3 *db, const tta_entry_data *e, double threshold, int stop_at_target,
+                          int max_epochs, int *schedule, int *compared, tta_verify_side *claim, FILE *notes,
+                          char **err) {
+    /* The claim's side, first at its last epochs to learn its schedule's length. */
+    if (tta_verify_claim_side(db, e, threshold, stop_at_target ? -1 : 0, claim, err) != 0) return 1;
+    int recipe = *schedule;
+    *schedule = claim->last_epoch > 0 ? claim->last_epoch : recipe;
+    if (recipe != *schedule && notes)
+        fprintf(notes, "tta verify: note: the claim's learning-rate schedule ends at epoch %d, its evaluations at "
+                       "epoch %d: replays run %d epochs\n",
+                recipe, *schedule, *schedule);
+    *compared = max_epochs > 0 && max_epochs < *schedule ? max_epochs : *schedule;
+    if (!stop_at_target && *compared != claim->last_epoch &&
+        tta_verify_claim_side(db, e, threshold, *compared, claim, err) != 0)
+        return 1;
+    claim->last_epoch = *schedule;
+    return 0;
+}
+
+/* Contract in reports.h. */
+void tta_verify_replay_side(const tta_replay_result *runs, int n_runs, tta_verify_side *out) {
+    memset(out, 0, sizeof *out);
+    for (int i = 0; i < n_runs; i++) {
+        const tta_replay_result *r = &runs[i];
+        out->runs++;
+        if (r->reached) {
+            out->reached++;
+            tta_verify_add(&out->epochs, r->target_epoch);
+            tta_verify_add(&out->tta_s, r->tta_s);
+        }
+        if (r->epochs > 0) tta_verify_add(&out->s_per_epoch, r->wall_s / r->epochs);
+        tta_verify_add(&out->val, r->val_acc);
+        tta_verify_add(&out->unseen, r->unseen_acc);
+        tta_verify_add(&out->shifted, r->shifted_acc);
+        tta_verify_add(&out->gap, r->val_acc - r->unseen_acc);
+        if (r->epochs > out->last_epoch) out->last_epoch = r->epochs;
+    }
 }
