@@ -1,4 +1,4 @@
-/* verify.c: `tta verify`'s comparison of a claim with its replays (see verify.h). */
+/* verify.c: `tta verify`'s comparison of a claim with its replays (contract: reports/reports.h). */
 #include <assert.h>
 #include <math.h>
 #include <stdio.h>
