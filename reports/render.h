@@ -54,6 +54,11 @@ typedef struct {
 
 typedef enum { TTA_OUT_TABLE, TTA_OUT_CSV, TTA_OUT_JSON, TTA_OUT_MARKDOWN } tta_out_format;
 
+/* Appends s as one CSV field, quoted (quotes doubled) when it holds a comma, a quote, CR or LF:
+ * RFC 4180, and also what Python's csv module writes for pandas (QUOTE_MINIMAL), so that the
+ * results table's CSV can be diffed with the summarizer's. */
+void tta_csv_field(buf *out, const char *s);
+
 /* Parses "table", "csv", "json", "markdown" (or "md"); returns -1 for anything else. */
 int tta_out_format_parse(const char *s);
 

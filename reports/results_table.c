@@ -736,27 +736,12 @@ static void free_tables(tta_entry_data *e, size_t n, tta_entry_summary *s, round
 
 /* ---- output ----------------------------------------------------------------------------------- */
 
-/* Appends s as one field as Python's csv module writes it for pandas (QUOTE_MINIMAL): quoted,
- * quotes doubled, when it holds a comma, a quote, CR or LF. */
-static void py_csv_field(buf *out, const char *s) {
-    if (!strpbrk(s, ",\"\r\n")) {
-        buf_puts(out, s);
-        return;
-    }
-    buf_putc(out, '"');
-    for (const char *p = s; *p; p++) {
-        if (*p == '"') buf_putc(out, '"');
-        buf_putc(out, *p);
-    }
-    buf_putc(out, '"');
-}
-
 /* The summarizer's CSV (as pandas' to_csv writes it: LF line ends, floats as repr, missing values
  * empty), then tta's columns round, system_folder and <benchmark>_entry. */
 static void write_csv(const round_table *t, buf *out) {
     for (int k = 0; k < O_BEFORE_BENCHMARKS; k++) buf_printf(out, "%s,", official_keys[k]);
     for (size_t b = 0; b < t->n_bench; b++) {
-        py_csv_field(out, t->bench_name[b]);
+        tta_csv_field(out, t->bench_name[b]);
         buf_putc(out, ',');
     }
     buf_printf(out, "%s,%s,round,system_folder", official_keys[O_DETAILS_URL], official_keys[O_CODE_URL]);
@@ -768,7 +753,7 @@ static void write_csv(const round_table *t, buf *out) {
     for (size_t i = 0; i < t->n_rows; i++) {
         const summary_row *r = &t->rows[i];
         for (int k = 0; k < O_BEFORE_BENCHMARKS; k++) {
-            if (r->text[k]) py_csv_field(out, r->text[k]);
+            if (r->text[k]) tta_csv_field(out, r->text[k]);
             buf_putc(out, ',');
         }
         for (size_t b = 0; b < t->n_bench; b++) {
@@ -776,12 +761,12 @@ static void write_csv(const round_table *t, buf *out) {
             buf_putc(out, ',');
         }
         for (int k = O_BEFORE_BENCHMARKS; k < O_COUNT; k++) {
-            if (r->text[k]) py_csv_field(out, r->text[k]);
+            if (r->text[k]) tta_csv_field(out, r->text[k]);
             buf_putc(out, ',');
         }
-        py_csv_field(out, r->round);
+        tta_csv_field(out, r->round);
         buf_putc(out, ',');
-        py_csv_field(out, r->folder);
+        tta_csv_field(out, r->folder);
         for (size_t b = 0; b < t->n_bench; b++) {
             buf_putc(out, ',');
             if (r->cells[b].entry) buf_printf(out, "%lld", (long long)r->cells[b].entry->id);

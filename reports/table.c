@@ -971,8 +971,8 @@ static void row_note(const tta_table *t, size_t row, buf *out) {
     free(seen);
 }
 
-/* Appends s as one CSV field, quoted (quotes doubled) when it holds a comma, quote, CR or LF. */
-static void csv_field(buf *out, const char *s) {
+/* Contract in render.h. */
+void tta_csv_field(buf *out, const char *s) {
     if (!strpbrk(s, ",\"\r\n")) {
         buf_puts(out, s);
         return;
@@ -989,7 +989,7 @@ static void csv_field(buf *out, const char *s) {
 static void write_csv(const tta_table *t, buf *out) {
     for (size_t j = 0; j < t->n_cols; j++) {
         if (t->cols[j].audience == TTA_FOR_PEOPLE) continue;
-        csv_field(out, t->cols[j].key);
+        tta_csv_field(out, t->cols[j].key);
         buf_putc(out, ',');
     }
     buf_puts(out, "note\r\n");
@@ -1000,12 +1000,12 @@ static void write_csv(const tta_table *t, buf *out) {
             const cell *c = cell_at(t, i, j);
             if (c->type == CELL_NUMBER) buf_json_number(out, c->number);
             else if (c->type == CELL_BOOL) buf_puts(out, c->number != 0 ? "true" : "false");
-            else if (c->type == CELL_TEXT) csv_field(out, c->text);
+            else if (c->type == CELL_TEXT) tta_csv_field(out, c->text);
             buf_putc(out, ',');
         }
         buf_clear(&b);
         row_note(t, i, &b);
-        csv_field(out, buf_str(&b));
+        tta_csv_field(out, buf_str(&b));
         buf_puts(out, "\r\n");
     }
     buf_free(&b);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "db/db.h"
+#include "test_sql.h"
 #include "tta_test.h"
 
 static char db_path[256];
@@ -30,28 +31,16 @@ static sqlite3 *fresh_db(void) {
     return db;
 }
 
-static double query_real(sqlite3 *db, const char *sql) {
-    sqlite3_stmt *st;
-    double v = NAN;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-        fprintf(stderr, "bad sql: %s: %s\n", sql, sqlite3_errmsg(db));
-        return NAN;
-    }
-    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) v = sqlite3_column_double(st, 0);
-    sqlite3_finalize(st);
-    return v;
-}
-
 TEST(migration_sets_version) {
     sqlite3 *db = fresh_db();
-    CHECK(query_real(db, "PRAGMA user_version") == tta_schema_version());
-    CHECK(query_real(db, "SELECT count(*) FROM benchmark_rules") > 20);
-    CHECK(query_real(db, "SELECT count(*) FROM rule_rounds WHERE round = 'v0.7' AND ruleset = '0.7.0'") == 1);
+    CHECK(test_query_real(db, "PRAGMA user_version") == tta_schema_version());
+    CHECK(test_query_real(db, "SELECT count(*) FROM benchmark_rules") > 20);
+    CHECK(test_query_real(db, "SELECT count(*) FROM rule_rounds WHERE round = 'v0.7' AND ruleset = '0.7.0'") == 1);
     sqlite3_close(db);
     /* reopening is a no-op */
     sqlite3 *again = NULL;
     CHECK(tta_db_open(db_path, &again, NULL) == TTA_OK);
-    CHECK(query_real(again, "PRAGMA user_version") == tta_schema_version());
+    CHECK(test_query_real(again, "PRAGMA user_version") == tta_schema_version());
     CHECK_STR(sqlite3_db_filename(again, "main") ? "ok" : "no", "ok");
     sqlite3_close(again);
 }
@@ -71,11 +60,11 @@ TEST(older_schema_is_migrated) {
     sqlite3_close(raw);
     sqlite3 *db = NULL;
     CHECK(tta_db_open(db_path, &db, NULL) == TTA_OK);
-    CHECK(query_real(db, "PRAGMA user_version") == tta_schema_version());
+    CHECK(test_query_real(db, "PRAGMA user_version") == tta_schema_version());
     CHECK(tta_schema_version() >= 2);
-    CHECK(query_real(db, "SELECT count(*) FROM sources WHERE path = 'old.log'") == 1);
-    CHECK(query_real(db, "SELECT count(*) FROM profiles") == 0);
-    CHECK(query_real(db, "SELECT count(*) FROM latest_peaks") == 0);
+    CHECK(test_query_real(db, "SELECT count(*) FROM sources WHERE path = 'old.log'") == 1);
+    CHECK(test_query_real(db, "SELECT count(*) FROM profiles") == 0);
+    CHECK(test_query_real(db, "SELECT count(*) FROM latest_peaks") == 0);
     sqlite3_close(db);
 }
 
@@ -97,7 +86,7 @@ TEST(readonly_open) {
     CHECK(db == NULL && strstr(err.text, "no such database") && strstr(err.text, db_path));
     sqlite3_close(fresh_db());
     CHECK(tta_db_open_readonly(db_path, &db, &err) == TTA_OK);
-    CHECK(query_real(db, "PRAGMA user_version") == tta_schema_version());
+    CHECK(test_query_real(db, "PRAGMA user_version") == tta_schema_version());
     /* read-only: a write is refused */
     CHECK(sqlite3_exec(db, "DELETE FROM sources", NULL, NULL, NULL) == SQLITE_READONLY);
     sqlite3_close(db);

@@ -13,6 +13,7 @@
 #include "db/db.h"
 #include "ingest/parsed.h"
 #include "ingest/records.h"
+#include "test_sql.h"
 #include "tta_test.h"
 
 static char db_path[256];
@@ -51,18 +52,6 @@ static int write_parsed(tta_store *s, tta_parsed_file *f, tta_error *err) {
     f->records = f->records_files = NULL;
     f->records_len = 0;
     return rc;
-}
-
-static double query_real(sqlite3 *db, const char *sql) {
-    sqlite3_stmt *st;
-    double v = NAN;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-        fprintf(stderr, "bad sql: %s: %s\n", sql, sqlite3_errmsg(db));
-        return NAN;
-    }
-    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) v = sqlite3_column_double(st, 0);
-    sqlite3_finalize(st);
-    return v;
 }
 
 static tta_str span(const char *s) { return (tta_str){s, (uint32_t)strlen(s)}; }
@@ -136,21 +125,21 @@ TEST(run_tta_view_rules) {
     c = tta_store_committed(s);
     CHECK(c.runs == 3 && c.events == 6 && c.ingested == 3 && c.failed == 0);
 
-    CHECK(query_real(db, "SELECT reached FROM run_tta WHERE file = 'a/result_1.txt'") == 1);
-    CHECK(query_real(db, "SELECT epochs FROM run_tta WHERE file = 'a/result_1.txt'") == 2);
-    CHECK_NEAR(query_real(db, "SELECT tta_s FROM run_tta WHERE file = 'a/result_1.txt'"), 305, 1e-9);
-    CHECK(query_real(db, "SELECT reached FROM run_tta WHERE file = 'a/result_2.txt'") == 0);
-    CHECK(query_real(db, "SELECT epochs FROM run_tta WHERE file = 'a/result_2.txt'") == 2);
+    CHECK(test_query_real(db, "SELECT reached FROM run_tta WHERE file = 'a/result_1.txt'") == 1);
+    CHECK(test_query_real(db, "SELECT epochs FROM run_tta WHERE file = 'a/result_1.txt'") == 2);
+    CHECK_NEAR(test_query_real(db, "SELECT tta_s FROM run_tta WHERE file = 'a/result_1.txt'"), 305, 1e-9);
+    CHECK(test_query_real(db, "SELECT reached FROM run_tta WHERE file = 'a/result_2.txt'") == 0);
+    CHECK(test_query_real(db, "SELECT epochs FROM run_tta WHERE file = 'a/result_2.txt'") == 2);
     /* v1.0 has an RCP checker: progress is its reading, the last evaluation's epoch_num (3), not
      * the first evaluation meeting the target (2). */
-    CHECK(query_real(db, "SELECT reached FROM run_tta WHERE file = 'a/result_3.txt'") == 1);
-    CHECK(query_real(db, "SELECT epochs FROM run_tta WHERE file = 'a/result_3.txt'") == 3);
-    CHECK(query_real(db, "SELECT progress FROM run_tta WHERE file = 'a/result_3.txt'") == 3);
-    CHECK(query_real(db, "SELECT success_unmet FROM run_tta WHERE file = 'a/result_3.txt'") == 0);
+    CHECK(test_query_real(db, "SELECT reached FROM run_tta WHERE file = 'a/result_3.txt'") == 1);
+    CHECK(test_query_real(db, "SELECT epochs FROM run_tta WHERE file = 'a/result_3.txt'") == 3);
+    CHECK(test_query_real(db, "SELECT progress FROM run_tta WHERE file = 'a/result_3.txt'") == 3);
+    CHECK(test_query_real(db, "SELECT success_unmet FROM run_tta WHERE file = 'a/result_3.txt'") == 0);
     /* v0.5 has none: the first evaluation meeting the target. */
-    CHECK(query_real(db, "SELECT progress FROM run_tta WHERE file = 'a/result_1.txt'") == 2);
+    CHECK(test_query_real(db, "SELECT progress FROM run_tta WHERE file = 'a/result_1.txt'") == 2);
     /* A run that did not succeed has no convergence point in rounds with a checker. */
-    CHECK(query_real(db, "SELECT count(*) FROM events e JOIN runs r ON r.id = e.run_id") == 6);
+    CHECK(test_query_real(db, "SELECT count(*) FROM events e JOIN runs r ON r.id = e.run_id") == 6);
     tta_store_close(s);
     sqlite3_close(db);
 }
@@ -179,15 +168,15 @@ TEST(run_tta_flags_and_two_metrics) {
     f.run.cp_first_passing_step = 1000;
     CHECK(write_parsed(s, &f, &err) == TTA_OK);
     CHECK(tta_store_flush(s, &err) == TTA_OK);
-    CHECK(query_real(db, "SELECT success_unmet FROM run_tta WHERE file = 'b/result_1.txt'") == 1);
-    CHECK(query_real(db, "SELECT count(*) FROM run_tta WHERE file = 'b/result_1.txt'"
+    CHECK(test_query_real(db, "SELECT success_unmet FROM run_tta WHERE file = 'b/result_1.txt'") == 1);
+    CHECK(test_query_real(db, "SELECT count(*) FROM run_tta WHERE file = 'b/result_1.txt'"
                          " AND flag LIKE '%0.75886%does not meet the target (0.759)%'") == 1);
-    CHECK(query_real(db, "SELECT success_unmet FROM run_tta WHERE file = 'b/result_2.txt'") == 0);
-    CHECK(isnan(query_real(db, "SELECT progress FROM run_tta WHERE file = 'b/result_2.txt'")));
-    CHECK(query_real(db, "SELECT meets FROM evaluation_meets m JOIN run_tta r ON r.run_id = m.run_id"
+    CHECK(test_query_real(db, "SELECT success_unmet FROM run_tta WHERE file = 'b/result_2.txt'") == 0);
+    CHECK(isnan(test_query_real(db, "SELECT progress FROM run_tta WHERE file = 'b/result_2.txt'")));
+    CHECK(test_query_real(db, "SELECT meets FROM evaluation_meets m JOIN run_tta r ON r.run_id = m.run_id"
                          " WHERE r.file = 'b/result_3.txt' AND m.seq = 0") == 0);
-    CHECK(query_real(db, "SELECT reached FROM run_tta WHERE file = 'b/result_3.txt'") == 1);
-    CHECK(query_real(db, "SELECT progress FROM run_tta WHERE file = 'b/result_3.txt'") == 1000);
+    CHECK(test_query_real(db, "SELECT reached FROM run_tta WHERE file = 'b/result_3.txt'") == 1);
+    CHECK(test_query_real(db, "SELECT progress FROM run_tta WHERE file = 'b/result_3.txt'") == 1000);
     tta_store_close(s);
     sqlite3_close(db);
 }
@@ -201,9 +190,9 @@ TEST(replace_and_failed_files) {
     make_run(&f, "x/result_0.txt", "v0.7", "resnet", "closed", q, 2, TTA_RUN_SUCCESS);
     CHECK(write_parsed(s, &f, &err) == TTA_OK);
     CHECK(write_parsed(s, &f, &err) == TTA_OK); /* replaces, not duplicates */
-    CHECK(query_real(db, "SELECT count(*) FROM runs") == 1);
-    CHECK(query_real(db, "SELECT count(*) FROM evaluations") == 2);
-    CHECK(query_real(db, "SELECT count(*) FROM events") == 2);
+    CHECK(test_query_real(db, "SELECT count(*) FROM runs") == 1);
+    CHECK(test_query_real(db, "SELECT count(*) FROM evaluations") == 2);
+    CHECK(test_query_real(db, "SELECT count(*) FROM events") == 2);
 
     tta_parsed_file bad;
     memset(&bad, 0, sizeof bad);
@@ -212,8 +201,8 @@ TEST(replace_and_failed_files) {
     bad.failed = 1;
     bad.error = "x/result_0.txt:7: unterminated JSON object";
     CHECK(write_parsed(s, &bad, &err) == TTA_OK);
-    CHECK(query_real(db, "SELECT count(*) FROM runs") == 0);
-    CHECK(query_real(db, "SELECT count(*) FROM sources WHERE status = 'failed' AND error LIKE '%:7: %'") == 1);
+    CHECK(test_query_real(db, "SELECT count(*) FROM runs") == 0);
+    CHECK(test_query_real(db, "SELECT count(*) FROM sources WHERE status = 'failed' AND error LIKE '%:7: %'") == 1);
     tta_stored_source *v;
     size_t n;
     CHECK(tta_store_load_sources(s, &v, &n, &err) == TTA_OK);
@@ -231,7 +220,7 @@ TEST(division_from_system_description) {
     double q[] = {0.5, 0.77};
     make_run(&f, "y/result_0.txt", "v0.5", "resnet", NULL, q, 2, TTA_RUN_SUCCESS);
     CHECK(write_parsed(s, &f, &err) == TTA_OK);
-    CHECK(query_real(db, "SELECT count(*) FROM entries WHERE division = 'unknown'") == 1);
+    CHECK(test_query_real(db, "SELECT count(*) FROM entries WHERE division = 'unknown'") == 1);
     tta_parsed_file sys;
     memset(&sys, 0, sizeof sys);
     sys.path = "y/entry.json";
@@ -241,12 +230,12 @@ TEST(division_from_system_description) {
                                      .raw_json = "{}"};
     CHECK(write_parsed(s, &sys, &err) == TTA_OK);
     CHECK(tta_store_finish(s, &err) == TTA_OK);
-    CHECK(query_real(db, "SELECT count(*) FROM entries WHERE division = 'unknown'") == 0);
-    CHECK(query_real(db, "SELECT count(*) FROM run_tta WHERE division = 'closed' AND accelerators = 8") == 1);
+    CHECK(test_query_real(db, "SELECT count(*) FROM entries WHERE division = 'unknown'") == 0);
+    CHECK(test_query_real(db, "SELECT count(*) FROM run_tta WHERE division = 'closed' AND accelerators = 8") == 1);
     /* A later run of the same entry finds the division at once. */
     make_run(&f, "y/result_1.txt", "v0.5", "resnet", NULL, q, 2, TTA_RUN_SUCCESS);
     CHECK(write_parsed(s, &f, &err) == TTA_OK);
-    CHECK(query_real(db, "SELECT count(*) FROM entries") == 1);
+    CHECK(test_query_real(db, "SELECT count(*) FROM entries") == 1);
     tta_store_close(s);
     sqlite3_close(db);
 }
@@ -325,10 +314,10 @@ TEST(records_encoding) {
     CHECK(write_parsed(s, &f, &err) == TTA_OK);
     free(f.records);
     CHECK(tta_store_flush(s, &err) == TTA_OK);
-    CHECK(query_real(db, "SELECT count(DISTINCT records) FROM event_log") == 1);
-    CHECK(query_real(db, "SELECT count(*) FROM event_log WHERE files IS NULL") == 2); /* no paths */
-    CHECK(query_real(db, "SELECT count(*) FROM event_log WHERE json_valid(records)") == 2);
-    CHECK(query_real(db, "SELECT count(*) FROM events WHERE key = 'run_stop' AND metadata ->> '$.status' = 'success'")
+    CHECK(test_query_real(db, "SELECT count(DISTINCT records) FROM event_log") == 1);
+    CHECK(test_query_real(db, "SELECT count(*) FROM event_log WHERE files IS NULL") == 2); /* no paths */
+    CHECK(test_query_real(db, "SELECT count(*) FROM event_log WHERE json_valid(records)") == 2);
+    CHECK(test_query_real(db, "SELECT count(*) FROM events WHERE key = 'run_stop' AND metadata ->> '$.status' = 'success'")
           == 2);
     tta_store_close(s);
     sqlite3_close(db);
@@ -358,7 +347,7 @@ TEST(database_error_rolls_back_the_open_transaction) {
 
     /* A run whose records need more pages than the disk has left. */
     CHECK(sqlite3_exec(db, "PRAGMA max_page_count = 1", NULL, NULL, NULL) == SQLITE_OK);
-    CHECK(query_real(db, "PRAGMA max_page_count") > 1); /* clamped to the pages in use */
+    CHECK(test_query_real(db, "PRAGMA max_page_count") > 1); /* clamped to the pages in use */
     static char big_value[200000];
     memset(big_value, '7', sizeof big_value - 1);
     make_run(&f, "d/result_3.txt", "v0.7", "resnet", "closed", q, 2, TTA_RUN_SUCCESS);
@@ -370,13 +359,13 @@ TEST(database_error_rolls_back_the_open_transaction) {
     CHECK(c.ingested == 1 && c.failed == 0 && c.runs == 1 && c.events == 2);
     CHECK(tta_store_rolled_back(s) == 2);
     CHECK(tta_store_flush(s, &err) == TTA_OK); /* nothing open */
-    CHECK(query_real(db, "SELECT count(*) FROM sources") == 1);
-    CHECK(query_real(db, "SELECT count(*) FROM sources WHERE path = 'd/result_0.txt'") == 1);
-    CHECK(query_real(db, "SELECT count(*) FROM runs") == 1);
-    CHECK(query_real(db, "SELECT count(*) FROM evaluations") == 2);
-    CHECK(query_real(db, "SELECT count(*) FROM entries") == 1);
-    CHECK(query_real(db, "SELECT count(*) FROM pragma_integrity_check WHERE integrity_check = 'ok'") == 1);
-    CHECK(query_real(db, "SELECT count(*) FROM pragma_foreign_key_check") == 0);
+    CHECK(test_query_real(db, "SELECT count(*) FROM sources") == 1);
+    CHECK(test_query_real(db, "SELECT count(*) FROM sources WHERE path = 'd/result_0.txt'") == 1);
+    CHECK(test_query_real(db, "SELECT count(*) FROM runs") == 1);
+    CHECK(test_query_real(db, "SELECT count(*) FROM evaluations") == 2);
+    CHECK(test_query_real(db, "SELECT count(*) FROM entries") == 1);
+    CHECK(test_query_real(db, "SELECT count(*) FROM pragma_integrity_check WHERE integrity_check = 'ok'") == 1);
+    CHECK(test_query_real(db, "SELECT count(*) FROM pragma_foreign_key_check") == 0);
 
     /* Room again: the same files go in, the entry cache holds no rolled-back id. */
     CHECK(sqlite3_exec(db, "PRAGMA max_page_count = 1073741823", NULL, NULL, NULL) == SQLITE_OK);
@@ -389,9 +378,9 @@ TEST(database_error_rolls_back_the_open_transaction) {
     CHECK(tta_store_finish(s, &err) == TTA_OK);
     c = tta_store_committed(s);
     CHECK(c.ingested == 3 && c.failed == 1 && c.runs == 3);
-    CHECK(query_real(db, "SELECT count(*) FROM runs") == 3);
-    CHECK(query_real(db, "SELECT count(*) FROM runs r JOIN entries e ON e.id = r.entry_id") == 3);
-    CHECK(query_real(db, "SELECT max(length(records)) FROM event_log") > 200000);
+    CHECK(test_query_real(db, "SELECT count(*) FROM runs") == 3);
+    CHECK(test_query_real(db, "SELECT count(*) FROM runs r JOIN entries e ON e.id = r.entry_id") == 3);
+    CHECK(test_query_real(db, "SELECT max(length(records)) FROM event_log") > 200000);
     tta_store_close(s);
     sqlite3_close(db);
 }
@@ -430,9 +419,9 @@ TEST(checkpointer_copies_the_wal_while_writing) {
     }
     CHECK(file_size(db_path) >= before + written / 2);
     tta_checkpointer_stop(c);
-    CHECK(query_real(db, "PRAGMA wal_autocheckpoint") == 16384);
-    CHECK(query_real(db, "SELECT count(*) FROM filler") == 40 * 128);
-    CHECK(query_real(db, "SELECT count(*) FROM pragma_integrity_check WHERE integrity_check = 'ok'") == 1);
+    CHECK(test_query_real(db, "PRAGMA wal_autocheckpoint") == 16384);
+    CHECK(test_query_real(db, "SELECT count(*) FROM filler") == 40 * 128);
+    CHECK(test_query_real(db, "SELECT count(*) FROM pragma_integrity_check WHERE integrity_check = 'ok'") == 1);
     tta_checkpointer_stop(NULL);
     sqlite3_close(db);
 }
@@ -470,17 +459,17 @@ TEST(bulk_rows) {
     f.run.n_hparams = 40;
     CHECK(write_parsed(s, &f, &err) == TTA_OK);
     CHECK(tta_store_flush(s, &err) == TTA_OK);
-    CHECK(query_real(db, "SELECT count(*) FROM evaluations") == 70);
-    CHECK(query_real(db, "SELECT count(*) FROM evaluations WHERE time = 2000 + seq AND epoch = seq + 1"
+    CHECK(test_query_real(db, "SELECT count(*) FROM evaluations") == 70);
+    CHECK(test_query_real(db, "SELECT count(*) FROM evaluations WHERE time = 2000 + seq AND epoch = seq + 1"
                          " AND samples = 1000 * seq AND abs(quality - 0.001 * seq) < 1e-12"
                          " AND (quality2 IS NULL) = (seq % 2 = 1)") == 70);
-    CHECK(query_real(db, "SELECT count(*) FROM epochs WHERE epoch = seq + 1 AND start = 10 * seq AND stop IS NULL")
+    CHECK(test_query_real(db, "SELECT count(*) FROM epochs WHERE epoch = seq + 1 AND start = 10 * seq AND stop IS NULL")
           == 65);
-    CHECK(query_real(db, "SELECT max(seq) FROM epochs") == 64);
-    CHECK(query_real(db, "SELECT count(*) FROM hyperparameters") == 30);
-    CHECK(query_real(db, "SELECT value FROM hyperparameters WHERE key = 'opt_k1'") == 1);  /* not 31 */
-    CHECK(query_real(db, "SELECT value FROM hyperparameters WHERE key = 'opt_k9'") == 9);  /* not 39 */
-    CHECK(query_real(db, "SELECT value FROM hyperparameters WHERE key = 'opt_k5'") == 35); /* the first had no key */
+    CHECK(test_query_real(db, "SELECT max(seq) FROM epochs") == 64);
+    CHECK(test_query_real(db, "SELECT count(*) FROM hyperparameters") == 30);
+    CHECK(test_query_real(db, "SELECT value FROM hyperparameters WHERE key = 'opt_k1'") == 1);  /* not 31 */
+    CHECK(test_query_real(db, "SELECT value FROM hyperparameters WHERE key = 'opt_k9'") == 9);  /* not 39 */
+    CHECK(test_query_real(db, "SELECT value FROM hyperparameters WHERE key = 'opt_k5'") == 35); /* the first had no key */
     tta_store_close(s);
     sqlite3_close(db);
 }
@@ -502,17 +491,17 @@ TEST(events_view_puts_paths_back) {
     f.events[1].file = (tta_str){m1 + 9, 12};
     CHECK(write_parsed(s, &f, &err) == TTA_OK);
     CHECK(tta_store_flush(s, &err) == TTA_OK);
-    CHECK(query_real(db, "SELECT count(*) FROM event_log WHERE files = '[\"/w/u.py\",\"/w/t\\\"q.py\"]'") == 1);
-    CHECK(query_real(db, "SELECT count(*) FROM events WHERE seq = 0 AND metadata = json('{\"lineno\": 9, \"file\": \"/w/u.py\"}')")
+    CHECK(test_query_real(db, "SELECT count(*) FROM event_log WHERE files = '[\"/w/u.py\",\"/w/t\\\"q.py\"]'") == 1);
+    CHECK(test_query_real(db, "SELECT count(*) FROM events WHERE seq = 0 AND metadata = json('{\"lineno\": 9, \"file\": \"/w/u.py\"}')")
           == 1);
-    CHECK(query_real(db, "SELECT count(*) FROM events WHERE seq = 1 AND metadata = "
+    CHECK(test_query_real(db, "SELECT count(*) FROM events WHERE seq = 1 AND metadata = "
                          "json('{\"file\": \"/w/t\\\"q.py\", \"lineno\": 7, \"status\": \"success\"}')") == 1);
-    CHECK(query_real(db, "SELECT count(*) FROM events WHERE metadata ->> 'file' = '/w/t\"q.py'") == 1);
+    CHECK(test_query_real(db, "SELECT count(*) FROM events WHERE metadata ->> 'file' = '/w/t\"q.py'") == 1);
     /* A row of an older tta (no files, no eighth element) reads as it was stored. */
     CHECK(sqlite3_exec(db, "PRAGMA foreign_keys=OFF; INSERT INTO event_log(run_id, n, records) SELECT id + 100, 1, "
                            "'[[1,2,\"k\",null,{\"file\":3},null,null]]' FROM runs;",
                        NULL, NULL, NULL) == SQLITE_OK);
-    CHECK(query_real(db, "SELECT metadata ->> 'file' FROM events WHERE run_id > 100") == 3);
+    CHECK(test_query_real(db, "SELECT metadata ->> 'file' FROM events WHERE run_id > 100") == 3);
     tta_store_close(s);
     sqlite3_close(db);
 }

@@ -15,6 +15,7 @@
 #include "ingest/ingest.h"
 #include "ingest/parse.h"
 #include "ingest/pathmeta.h"
+#include "test_sql.h"
 #include "tta_test.h"
 
 #define INTEL "fixtures/mlperf/v2.1/Intel/results/1-node-SPR-pytorch/dlrm"
@@ -172,18 +173,6 @@ static sqlite3 *fresh_db(void) {
     return db;
 }
 
-static double query(sqlite3 *db, const char *sql) {
-    sqlite3_stmt *st;
-    double v = NAN;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-        fprintf(stderr, "bad sql: %s: %s\n", sql, sqlite3_errmsg(db));
-        return NAN;
-    }
-    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) v = sqlite3_column_double(st, 0);
-    sqlite3_finalize(st);
-    return v;
-}
-
 /* The first column of the first row as text, in out. */
 static void query_text(sqlite3 *db, const char *sql, char *out, size_t cap) {
     sqlite3_stmt *st;
@@ -212,12 +201,12 @@ TEST(ingest_fixtures) {
      * fixtures of v2.1 and v4.1 (tests/ingest/test_rules_fixtures.c) with their 7 descriptions. */
     CHECK(st.runs == 10 && st.failed == 0 && st.files == 18);
     CHECK(st.skipped_code_folder == 1 && st.skipped_subfolder == 0 && st.skipped_not_result == 0 && st.removed == 0);
-    CHECK(query(db, "SELECT count(*) FROM sources WHERE path LIKE '%/benchmarks/%'") == 0);
-    CHECK(query(db, "SELECT run_index FROM runs r JOIN sources s ON s.id = r.source_id"
+    CHECK(test_query_real(db, "SELECT count(*) FROM sources WHERE path LIKE '%/benchmarks/%'") == 0);
+    CHECK(test_query_real(db, "SELECT run_index FROM runs r JOIN sources s ON s.id = r.source_id"
                     " WHERE s.path LIKE '%result_240928173110932524937_1.txt'") == 1);
     /* The scaling row joins the entry of its folder's runs. */
-    CHECK(query(db, "SELECT count(*) FROM entry_files") == 1);
-    CHECK(query(db, "SELECT f.scaling_factor FROM entry_files f"
+    CHECK(test_query_real(db, "SELECT count(*) FROM entry_files") == 1);
+    CHECK(test_query_real(db, "SELECT f.scaling_factor FROM entry_files f"
                     " JOIN entries e USING (round, submitter, system, benchmark)"
                     " WHERE f.kind = 'scaling' AND (SELECT count(*) FROM runs r WHERE r.entry_id = e.id) = 2") ==
           1.0035714285714286);
@@ -236,9 +225,9 @@ TEST(ingest_fixtures) {
     const char *const folder[] = {SAMPLE_DIR};
     CHECK(ingest(db, folder, 1, &st) == 0);
     CHECK(st.skipped_code_folder == 1 && st.removed == 1);
-    CHECK(query(db, "SELECT count(*) FROM sources WHERE path LIKE '%/benchmarks/%'") == 0);
-    CHECK(query(db, "SELECT count(*) FROM entries WHERE submitter = 'SUBMISSION_ORG_PLACEHOLDER'") == 0);
-    CHECK(query(db, "SELECT count(*) FROM runs") == 10);
+    CHECK(test_query_real(db, "SELECT count(*) FROM sources WHERE path LIKE '%/benchmarks/%'") == 0);
+    CHECK(test_query_real(db, "SELECT count(*) FROM entries WHERE submitter = 'SUBMISSION_ORG_PLACEHOLDER'") == 0);
+    CHECK(test_query_real(db, "SELECT count(*) FROM runs") == 10);
     sqlite3_close(db);
 }
 
@@ -289,21 +278,21 @@ TEST(ingest_tree) {
     CHECK(st.runs == 2 && st.failed == 0 && st.skipped == 1);
     CHECK(st.skipped_subfolder == 1 && st.skipped_not_result == 3 && st.skipped_code_folder == 0);
     CHECK_STR(st.subfolders, "raw_logs/");
-    CHECK(query(db, "SELECT count(*) FROM runs r JOIN entries e ON e.id = r.entry_id WHERE e.round = 'v0.7'"
+    CHECK(test_query_real(db, "SELECT count(*) FROM runs r JOIN entries e ON e.id = r.entry_id WHERE e.round = 'v0.7'"
                     " AND r.run_index = 3") == 1);
-    CHECK(query(db, "SELECT count(*) FROM entry_files WHERE round = 'v3.1' AND submitter = 'Acme' AND system = 'box'"
+    CHECK(test_query_real(db, "SELECT count(*) FROM entry_files WHERE round = 'v3.1' AND submitter = 'Acme' AND system = 'box'"
                     " AND benchmark = 'dlrm' AND scaling_factor = 1.0035714285714286") == 1);
 
     /* A changed scaling.json replaces its row; a malformed one leaves a failed source and no row. */
     put_text("v3.1/Acme/results/box/dlrm/scaling.json", "{\"scaling_factor\": 1.25}\n");
     CHECK(ingest(db, paths, 1, &st) == 0);
     CHECK(st.ingested == 1 && st.unchanged == 2);
-    CHECK(query(db, "SELECT count(*) FROM entry_files") == 1);
-    CHECK(query(db, "SELECT scaling_factor FROM entry_files") == 1.25);
+    CHECK(test_query_real(db, "SELECT count(*) FROM entry_files") == 1);
+    CHECK(test_query_real(db, "SELECT scaling_factor FROM entry_files") == 1.25);
     put_text("v3.1/Acme/results/box/dlrm/scaling.json", "{\n  \"scaling_factor\": \"1.25\"\n}\n");
     CHECK(ingest(db, paths, 1, &st) == 1);
     CHECK(st.failed == 1);
-    CHECK(query(db, "SELECT count(*) FROM entry_files") == 0);
+    CHECK(test_query_real(db, "SELECT count(*) FROM entry_files") == 0);
     char text[512], expected[512];
     query_text(db, "SELECT error FROM sources WHERE status = 'failed'", text, sizeof text);
     snprintf(expected, sizeof expected, "%s/v3.1/Acme/results/box/dlrm/scaling.json:2: scaling_factor must be a number,"
@@ -316,7 +305,7 @@ TEST(ingest_tree) {
     const char *const named[] = {copy};
     CHECK(ingest(db, named, 1, &st) == 0);
     CHECK(st.runs == 1);
-    CHECK(query(db, "SELECT count(*) FROM runs r JOIN entries e ON e.id = r.entry_id WHERE e.round = 'v3.1'") == 2);
+    CHECK(test_query_real(db, "SELECT count(*) FROM runs r JOIN entries e ON e.id = r.entry_id WHERE e.round = 'v3.1'") == 2);
     sqlite3_close(db);
 
     buf cmd = {0};
