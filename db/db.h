@@ -195,6 +195,23 @@ int tta_db_epoch_breakdowns(sqlite3 *db, const tta_filter *f, tta_epoch_breakdow
                             tta_error *err);
 void tta_epoch_breakdowns_free(tta_epoch_breakdown *b, size_t n);
 
+/* ---- Replays of claims (query_replays.c) ------------------------------------------------------ */
+
+/* A stored run that replays a claim, as its log says (docs/replay.md). */
+typedef struct {
+    int64_t entry_id, run_id;       /* the replay's entry (round local, submitter replay) and run */
+    char *claim;                    /* tta_replay_of: the claim's round/division/submitter/system/benchmark */
+    double target;                  /* eval_target: the validation accuracy it was to reach; NAN when not logged */
+    int to_schedule_end;            /* tta_to_schedule_end: 1 ran on past the target to the schedule's end,
+                                       0 stopped at it; -1 not logged (replays stored before it was) */
+    double unseen_acc, shifted_acc; /* the final model's, after run_stop; NAN when not logged */
+} tta_replay_link;
+
+/* Every stored run whose log names the claim it replays (tta_replay_of), by entry and run.
+ * TTA_OK with *out (free with tta_replay_links_free; none: NULL, 0); TTA_EDB. */
+int tta_db_replay_links(sqlite3 *db, tta_replay_link **out, size_t *n, tta_error *err);
+void tta_replay_links_free(tta_replay_link *l, size_t n);
+
 /* ---- Power logs (query_power.c) -------------------------------------------------------------- */
 
 /* A power log file the ingest saw. */

@@ -246,6 +246,9 @@ static void log_header(run_state *r) {
     tta_mllog_number(log, "global_batch_size", spec->batch_size * r->K);
     tta_mllog_number(log, "tta_world_size", r->K);
     if (spec->origin) tta_mllog_string(log, "tta_replay_of", spec->origin);
+    /* how the run ends, so that a report reading the stored run compares it as it ran: 1 goes on
+     * past the target to the schedule's end (DAWNBench, `tta verify`), 0 stops there (MLPerf) */
+    tta_mllog_number(log, "tta_to_schedule_end", r->opt->to_schedule_end ? 1 : 0);
     tta_mllog_number(log, "tta_local_batch_size", spec->batch_size);
     tta_mllog_number(log, "opt_base_learning_rate",
                      tta_lr_at(&spec->schedule, spec->schedule.warmup_epochs) * tta_replay_lr_factor(spec, r->K, 1e9));

@@ -147,6 +147,28 @@ int tta_report_profile(sqlite3 *db, int64_t profile_id, const tta_report_options
                        FILE *out, char **err);
 
 
+/* `tta report verify`: each claim beside the stored runs that replay it (verify_stored.c), one
+ * comparison per replay entry, claim, threshold and way of running (to the schedule's end, capped at
+ * an epoch, or stopped at the threshold), written as `tta verify` writes its report (reports.h,
+ * tta_verify_write): blocks for people, a JSON array of its objects, CSV rows under one header.
+ * A comparison is listed when f selects its claim or its replay entry; a claim that is not stored is
+ * a note on stderr. With none: the empty report, exit 0 (a note on stderr for the table format). */
+int tta_report_verify(sqlite3 *db, const tta_filter *f, int format, FILE *out, char **err);
+/* The same comparisons' section of the HTML page (heading, then per comparison its lines, table and
+ * verdict); nothing when there is none. 0, or 1 with *err. */
+int tta_verify_html_section(sqlite3 *db, const tta_filter *f, buf *page, char **err);
+
+/* verify.c's parts that verify_stored.c reuses. */
+/* A side from runs' evaluation curves: n runs (at most TTA_VERIFY_MAX_RUNS), qualities x scale as
+ * fractions, first evaluation at threshold (epochs, TTA = its time), validation accuracy at epoch
+ * at_epoch (0: the run's last; -1: at the threshold), s/epoch = that evaluation's time / its epoch,
+ * unseen[i] (a percentage above 1 is scaled) and shifted[i] (NAN: none), gap = last - unseen. */
+void tta_verify_curve_side(const tta_run_data *const *runs, size_t n, double scale, double threshold, int at_epoch,
+                           const double *unseen, const double *shifted, tta_verify_side *out);
+/* The rows of the report (the caller frees the table) and the lines above them for people. */
+tta_table *tta_verify_table(const tta_verify_context *c, const tta_verify_side *claim, const tta_verify_side *replay);
+void tta_verify_intro(const tta_verify_context *c, int runs, buf *out);
+
 /* The latest profile's section of the HTML page (heading, roofline, memory plot, tables);
  * nothing when no profile is stored. 0, or 1 with *err. */
 int tta_profile_html_section(sqlite3 *db, buf *page, char **err);

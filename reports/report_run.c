@@ -110,6 +110,12 @@ static int trend_section(const page_ctx *c, buf *page, char **err) {
     return tta_trend_html_section(c->db, c->f, page, err);
 }
 static int profile_section(const page_ctx *c, buf *page, char **err) { return tta_profile_html_section(c->db, page, err); }
+static int verify_section(const page_ctx *c, buf *page, char **err) {
+    return tta_verify_html_section(c->db, c->f, page, err);
+}
+static int run_verify(sqlite3 *db, const tta_filter *f, const tta_report_options *o, FILE *out, char **err) {
+    return tta_report_verify(db, f, o->format, out, err);
+}
 static int summary_section(const page_ctx *c, buf *page, char **err) {
     return tta_summary_html_section(c->db, c->f, page, c->top, err);
 }
@@ -163,6 +169,11 @@ static const report_kind kinds[] = {
              "             band of 1-8, 9-64, 65-512 and 513+ accelerators, the median, the speedup over the\n"
              "             previous round's best and the ratio of accelerators; a changed target is marked\n",
      .run = tta_report_trend, .place = 7, .section = trend_section},
+    {.name = "verify",
+     .help = "  verify     each claim beside the stored runs that replay it (tta verify, tta replay ENTRY), as they\n"
+             "             ran: runs reaching the threshold, epochs to it, TTA, s/epoch, validation accuracy at the\n"
+             "             compared epoch, unseen and shifted accuracy, gap, Welch's test, and a verdict\n",
+     .run = run_verify, .place = 10, .section = verify_section},
     {.name = "compare", .operands = 2,
      .help = "  compare A B   two entries (ids from `tta ls entries`, or round/division/submitter/system/\n"
              "             benchmark): ratio of mean TTAs with a bootstrap CI, Welch's t, Mann-Whitney U, runs\n"
@@ -186,8 +197,8 @@ static const report_kind kinds[] = {
     {.name = "html", .operands = 1,
      .help = "  html OUT.html   one self-contained page with the results table of each MLPerf round (sortable),\n"
              "             the tables and plots of variance, curves, speedup and scaling for the selection (and\n"
-             "             comm for replayed entries, energy for entries with power logs), and trend over every\n"
-             "             round of the database\n",
+             "             comm for replayed entries, energy for entries with power logs), trend over every\n"
+             "             round of the database, and verify's comparisons of stored replays with their claims\n",
      .run = run_html},
 };
 #define N_KINDS (sizeof kinds / sizeof kinds[0])

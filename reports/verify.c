@@ -17,14 +17,12 @@ void tta_verify_add(tta_verify_sample *s, double x) {
     s->v[s->n++] = x;
 }
 
-int tta_verify_claim_side(sqlite3 *db, const tta_entry_data *e, double threshold, int at_epoch,
-                          tta_verify_side *out, char **err) {
-    assert(db && e && out && err);
+void tta_verify_curve_side(const tta_run_data *const *runs, size_t n, double scale, double threshold, int at_epoch,
+                           const double *unseen, const double *shifted, tta_verify_side *out) {
+    assert(out && (n == 0 || (runs && unseen && shifted)));
     memset(out, 0, sizeof *out);
-    /* DAWNBench's accuracies are percentages: so is then its target */
-    double scale = !isnan(e->target) && e->target > 1 ? 0.01 : 1;
-    for (size_t i = 0; i < e->n_runs && i < TTA_VERIFY_MAX_RUNS; i++) {
-        const tta_run_data *r = &e->runs[i];
+    for (size_t i = 0; i < n && i < TTA_VERIFY_MAX_RUNS; i++) {
+        const tta_run_data *r = runs[i];
         if (r->n_curve == 0) continue;
         out->runs++;
         const tta_curve_point *last = &r->curve[r->n_curve - 1], *at = NULL, *met = NULL;
@@ -45,13 +43,30 @@ int tta_verify_claim_side(sqlite3 *db, const tta_entry_data *e, double threshold
             tta_verify_add(&out->val, at->quality * scale);
             if (!isnan(at->epoch) && at->epoch > 0) tta_verify_add(&out->s_per_epoch, at->time_s / at->epoch);
         }
-        double u;
-        tta_error db_err;
-        if (tta_db_run_number(db, r->id, "unseenAccuracy", &u, &db_err) != TTA_OK) return tta_report_fail(&db_err, err);
+        double u = unseen[i];
         if (!isnan(u) && u > 1) u /= 100;
         tta_verify_add(&out->unseen, u);
+        tta_verify_add(&out->shifted, shifted[i]);
         tta_verify_add(&out->gap, last->quality * scale - u);
     }
+}
+
+int tta_verify_claim_side(sqlite3 *db, const tta_entry_data *e, double threshold, int at_epoch,
+                          tta_verify_side *out, char **err) {
+    assert(db && e && out && err);
+    /* DAWNBench's accuracies are percentages: so is then its target */
+    double scale = !isnan(e->target) && e->target > 1 ? 0.01 : 1;
+    size_t n = e->n_runs < TTA_VERIFY_MAX_RUNS ? e->n_runs : TTA_VERIFY_MAX_RUNS;
+    const tta_run_data *runs[TTA_VERIFY_MAX_RUNS];
+    double unseen[TTA_VERIFY_MAX_RUNS], shifted[TTA_VERIFY_MAX_RUNS];
+    for (size_t i = 0; i < n; i++) {
+        runs[i] = &e->runs[i];
+        shifted[i] = NAN; /* a DAWNBench claim has none */
+        tta_error db_err;
+        if (tta_db_run_number(db, e->runs[i].id, "unseenAccuracy", &unseen[i], &db_err) != TTA_OK)
+            return tta_report_fail(&db_err, err);
+    }
+    tta_verify_curve_side(runs, n, scale, threshold, at_epoch, unseen, shifted, out);
     if (out->runs == 0) {
         buf b = {0};
         buf_printf(&b, "entry %lld has no evaluations to compare with (no per-epoch accuracy)", (long long)e->id);
@@ -99,7 +114,8 @@ const char *tta_verify_verdict(const tta_verify_context *c, const tta_verify_sid
                              : "reproduced: as many epochs to the threshold and the same final accuracy as claimed";
 }
 
-enum { C_MEASURE, C_UNIT, C_CLAIM, C_REPLAY, C_TEST, C_CM, C_CS, C_CN, C_RM, C_RS, C_RN, C_P, C_CID, C_RID };
+enum { C_MEASURE, C_UNIT, C_CLAIM, C_REPLAY, C_TEST, C_CM, C_CS, C_CN, C_RM, C_RS, C_RN, C_P, C_CID, C_RID, C_THRESHOLD,
+       C_MODE, C_COMPARED };
 
 /* "mean ± std (n)" in the unit people read (percent for fractions). */
 static void pm_text(char *out, size_t len, const tta_verify_sample *s, int percent, int decimals) {
@@ -150,11 +166,15 @@ static void add_measure(tta_table *t, const tta_verify_context *c, const char *m
     tta_table_set_number(t, r, C_CID, (double)c->claim_entry_id);
     if (c->replay_entry_id >= 0) tta_table_set_number(t, r, C_RID, (double)c->replay_entry_id);
     else tta_table_set_missing(t, r, C_RID, "the replays were not stored");
+    /* how the sides were compared, on every row: CSV rows of several comparisons stay apart */
+    tta_table_set_number(t, r, C_THRESHOLD, c->threshold);
+    tta_table_set_text(t, r, C_MODE, c->stop_at_target ? "stop_at_target" : "schedule");
+    if (c->stop_at_target) tta_table_set_missing(t, r, C_COMPARED, NULL); /* at each run's stop */
+    else tta_table_set_number(t, r, C_COMPARED, c->compared_epoch);
 }
 
-void tta_verify_write(const tta_verify_context *c, const tta_verify_side *claim, const tta_verify_side *replay,
-                      int format, buf *out) {
-    assert(c && claim && replay && out);
+tta_table *tta_verify_table(const tta_verify_context *c, const tta_verify_side *claim, const tta_verify_side *replay) {
+    assert(c && claim && replay);
     static const tta_column cols[] = {
         {"measure", "measure", TTA_COL_TEXT, 0, TTA_FOR_ALL},
         {"unit", "unit", TTA_COL_TEXT, 0, TTA_FOR_SCRIPTS},
@@ -170,6 +190,9 @@ void tta_verify_write(const tta_verify_context *c, const tta_verify_side *claim,
         {"welch_p", "Welch p", TTA_COL_NUMBER, 3, TTA_FOR_SCRIPTS},
         {"claim_entry_id", "claim id", TTA_COL_INT, 0, TTA_FOR_SCRIPTS},
         {"replay_entry_id", "replay id", TTA_COL_INT, 0, TTA_FOR_SCRIPTS},
+        {"threshold", "threshold", TTA_COL_NUMBER, 6, TTA_FOR_SCRIPTS},
+        {"mode", "mode", TTA_COL_TEXT, 0, TTA_FOR_SCRIPTS},
+        {"compared_epoch", "compared epoch", TTA_COL_INT, 0, TTA_FOR_SCRIPTS},
     };
     tta_table *t = tta_table_new(cols, sizeof cols / sizeof cols[0]);
     char label[128];
@@ -202,6 +225,35 @@ void tta_verify_write(const tta_verify_context *c, const tta_verify_side *claim,
                 "the claim gives none", "no replay finished", NULL);
     add_measure(t, c, "generalization gap (val - unseen)", "fraction", &claim->gap, &replay->gap, 1, 2,
                 "the claim gives no unseen accuracy", "no replay finished", not_final);
+    return t;
+}
+
+void tta_verify_intro(const tta_verify_context *c, int runs, buf *out) {
+    assert(c && out);
+    buf_printf(out, "claim      %s (entry %lld)\n", c->claim_name, (long long)c->claim_entry_id);
+    if (c->replay_entry_id >= 0)
+        buf_printf(out, "replay     %s (entry %lld), %d run%s\n", c->replay_name ? c->replay_name : "",
+                   (long long)c->replay_entry_id, runs, runs == 1 ? "" : "s");
+    else
+        buf_printf(out, "replay     not stored, %d run%s\n", runs, runs == 1 ? "" : "s");
+    buf_printf(out, "threshold  validation top-1 >= %.1f%%\n", c->threshold * 100);
+    if (c->stop_at_target)
+        buf_printf(out, "mode       --stop-at-target: each replay stopped at the threshold (MLPerf); accuracies "
+                        "compared at the stop\n");
+    else if (c->epoch_cap > 0 && c->epoch_cap < c->schedule_epochs)
+        buf_printf(out, "mode       the claim's schedule CAPPED at epoch %d of %d (--max-epochs): accuracies "
+                        "compared at epoch %d\n",
+                   c->compared_epoch, c->schedule_epochs, c->compared_epoch);
+    else
+        buf_printf(out, "mode       the claim's schedule to its last epoch (%d), as the claim ran: accuracies "
+                        "compared at epoch %d\n",
+                   c->schedule_epochs, c->compared_epoch);
+}
+
+void tta_verify_write(const tta_verify_context *c, const tta_verify_side *claim, const tta_verify_side *replay,
+                      int format, buf *out) {
+    assert(c && claim && replay && out);
+    tta_table *t = tta_verify_table(c, claim, replay);
     const char *verdict = tta_verify_verdict(c, claim, replay);
     if (format == TTA_FORMAT_JSON) {
         buf_puts(out, "{\"claim_entry_id\": ");
@@ -230,24 +282,7 @@ void tta_verify_write(const tta_verify_context *c, const tta_verify_side *claim,
     } else if (format == TTA_FORMAT_CSV) {
         tta_table_render(t, TTA_OUT_CSV, NULL, out);
     } else {
-        buf_printf(out, "claim      %s (entry %lld)\n", c->claim_name, (long long)c->claim_entry_id);
-        if (c->replay_entry_id >= 0)
-            buf_printf(out, "replay     %s (entry %lld), %d run%s\n", c->replay_name ? c->replay_name : "",
-                       (long long)c->replay_entry_id, replay->runs, replay->runs == 1 ? "" : "s");
-        else
-            buf_printf(out, "replay     not stored, %d run%s\n", replay->runs, replay->runs == 1 ? "" : "s");
-        buf_printf(out, "threshold  validation top-1 >= %.1f%%\n", c->threshold * 100);
-        if (c->stop_at_target)
-            buf_printf(out, "mode       --stop-at-target: each replay stopped at the threshold (MLPerf); accuracies "
-                            "compared at the stop\n");
-        else if (c->epoch_cap > 0 && c->epoch_cap < c->schedule_epochs)
-            buf_printf(out, "mode       the claim's schedule CAPPED at epoch %d of %d (--max-epochs): accuracies "
-                            "compared at epoch %d\n",
-                       c->compared_epoch, c->schedule_epochs, c->compared_epoch);
-        else
-            buf_printf(out, "mode       the claim's schedule to its last epoch (%d), as the claim ran: accuracies "
-                            "compared at epoch %d\n",
-                       c->schedule_epochs, c->compared_epoch);
+        tta_verify_intro(c, replay->runs, out);
         tta_table_render(t, format == TTA_FORMAT_MARKDOWN ? TTA_OUT_MARKDOWN : TTA_OUT_TABLE, NULL, out);
         buf_printf(out, "verdict: %s\n", verdict);
     }

@@ -22,6 +22,12 @@ check() { local what="$1"; shift; if "$@"; then passed=$((passed + 1)); else ech
 py() { /usr/bin/python3 -c "import json,sys; j=json.load(open(sys.argv[1])); rows={r['measure'].split(' at ')[0].split(' to ')[0]: r for r in j.get('rows', [])}; sys.exit(0 if ($2) else 1)" "$1"; }
 
 "$TTA" --db "$work/db" ingest fixtures/claims >/dev/null 2>&1
+# before any replay: the stored comparisons' report is empty, and says why
+"$TTA" --db "$work/db" report verify --format json >"$work/none.json" 2>/dev/null
+check "report verify with no replay stored: JSON []" test "$(tr -d ' \n' <"$work/none.json")" = "[]"
+"$TTA" --db "$work/db" report verify >"$work/none.txt" 2>"$work/none.err"
+check "report verify with no replay stored: (no rows), and why on stderr" \
+    bash -c "grep -q '(no rows)' '$work/none.txt' && grep -q 'no stored run replays a claim' '$work/none.err'"
 claim='dawnbench/open/tta anchors (PyTorch reference run)/fmnist_mlp_pytorch/fashion-mnist'
 id=$("$TTA" --db "$work/db" ls entries --format csv | awk -F, 'NR > 1 && /fmnist_mlp_pytorch/ {print $1; exit}')
 [ -n "$id" ] || id=1
@@ -83,7 +89,7 @@ check "no empty claim cell but shifted accuracy (the claim has none)" \
 "$TTA" --db "$work/db" verify "$claim" --runs 1 --max-epochs 3 --threshold 0.78 --stop-at-target --threads 1 \
     --log-dir "$work/slogs" --format csv >"$work/s.csv" 2>"$work/err"
 check "verify --stop-at-target exits 0 ($(head -2 "$work/err"))" test $? -eq 0
-check "CSV header" grep -q '^measure,unit,test,claim_mean,claim_std,claim_n,replay_mean,replay_std,replay_n,welch_p,claim_entry_id,replay_entry_id,note' "$work/s.csv"
+check "CSV header" grep -q '^measure,unit,test,claim_mean,claim_std,claim_n,replay_mean,replay_std,replay_n,welch_p,claim_entry_id,replay_entry_id,threshold,mode,compared_epoch,note' "$work/s.csv"
 check "CSV: validation accuracy at the stop" grep -q '^validation accuracy at the stop,' "$work/s.csv"
 slog=$(ls "$work"/slogs/replay/results/*/fashion-mnist/result_0.txt)
 s_last=$(grep '"key": "eval_accuracy"' "$slog" | tail -1 | grep -o '"epoch_num": [0-9]*' | grep -o '[0-9]*$')
@@ -99,13 +105,54 @@ check "JSON --stop-at-target: mode stop_at_target, no compared epoch" py "$work/
 check "tta ls runs --round local shows the 4 verify runs, submitter replay" \
     /usr/bin/python3 -c "import json,sys; r=json.load(open(sys.argv[1])); sys.exit(0 if len(r) == 4 and all(x['submitter'] == 'replay' for x in r) else 1)" "$work/runs.json"
 
+# 5. the stored comparisons (`tta report verify`, and its section of the HTML page), from the database alone:
+# one per way of running (the four verify calls above), each equal to what its `tta verify` printed
+"$TTA" --db "$work/db" report verify --format json >"$work/stored.json" 2>"$work/err"
+check "report verify exits 0 ($(head -2 "$work/err"))" test $? -eq 0
+check "report verify: four comparisons (schedule at epoch 3 and 1, stop at target at 78% and 50%)" \
+    /usr/bin/python3 -c "import json,sys; j=json.load(open(sys.argv[1])); sys.exit(0 if sorted((x['mode'], x['compared_epoch'] or 0, x['threshold']) for x in j) == [('schedule', 1, 0.5), ('schedule', 3, 0.78), ('stop_at_target', 0, 0.5), ('stop_at_target', 0, 0.78)] else 1)" "$work/stored.json"
+# same FILE MODE EPOCH THRESHOLD: the stored comparison's rows equal FILE's (tta verify's): counts,
+# epochs and accuracies exactly, TTA and s/epoch within 3% (the stored side times them by the
+# evaluations' log records, as the claim's, tta verify by the run's clock)
+same() {
+    /usr/bin/python3 - "$work/stored.json" "$2" "$3" "$4" "$1" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+c = [x for x in j if x["mode"] == sys.argv[2] and (x["compared_epoch"] or 0) == int(sys.argv[3]) and x["threshold"] == float(sys.argv[4])]
+v = json.load(open(sys.argv[5]))
+if len(c) != 1: sys.exit(1)
+c = c[0]
+ok = c["claim_entry_id"] == v["claim_entry_id"] and c["replay_entry_id"] == v["replay_entry_id"] and c["verdict"] == v["verdict"]
+for a, b in zip(c["rows"], v["rows"]):
+    ok &= a["measure"] == b["measure"] and a["claim_n"] == b["claim_n"] and a["replay_n"] == b["replay_n"]
+    for k in ("claim_mean", "replay_mean"):
+        if a[k] is None or b[k] is None: ok &= a[k] == b[k]; continue
+        tol = 0.03 * abs(b[k]) + 1e-6 if a["unit"] == "s" else 1e-6
+        ok &= abs(a[k] - b[k]) <= tol
+sys.exit(0 if ok and len(c["rows"]) == len(v["rows"]) else 1)
+PY
+}
+check "stored: the schedule comparison at epoch 3 equals tta verify's" same "$work/v.json" schedule 3 0.78
+check "stored: the stop-at-target comparison at 50% equals tta verify's" same "$work/s.json" stop_at_target 0 0.5
+"$TTA" --db "$work/db" report verify --format csv >"$work/stored.csv"
+check "report verify CSV: one header, 8 rows per comparison" \
+    test "$(grep -c '^measure,' "$work/stored.csv"):$(wc -l <"$work/stored.csv")" = "1:33"
+"$TTA" --db "$work/db" report verify --round dawnbench --format json >"$work/sel.json"
+"$TTA" --db "$work/db" report verify --round v0.7 --format json >"$work/nosel.json"
+check "a filter selects comparisons by their claim (dawnbench: 4) or replay entry (v0.7: none)" \
+    test "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))), len(json.load(open(sys.argv[2]))))' "$work/sel.json" "$work/nosel.json")" = "4 0"
+"$TTA" --db "$work/db" report html "$work/page.html" 2>"$work/err"
+check "report html exits 0 ($(head -2 "$work/err"))" test $? -eq 0
+check "the page has verify's section: heading, the claim by entry id, a verdict per comparison" \
+    bash -c "grep -q '<h2[^>]*>Claims replayed on this machine</h2>' '$work/page.html' && grep -q 'claim *dawnbench/open/tta anchors (PyTorch reference run)/fmnist_mlp_pytorch/fashion-mnist (entry $id)' '$work/page.html' && test \$(grep -c '<p>verdict: ' '$work/page.html') = 4"
+
 # usage
 "$TTA" --db "$work/db" verify "$claim" --threshold abc 2>/dev/null
 check "a bad --threshold is a usage error (2)" test $? -eq 2
 "$TTA" --db "$work/db" verify "$claim" --format xml 2>/dev/null
 check "a bad --format is a usage error (2)" test $? -eq 2
 
-# 5. ../shared/claims, when present: the claim's full column from the shared copies
+# 6. ../shared/claims, when present: the claim's full column from the shared copies
 if [ -d "$shared/claims" ] && ls "$shared"/claims/*.json >/dev/null 2>&1; then
     "$TTA" --db "$work/sdb" ingest "$shared/claims" >/dev/null 2>&1
     "$TTA" --db "$work/sdb" verify "$claim" --runs 1 --max-epochs 1 --threshold 0.5 --threads 1 \
