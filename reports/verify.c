@@ -92,26 +92,39 @@ static double welch_p(const tta_verify_sample *a, const tta_verify_sample *b, co
     return w.p;
 }
 
+/* Whether two samples differ: 1 (Welch p < 0.05, or both without spread and unequal), 0 (they
+ * do not: p >= 0.05, or both without spread and equal, where Welch's t is undefined), -1 untested
+ * (fewer than 2 values on a side). */
+static int samples_differ(const tta_verify_sample *a, const tta_verify_sample *b) {
+    const char *why;
+    if (a->n < 2 || b->n < 2) return -1;
+    double p = welch_p(a, b, &why);
+    if (!isnan(p)) return p < 0.05;
+    double ma = tta_mean(a->v, a->n), mb = tta_mean(b->v, b->n);
+    return fabs(ma - mb) > 1e-9 * fmax(1, fmax(fabs(ma), fabs(mb)));
+}
+
 const char *tta_verify_verdict(const tta_verify_context *c, const tta_verify_side *claim,
                                const tta_verify_side *replay) {
     assert(c && claim && replay);
-    const char *why;
     if (replay->runs == 0) return "not verified: no replay finished";
     if (replay->reached == 0) return "not reproduced: no replay reached the threshold";
-    double pe = welch_p(&claim->epochs, &replay->epochs, &why);
-    double pv = welch_p(&claim->val, &replay->val, &why);
-    double pu = c->stop_at_target ? NAN : welch_p(&claim->unseen, &replay->unseen, &why);
-    int epochs_differ = !isnan(pe) && pe < 0.05, acc_differ = (!isnan(pv) && pv < 0.05) || (!isnan(pu) && pu < 0.05);
+    int de = samples_differ(&claim->epochs, &replay->epochs), dv = samples_differ(&claim->val, &replay->val);
+    int du = c->stop_at_target ? -1 : samples_differ(&claim->unseen, &replay->unseen);
+    int epochs_differ = de == 1, acc_differ = dv == 1 || du == 1;
     if (epochs_differ && acc_differ)
         return "not reproduced: epochs to the threshold and accuracy differ from the claim's (Welch p < 0.05)";
     if (epochs_differ) return "partly reproduced: the threshold is reached, in a different number of epochs than claimed";
     if (acc_differ)
         return c->stop_at_target ? "partly reproduced: the accuracy at the stop differs from the claim's"
-                                 : "partly reproduced: the final accuracy differs from the claim's";
+               : c->epoch_cap > 0 ? "partly reproduced: the accuracy at the compared epoch differs from the claim's"
+                                  : "partly reproduced: the final accuracy differs from the claim's";
     if (replay->reached < replay->runs) return "partly reproduced: some replays missed the threshold";
-    if (isnan(pe)) return "consistent with the claim, untested: fewer than 2 runs on a side";
+    if (de < 0) return "consistent with the claim, untested: fewer than 2 runs on a side";
     return c->stop_at_target ? "reproduced: every replay reached the threshold, in as many epochs as claimed"
-                             : "reproduced: as many epochs to the threshold and the same final accuracy as claimed";
+           : c->epoch_cap > 0 ? "reproduced: as many epochs to the threshold and the same accuracy at the compared epoch "
+                                "as claimed"
+                              : "reproduced: as many epochs to the threshold and the same final accuracy as claimed";
 }
 
 enum { C_MEASURE, C_UNIT, C_CLAIM, C_REPLAY, C_TEST, C_CM, C_CS, C_CN, C_RM, C_RS, C_RN, C_P, C_CID, C_RID, C_THRESHOLD,
@@ -155,6 +168,8 @@ static void add_measure(tta_table *t, const tta_verify_context *c, const char *m
     const char *why = no_test;
     double p = NAN;
     if (!no_test) p = welch_p(a, b, &why);
+    if (!no_test && isnan(p) && a->n >= 2 && b->n >= 2) /* Welch's t needs some spread */
+        why = samples_differ(a, b) ? "no test: no spread, values differ" : "no test: no spread, same value";
     if (!isnan(p)) {
         snprintf(txt, sizeof txt, "Welch p = %.3f%s", p, p < 0.05 ? " (differs)" : "");
         tta_table_set_text(t, r, C_TEST, txt);

@@ -1,5 +1,6 @@
 #!/bin/bash
-# The HTML page (`tta report html`) of the fixtures and, with ../shared/corpus, of MLPerf v0.7: every
+# The HTML page (`tta report html`) of the fixtures (also with two replays of a claim stored, so that
+# verify's section is on it) and, with ../shared/corpus, of MLPerf v0.7: every
 # link to an entry (href="#entry-N" in the results tables) has its target (the variance table's
 # row id="entry-N"), and in headless Chromium at a 1280 px window the page lays out without
 # horizontal scrolling (document.scrollWidth <= 1280, measured by a script added to a copy of the
@@ -23,6 +24,17 @@ pages=()
 "$TTA" --db "$work/fx.db" report html --quiet "$work/fixtures.html" 2>/dev/null
 check "fixtures: page written" test -s "$work/fixtures.html"
 pages+=(fixtures)
+# the fixtures with two replays of a claim: the page gains verify's section
+if [ -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ]; then
+    cp "$work/fx.db" "$work/vf.db"
+    "$TTA" --db "$work/vf.db" verify 'dawnbench/open/tta anchors (PyTorch reference run)/fmnist_mlp_pytorch/fashion-mnist' \
+        --runs 2 --max-epochs 1 --threshold 0.5 --threads 1 --log-dir "$work/vlogs" >/dev/null 2>&1
+    "$TTA" --db "$work/vf.db" report html --quiet "$work/verify.html" 2>/dev/null
+    check "verify: page written, with verify's section" grep -q '<h2>Claims replayed on this machine</h2>' "$work/verify.html"
+    pages+=(verify)
+else
+    echo "NOTE: no Fashion-MNIST (dataset-fashion-mnist): no page with verify's section"
+fi
 if [ -f "$shared/corpus/mlperf-training-v0.7.tar.zst" ]; then
     mkdir -p "$work/v0.7"
     tar --zstd -xf "$shared/corpus/mlperf-training-v0.7.tar.zst" -C "$work/v0.7"
