@@ -4,7 +4,9 @@
 # --max-epochs, a threshold of 78% that epoch 1 or 2 meets, to keep the test short), its log has
 # run_stop at the threshold and the later epochs after it, accuracies are compared at the compared
 # epoch (the claim's own evaluations at that epoch), the claim column is full, --stop-at-target
-# stops at the threshold, JSON/CSV keys, and the runs are stored as round local.
+# stops at the threshold, JSON/CSV keys, and the runs are stored as round local; `report verify` and
+# the HTML page read the same comparisons back from the database; with ../shared/claims, a replay of the
+# whole 15-epoch schedule compared at the claim's final epoch.
 # Needs Debian's dataset-fashion-mnist (skips without it).
 set -uo pipefail
 TTA=${TTA:-build/tta}
@@ -155,11 +157,21 @@ check "a bad --format is a usage error (2)" test $? -eq 2
 # 6. ../shared/claims, when present: the claim's full column from the shared copies
 if [ -d "$shared/claims" ] && ls "$shared"/claims/*.json >/dev/null 2>&1; then
     "$TTA" --db "$work/sdb" ingest "$shared/claims" >/dev/null 2>&1
-    "$TTA" --db "$work/sdb" verify "$claim" --runs 1 --max-epochs 1 --threshold 0.5 --threads 1 \
-        --log-dir "$work/shlogs" --format json >"$work/sh.json" 2>"$work/err"
+    # the claim's whole schedule (15 epochs, no cap): compared at the claim's final epoch
+    "$TTA" --db "$work/sdb" verify "$claim" --runs 1 --threads 2 --log-dir "$work/shlogs" --format json \
+        >"$work/sh.json" 2>"$work/err"
     check "verify on ../shared/claims exits 0 ($(head -2 "$work/err"))" test $? -eq 0
-    check "../shared/claims: a 15-epoch schedule, the claim column full" py "$work/sh.json" \
-        "j['schedule_epochs'] == 15 and all(rows[m]['claim_n'] == 3 for m in ['epochs', 'TTA (s)', 'time per epoch (s)', 'validation accuracy', 'unseen accuracy'])"
+    check "../shared/claims: the 15-epoch schedule run whole, compared at epoch 15, no cap, the claim column full" \
+        py "$work/sh.json" "j['mode'] == 'schedule' and j['schedule_epochs'] == 15 and j['compared_epoch'] == 15 and j['epoch_cap'] is None and all(rows[m]['claim_n'] == 3 for m in ['epochs', 'TTA (s)', 'time per epoch (s)', 'validation accuracy', 'unseen accuracy'])"
+    shared_mean() { awk -F'\t' -v e="$1" '$1 == e {s += $3; n++} END {printf "%.17g", s / n / 100}' "$shared"/claims/*.tsv; }
+    check "../shared/claims: the claim's validation accuracy is its final epoch's ($(shared_mean 15))" py "$work/sh.json" \
+        "abs(rows['validation accuracy']['claim_mean'] - $(shared_mean 15)) < 1e-9"
+    shlog=$(ls "$work"/shlogs/replay/results/*/fashion-mnist/result_0.txt)
+    sh_last=$(grep '"key": "eval_accuracy"' "$shlog" | tail -1 | grep -o '"epoch_num": [0-9]*' | grep -o '[0-9]*$')
+    check "../shared/claims: the replay ran to epoch 15 (last evaluation at epoch $sh_last)" test "$sh_last" = 15
+    sh_acc=$(grep '"key": "eval_accuracy"' "$shlog" | tail -1 | grep -o '"value": [0-9.e-]*' | cut -d' ' -f2)
+    check "../shared/claims: the replay's validation accuracy compared is its epoch 15's ($sh_acc)" py "$work/sh.json" \
+        "abs(rows['validation accuracy']['replay_mean'] - $sh_acc) < 1e-6"
 else
     echo "note: no $shared/claims: the shared claims part is skipped"
 fi
