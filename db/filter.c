@@ -187,6 +187,11 @@ double db_col_real(sqlite3_stmt *st, int i) {
     return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
 }
 
+double db_col_number(sqlite3_stmt *st, int i) {
+    int type = sqlite3_column_type(st, i);
+    return type == SQLITE_INTEGER || type == SQLITE_FLOAT ? sqlite3_column_double(st, i) : NAN;
+}
+
 int db_col_count(sqlite3_stmt *st, int i) {
     return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : sqlite3_column_int(st, i);
 }

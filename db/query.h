@@ -41,6 +41,9 @@ int db_register_regexp(sqlite3 *db);
 char *db_col_text(sqlite3_stmt *st, int i);
 /* Column i as a double, NAN for SQL NULL. */
 double db_col_real(sqlite3_stmt *st, int i);
+/* Column i as a number: NAN when it is NULL or not a number (a JSON value read with ->> may be a
+ * string or an object). */
+double db_col_number(sqlite3_stmt *st, int i);
 /* Column i as an int, -1 for SQL NULL. */
 int db_col_count(sqlite3_stmt *st, int i);
 

@@ -21,12 +21,6 @@ static const char breakdown_sql[] =
     "  AND j.value ->> '$[2]' IN ('tta_world_size', 'tta_epoch_breakdown')"
     " ORDER BY r.entry_id, r.id, CAST(j.key AS INTEGER)";
 
-/* Column i as a number: NAN when it is missing or not a number (a string, an object). */
-static double number_col(sqlite3_stmt *st, int i) {
-    int type = sqlite3_column_type(st, i);
-    return type == SQLITE_INTEGER || type == SQLITE_FLOAT ? sqlite3_column_double(st, i) : NAN;
-}
-
 /* The JSON array of column i as numbers (NAN for an element that is not one); none when the
  * column is not an array. */
 static void rank_col(sqlite3_stmt *st, int i, tta_epoch_breakdown *b) {
@@ -71,7 +65,7 @@ int tta_db_epoch_breakdowns(sqlite3 *db, const tta_filter *f, tta_epoch_breakdow
         }
         double *v[8] = {&x->epoch_s, &x->data_s, &x->forward_s, &x->backward_s, &x->optimizer_s,
                         &x->comm_exposed_s, &x->comm_total_s, &x->eval_s};
-        for (int k = 0; k < 8; k++) *v[k] = number_col(st, 4 + k);
+        for (int k = 0; k < 8; k++) *v[k] = db_col_number(st, 4 + k);
         rank_col(st, 12, x);
     }
     sqlite3_finalize(st);

@@ -23,12 +23,6 @@ void tta_replay_links_free(tta_replay_link *l, size_t n) {
     free(l);
 }
 
-/* Column i as a number: NAN when it is missing or not a number. */
-static double number_col(sqlite3_stmt *st, int i) {
-    int type = sqlite3_column_type(st, i);
-    return type == SQLITE_INTEGER || type == SQLITE_FLOAT ? sqlite3_column_double(st, i) : NAN;
-}
-
 int tta_db_replay_links(sqlite3 *db, tta_replay_link **out, size_t *n_out, tta_error *err) {
     assert(db && out && n_out);
     *out = NULL;
@@ -48,7 +42,7 @@ int tta_db_replay_links(sqlite3 *db, tta_replay_link **out, size_t *n_out, tta_e
         }
         tta_replay_link *x = &l[n - 1];
         const char *key = (const char *)sqlite3_column_text(st, 2);
-        double v = number_col(st, 3);
+        double v = db_col_number(st, 3);
         /* the first of a key counts, as a log's first hyperparameter does */
         if (!strcmp(key, "tta_replay_of")) {
             if (!x->claim && sqlite3_column_type(st, 3) == SQLITE_TEXT) x->claim = db_col_text(st, 3);
