@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/buf.h"
 #include "common/check.h"
 
 extern const char tta_rules_json[]; /* generated from schemas/benchmark_rules.json */
@@ -51,20 +50,20 @@ int tta_quality_scale_from_name(const char *name) {
 
 typedef struct {
     const char *origin;
-    buf msg;
+    tta_error *err; /* the caller's (may be NULL) */
     int failed;
 } parse_ctx;
 
-/* Records the first failure: "<origin>: <message>". */
+/* Records the first failure: TTA_EINPUT, "<origin>: <message>". */
 static void fail(parse_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void fail(parse_ctx *c, const char *fmt, ...) {
     if (c->failed) return;
     c->failed = 1;
-    buf_printf(&c->msg, "%s: ", c->origin);
     va_list ap;
     va_start(ap, fmt);
-    buf_vprintf(&c->msg, fmt, ap);
+    tta_vfail(c->err, TTA_EINPUT, fmt, ap);
     va_end(ap);
+    tta_error_context(c->err, "%s", c->origin);
 }
 
 /* A member that must be a string; NULL (and a failure) otherwise. where names the element. */
@@ -193,17 +192,17 @@ static void parse_rule(parse_ctx *c, const cJSON *o, const cJSON *sources, tta_r
     r->sources_json = cJSON_PrintUnformatted(src);
 }
 
-int tta_rules_parse(const char *json, size_t len, const char *origin, tta_rules *out, char **err) {
+/* Contract in rules.h. */
+int tta_rules_parse(const char *json, size_t len, const char *origin, tta_rules *out, tta_error *err) {
     memset(out, 0, sizeof *out);
-    parse_ctx c = {.origin = origin ? origin : "rules"};
+    parse_ctx c = {.origin = origin ? origin : "rules", .err = err};
     const char *end = NULL;
     cJSON *doc = cJSON_ParseWithLengthOpts(json, len, &end, 0);
     if (!doc) {
         size_t at = end && end >= json ? (size_t)(end - json) : 0, line = 1;
         for (size_t i = 0; i < at && i < len; i++) line += json[i] == '\n';
-        char where[32];
-        snprintf(where, sizeof where, "%zu", line);
-        fail(&c, "line %s: not valid JSON", where);
+        c.failed = 1;
+        tta_fail(err, TTA_EINPUT, "%s:%zu: not valid JSON", c.origin, line);
         goto done;
     }
     out->owner = doc;
@@ -262,13 +261,11 @@ int tta_rules_parse(const char *json, size_t len, const char *origin, tta_rules 
     }
 done:
     if (c.failed) {
-        if (err) *err = buf_take(&c.msg);
-        else buf_free(&c.msg);
         tta_rules_free(out);
-        return -1;
+        return TTA_EINPUT;
     }
-    buf_free(&c.msg);
-    return 0;
+    tta_error_clear(err);
+    return TTA_OK;
 }
 
 void tta_rules_free(tta_rules *r) {
@@ -286,10 +283,10 @@ static tta_rules builtin;
 static pthread_once_t builtin_once = PTHREAD_ONCE_INIT;
 
 static void load_builtin(void) {
-    char *err = NULL;
+    tta_error err;
     if (tta_rules_parse(tta_rules_json, strlen(tta_rules_json), "schemas/benchmark_rules.json (built in)", &builtin,
-                        &err) != 0) {
-        fprintf(stderr, "tta: %s\n", err ? err : "cannot read the built-in rules");
+                        &err) != TTA_OK) {
+        fprintf(stderr, "tta: %s\n", err.text);
         abort();
     }
 }

@@ -17,6 +17,8 @@
 
 #include <stddef.h>
 
+#include "common/error.h"
+
 /* How a benchmark's quality is stored. */
 typedef enum {
     TTA_SCALE_ASIS = 0, /* stored as logged (WER, log perplexity, loss, FID, CLIP, unknown benchmarks) */
@@ -88,9 +90,12 @@ const tta_rules *tta_rules_builtin(void);
 /* The embedded file's text (for the database copy and `tta rules`). */
 const char *tta_rules_text(void);
 
-/* Parses rules from JSON text into *out. Returns 0, or -1 with *err (malloc'd) = "<origin>: <reason>"
- * naming the element at fault. */
-int tta_rules_parse(const char *json, size_t len, const char *origin, tta_rules *out, char **err);
+/* Parses rules from JSON text (len bytes; origin names it in messages, NULL: "rules") into *out,
+ * which the caller frees with tta_rules_free; the strings point into out->owner. TTA_OK, or
+ * TTA_EINPUT with *out empty and err holding the first fault: "<origin>:<line>: not valid JSON"
+ * for a syntax error, else "<origin>: <element>: <reason>" naming the element at fault
+ * ("3.1.0 resnet: \"target\" must be a number"; the parsed document keeps no line numbers). */
+int tta_rules_parse(const char *json, size_t len, const char *origin, tta_rules *out, tta_error *err);
 void tta_rules_free(tta_rules *r);
 
 /* The ruleset of a round ("v3.1" -> "3.1.0"), or NULL when the rules do not know the round. */
