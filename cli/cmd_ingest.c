@@ -98,10 +98,9 @@ int cmd_ingest(const tta_cli *cli, int argc, char **argv) {
     mallopt(M_MMAP_THRESHOLD, 32 << 20);
     mallopt(M_TRIM_THRESHOLD, 256 << 20);
     sqlite3 *db = NULL;
-    char *err = NULL;
-    tta_error oerr;
-    if (tta_db_open(cli->db_path, &db, &oerr) != TTA_OK) {
-        fprintf(stderr, "tta ingest: %s\n", oerr.text);
+    tta_error err;
+    if (tta_db_open(cli->db_path, &db, &err) != TTA_OK) {
+        fprintf(stderr, "tta ingest: %s\n", err.text);
         free(paths);
         return 1;
     }
@@ -116,13 +115,13 @@ int cmd_ingest(const tta_cli *cli, int argc, char **argv) {
     int rc = tta_ingest_paths(db, paths, n_paths, &opts, &st, stderr, &err);
     cli_progress_finish(&display);
     free(paths);
-    if (rc < 0) {
-        fprintf(stderr, "tta ingest: %s\n", err ? err : "database error");
-        free(err);
-        tta_db_close(db);
-        return 1;
-    }
     tta_db_close(db);
+    /* The database failed: the ingest stopped. Any other problem (on stderr already, file by
+     * file) left the rest stored: the summary, then exit status 1. */
+    if (rc == TTA_EDB) {
+        fprintf(stderr, "tta ingest: %s\n", err.text);
+        return tta_exit_status(rc);
+    }
     tta_ingest_write_summary(&st, json, stdout, stderr);
-    return rc;
+    return tta_exit_status(rc);
 }

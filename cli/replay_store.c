@@ -12,22 +12,21 @@
 
 int cli_store_replays(const tta_cli *cli, const char *cmd, const tta_replay_batch *b) {
     sqlite3 *db = NULL;
-    char *ierr = NULL;
     const char **paths = calloc((size_t)b->n_runs + 1, sizeof *paths);
     int np = 0, rc = 0;
     if (b->system_json[0]) paths[np++] = b->system_json;
     for (int i = 0; i < b->n_runs; i++) paths[np++] = b->runs[i].log;
     tta_ingest_options io = {.jobs = 1, .quiet = 0};
     tta_ingest_stats st;
-    tta_error oerr;
-    if (tta_db_open(cli->db_path, &db, &oerr) != TTA_OK) {
-        fprintf(stderr, "tta %s: ingesting the logs: %s\n", cmd, oerr.text);
+    tta_error err;
+    if (tta_db_open(cli->db_path, &db, &err) != TTA_OK) {
+        fprintf(stderr, "tta %s: ingesting the logs: %s\n", cmd, err.text);
         rc = 1;
-    } else if (tta_ingest_paths(db, paths, np, &io, &st, stderr, &ierr) != 0) {
-        fprintf(stderr, "tta %s: ingesting the logs: %s\n", cmd, ierr ? ierr : "failed");
+    } else if (tta_ingest_paths(db, paths, np, &io, &st, stderr, &err) != TTA_OK) {
+        /* A path or log that failed is on stderr already (the ingest's diag); the database's failure is not. */
+        fprintf(stderr, "tta %s: ingesting the logs: %s\n", cmd, err.code == TTA_EDB ? err.text : "failed");
         rc = 1;
     }
-    free(ierr);
     free(paths);
     tta_db_close(db);
     return rc;
@@ -38,7 +37,6 @@ int cli_store_replays(const tta_cli *cli, const char *cmd, const tta_replay_batc
 int cli_spec_from_entry_file(const tta_cli *cli, const char *path, const char *model, const char *data,
                                 tta_replay_spec *spec) {
     sqlite3 *db = NULL;
-    char *ierr = NULL;
     buf tsv = {0};
     const char *dot = strrchr(path, '.');
     buf_append(&tsv, path, dot && !strchr(dot, '/') ? (size_t)(dot - path) : strlen(path));
@@ -57,8 +55,8 @@ int cli_spec_from_entry_file(const tta_cli *cli, const char *path, const char *m
         fprintf(stderr, "tta replay: %s: %s\n", path, oerr.text);
         goto out;
     }
-    if (tta_ingest_paths(db, paths, np, &io, &st, stderr, &ierr) < 0) {
-        fprintf(stderr, "tta replay: %s: %s\n", path, ierr ? ierr : "cannot be ingested");
+    if (tta_ingest_paths(db, paths, np, &io, &st, stderr, &oerr) == TTA_EDB) {
+        fprintf(stderr, "tta replay: %s: %s\n", path, oerr.text);
         goto out;
     }
     /* the entry the description belongs to */
@@ -87,7 +85,6 @@ int cli_spec_from_entry_file(const tta_cli *cli, const char *path, const char *m
     free(lerr);
     rc = 0;
 out:
-    free(ierr);
     buf_free(&tsv);
     tta_db_close(db);
     return rc;

@@ -9,6 +9,7 @@
  */
 #include "ingest/ingest.h"
 
+#include <assert.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -237,20 +238,26 @@ static void report_progress(const tta_ingest_options *opts, const tta_store *sto
     opts->progress(opts->progress_ctx, &p, event);
 }
 
-/* -1 with *err (when err is not NULL) the database error's text (malloc'd). */
-static int db_failure(char **err, const tta_error *dberr) {
-    if (err) *err = strdupCheck(dberr->text);
-    return -1;
+/* Keeps the first problem of an ingest that goes on (a path not walked, a failed file): the
+ * code and line tta_ingest_paths returns when it ends without a database error. */
+static void note_problem(tta_error *first, tta_status code, const char *text) {
+    if (first->code == TTA_OK) tta_fail(first, code, "%s", text);
 }
 
+/* Contract in ingest.h. */
 int tta_ingest_paths(sqlite3 *db, const char *const *paths, int n_paths, const tta_ingest_options *opts,
-                     tta_ingest_stats *stats, FILE *diag, char **err) {
+                     tta_ingest_stats *stats, FILE *diag, tta_error *err) {
     double t0 = now_seconds();
     memset(stats, 0, sizeof *stats);
+    tta_error first;
+    tta_error_clear(&first);
     tta_walk_list files = {0};
-    int status = 0;
     for (int i = 0; i < n_paths; i++) {
-        if (tta_walk(paths[i], &files, diag) != 0) status = 1;
+        tta_error walk_err;
+        if (tta_walk(paths[i], &files, diag, &walk_err) != TTA_OK) {
+            if (diag) fprintf(diag, "%s\n", walk_err.text);
+            note_problem(&first, walk_err.code, walk_err.text);
+        }
     }
     tta_walk_sort(&files);
 
@@ -258,7 +265,7 @@ int tta_ingest_paths(sqlite3 *db, const char *const *paths, int n_paths, const t
     tta_error dberr;
     if (tta_store_open(db, &store, &dberr) != TTA_OK) {
         tta_walk_free(&files);
-        return db_failure(err, &dberr);
+        return tta_fail(err, dberr.code, "%s", dberr.text);
     }
     ingest_work w = {.files = &files, .max_text = tta_db_max_value_bytes(db)};
     tta_stored_source *stored = NULL;
@@ -267,7 +274,7 @@ int tta_ingest_paths(sqlite3 *db, const char *const *paths, int n_paths, const t
         tta_stored_sources_free(stored, n_stored);
         tta_store_close(store);
         tta_walk_free(&files);
-        return db_failure(err, &dberr);
+        return tta_fail(err, dberr.code, "%s", dberr.text);
     }
     if (n_stored > 1) qsort(stored, n_stored, sizeof *stored, compare_stored);
     w.stored = stored;
@@ -311,10 +318,14 @@ int tta_ingest_paths(sqlite3 *db, const char *const *paths, int n_paths, const t
                 tta_db_file view = tta_parsed_db_file(f);
                 if (tta_store_write(store, &view, &dberr) != TTA_OK) {
                     db_failed = 1; /* keep draining the queue so threads can finish */
-                } else if (f->failed && diag && !(opts && opts->quiet)) {
-                    if (show_progress)
-                        report_progress(opts, store, stats, done, files.n, t0, TTA_INGEST_PROGRESS_DIAG);
-                    fprintf(diag, "%s\n", f->error ? f->error : f->path);
+                } else if (f->failed) {
+                    const char *line = f->error ? f->error : f->path;
+                    note_problem(&first, TTA_EINPUT, line);
+                    if (diag && !(opts && opts->quiet)) {
+                        if (show_progress)
+                            report_progress(opts, store, stats, done, files.n, t0, TTA_INGEST_PROGRESS_DIAG);
+                        fprintf(diag, "%s\n", line);
+                    }
                 }
             }
         }
@@ -339,8 +350,12 @@ int tta_ingest_paths(sqlite3 *db, const char *const *paths, int n_paths, const t
     tta_store_close(store);
     tta_walk_free(&files);
     stats->seconds = now_seconds() - t0;
-    if (db_failed) return db_failure(err, &dberr);
-    return (status || stats->failed) ? 1 : 0;
+    if (db_failed) return tta_fail(err, dberr.code, "%s", dberr.text);
+    /* Each failed file stored was noted as it was written. */
+    assert(stats->failed == 0 || first.code != TTA_OK);
+    if (first.code != TTA_OK) return tta_fail(err, first.code, "%s", first.text);
+    tta_error_clear(err);
+    return TTA_OK;
 }
 
 /* Contract in ingest.h. */

@@ -1,8 +1,8 @@
 /* ingest.h: the ingest module's contract. Reads published MLPerf Training and DAWNBench logs
  * into a tta database (opened with db/db.h's tta_db_open; db/ writes the rows).
  *
- * Ownership: the caller owns the sqlite3 handle and closes it. Error strings returned through
- * char ** are malloc'd; the caller frees them.
+ * Ownership: the caller owns the sqlite3 handle and closes it, and the tta_error it passes
+ * (common/error.h).
  */
 #ifndef TTA_INGEST_H
 #define TTA_INGEST_H
@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/error.h"
 #include "db/db.h"
 
 /* Where an ingest is, for a progress display (the CLI's; this module draws nothing). */
@@ -61,13 +62,23 @@ typedef struct {
  * recognises each file by content, skips the files found in folders that are not where results
  * lie (pathmeta.h, tta_path_skip; a file given as a path is always read), parses with
  * opts->jobs threads and stores with one writer,
- * each file whole or not at all (files are grouped into transactions). Each failed file gets
- * one line "<path>:<line>: <reason>" on diag (unless quiet) and a row in sources with status
- * 'failed'. Returns 0 when no file failed, 1 when some did (the others are stored), -1 when the
- * database itself failed (err set; the open transaction's files are rolled back, the stats
- * count only what was committed). */
+ * each file whole or not at all (files are grouped into transactions). A path that cannot be
+ * walked gets one line "<path>: <reason>" on diag, and each failed file one line
+ * "<path>:<line>: <reason>" (unless quiet) and a row in sources with status 'failed'.
+ *
+ * Two outcomes differ, by code:
+ *   - the ingest went through: every file that could be read is stored and *stats is complete.
+ *     TTA_OK when nothing went wrong; else the code of the first problem met, with err holding
+ *     its line (the same as on diag; the others are on diag only):
+ *       TTA_ENOTFOUND  a path given does not exist ("<path>: No such file or directory"),
+ *       TTA_EIO        a path given cannot be looked at ("<path>: Permission denied"),
+ *       TTA_EINPUT     a file was malformed or unreadable ("<path>:<line>: <reason>"; stats->failed
+ *                      counts them, each recorded in sources as 'failed').
+ *   - the ingest stopped: TTA_EDB, the database failed (SQLite's message in err); the open
+ *     transaction's files are rolled back and *stats counts only what was committed.
+ * So a caller that stores what it can tests rc == TTA_EDB; one that needs every file, rc != TTA_OK. */
 int tta_ingest_paths(sqlite3 *db, const char *const *paths, int n_paths, const tta_ingest_options *opts,
-                     tta_ingest_stats *stats, FILE *diag, char **err);
+                     tta_ingest_stats *stats, FILE *diag, tta_error *err);
 
 /* Writes what an ingest did: one line on diag per reason files were not read (sample logs,
  * subfolders, files the official tools do not read, rows removed), then the summary: one JSON

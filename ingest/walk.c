@@ -65,17 +65,17 @@ static void walk_dir(const char *dir, tta_walk_list *list, FILE *diag, int depth
     closedir(d);
 }
 
-int tta_walk(const char *path, tta_walk_list *list, FILE *diag) {
+int tta_walk(const char *path, tta_walk_list *list, FILE *diag, tta_error *err) {
     struct stat st;
     if (stat(path, &st) != 0) {
-        if (diag) fprintf(diag, "%s: %s\n", path, strerror(errno));
-        return -1;
+        int e = errno;
+        return tta_fail(err, e == ENOENT || e == ENOTDIR ? TTA_ENOTFOUND : TTA_EIO, "%s: %s", path, strerror(e));
     }
     if (S_ISDIR(st.st_mode))
         walk_dir(path, list, diag, 0);
     else
         add_file(list, path, 1);
-    return 0;
+    return TTA_OK;
 }
 
 static int is_json(const char *p) {

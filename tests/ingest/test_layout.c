@@ -1,7 +1,8 @@
 /* test_layout.c: what `tta ingest` reads in a results tree of the later rounds: run numbers of
  * result_<id>_<n>.txt, which files the walk skips and why (sample logs under benchmarks/, copies in
  * raw_logs/, logs not named result_*.txt), a file named on the command line always read, and
- * scaling.json as an entry_files row keyed like its folder's runs. Real paths from the corpus;
+ * scaling.json as an entry_files row keyed like its folder's runs, and what an ingest returns when
+ * a path is missing, a file malformed or the database refuses (ingest.h). Real paths from the corpus;
  * fixtures/mlperf/v2.1/Intel (a folder with its scaling.json), v4.1/Lambda (result_<id>_<n>.txt)
  * and v3.0/Azure/benchmarks (a sample log) are real excerpts (fixtures/README.md). */
 #include <math.h>
@@ -183,12 +184,13 @@ static void query_text(sqlite3 *db, const char *sql, char *out, size_t cap) {
     sqlite3_finalize(st);
 }
 
+/* The error of the last ingest() (its text is empty after TTA_OK). */
+static tta_error ingest_err;
+
 static int ingest(sqlite3 *db, const char *const *paths, int n, tta_ingest_stats *st) {
-    char *err = NULL;
     tta_ingest_options opts = {.jobs = 2, .quiet = 1};
-    int rc = tta_ingest_paths(db, paths, n, &opts, st, NULL, &err);
-    if (err) fprintf(stderr, "ingest: %s\n", err);
-    free(err);
+    int rc = tta_ingest_paths(db, paths, n, &opts, st, NULL, &ingest_err);
+    CHECK(ingest_err.code == rc);
     return rc;
 }
 
@@ -196,7 +198,7 @@ TEST(ingest_fixtures) {
     sqlite3 *db = fresh_db();
     tta_ingest_stats st;
     const char *const paths[] = {"fixtures/mlperf/v2.1", "fixtures/mlperf/v4.1", SAMPLE_DIR};
-    CHECK(ingest(db, paths, 3, &st) == 0);
+    CHECK(ingest(db, paths, 3, &st) == TTA_OK);
     /* 3 runs and scaling.json of the layout fixtures, and beside them the 7 runs of the rules'
      * fixtures of v2.1 and v4.1 (tests/ingest/test_rules_fixtures.c) with their 7 descriptions. */
     CHECK(st.runs == 10 && st.failed == 0 && st.files == 18);
@@ -216,14 +218,14 @@ TEST(ingest_fixtures) {
 
     /* Named on the command line, the sample log is read: an entry of the placeholder submitter. */
     const char *const named[] = {SAMPLE};
-    CHECK(ingest(db, named, 1, &st) == 0);
+    CHECK(ingest(db, named, 1, &st) == TTA_OK);
     CHECK(st.runs == 1 && st.skipped_code_folder == 0);
     query_text(db, "SELECT e.submitter FROM runs r JOIN entries e ON e.id = r.entry_id"
                    " JOIN sources s ON s.id = r.source_id WHERE s.path LIKE '%/benchmarks/%'", text, sizeof text);
     CHECK_STR(text, "SUBMISSION_ORG_PLACEHOLDER");
     /* Found again in its folder, it is removed, and its entry with it. */
     const char *const folder[] = {SAMPLE_DIR};
-    CHECK(ingest(db, folder, 1, &st) == 0);
+    CHECK(ingest(db, folder, 1, &st) == TTA_OK);
     CHECK(st.skipped_code_folder == 1 && st.removed == 1);
     CHECK(test_query_real(db, "SELECT count(*) FROM sources WHERE path LIKE '%/benchmarks/%'") == 0);
     CHECK(test_query_real(db, "SELECT count(*) FROM entries WHERE submitter = 'SUBMISSION_ORG_PLACEHOLDER'") == 0);
@@ -274,7 +276,7 @@ TEST(ingest_tree) {
     sqlite3 *db = fresh_db();
     tta_ingest_stats st;
     const char *const paths[] = {root};
-    CHECK(ingest(db, paths, 1, &st) == 0);
+    CHECK(ingest(db, paths, 1, &st) == TTA_OK);
     CHECK(st.runs == 2 && st.failed == 0 && st.skipped == 1);
     CHECK(st.skipped_subfolder == 1 && st.skipped_not_result == 3 && st.skipped_code_folder == 0);
     CHECK_STR(st.subfolders, "raw_logs/");
@@ -285,12 +287,12 @@ TEST(ingest_tree) {
 
     /* A changed scaling.json replaces its row; a malformed one leaves a failed source and no row. */
     put_text("v3.1/Acme/results/box/dlrm/scaling.json", "{\"scaling_factor\": 1.25}\n");
-    CHECK(ingest(db, paths, 1, &st) == 0);
+    CHECK(ingest(db, paths, 1, &st) == TTA_OK);
     CHECK(st.ingested == 1 && st.unchanged == 2);
     CHECK(test_query_real(db, "SELECT count(*) FROM entry_files") == 1);
     CHECK(test_query_real(db, "SELECT scaling_factor FROM entry_files") == 1.25);
     put_text("v3.1/Acme/results/box/dlrm/scaling.json", "{\n  \"scaling_factor\": \"1.25\"\n}\n");
-    CHECK(ingest(db, paths, 1, &st) == 1);
+    CHECK(ingest(db, paths, 1, &st) == TTA_EINPUT);
     CHECK(st.failed == 1);
     CHECK(test_query_real(db, "SELECT count(*) FROM entry_files") == 0);
     char text[512], expected[512];
@@ -298,12 +300,13 @@ TEST(ingest_tree) {
     snprintf(expected, sizeof expected, "%s/v3.1/Acme/results/box/dlrm/scaling.json:2: scaling_factor must be a number,"
              " not a string", root);
     CHECK_STR(text, expected);
+    CHECK_STR(ingest_err.text, expected); /* the same line as in sources */
 
     /* The copy named on the command line is read, as a run of its entry. */
     char copy[256];
     snprintf(copy, sizeof copy, "%s/v3.1/Acme/results/box/dlrm/raw_logs/result_0.txt", root);
     const char *const named[] = {copy};
-    CHECK(ingest(db, named, 1, &st) == 0);
+    CHECK(ingest(db, named, 1, &st) == TTA_OK);
     CHECK(st.runs == 1);
     CHECK(test_query_real(db, "SELECT count(*) FROM runs r JOIN entries e ON e.id = r.entry_id WHERE e.round = 'v3.1'") == 2);
     sqlite3_close(db);
@@ -314,11 +317,58 @@ TEST(ingest_tree) {
     buf_free(&cmd);
 }
 
+/* What tta_ingest_paths returns (ingest.h): a path that is not there, or a malformed file, leaves
+ * the rest stored and is the code of the first problem, its line in err; a database that refuses
+ * stops the ingest with TTA_EDB. */
+TEST(ingest_outcomes) {
+    sqlite3 *db = fresh_db();
+    tta_ingest_stats st;
+    const char *const missing[] = {"fixtures/no-such-folder", INTEL, "fixtures/no-such-file.txt"};
+    CHECK(ingest(db, missing, 3, &st) == TTA_ENOTFOUND);
+    CHECK_STR(ingest_err.text, "fixtures/no-such-folder: No such file or directory"); /* the first */
+    CHECK(st.runs == 2 && st.failed == 0 && st.ingested == 3);                        /* INTEL stored */
+    CHECK(test_query_real(db, "SELECT count(*) FROM runs") == 2);
+
+    /* A malformed file among good ones: TTA_EINPUT with its line; the good ones are stored. */
+    snprintf(root, sizeof root, "/tmp/tta_test_layout_outcomes_%d", (int)getpid());
+    mkdir(root, 0755);
+    put_copy(LAMBDA "/result_240928173110932524937_1.txt", "v4.1/Acme/results/box/llama2_70b_lora/result_1.txt");
+    put_text("v4.1/Acme/results/box/llama2_70b_lora/scaling.json", "{\"scaling_factor\": -1}\n");
+    const char *const tree[] = {root};
+    CHECK(ingest(db, tree, 1, &st) == TTA_EINPUT);
+    char expected[512];
+    snprintf(expected, sizeof expected, "%s/v4.1/Acme/results/box/llama2_70b_lora/scaling.json:1: scaling_factor must"
+             " be a positive number, not -1", root);
+    CHECK_STR(ingest_err.text, expected);
+    CHECK(st.files == 2 && st.runs == 1 && st.failed == 1 && st.ingested == 1);
+    /* A missing path comes first (the walk precedes the files). */
+    const char *const both[] = {root, "fixtures/no-such-folder"};
+    put_text("v4.1/Acme/results/box/llama2_70b_lora/scaling.json", "{\"scaling_factor\": -2}\n");
+    CHECK(ingest(db, both, 2, &st) == TTA_ENOTFOUND && st.failed == 1);
+    CHECK_STR(ingest_err.text, "fixtures/no-such-folder: No such file or directory");
+    /* Without a tta_error the code is still returned. */
+    tta_ingest_options opts = {.jobs = 1, .quiet = 1};
+    CHECK(tta_ingest_paths(db, missing, 1, &opts, &st, NULL, NULL) == TTA_ENOTFOUND);
+
+    /* The database refuses every write: TTA_EDB with SQLite's message, nothing counted as stored. */
+    CHECK(sqlite3_exec(db, "PRAGMA query_only = 1", NULL, NULL, NULL) == SQLITE_OK);
+    put_text("v4.1/Acme/results/box/llama2_70b_lora/scaling.json", "{\"scaling_factor\": 1.5}\n");
+    CHECK(ingest(db, tree, 1, &st) == TTA_EDB);
+    CHECK(strstr(ingest_err.text, "readonly") != NULL || strstr(ingest_err.text, "read-only") != NULL ||
+          strstr(ingest_err.text, "query_only") != NULL);
+    CHECK(st.ingested == 0 && st.runs == 0);
+    sqlite3_close(db);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", root);
+    CHECK(system(cmd) == 0);
+}
+
 int main(void) {
     RUN(run_index_of_result_names);
     RUN(skip_rules);
     RUN(scaling_json);
     RUN(ingest_fixtures);
     RUN(ingest_tree);
+    RUN(ingest_outcomes);
     return test_summary();
 }

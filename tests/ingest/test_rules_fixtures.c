@@ -227,7 +227,6 @@ static sqlite3 *db(void) {
     tta_error oerr;
     if (tta_db_open(db_path, &the_db, &oerr) != TTA_OK) fprintf(stderr, "%s\n", oerr.text);
     CHECK(the_db != NULL);
-    char *err = NULL;
     static char paths[N_ALL][256];
     const char *p[N_ALL];
     for (size_t i = 0; i < N_ALL; i++) {
@@ -236,9 +235,9 @@ static sqlite3 *db(void) {
     }
     tta_ingest_options opts = {.jobs = 2, .quiet = 1};
     tta_ingest_stats st;
-    CHECK(tta_ingest_paths(the_db, p, (int)N_ALL, &opts, &st, NULL, &err) == 0);
-    if (err) fprintf(stderr, "ingest: %s\n", err);
-    free(err);
+    tta_error err;
+    CHECK(tta_ingest_paths(the_db, p, (int)N_ALL, &opts, &st, NULL, &err) == TTA_OK);
+    if (err.code != TTA_OK) fprintf(stderr, "ingest: %s\n", err.text);
     CHECK(st.runs == (int64_t)N_ALL && st.failed == 0);
     return the_db;
 }

@@ -58,7 +58,7 @@ TEST(tree) {
     link_to("results", "linked_folder");                              /* not followed */
     link_to("missing", "dangling");                                   /* skipped */
     tta_walk_list l = {0};
-    CHECK(tta_walk(root, &l, NULL) == 0);
+    CHECK(tta_walk(root, &l, NULL, NULL) == TTA_OK);
     tta_walk_sort(&l);
     char got[1024];
     listed(&l, got, sizeof got);
@@ -70,15 +70,19 @@ TEST(tree) {
     /* A file given itself (named: always read); a path that does not exist. */
     char p[256];
     snprintf(p, sizeof p, "%s/README.md", root);
-    CHECK(tta_walk(p, &l, NULL) == 0 && l.n == 1 && strcmp(l.files[0].path, p) == 0 && l.files[0].named);
+    CHECK(tta_walk(p, &l, NULL, NULL) == TTA_OK && l.n == 1 && strcmp(l.files[0].path, p) == 0 && l.files[0].named);
     /* Given again inside its folder: listed once, as named. */
-    CHECK(tta_walk(root, &l, NULL) == 0 && l.n == 6);
+    CHECK(tta_walk(root, &l, NULL, NULL) == TTA_OK && l.n == 6);
     tta_walk_sort(&l);
     CHECK(l.n == 5);
     for (size_t i = 0; i < l.n; i++) CHECK(l.files[i].named == (strcmp(l.files[i].path, p) == 0));
     tta_walk_free(&l);
     snprintf(p, sizeof p, "%s/nothing", root);
-    CHECK(tta_walk(p, &l, NULL) == -1 && l.n == 0);
+    tta_error err;
+    CHECK(tta_walk(p, &l, NULL, &err) == TTA_ENOTFOUND && l.n == 0);
+    char expected[300];
+    snprintf(expected, sizeof expected, "%s: No such file or directory", p);
+    CHECK_STR(err.text, expected);
     tta_walk_free(&l);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", root);
