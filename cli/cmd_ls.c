@@ -44,12 +44,9 @@ int cmd_ls(const tta_cli *cli, int argc, char **argv) {
         return cli_usage_error("ls", "cannot list '%s' (runs, entries, systems)", what);
     sqlite3 *db;
     if (cli_open_db_readonly(cli, "ls", &db)) return 1;
-    char *err = NULL;
+    tta_error err;
     int rc = tta_report_ls(db, what, &f, format, stdout, &err);
-    if (rc) {
-        fprintf(stderr, "tta ls: %s\n", err ? err : "failed");
-        free(err);
-    }
+    if (rc != TTA_OK) fprintf(stderr, "tta ls: %s\n", err.text);
     tta_db_close(db);
-    return rc;
+    return tta_exit_status(rc);
 }

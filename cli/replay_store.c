@@ -76,13 +76,12 @@ int cli_spec_from_entry_file(const tta_cli *cli, const char *path, const char *m
         spec->model_params = NULL;
     }
     tta_entry_data *e = NULL;
-    char *lerr = NULL, id[32];
+    char id[32];
     snprintf(id, sizeof id, "%lld", (long long)entry);
-    if (tta_entry_load_named(db, id, &e, &lerr) == 0) {
+    if (tta_entry_load_named(db, id, &e, NULL) == TTA_OK) {
         spec->origin = tta_entry_name(e);
         tta_entries_free(e, 1);
     }
-    free(lerr);
     rc = 0;
 out:
     buf_free(&tsv);

@@ -50,10 +50,11 @@ static size_t successful_ttas(const tta_entry_data *e, double *out) {
 
 int tta_report_compare(sqlite3 *db, const char *a_spec, const char *b_spec, int format, FILE *out, char **err) {
     tta_entry_data *ea, *eb;
-    if (tta_entry_load_named(db, a_spec, &ea, err)) return 1;
-    if (tta_entry_load_named(db, b_spec, &eb, err)) {
+    tta_error load_err;
+    if (tta_entry_load_named(db, a_spec, &ea, &load_err) != TTA_OK) return tta_report_fail(&load_err, err);
+    if (tta_entry_load_named(db, b_spec, &eb, &load_err) != TTA_OK) {
         tta_entries_free(ea, 1);
-        return 1;
+        return tta_report_fail(&load_err, err);
     }
     double *a = mallocCheck((ea->n_runs + 1) * sizeof *a), *b = mallocCheck((eb->n_runs + 1) * sizeof *b);
     size_t na = successful_ttas(ea, a), nb = successful_ttas(eb, b);

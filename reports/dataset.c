@@ -26,13 +26,13 @@ char *tta_entry_name(const tta_entry_data *e) {
     return buf_take(&b);
 }
 
-/* Loads the entry named by spec: an id from `tta ls entries`, or round/division/submitter/
- * system/benchmark. */
-int tta_entry_load_named(sqlite3 *db, const char *spec, tta_entry_data **e, char **err) {
+/* Contract in reports.h. */
+int tta_entry_load_named(sqlite3 *db, const char *spec, tta_entry_data **e, tta_error *err) {
+    *e = NULL;
     tta_filter f = {0};
-    char *copy = strdupCheck(spec);
     char *end;
     long id = strtol(spec, &end, 10);
+    char *copy = strdupCheck(spec);
     if (*spec && !*end && id > 0) {
         f.entry_id = id;
     } else {
@@ -40,11 +40,9 @@ int tta_entry_load_named(sqlite3 *db, const char *spec, tta_entry_data **e, char
         int n = 0;
         for (char *p = strtok(copy, "/"); p && n < 5; p = strtok(NULL, "/")) parts[n++] = p;
         if (n != 5 || strtok(NULL, "/")) {
-            buf b = {0};
-            buf_printf(&b, "'%s' is neither an entry id nor round/division/submitter/system/benchmark", spec);
-            *err = buf_take(&b);
             free(copy);
-            return 1;
+            return tta_fail(err, TTA_EINPUT,
+                            "'%s' is neither an entry id nor round/division/submitter/system/benchmark", spec);
         }
         f.round = parts[0];
         f.division = parts[1];
@@ -52,16 +50,20 @@ int tta_entry_load_named(sqlite3 *db, const char *spec, tta_entry_data **e, char
         f.system = parts[3];
         f.benchmark = parts[4];
     }
-    size_t n;
-    int rc = tta_entries_load(db, &f, 0, e, &n, err);
+    size_t n = 0;
+    tta_entry_data *found = NULL;
+    int rc = tta_db_entries(db, &f, 0, &found, &n, err);
     free(copy);
-    if (rc) return 1;
+    if (rc != TTA_OK) return rc;
     if (n != 1) {
-        buf b = {0};
-        buf_printf(&b, "no entry '%s' (see `tta ls entries`)", spec);
-        *err = buf_take(&b);
-        tta_entries_free(*e, n);
-        return 1;
+        tta_entries_free(found, n);
+        /* Names match whatever their case (db.h, tta_filter): two entries may differ in case only. */
+        if (n > 1)
+            return tta_fail(err, TTA_EINPUT, "'%s' names %zu entries (whatever their case): give its id (see `tta ls"
+                            " entries`)", spec, n);
+        return tta_fail(err, TTA_ENOTFOUND, "no entry '%s' (see `tta ls entries`)", spec);
     }
-    return 0;
+    *e = found;
+    tta_error_clear(err);
+    return TTA_OK;
 }

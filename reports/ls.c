@@ -131,11 +131,11 @@ static int ls_entries(const tta_entry_data *e, size_t n, tta_table *t) {
     return 0;
 }
 
-static int ls_systems(sqlite3 *db, const tta_filter *f, tta_table *t, char **err) {
+static int ls_systems(sqlite3 *db, const tta_filter *f, tta_table *t, tta_error *err) {
     tta_system_row *s;
     size_t n;
-    tta_error db_err;
-    if (tta_db_systems(db, f, &s, &n, &db_err) != TTA_OK) return tta_report_fail(&db_err, err);
+    int rc = tta_db_systems(db, f, &s, &n, err);
+    if (rc != TTA_OK) return rc;
     for (size_t i = 0; i < n; i++) {
         size_t row = tta_table_add_row(t);
         const char *texts[] = {s[i].round, s[i].submitter, s[i].name, s[i].division, s[i].accelerator_model};
@@ -147,32 +147,30 @@ static int ls_systems(sqlite3 *db, const tta_filter *f, tta_table *t, char **err
         if (s[i].framework) tta_table_set_text(t, row, 8, s[i].framework);
     }
     tta_system_rows_free(s, n);
-    return 0;
+    return TTA_OK;
 }
 
-int tta_report_ls(sqlite3 *db, const char *what, const tta_filter *f, int format, FILE *out, char **err) {
+/* Contract in reports.h. */
+int tta_report_ls(sqlite3 *db, const char *what, const tta_filter *f, int format, FILE *out, tta_error *err) {
     tta_table *t;
-    int rc = 0;
+    int rc = TTA_OK;
     if (!strcmp(what, "systems")) {
         t = tta_table_new(system_columns, sizeof system_columns / sizeof system_columns[0]);
         rc = ls_systems(db, f, t, err);
     } else {
         int runs = !strcmp(what, "runs");
-        if (!runs && strcmp(what, "entries")) {
-            buf b = {0};
-            buf_printf(&b, "nothing to list called '%s' (runs, entries, systems)", what);
-            *err = buf_take(&b);
-            return 1;
-        }
+        if (!runs && strcmp(what, "entries"))
+            return tta_fail(err, TTA_EINPUT, "nothing to list called '%s' (runs, entries, systems)", what);
         tta_entry_data *e;
         size_t n;
-        if (tta_entries_load(db, f, 0, &e, &n, err)) return 1;
+        rc = tta_db_entries(db, f, 0, &e, &n, err);
+        if (rc != TTA_OK) return rc;
         t = runs ? tta_table_new(run_columns, sizeof run_columns / sizeof run_columns[0])
                  : tta_table_new(entry_columns, sizeof entry_columns / sizeof entry_columns[0]);
         rc = runs ? ls_runs(e, n, t) : ls_entries(e, n, t);
         tta_entries_free(e, n);
     }
-    if (rc == 0) tta_table_write(t, (tta_out_format)format, out);
+    if (rc == TTA_OK) tta_table_write(t, (tta_out_format)format, out);
     tta_table_free(t);
     return rc;
 }

@@ -1,11 +1,13 @@
 /* reports.h: the reports module's contract: what `tta ls` and `tta report` print, computed
  * from the database (stats/ does the arithmetic, render.h the writing).
  *
- * Every function reads the database given (through db/'s queries: no SQL here), writes results
- * to out in the requested format and returns 0, or 1 with *err set (malloc'd; the caller frees)
- * when the database cannot be read or the request cannot be met (e.g. an unknown entry, a filter
- * whose regular expression does not compile). A filter's text field may be a regular expression
- * written /PATTERN/ (db.h, tta_filter).
+ * Every function reads the database given (through db/'s queries: no SQL here) and writes results
+ * to out in the requested format. When the database cannot be read or the request cannot be met
+ * (e.g. an unknown entry, a filter whose regular expression does not compile), a function taking a
+ * tta_error returns the code its contract names with the reason in the caller's tta_error
+ * (common/error.h); one taking char **err (not yet turned, issue 13) returns 1 with *err set
+ * (malloc'd; the caller frees). A filter's text field may be a regular expression written
+ * /PATTERN/ (db.h, tta_filter).
  */
 #ifndef TTA_REPORTS_H
 #define TTA_REPORTS_H
@@ -64,8 +66,11 @@ int tta_report_run(sqlite3 *db, const char *kind, const tta_filter *f, const tta
 
 /* `tta ls runs|entries|systems`: one row per run (round, division, submitter, system,
  * benchmark, file, status, reached, tta_s, epochs, accelerators, global_batch_size), per entry
- * (with runs, reached, accelerators, target) or per system description. */
-int tta_report_ls(sqlite3 *db, const char *what, const tta_filter *f, int format, FILE *out, char **err);
+ * (with runs, reached, accelerators, target) or per system description, of the selection f
+ * (NULL: all), written to out in format. TTA_OK; TTA_EINPUT when what is none of the three or a
+ * pattern of f does not compile, TTA_EDB when the database cannot be read (err says which; nothing
+ * is written then). */
+int tta_report_ls(sqlite3 *db, const char *what, const tta_filter *f, int format, FILE *out, tta_error *err);
 
 
 /* ------------------------------------------------------------------------------------------ */
@@ -75,8 +80,11 @@ int tta_report_ls(sqlite3 *db, const char *what, const tta_filter *f, int format
 char *tta_entry_name(const tta_entry_data *e);
 
 /* Loads the one entry spec names: an id from `tta ls entries`, or round/division/submitter/
- * system/benchmark. Returns 0, or 1 with *err ("no entry ..."). Free with tta_entries_free(e, 1). */
-int tta_entry_load_named(sqlite3 *db, const char *spec, tta_entry_data **e, char **err);
+ * system/benchmark (without its runs' curves). TTA_OK with *e (free with tta_entries_free(*e, 1));
+ * else *e is NULL and: TTA_EINPUT when spec is neither form ("'x' is neither an entry id nor
+ * ..."), TTA_ENOTFOUND when no entry has that id or name ("no entry 'x' (see `tta ls entries`)"),
+ * TTA_EDB when the database cannot be read. */
+int tta_entry_load_named(sqlite3 *db, const char *spec, tta_entry_data **e, tta_error *err);
 
 /* ------------------------------------------------------------------------------------------ */
 /* `tta verify`'s report (verify.c)                                                            */

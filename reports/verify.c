@@ -307,7 +307,8 @@ void tta_verify_write(const tta_verify_context *c, const tta_verify_side *claim,
 /* Contract in reports.h. */
 int tta_verify_load_claim(sqlite3 *db, const char *spec, tta_entry_data **e, char **err) {
     tta_entry_data *named = NULL;
-    if (tta_entry_load_named(db, spec, &named, err)) return 1;
+    tta_error load_err;
+    if (tta_entry_load_named(db, spec, &named, &load_err) != TTA_OK) return tta_report_fail(&load_err, err);
     /* the entry again, with its evaluations */
     tta_filter f = {.entry_id = named->id};
     tta_entries_free(named, 1);
