@@ -69,18 +69,17 @@ int cmd_verify(const tta_cli *cli, int argc, char **argv) {
     if (!entry_spec) return cli_usage_error("verify", "no ENTRY given");
     if (runs > TTA_VERIFY_MAX_RUNS) runs = TTA_VERIFY_MAX_RUNS;
     sqlite3 *db;
-    char *err = NULL;
     tta_error oerr;
     if (tta_db_open(cli->db_path, &db, &oerr) != TTA_OK) {
         fprintf(stderr, "tta verify: %s\n", oerr.text);
         return 1;
     }
     tta_entry_data *e = NULL;
-    if (tta_verify_load_claim(db, entry_spec, &e, &err)) {
-        fprintf(stderr, "tta verify: %s\n", err);
-        free(err);
+    int status = tta_verify_load_claim(db, entry_spec, &e, &oerr);
+    if (status != TTA_OK) {
+        fprintf(stderr, "tta verify: %s\n", oerr.text);
         tta_db_close(db);
-        return 1;
+        return tta_exit_status(status);
     }
     tta_replay_spec spec;
     char msg[512];
@@ -94,9 +93,8 @@ int cmd_verify(const tta_cli *cli, int argc, char **argv) {
     tta_verify_side claim, replay;
     int schedule = spec.max_epochs, compared;
     if (tta_verify_claim_plan(db, e, spec.target, stop_at_target, (int)max_epochs, &schedule, &compared, &claim,
-                              stderr, &err) != 0) {
-        fprintf(stderr, "tta verify: %s\n", err);
-        free(err);
+                              stderr, &oerr) != TTA_OK) {
+        fprintf(stderr, "tta verify: %s\n", oerr.text);
         goto fail;
     }
     spec.max_epochs = schedule;

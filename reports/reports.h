@@ -125,9 +125,10 @@ void tta_verify_add(tta_verify_sample *s, double x);
  * there has none), seconds per epoch as the time of that evaluation
  * over its epoch; unseen accuracy is the run's hyperparameter "unseenAccuracy" (DAWNBench's
  * misc.unseenAccuracy, percent or fraction), measured at the run's last epoch, and gap is the last
- * epoch's validation accuracy minus it, whatever at_epoch. Returns 0, or 1 with *err (malloc'd). */
+ * epoch's validation accuracy minus it, whatever at_epoch. TTA_OK; TTA_EINPUT when the entry has no
+ * evaluation to compare with; TTA_EDB when a hyperparameter cannot be read. */
 int tta_verify_claim_side(sqlite3 *db, const tta_entry_data *e, double threshold, int at_epoch,
-                          tta_verify_side *out, char **err);
+                          tta_verify_side *out, tta_error *err);
 
 /* What the report says about how the two sides were run. */
 typedef struct {
@@ -159,18 +160,19 @@ void tta_verify_write(const tta_verify_context *c, const tta_verify_side *claim,
 
 
 /* The claim `tta verify` checks: the entry spec names (an id, or round/division/submitter/system/
- * benchmark), loaded with its evaluation curves. 0 with *e (free with tta_entries_free(*e, 1)),
- * or 1 with the reason in *err (the caller frees it). */
-int tta_verify_load_claim(sqlite3 *db, const char *spec, tta_entry_data **e, char **err);
+ * benchmark), loaded with its evaluation curves. TTA_OK with *e (free with tta_entries_free(*e, 1));
+ * else *e is NULL and the code is tta_entry_load_named's (TTA_ENOTFOUND: no such entry; TTA_EINPUT:
+ * a spec of neither form; TTA_EDB). */
+int tta_verify_load_claim(sqlite3 *db, const char *spec, tta_entry_data **e, tta_error *err);
 
 /* The claim's side as `tta verify` compares it, and the replays' plan: the claim's schedule
  * (*schedule: in, the recipe's epochs; out, the epochs of the claim's evaluations when it has
  * some, with a note on notes when they differ), the epoch accuracies are compared at (*compared:
  * the schedule's end, or max_epochs when it is smaller and > 0) and the claim's side at that
- * epoch (at the threshold when stop_at_target). 0, or 1 with *err (malloc'd). */
+ * epoch (at the threshold when stop_at_target). TTA_OK, else tta_verify_claim_side's code. */
 int tta_verify_claim_plan(sqlite3 *db, const tta_entry_data *e, double threshold, int stop_at_target,
                           int max_epochs, int *schedule, int *compared, tta_verify_side *claim, FILE *notes,
-                          char **err);
+                          tta_error *err);
 
 /* The replays' side from the runs a replay batch did (replay/replay.h): reached runs, epochs to
  * the threshold and TTA of those, s/epoch, validation, unseen and shifted accuracy, gap. */

@@ -52,8 +52,8 @@ void tta_verify_curve_side(const tta_run_data *const *runs, size_t n, double sca
 }
 
 int tta_verify_claim_side(sqlite3 *db, const tta_entry_data *e, double threshold, int at_epoch,
-                          tta_verify_side *out, char **err) {
-    assert(db && e && out && err);
+                          tta_verify_side *out, tta_error *err) {
+    assert(db && e && out);
     /* DAWNBench's accuracies are percentages: so is then its target */
     double scale = !isnan(e->target) && e->target > 1 ? 0.01 : 1;
     size_t n = e->n_runs < TTA_VERIFY_MAX_RUNS ? e->n_runs : TTA_VERIFY_MAX_RUNS;
@@ -62,18 +62,14 @@ int tta_verify_claim_side(sqlite3 *db, const tta_entry_data *e, double threshold
     for (size_t i = 0; i < n; i++) {
         runs[i] = &e->runs[i];
         shifted[i] = NAN; /* a DAWNBench claim has none */
-        tta_error db_err;
-        if (tta_db_run_number(db, e->runs[i].id, "unseenAccuracy", &unseen[i], &db_err) != TTA_OK)
-            return tta_report_fail(&db_err, err);
+        int rc = tta_db_run_number(db, e->runs[i].id, "unseenAccuracy", &unseen[i], err);
+        if (rc != TTA_OK) return rc;
     }
     tta_verify_curve_side(runs, n, scale, threshold, at_epoch, unseen, shifted, out);
-    if (out->runs == 0) {
-        buf b = {0};
-        buf_printf(&b, "entry %lld has no evaluations to compare with (no per-epoch accuracy)", (long long)e->id);
-        *err = buf_take(&b);
-        return 1;
-    }
-    return 0;
+    if (out->runs == 0)
+        return tta_fail(err, TTA_EINPUT, "entry %lld has no evaluations to compare with (no per-epoch accuracy)",
+                        (long long)e->id);
+    return TTA_OK;
 }
 
 /* Welch's p of the two samples, NAN with *why when there is none. */
@@ -305,30 +301,32 @@ void tta_verify_write(const tta_verify_context *c, const tta_verify_side *claim,
 }
 
 /* Contract in reports.h. */
-int tta_verify_load_claim(sqlite3 *db, const char *spec, tta_entry_data **e, char **err) {
+int tta_verify_load_claim(sqlite3 *db, const char *spec, tta_entry_data **e, tta_error *err) {
+    assert(db && spec && e);
+    *e = NULL;
     tta_entry_data *named = NULL;
-    tta_error load_err;
-    if (tta_entry_load_named(db, spec, &named, &load_err) != TTA_OK) return tta_report_fail(&load_err, err);
+    int rc = tta_entry_load_named(db, spec, &named, err);
+    if (rc != TTA_OK) return rc;
     /* the entry again, with its evaluations */
     tta_filter f = {.entry_id = named->id};
     tta_entries_free(named, 1);
     size_t n = 0;
-    *e = NULL;
-    if (tta_entries_load(db, &f, 1, e, &n, err) != 0 || n != 1) {
+    rc = tta_db_entries(db, &f, 1, e, &n, err);
+    if (rc == TTA_OK && n != 1) rc = tta_fail(err, TTA_ENOTFOUND, "entry %lld: gone while it was read", (long long)f.entry_id);
+    if (rc != TTA_OK) {
         tta_entries_free(*e, n);
         *e = NULL;
-        if (!*err) *err = strdupCheck("cannot load the entry's evaluations");
-        return 1;
     }
-    return 0;
+    return rc;
 }
 
 /* Contract in reports.h. */
 int tta_verify_claim_plan(sqlite3 *db, const tta_entry_data *e, double threshold, int stop_at_target,
                           int max_epochs, int *schedule, int *compared, tta_verify_side *claim, FILE *notes,
-                          char **err) {
+                          tta_error *err) {
     /* The claim's side, first at its last epochs to learn its schedule's length. */
-    if (tta_verify_claim_side(db, e, threshold, stop_at_target ? -1 : 0, claim, err) != 0) return 1;
+    int rc = tta_verify_claim_side(db, e, threshold, stop_at_target ? -1 : 0, claim, err);
+    if (rc != TTA_OK) return rc;
     int recipe = *schedule;
     *schedule = claim->last_epoch > 0 ? claim->last_epoch : recipe;
     if (recipe != *schedule && notes)
@@ -337,10 +335,10 @@ int tta_verify_claim_plan(sqlite3 *db, const tta_entry_data *e, double threshold
                 recipe, *schedule, *schedule);
     *compared = max_epochs > 0 && max_epochs < *schedule ? max_epochs : *schedule;
     if (!stop_at_target && *compared != claim->last_epoch &&
-        tta_verify_claim_side(db, e, threshold, *compared, claim, err) != 0)
-        return 1;
+        (rc = tta_verify_claim_side(db, e, threshold, *compared, claim, err)) != TTA_OK)
+        return rc;
     claim->last_epoch = *schedule;
-    return 0;
+    return TTA_OK;
 }
 
 /* Contract in reports.h. */

@@ -186,24 +186,22 @@ static void verification_free(verification *v) {
 static int verification_of(sqlite3 *db, const comparison *c, verification *v) {
     memset(v, 0, sizeof *v);
     tta_entry_data *claim;
-    char *why = NULL;
-    if (tta_verify_load_claim(db, c->claim, &claim, &why)) {
+    tta_error why;
+    if (tta_verify_load_claim(db, c->claim, &claim, &why) != TTA_OK) {
         fprintf(stderr, "tta report verify: note: %zu replay run%s of \"%s\" (entry %lld): %s\n", c->n,
-                c->n == 1 ? "" : "s", c->claim, (long long)c->replay->id, why ? why : "the claim is not stored");
-        free(why);
+                c->n == 1 ? "" : "s", c->claim, (long long)c->replay->id, why.text);
         return -1;
     }
     /* the claim's schedule: its last evaluation's epoch */
     int rc = tta_verify_claim_side(db, claim, c->threshold, 0, &v->claim, &why);
     int schedule = v->claim.last_epoch;
     int at = c->stop_at_target ? -1 : c->compared_epoch;
-    if (rc == 0 && at != 0) rc = tta_verify_claim_side(db, claim, c->threshold, at, &v->claim, &why);
+    if (rc == TTA_OK && at != 0) rc = tta_verify_claim_side(db, claim, c->threshold, at, &v->claim, &why);
     v->claim.last_epoch = schedule;
-    if (rc != 0) {
+    if (rc != TTA_OK) {
         /* a claim without evaluations (or unreadable): nothing to compare with, the others still are */
         fprintf(stderr, "tta report verify: note: %zu replay run%s of entry %lld: %s\n", c->n, c->n == 1 ? "" : "s",
-                (long long)claim->id, why ? why : "the claim cannot be read");
-        free(why);
+                (long long)claim->id, why.text);
         tta_entries_free(claim, 1);
         return -1;
     }
