@@ -29,16 +29,17 @@ static const char profile_help[] =
     "with a roofline against the peaks. --threads defaults to 1, as in tta replay.\n";
 
 static int run_peaks(const tta_cli *cli, long threads, int json, int store) {
-    char host[64] = "host", err[256];
+    char host[64] = "host";
     gethostname(host, sizeof host - 1);
     int list[2], n = tta_peaks_thread_counts((int)threads, list), rc = 0;
     buf out = {0};
     if (json) buf_puts(&out, "[");
     for (int i = 0; i < n && rc == 0; i++) {
         tta_peaks p;
+        tta_error err;
         fprintf(stderr, "tta profile: measuring peaks with %d thread%s ...\n", list[i], list[i] == 1 ? "" : "s");
-        if ((rc = tta_measure_peaks(list[i], &p, err, sizeof err) != 0)) {
-            fprintf(stderr, "tta profile --peaks: %s\n", err);
+        if ((rc = tta_exit_status(tta_measure_peaks(list[i], &p, &err))) != 0) {
+            fprintf(stderr, "tta profile --peaks: %s\n", err.text);
             break;
         }
         buf j = {0};
@@ -130,19 +131,18 @@ int cmd_profile(const tta_cli *cli, int argc, char **argv) {
     if (peaks) return spec_path || n_batches ? cli_usage_error("profile", "--peaks takes no SPEC or batch sizes")
                                              : run_peaks(cli, threads, json, store);
     if (!spec_path) return cli_usage_error("profile", "say which SPEC to profile (or --peaks)");
-    char err[1024];
     tta_replay_spec spec;
-    tta_error spec_err;
-    if (tta_replay_spec_load(spec_path, &spec, &spec_err) != TTA_OK) {
-        fprintf(stderr, "tta profile: %s\n", spec_err.text);
-        return tta_exit_status(spec_err.code);
+    tta_error err;
+    if (tta_replay_spec_load(spec_path, &spec, &err) != TTA_OK) {
+        fprintf(stderr, "tta profile: %s\n", err.text);
+        return tta_exit_status(err.code);
     }
     if (!n_batches) batches[n_batches++] = 0; /* the spec's */
     tta_profile_options po = {.device = device, .threads = (int)(threads > 0 ? threads : 1), .steps = (int)steps,
                               .seed = (uint64_t)seed, .progress = isatty(fileno(stderr)) ? stderr : NULL};
     tta_profile_result r[32];
-    int done = 0, rc = tta_profile_sweep(&spec, &po, batches, n_batches, r, &done, err, sizeof err) != 0;
-    if (rc) fprintf(stderr, "tta profile: %s\n", err);
+    int done = 0, rc = tta_exit_status(tta_profile_sweep(&spec, &po, batches, n_batches, r, &done, &err));
+    if (rc) fprintf(stderr, "tta profile: %s\n", err.text);
     if (store_and_print(cli, spec_path, r, done, sweep, json, store, rc) != 0) rc = 1;
     for (int b = 0; b < done; b++) tta_profile_result_free(&r[b]);
     tta_replay_spec_free(&spec);

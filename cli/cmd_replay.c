@@ -97,16 +97,13 @@ int cmd_replay(const tta_cli *cli, int argc, char **argv) {
     if ((from_model || from_data) && !from) return cli_usage_error("replay", "--model and --data go with --from");
     if (resume && no_checkpoint) return cli_usage_error("replay", "--resume needs checkpoints");
     tta_replay_spec spec;
-    char err[512];
+    tta_error err;
     if (from) {
         if (cli_spec_from_entry_file(cli, from, from_model, from_data, &spec) != 0) return 1;
         spec_path = from;
-    } else {
-        tta_error spec_err;
-        if (tta_replay_spec_load(spec_path, &spec, &spec_err) != TTA_OK) {
-            fprintf(stderr, "tta replay: %s\n", spec_err.text);
-            return tta_exit_status(spec_err.code);
-        }
+    } else if (tta_replay_spec_load(spec_path, &spec, &err) != TTA_OK) {
+        fprintf(stderr, "tta replay: %s\n", err.text);
+        return tta_exit_status(err.code);
     }
     if (runs > 0) {
         spec.n_seeds = runs > 64 ? 64 : (int)runs;
@@ -120,9 +117,9 @@ int cmd_replay(const tta_cli *cli, int argc, char **argv) {
     replay_stop = 0;
     void (*old_handler)(int) = signal(SIGINT, on_sigint);
     tta_replay_batch batch;
-    int rc = tta_replay_runs(&spec, &opt, &batch, err, sizeof err) != 0;
+    int rc = tta_exit_status(tta_replay_runs(&spec, &opt, &batch, &err));
     signal(SIGINT, old_handler);
-    if (rc) fprintf(stderr, "tta replay: %s\n", err);
+    if (rc) fprintf(stderr, "tta replay: %s\n", err.text);
     if (batch.interrupted && batch.rank == 0)
         fprintf(stderr, "tta replay: interrupted: run_stop aborted; `tta replay %s --resume` continues it\n",
                 spec_path);

@@ -82,7 +82,6 @@ int cmd_verify(const tta_cli *cli, int argc, char **argv) {
         return tta_exit_status(status);
     }
     tta_replay_spec spec;
-    char msg[512];
     int have_spec = 0;
     if (cli_spec_from_entry(db, e->id, NULL, &spec, &oerr) != TTA_OK) {
         fprintf(stderr, "tta verify: %s\n", oerr.text);
@@ -109,11 +108,8 @@ int cmd_verify(const tta_cli *cli, int argc, char **argv) {
                                    .one_process = 1, .notes = stderr,
                                    .progress = isatty(fileno(stderr)) && !(nc && *nc) ? stderr : NULL};
     tta_replay_batch batch;
-    int rc = 0;
-    if (tta_replay_runs(&spec, &opt, &batch, msg, sizeof msg) != 0) {
-        fprintf(stderr, "tta verify: %s\n", msg);
-        rc = 1;
-    }
+    int rc = tta_exit_status(tta_replay_runs(&spec, &opt, &batch, &oerr));
+    if (rc) fprintf(stderr, "tta verify: %s\n", oerr.text);
     int done = batch.n_runs;
     /* Stored as `tta replay` stores its runs. */
     if (done > 0 && cli_store_replays(cli, "verify", &batch) != 0) rc = 1;

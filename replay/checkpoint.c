@@ -34,7 +34,7 @@ static void payload_sizes(tta_session *s, size_t *np, size_t *nb, size_t *ns) {
     *ns = tta_optim_state_bytes(&s->optim) / sizeof(float);
 }
 
-int tta_ckpt_save(tta_session *s, const char *path, tta_ckpt_header *h, char *err, size_t errlen) {
+int tta_ckpt_save(tta_session *s, const char *path, tta_ckpt_header *h, tta_error *err) {
     size_t np, nb, ns;
     payload_sizes(s, &np, &nb, &ns);
     memcpy(h->magic, TTA_CKPT_MAGIC, 8);
@@ -55,41 +55,43 @@ int tta_ckpt_save(tta_session *s, const char *path, tta_ckpt_header *h, char *er
     if (f && fclose(f) != 0) ok = 0;
     free(p);
     if (!ok || rename(tmp, path) != 0) {
-        snprintf(err, errlen, "%s: cannot write the checkpoint: %s", path, strerror(errno));
+        tta_fail(err, TTA_EIO, "%s: cannot write the checkpoint: %s", path, strerror(errno));
         remove(tmp);
-        return -1;
+        return TTA_EIO;
     }
-    return 0;
+    return TTA_OK;
 }
 
 int tta_ckpt_load(tta_session *s, const char *path, const tta_replay_spec *spec, uint64_t seed, tta_ckpt_header *h,
-                  char *err, size_t errlen) {
+                  int *loaded, tta_error *err) {
+    *loaded = 0;
     FILE *f = fopen(path, "rb");
-    if (!f) return 0;
+    if (!f) return TTA_OK;
     size_t np, nb, ns;
     payload_sizes(s, &np, &nb, &ns);
-    int rc = -1;
+    int rc = TTA_EINPUT;
     float *p = NULL;
     if (fread(h, sizeof *h, 1, f) != 1 || memcmp(h->magic, TTA_CKPT_MAGIC, 8) != 0) {
-        snprintf(err, errlen, "%s: not a tta checkpoint (or cut short)", path);
+        tta_fail(err, rc, "%s: not a tta checkpoint (or cut short)", path);
         goto out;
     }
     if (h->seed != seed || h->spec_hash != tta_ckpt_spec_hash(spec, s->K) || h->nparams != np ||
         h->nbuffers != nb || h->nstate != ns) {
-        snprintf(err, errlen, "%s: made by another recipe, seed or number of workers; remove it to start afresh", path);
+        tta_fail(err, rc, "%s: made by another recipe, seed or number of workers; remove it to start afresh", path);
         goto out;
     }
     p = mallocCheck((np + nb + ns + 1) * sizeof *p);
     if (fread(p, sizeof *p, np + nb + ns, f) != np + nb + ns ||
         tta_hash64(p, (np + nb + ns) * sizeof *p, 0) != h->payload_hash) {
-        snprintf(err, errlen, "%s: damaged (its contents do not match their checksum)", path);
+        tta_fail(err, rc, "%s: damaged (its contents do not match their checksum)", path);
         goto out;
     }
     s->be->ops->upload(s->be->ctx, tta_model_params(s->m), p, np * sizeof *p);
     s->be->ops->upload(s->be->ctx, tta_model_buffers(s->m), p + np, nb * sizeof *p);
     if (ns) memcpy(s->optim.state, p + np + nb, ns * sizeof *p);
     s->optim.step = h->optim_step;
-    rc = 1;
+    *loaded = 1;
+    rc = TTA_OK;
 out:
     free(p);
     fclose(f);

@@ -4,7 +4,7 @@
  *
  * The file: the header, then the payload (parameters, buffers, optimizer state as floats),
  * checked by a hash. Written atomically (a temporary file renamed over the old one). Errors are
- * values: 0 (or 1, see load), or -1 with "<path>: reason" in err.
+ * tta_status codes (common/error.h) with "<path>: reason" in err.
  */
 #ifndef TTA_REPLAY_CHECKPOINT_H
 #define TTA_REPLAY_CHECKPOINT_H
@@ -35,12 +35,14 @@ typedef struct {
  * for K workers. */
 uint64_t tta_ckpt_spec_hash(const tta_replay_spec *spec, int K);
 
-/* Saves s's state under h (its magic, sizes and payload hash are filled here) at path. */
-int tta_ckpt_save(tta_session *s, const char *path, tta_ckpt_header *h, char *err, size_t errlen);
+/* Saves s's state under h (its magic, sizes and payload hash are filled here) at path: TTA_OK,
+ * or TTA_EIO when it cannot be written. */
+int tta_ckpt_save(tta_session *s, const char *path, tta_ckpt_header *h, tta_error *err);
 
-/* Loads path into s when it was made for this spec, seed and s's world size: 1 when loaded (h
- * filled), 0 when there is no checkpoint, -1 with err when it exists but cannot be used. */
+/* Loads path into s when it was made for this spec, seed and s's world size: TTA_OK with *loaded
+ * 1 (h filled), or 0 when there is no checkpoint; TTA_EINPUT when it exists but cannot be used
+ * (not a checkpoint, cut short, damaged, made by another recipe, seed or number of workers). */
 int tta_ckpt_load(tta_session *s, const char *path, const tta_replay_spec *spec, uint64_t seed, tta_ckpt_header *h,
-                  char *err, size_t errlen);
+                  int *loaded, tta_error *err);
 
 #endif

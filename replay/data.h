@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/error.h"
+
 typedef struct {
     float *images;   /* n * c * h * w */
     int32_t *labels; /* n */
@@ -24,15 +26,19 @@ typedef struct {
     int owner;       /* 1: frees the arrays */
 } tta_dataset;
 
-/* Reads an IDX image file and its label file (gzip or plain). Returns 0, or -1 with
- * "<path>: reason" in err. */
-int tta_data_read_idx(const char *images_path, const char *labels_path, tta_dataset *out, char *err, size_t errlen);
+/* Reads an IDX image file and its label file (gzip or plain). Returns TTA_OK, or a code with
+ * err's text "<path>: reason": the file loader's (common/file.h: TTA_ENOTFOUND for a missing
+ * file, TTA_EIO when it cannot be read), TTA_EINPUT for a broken gzip stream, a wrong magic
+ * number, labels that do not match the images or a size that does not match the header (a file
+ * cut short), TTA_EINTERNAL when zlib cannot start. On failure *out holds nothing to free. */
+int tta_data_read_idx(const char *images_path, const char *labels_path, tta_dataset *out, tta_error *err);
 
 /* Fashion-MNIST from a folder holding train-images-idx3-ubyte(.gz), train-labels-idx1-ubyte(.gz),
  * t10k-images-idx3-ubyte(.gz), t10k-labels-idx1-ubyte(.gz): train (first 50,000), unseen (last
- * 10,000 of the training file) and validation (the test file). */
+ * 10,000 of the training file) and validation (the test file). Errors as tta_data_read_idx's,
+ * and TTA_EINPUT for a training file of 10,000 images or fewer; on failure nothing to free. */
 int tta_data_fashion_mnist(const char *dir, tta_dataset *train, tta_dataset *unseen, tta_dataset *validation,
-                           char *err, size_t errlen);
+                           tta_error *err);
 
 /* A view of rows [first, first + n) of d (shares d's memory). */
 tta_dataset tta_data_view(const tta_dataset *d, size_t first, size_t n);
@@ -46,16 +52,17 @@ void tta_dataset_free(tta_dataset *d);
 /* CIFAR-10/100 binary files (the "binary version" from the dataset's site, user supplied):
  * records of a label byte (CIFAR-100: coarse then fine; tta uses the fine label) and 3072 bytes
  * of 32x32 pixels, red plane then green then blue. Reads and concatenates npaths files.
- * Returns 0, or -1 with "<path>: reason" (a size that is not a whole number of records, a
- * label out of range). */
-int tta_data_read_cifar(const char *const *paths, int npaths, int cifar100, tta_dataset *out, char *err,
-                        size_t errlen);
+ * Returns TTA_OK, or a code with err's text "<path>: reason": TTA_ENOTFOUND (no such file),
+ * TTA_EIO (it cannot be opened or read), TTA_EINPUT (a size that is not a whole number of
+ * records, a label out of range). On failure *out holds nothing to free. */
+int tta_data_read_cifar(const char *const *paths, int npaths, int cifar100, tta_dataset *out, tta_error *err);
 
 /* CIFAR-10 from a folder holding data_batch_1..5.bin and test_batch.bin (or its
  * cifar-10-batches-bin/ subfolder), CIFAR-100 from train.bin and test.bin (or cifar-100-binary/):
- * train = the first 40,000 training images, unseen = the last 10,000, validation = the test file. */
+ * train = the first 40,000 training images, unseen = the last 10,000, validation = the test file.
+ * Errors as tta_data_read_cifar's, and TTA_EINPUT for 10,000 training images or fewer. */
 int tta_data_cifar(const char *dir, int cifar100, tta_dataset *train, tta_dataset *unseen, tta_dataset *validation,
-                   char *err, size_t errlen);
+                   tta_error *err);
 
 /* Generated data for tests: n images of c x h x w in [0, 1], each a class-specific pattern (a
  * bright bar whose position depends on the label) plus uniform noise of amplitude noise, labels

@@ -12,29 +12,22 @@
 
 enum { CIFAR_PIXELS = 3 * 32 * 32 };
 
-/* The size of a regular file, or -1 with err. */
-static long long file_size(const char *path, char *err, size_t errlen) {
-    struct stat st;
-    if (stat(path, &st) != 0) {
-        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-        return -1;
-    }
-    return (long long)st.st_size;
+/* A file that cannot be opened: TTA_ENOTFOUND when it is not there, else TTA_EIO. */
+static int cannot_open(const char *path, tta_error *err) {
+    return tta_fail(err, errno == ENOENT ? TTA_ENOTFOUND : TTA_EIO, "%s: cannot open: %s", path, strerror(errno));
 }
 
-int tta_data_read_cifar(const char *const *paths, int npaths, int cifar100, tta_dataset *out, char *err,
-                        size_t errlen) {
+int tta_data_read_cifar(const char *const *paths, int npaths, int cifar100, tta_dataset *out, tta_error *err) {
     memset(out, 0, sizeof *out);
     size_t rec = (size_t)(cifar100 ? 2 : 1) + CIFAR_PIXELS, total = 0;
     int classes = cifar100 ? 100 : 10;
     for (int i = 0; i < npaths; i++) {
-        long long sz = file_size(paths[i], err, errlen);
-        if (sz < 0) return -1;
-        if (sz == 0 || (size_t)sz % rec != 0) {
-            snprintf(err, errlen, "%s: %lld bytes is not a whole number of %zu-byte CIFAR-%d records", paths[i], sz,
-                     rec, classes);
-            return -1;
-        }
+        struct stat st;
+        if (stat(paths[i], &st) != 0) return cannot_open(paths[i], err);
+        long long sz = (long long)st.st_size;
+        if (sz == 0 || (size_t)sz % rec != 0)
+            return tta_fail(err, TTA_EINPUT, "%s: %lld bytes is not a whole number of %zu-byte CIFAR-%d records",
+                            paths[i], sz, rec, classes);
         total += (size_t)sz / rec;
     }
     out->images = mallocCheck((total ? total : 1) * CIFAR_PIXELS * sizeof *out->images);
@@ -45,18 +38,19 @@ int tta_data_read_cifar(const char *const *paths, int npaths, int cifar100, tta_
     out->owner = 1;
     unsigned char *r = mallocCheck(rec);
     size_t k = 0;
+    int rc;
     for (int i = 0; i < npaths; i++) {
         FILE *f = fopen(paths[i], "rb");
         if (!f) {
-            snprintf(err, errlen, "%s: cannot open: %s", paths[i], strerror(errno));
+            rc = cannot_open(paths[i], err);
             goto fail;
         }
         size_t in_file = 0;
         while (fread(r, 1, rec, f) == rec) {
             int label = r[cifar100 ? 1 : 0];
             if (label >= classes) {
-                snprintf(err, errlen, "%s: record %zu: label %d is not below %d", paths[i], in_file + 1, label,
-                         classes);
+                rc = tta_fail(err, TTA_EINPUT, "%s: record %zu: label %d is not below %d", paths[i], in_file + 1,
+                              label, classes);
                 fclose(f);
                 goto fail;
             }
@@ -70,17 +64,17 @@ int tta_data_read_cifar(const char *const *paths, int npaths, int cifar100, tta_
         int bad = ferror(f);
         fclose(f);
         if (bad) {
-            snprintf(err, errlen, "%s: read error", paths[i]);
+            rc = tta_fail(err, TTA_EIO, "%s: read error", paths[i]);
             goto fail;
         }
     }
     out->n = k;
     free(r);
-    return 0;
+    return TTA_OK;
 fail:
     free(r);
     tta_dataset_free(out);
-    return -1;
+    return rc;
 }
 
 /* dir/name when it exists, else dir/sub/name (the folder layout of the dataset's archive). */
@@ -95,7 +89,7 @@ static char *cifar_path(const char *dir, const char *sub, const char *name) {
 }
 
 int tta_data_cifar(const char *dir, int cifar100, tta_dataset *train, tta_dataset *unseen, tta_dataset *validation,
-                   char *err, size_t errlen) {
+                   tta_error *err) {
     const char *sub = cifar100 ? "cifar-100-binary" : "cifar-10-batches-bin";
     char *tp[5] = {0}, *vp;
     int nt = 0;
@@ -111,14 +105,13 @@ int tta_data_cifar(const char *dir, int cifar100, tta_dataset *train, tta_datase
         vp = cifar_path(dir, sub, "test_batch.bin");
     }
     tta_dataset all;
-    int rc = tta_data_read_cifar((const char *const *)tp, nt, cifar100, &all, err, errlen);
-    if (rc == 0) rc = tta_data_read_cifar((const char *const *)&vp, 1, cifar100, validation, err, errlen);
-    if (rc == 0 && all.n <= 10000) {
-        snprintf(err, errlen, "%s: %zu training images, need more than 10,000", tp[0], all.n);
+    int rc = tta_data_read_cifar((const char *const *)tp, nt, cifar100, &all, err);
+    if (rc == TTA_OK) rc = tta_data_read_cifar((const char *const *)&vp, 1, cifar100, validation, err);
+    if (rc == TTA_OK && all.n <= 10000) {
+        rc = tta_fail(err, TTA_EINPUT, "%s: %zu training images, need more than 10,000", tp[0], all.n);
         tta_dataset_free(validation);
-        rc = -1;
     }
-    if (rc == 0) {
+    if (rc == TTA_OK) {
         *train = tta_data_view(&all, 0, all.n - 10000);
         train->owner = 1; /* train owns the arrays that unseen shares */
         *unseen = tta_data_view(&all, all.n - 10000, 10000);

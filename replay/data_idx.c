@@ -19,21 +19,19 @@
 #define IDX_INFLATED_LIMIT (4 * TTA_FILE_GIB)
 
 /* Inflates the gzip stream(s) in data[0..len) (members one after another, as gzip writes them
- * when appended) into a malloc'd array; NULL with err on a broken stream. */
-static unsigned char *gunzip(const char *path, const unsigned char *data, size_t len, size_t *out_len, char *err,
-                             size_t errlen) {
+ * when appended) into a malloc'd array *out: TTA_OK, or TTA_EINPUT with err on a broken stream. */
+static int gunzip(const char *path, const unsigned char *data, size_t len, unsigned char **out, size_t *out_len,
+                  tta_error *err) {
     z_stream z;
     memset(&z, 0, sizeof z);
-    if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) {
-        snprintf(err, errlen, "%s: cannot inflate: %s", path, z.msg ? z.msg : "zlib failed to start");
-        return NULL;
-    }
+    if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
+        return tta_fail(err, TTA_EINTERNAL, "%s: cannot inflate: %s", path, z.msg ? z.msg : "zlib failed to start");
     size_t cap = len * 2 + 65536, n = 0, used = 0;
     unsigned char *p = mallocCheck(cap);
     for (;;) {
         if (n == cap) {
             if (cap >= IDX_INFLATED_LIMIT) {
-                snprintf(err, errlen, "%s: inflates to more than %zu bytes, the limit for an IDX file", path,
+                tta_fail(err, TTA_EINPUT, "%s: inflates to more than %zu bytes, the limit for an IDX file", path,
                          (size_t)IDX_INFLATED_LIMIT);
                 goto fail;
             }
@@ -56,71 +54,74 @@ static unsigned char *gunzip(const char *path, const unsigned char *data, size_t
         } else if ((zr == Z_OK || zr == Z_BUF_ERROR) && n == cap) {
             continue; /* more room needed */
         } else if ((zr == Z_OK || zr == Z_BUF_ERROR) && used == len) {
-            snprintf(err, errlen, "%s: cannot inflate: the gzip stream ends early", path);
+            tta_fail(err, TTA_EINPUT, "%s: cannot inflate: the gzip stream ends early", path);
             goto fail;
         } else if (zr != Z_OK) {
-            snprintf(err, errlen, "%s: cannot inflate: %s", path, z.msg ? z.msg : "broken gzip stream");
+            tta_fail(err, TTA_EINPUT, "%s: cannot inflate: %s", path, z.msg ? z.msg : "broken gzip stream");
             goto fail;
         }
     }
     inflateEnd(&z);
+    *out = p;
     *out_len = n;
-    return p;
+    return TTA_OK;
 fail:
     inflateEnd(&z);
     free(p);
-    return NULL;
+    return TTA_EINPUT;
 }
 
-/* Reads the whole of a (possibly gzip-compressed) file, malloc'd; NULL with err. */
-static unsigned char *read_all(const char *path, size_t *len, char *err, size_t errlen) {
+/* Reads the whole of a (possibly gzip-compressed) file into a malloc'd *out: TTA_OK, or the file
+ * loader's or gunzip's code with err. */
+static int read_all(const char *path, unsigned char **out, size_t *len, tta_error *err) {
+    *out = NULL;
+    *len = 0;
     tta_file f;
-    tta_error e;
-    if (tta_file_load(path, IDX_FILE_LIMIT, "an IDX file", TTA_FILE_READ, &f, &e) != TTA_OK) {
-        snprintf(err, errlen, "%s", e.text);
-        return NULL;
-    }
+    int rc = tta_file_load(path, IDX_FILE_LIMIT, "an IDX file", TTA_FILE_READ, &f, err);
+    if (rc != TTA_OK) return rc;
     const unsigned char *d = (const unsigned char *)f.data;
     if (f.len >= 2 && d[0] == 0x1f && d[1] == 0x8b) {
-        unsigned char *p = gunzip(path, d, f.len, len, err, errlen);
+        rc = gunzip(path, d, f.len, out, len, err);
         tta_file_free(&f);
-        return p;
+        return rc;
     }
     *len = f.len;
-    return (unsigned char *)f.data; /* read, not mapped: malloc'd, the caller frees it */
+    *out = (unsigned char *)f.data; /* read, not mapped: malloc'd, the caller frees it */
+    return TTA_OK;
 }
 
 static uint32_t be32(const unsigned char *p) {
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-int tta_data_read_idx(const char *images_path, const char *labels_path, tta_dataset *out, char *err, size_t errlen) {
+int tta_data_read_idx(const char *images_path, const char *labels_path, tta_dataset *out, tta_error *err) {
     memset(out, 0, sizeof *out);
     size_t il, ll;
-    unsigned char *img = read_all(images_path, &il, err, errlen);
-    if (!img) return -1;
-    unsigned char *lab = read_all(labels_path, &ll, err, errlen);
-    if (!lab) {
+    unsigned char *img, *lab;
+    int rc = read_all(images_path, &img, &il, err);
+    if (rc != TTA_OK) return rc;
+    rc = read_all(labels_path, &lab, &ll, err);
+    if (rc != TTA_OK) {
         free(img);
-        return -1;
+        return rc;
     }
-    int rc = -1;
+    rc = TTA_EINPUT;
     /* images: magic 0x00000803, count, rows, cols; labels: magic 0x00000801, count */
     if (il < 16 || be32(img) != 0x803) {
-        snprintf(err, errlen, "%s: not an IDX image file (magic 0x803)", images_path);
+        tta_fail(err, rc, "%s: not an IDX image file (magic 0x803)", images_path);
         goto out;
     }
     if (ll < 8 || be32(lab) != 0x801) {
-        snprintf(err, errlen, "%s: not an IDX label file (magic 0x801)", labels_path);
+        tta_fail(err, rc, "%s: not an IDX label file (magic 0x801)", labels_path);
         goto out;
     }
     uint32_t n = be32(img + 4), h = be32(img + 8), w = be32(img + 12);
     if (be32(lab + 4) != n) {
-        snprintf(err, errlen, "%s: %u labels for %u images", labels_path, be32(lab + 4), n);
+        tta_fail(err, rc, "%s: %u labels for %u images", labels_path, be32(lab + 4), n);
         goto out;
     }
     if (h == 0 || w == 0 || h > 4096 || w > 4096 || il - 16 != (size_t)n * h * w || ll - 8 != n) {
-        snprintf(err, errlen, "%s: size does not match %u images of %ux%u", images_path, n, h, w);
+        tta_fail(err, rc, "%s: size does not match %u images of %ux%u", images_path, n, h, w);
         goto out;
     }
     out->n = n;
@@ -137,7 +138,7 @@ int tta_data_read_idx(const char *images_path, const char *labels_path, tta_data
         if (lab[8 + i] > max_label) max_label = lab[8 + i];
     }
     out->classes = max_label + 1;
-    rc = 0;
+    rc = TTA_OK;
 out:
     free(img);
     free(lab);
@@ -158,18 +159,17 @@ static char *idx_path(const char *dir, const char *name) {
 }
 
 int tta_data_fashion_mnist(const char *dir, tta_dataset *train, tta_dataset *unseen, tta_dataset *validation,
-                           char *err, size_t errlen) {
+                           tta_error *err) {
     char *ti = idx_path(dir, "train-images-idx3-ubyte"), *tl = idx_path(dir, "train-labels-idx1-ubyte");
     char *vi = idx_path(dir, "t10k-images-idx3-ubyte"), *vl = idx_path(dir, "t10k-labels-idx1-ubyte");
     tta_dataset all;
-    int rc = tta_data_read_idx(ti, tl, &all, err, errlen);
-    if (rc == 0) rc = tta_data_read_idx(vi, vl, validation, err, errlen);
-    if (rc == 0 && all.n <= 10000) {
-        snprintf(err, errlen, "%s: %zu training images, need more than 10,000", ti, all.n);
+    int rc = tta_data_read_idx(ti, tl, &all, err);
+    if (rc == TTA_OK) rc = tta_data_read_idx(vi, vl, validation, err);
+    if (rc == TTA_OK && all.n <= 10000) {
+        rc = tta_fail(err, TTA_EINPUT, "%s: %zu training images, need more than 10,000", ti, all.n);
         tta_dataset_free(validation);
-        rc = -1;
     }
-    if (rc == 0) {
+    if (rc == TTA_OK) {
         /* train and unseen share the training file's arrays: train owns them */
         *train = tta_data_view(&all, 0, all.n - 10000);
         train->owner = 1;

@@ -54,12 +54,9 @@ static double stream_best(float *a, float *b, float *c, size_t n, int threads, i
     return best;
 }
 
-int tta_measure_peaks(int threads, tta_peaks *out, char *err, size_t errlen) {
+int tta_measure_peaks(int threads, tta_peaks *out, tta_error *err) {
     memset(out, 0, sizeof *out);
-    if (threads < 1 || threads > 64) {
-        snprintf(err, errlen, "threads must be 1..64, not %d", threads);
-        return -1;
-    }
+    if (threads < 1 || threads > 64) return tta_fail(err, TTA_EINPUT, "threads must be 1..64, not %d", threads);
     out->threads = threads;
     /* SGEMM: C = A B, n = 2048 (17 GFLOP per call), best of 4 after a warm-up call. */
     openblas_set_num_threads(threads);
@@ -90,7 +87,7 @@ int tta_measure_peaks(int threads, tta_peaks *out, char *err, size_t errlen) {
     free(x);
     free(y);
     free(z);
-    return 0;
+    return TTA_OK;
 }
 
 void tta_peaks_json(const tta_peaks *p, const char *host, buf *b) {

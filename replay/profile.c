@@ -141,7 +141,7 @@ static void fill_memory(tta_profile_result *out, tta_session *s, size_t data_byt
 /* Warm-up, then measured steps of batch random samples of train: the step trace and sums[5]
  * (data, forward, backward, optimizer, whole step) over the measured steps. */
 static int run_steps(tta_profile_result *out, tta_session *s, const tta_dataset *train, const tta_replay_spec *spec,
-                     const tta_profile_options *opt, double sums[5], char *err, size_t errlen) {
+                     const tta_profile_options *opt, double sums[5], tta_error *err) {
     int batch = out->batch, steps = opt->steps > 0 ? opt->steps : 20;
     int window = opt->window > 0 ? opt->window : 5;
     int max_warmup = opt->max_warmup > 0 ? opt->max_warmup : 60;
@@ -151,7 +151,7 @@ static int run_steps(tta_profile_result *out, tta_session *s, const tta_dataset 
     int32_t *y = mallocCheck((size_t)batch * sizeof *y);
     size_t *idx = mallocCheck((size_t)batch * sizeof *idx);
     tta_augment aug = {.crop_pad = spec->crop_pad, .flip = spec->flip};
-    int cap = max_warmup + steps, measuring = 0, rc = 0;
+    int cap = max_warmup + steps, measuring = 0, rc = TTA_OK;
     out->step_trace = callocCheck((size_t)cap, sizeof *out->step_trace);
     uint64_t rng = opt->seed * 0x2545F4914F6CDD1DULL + 1;
     for (int k = 0; k < cap; k++) {
@@ -174,9 +174,8 @@ static int run_steps(tta_profile_result *out, tta_session *s, const tta_dataset 
         double t1 = now_s();
         tta_step_times st = {0};
         char why[256];
-        if (tta_session_step(s, x, y, batch, 0.01, &st, why, sizeof why) != 0) {
-            snprintf(err, errlen, "%s at step %d", why, k);
-            rc = -1;
+        if (tta_session_step(s, x, y, batch, 0.01, &st, why, sizeof why) != 0) { /* a library failed */
+            rc = tta_fail(err, TTA_EINTERNAL, "%s at step %d", why, k);
             break;
         }
         double t4 = now_s();
@@ -193,44 +192,39 @@ static int run_steps(tta_profile_result *out, tta_session *s, const tta_dataset 
     free(x);
     free(y);
     free(idx);
-    if (rc == 0 && out->measured_steps == 0) {
-        snprintf(err, errlen, "no step was measured");
-        rc = -1;
-    }
+    if (rc == TTA_OK && out->measured_steps == 0) rc = tta_fail(err, TTA_EINTERNAL, "no step was measured");
     return rc;
 }
 
-int tta_profile_run(const tta_replay_spec *spec, const tta_profile_options *opt, tta_profile_result *out, char *err,
-                    size_t errlen) {
+int tta_profile_run(const tta_replay_spec *spec, const tta_profile_options *opt, tta_profile_result *out,
+                    tta_error *err) {
     memset(out, 0, sizeof *out);
     int batch = opt->batch > 0 ? opt->batch : spec->batch_size;
     int c, h, w, classes;
-    if (tta_replay_input_shape(spec, &c, &h, &w, &classes) != 0) {
-        snprintf(err, errlen, "dataset kind \"%s\": unknown", spec->dataset_kind ? spec->dataset_kind : "");
-        return -1;
-    }
+    if (tta_replay_input_shape(spec, &c, &h, &w, &classes) != 0)
+        return tta_fail(err, TTA_EINPUT, "dataset kind \"%s\": unknown", spec->dataset_kind ? spec->dataset_kind : "");
+    if (batch < 1) return tta_fail(err, TTA_EINPUT, "batch size %d: not a positive number", batch);
     tta_session s;
     tta_session_config sc = {.model = spec->model, .overrides = spec->model_params, .device = opt->device,
                              .backend_options = {.threads = opt->threads}, .channels = c, .height = h, .width = w,
                              .classes = classes, .batch = batch, .eval_batch = 1000, .seed = opt->seed,
                              .optimizer = &spec->optimizer};
-    if (tta_session_open(&s, &sc, err, errlen) != 0) return -1;
+    char why[TTA_ERROR_TEXT];
+    if (tta_session_open(&s, &sc, why, sizeof why) != 0) return tta_fail(err, TTA_EINPUT, "%s", why);
     tta_dataset train, unseen, val;
-    if (tta_replay_load_data(spec, &train, &unseen, &val, err, errlen) != 0) {
+    int rc = tta_replay_load_data(spec, &train, &unseen, &val, err);
+    if (rc != TTA_OK) {
         tta_session_close(&s);
-        return -1;
+        return rc;
     }
-    int rc = 0;
-    if (train.c != c || train.h != h || train.w != w || train.n < (size_t)batch) {
-        snprintf(err, errlen, "%s: %zu training images of %dx%dx%d: not a batch of %d of %dx%dx%d",
-                 spec->dataset_path ? spec->dataset_path : spec->dataset_kind, train.n, train.c, train.h, train.w,
-                 batch, c, h, w);
-        rc = -1;
-    }
+    if (train.c != c || train.h != h || train.w != w || train.n < (size_t)batch)
+        rc = tta_fail(err, TTA_EINPUT, "%s: %zu training images of %dx%dx%d: not a batch of %d of %dx%dx%d",
+                      spec->dataset_path ? spec->dataset_path : spec->dataset_kind, train.n, train.c, train.h,
+                      train.w, batch, c, h, w);
     out->batch = batch;
     double sums[5] = {0};
-    if (rc == 0) rc = run_steps(out, &s, &train, spec, opt, sums, err, errlen);
-    if (rc == 0) {
+    if (rc == TTA_OK) rc = run_steps(out, &s, &train, spec, opt, sums, err);
+    if (rc == TTA_OK) {
         snprintf(out->model, sizeof out->model, "%s", tta_model_name(s.m));
         snprintf(out->device, sizeof out->device, "%s", s.be->ops->name);
         out->threads = opt->threads;
@@ -248,15 +242,16 @@ int tta_profile_run(const tta_replay_spec *spec, const tta_profile_options *opt,
 }
 
 int tta_profile_sweep(const tta_replay_spec *spec, const tta_profile_options *opt, const int *batches, int n,
-                      tta_profile_result *out, int *done, char *err, size_t errlen) {
+                      tta_profile_result *out, int *done, tta_error *err) {
     *done = 0;
     for (int b = 0; b < n; b++) {
         tta_profile_options po = *opt;
         po.batch = batches[b];
-        if (tta_profile_run(spec, &po, &out[b], err, errlen) != 0) return -1;
+        int rc = tta_profile_run(spec, &po, &out[b], err);
+        if (rc != TTA_OK) return rc;
         ++*done;
     }
-    return 0;
+    return TTA_OK;
 }
 
 static void text_bytes(buf *out, const char *label, size_t b, size_t total) {

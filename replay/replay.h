@@ -66,9 +66,18 @@ void tta_replay_spec_free(tta_replay_spec *spec);
 /* The per-sample input shape and class count of the spec's dataset (without reading it). */
 int tta_replay_input_shape(const tta_replay_spec *spec, int *c, int *h, int *w, int *classes);
 
-/* Reads the spec's dataset into its three splits (see data.h): 0, or -1 with err. */
+/* Reads the spec's dataset into its three splits (see data.h); the caller frees each with
+ * tta_dataset_free (unseen may be a view of train's arrays: valid while train is). Returns TTA_OK,
+ * or a code with err's text naming the file, and nothing in the splits to free:
+ *   TTA_ENOTFOUND  "<path>: no such file" (IDX), "<path>: cannot open: ..." (CIFAR): a file is missing
+ *   TTA_EIO        "<path>: cannot open: ..." / "cannot read: ...": a file is there but cannot be read
+ *   TTA_EINPUT     "<path>: size does not match N images of HxW" (a file cut short), "<path>: not an
+ *                  IDX image file ...", "<path>: cannot inflate: ...", "<path>: N training images,
+ *                  need more than 10,000", a CIFAR size or label out of range; "dataset kind \"K\":
+ *                  unknown" or "...: no path to its files" for a spec made by hand
+ *   TTA_EINTERNAL  zlib cannot start. */
 int tta_replay_load_data(const tta_replay_spec *spec, tta_dataset *train, tta_dataset *unseen, tta_dataset *val,
-                         char *err, size_t errlen);
+                         tta_error *err);
 
 /* The learning-rate factor for K workers under the spec's scaling rule, at a point of training
  * (epochs, fractional): LINEAR ramps from 1 to K over the warm-up. */
@@ -114,13 +123,22 @@ typedef struct {
 void tta_replay_checkpoint_path(const tta_replay_spec *spec, uint64_t seed, const tta_replay_options *opt,
                                 char *path, size_t len);
 
-/* Trains one run of spec with seed; fills *out. With opt->comm of K ranks, every rank calls it:
- * each trains on its 1/K of every global batch of K x batch_size, gradients are averaged, rank 0
- * writes the log. A checkpoint is written after every epoch (opt->resume continues from it: the
- * log is cut back to that epoch and its clock continues where it stopped). Returns 0 (also when
- * interrupted: out->interrupted), or -1 with a message in err. */
+/* Trains one run of spec with seed; fills *out (the caller's; nothing in it to free). With
+ * opt->comm of K ranks, every rank calls it: each trains on its 1/K of every global batch of
+ * K x batch_size, gradients are averaged, rank 0 writes the log. A checkpoint is written after
+ * every epoch (opt->resume continues from it: the log is cut back to that epoch and its clock
+ * continues where it stopped). Returns TTA_OK (also when interrupted: out->interrupted), or a
+ * code with err's one line:
+ *   tta_replay_load_data's codes, when the data cannot be read (the log ends with run_stop aborted)
+ *   TTA_EINPUT   the model cannot be set up on opt->device (an unknown model, bad overrides, a
+ *                device this build or machine lacks: the engine does not yet tell these apart), data
+ *                of another shape than the recipe's, too few images for one global batch, a
+ *                checkpoint that cannot be resumed ("<path>: damaged ...")
+ *   TTA_EIO      "<path>: cannot create: ..." (the output tree), "<path>: cannot write: ..." (the
+ *                log, the checkpoint)
+ *   TTA_EINTERNAL a training step or an evaluation failed in a library ("... at epoch E"). */
 int tta_replay_run(const tta_replay_spec *spec, uint64_t seed, const tta_replay_options *opt, tta_replay_result *out,
-                   char *err, size_t errlen);
+                   tta_error *err);
 
 /* A DAWNBench entry's description of its training, as the caller read it (from the database:
  * replay reads none). Strings are the caller's and NULL when not described; the hyperparameters
@@ -170,11 +188,12 @@ typedef struct {
  * each with tta_replay_run, writing the output tree under opt->log_dir: the logs
  * replay/results/<system>/<benchmark>/result_<seed>.txt and the system's description
  * replay/systems/<system>.json, which ingest reads as K accelerators of one node. Stops at the
- * first failed or interrupted run. Fills *out (tta_replay_batch_free), also on failure with the
- * runs done before it. Returns 0, or -1 with "seed <s>: reason" in err (or the reason the
- * ranks could not be set up). */
+ * first failed or interrupted run. Fills *out (the caller frees it with tta_replay_batch_free,
+ * also on failure: it holds the runs done before it). Returns TTA_OK, or the failed run's code
+ * (tta_replay_run's) with err's text "seed <s>: <reason>"; or, when the ranks cannot be set up,
+ * TTA_EUNSUPPORTED (NCCL without CUDA or a device) or TTA_EINTERNAL (MPI fails to start). */
 int tta_replay_runs(const tta_replay_spec *spec, const tta_replay_runs_options *opt, tta_replay_batch *out,
-                    char *err, size_t errlen);
+                    tta_error *err);
 void tta_replay_batch_free(tta_replay_batch *b);
 /* The runs for people (a table and where the logs are) or as JSON ({"runs": [{seed, reached,
  * epochs, tta_s, wall_s, samples_per_s, val_acc, unseen_acc, shifted_acc, log, workers,
@@ -232,16 +251,20 @@ typedef struct {
     int n_layers;
 } tta_profile_result;
 
-/* Profiles training steps of spec: 0, or -1 with a message in err. The result owns its arrays
- * (tta_profile_result_free). */
-int tta_profile_run(const tta_replay_spec *spec, const tta_profile_options *opt, tta_profile_result *out, char *err,
-                    size_t errlen);
+/* Profiles training steps of spec at opt->batch (0: the spec's). The result owns its arrays
+ * (tta_profile_result_free). Returns TTA_OK, or a code with err's line and nothing in *out to
+ * free: tta_replay_load_data's codes; TTA_EINPUT for an unknown dataset kind, a batch size
+ * below 1, a model that cannot be set up on opt->device (as tta_replay_run), data of another
+ * shape or fewer images than one batch; TTA_EINTERNAL when a step fails in a library. */
+int tta_profile_run(const tta_replay_spec *spec, const tta_profile_options *opt, tta_profile_result *out,
+                    tta_error *err);
 void tta_profile_result_free(tta_profile_result *r);
 /* Profiles spec at each of n batch sizes in turn (batches[i]; 0: the spec's), opt's batch
- * aside: out[0..*done) are filled (each freed by tta_profile_result_free). 0, or -1 with err at
- * the first failure, the profiles before it kept. */
+ * aside: out[0..*done) are filled (the caller frees each with tta_profile_result_free, also on
+ * failure). Returns TTA_OK, or tta_profile_run's code and err at the first failure, the
+ * profiles before it kept. */
 int tta_profile_sweep(const tta_replay_spec *spec, const tta_profile_options *opt, const int *batches, int n,
-                      tta_profile_result *out, int *done, char *err, size_t errlen);
+                      tta_profile_result *out, int *done, tta_error *err);
 /* The profile for people: the step and its phases, the layers, memory by category, appended to b. */
 void tta_profile_text(const tta_profile_result *r, buf *b);
 /* The profile as one JSON object (the `tta profile --format json` contract: memory{weights,
@@ -259,7 +282,10 @@ typedef struct {
     double copy_gbs;
 } tta_peaks;
 
-int tta_measure_peaks(int threads, tta_peaks *out, char *err, size_t errlen);
+/* Measures the roofs with threads threads (1..64) into *out (the caller's; nothing to free): it
+ * takes seconds and about 200 MiB. Returns TTA_OK, or TTA_EINPUT ("threads must be 1..64, not
+ * N") with nothing measured. */
+int tta_measure_peaks(int threads, tta_peaks *out, tta_error *err);
 /* {"host": ..., "device": "cpu", "threads": T, "sgemm_gflops": G, "mem_gbs": B, "copy_gbs": C} */
 void tta_peaks_json(const tta_peaks *p, const char *host, buf *b);
 /* One line for people: "<host>, T threads: SGEMM G GFLOP/s, memory B GB/s (triad), ...". */

@@ -58,20 +58,25 @@ static int write_system_json(const char *log_dir, const char *system, const char
     return fclose(f) == 0 && ok ? 0 : -1;
 }
 
-/* The comm of this process: data parallel when started by mpirun (NCCL for the cuda device, MPI
- * otherwise), else one process. */
-static tta_comm *make_comm(const tta_replay_runs_options *opt, const char *device, char *err, size_t errlen) {
+/* The comm of this process into *comm: data parallel when started by mpirun (NCCL for the cuda
+ * device, MPI otherwise), else one process. TTA_OK; TTA_EUNSUPPORTED when NCCL cannot be used
+ * here (no CUDA in this build or no device), TTA_EINTERNAL when MPI fails to start. */
+static int make_comm(const tta_replay_runs_options *opt, const char *device, tta_comm **comm, tta_error *err) {
     const char *kind = "self";
     if (!opt->one_process && tta_comm_launched_by_mpi()) kind = !strcmp(device, "cuda") ? "nccl" : "mpi";
-    return tta_comm_create(kind, err, errlen);
+    char why[TTA_ERROR_TEXT];
+    *comm = tta_comm_create(kind, why, sizeof why);
+    if (!*comm) return tta_fail(err, !strcmp(kind, "nccl") ? TTA_EUNSUPPORTED : TTA_EINTERNAL, "%s", why);
+    return TTA_OK;
 }
 
 int tta_replay_runs(const tta_replay_spec *spec, const tta_replay_runs_options *opt, tta_replay_batch *out,
-                    char *err, size_t errlen) {
+                    tta_error *err) {
     memset(out, 0, sizeof *out);
     const char *device = opt->device ? opt->device : "cpu", *log_dir = opt->log_dir ? opt->log_dir : "tta-logs";
-    tta_comm *comm = make_comm(opt, device, err, errlen);
-    if (!comm) return -1;
+    tta_comm *comm;
+    int rc = make_comm(opt, device, &comm, err);
+    if (rc != TTA_OK) return rc;
     out->workers = comm->size;
     out->rank = comm->rank;
     int threads = threads_per_rank(opt, out->workers, out->rank);
@@ -87,13 +92,10 @@ int tta_replay_runs(const tta_replay_spec *spec, const tta_replay_runs_options *
                              .no_loader_thread = opt->no_loader_thread, .stop = opt->stop, .comm = comm,
                              .progress = out->rank == 0 ? opt->progress : NULL};
     out->runs = callocCheck((size_t)spec->n_seeds + 1, sizeof *out->runs);
-    int rc = 0;
-    char why[512];
     for (int i = 0; i < spec->n_seeds && !out->interrupted; i++) {
-        if (tta_replay_run(spec, spec->seeds[i], &ro, &out->runs[i], why, sizeof why) != 0) {
-            snprintf(err, errlen, "seed %llu%s: %s", (unsigned long long)spec->seeds[i],
-                     out->workers > 1 ? " (a rank)" : "", why);
-            rc = -1;
+        if ((rc = tta_replay_run(spec, spec->seeds[i], &ro, &out->runs[i], err)) != TTA_OK) {
+            tta_error_context(err, "seed %llu%s", (unsigned long long)spec->seeds[i],
+                              out->workers > 1 ? " (a rank)" : "");
             break;
         }
         out->interrupted = out->runs[i].interrupted;

@@ -183,12 +183,14 @@ int tta_replay_input_shape(const tta_replay_spec *s, int *c, int *h, int *w, int
 }
 
 int tta_replay_load_data(const tta_replay_spec *s, tta_dataset *train, tta_dataset *unseen, tta_dataset *val,
-                         char *err, size_t errlen) {
+                         tta_error *err) {
     const char *k = s->dataset_kind ? s->dataset_kind : "";
-    if (!strcmp(k, "cifar10") || !strcmp(k, "cifar100"))
-        return tta_data_cifar(s->dataset_path, !strcmp(k, "cifar100"), train, unseen, val, err, errlen);
-    if (!strcmp(k, "fashion-mnist") || !strcmp(k, "mnist"))
-        return tta_data_fashion_mnist(s->dataset_path, train, unseen, val, err, errlen);
+    int cifar = !strcmp(k, "cifar10") || !strcmp(k, "cifar100");
+    int idx = !strcmp(k, "fashion-mnist") || !strcmp(k, "mnist");
+    if ((cifar || idx) && !s->dataset_path)
+        return tta_fail(err, TTA_EINPUT, "dataset kind \"%s\": no path to its files", k);
+    if (cifar) return tta_data_cifar(s->dataset_path, !strcmp(k, "cifar100"), train, unseen, val, err);
+    if (idx) return tta_data_fashion_mnist(s->dataset_path, train, unseen, val, err);
     if (!strcmp(k, "generated")) {
         int c, h, w, classes;
         tta_replay_input_shape(s, &c, &h, &w, &classes);
@@ -196,10 +198,9 @@ int tta_replay_load_data(const tta_replay_spec *s, tta_dataset *train, tta_datas
         *train = tta_data_generated(n, c, h, w, classes, 1.0, 1);
         *val = tta_data_generated(n / 4 + 1, c, h, w, classes, 1.0, 2);
         *unseen = tta_data_generated(n / 4 + 1, c, h, w, classes, 1.0, 3);
-        return 0;
+        return TTA_OK;
     }
-    snprintf(err, errlen, "dataset kind \"%s\": unknown", k);
-    return -1;
+    return tta_fail(err, TTA_EINPUT, "dataset kind \"%s\": unknown", k);
 }
 
 double tta_replay_lr_factor(const tta_replay_spec *s, int workers, double epochs) {

@@ -103,6 +103,7 @@ typedef struct {
     double train_time, sums[8];
     long trained, steps_run;
     int epoch, stop_logged;  /* stop_logged: run_stop written at the target (to_schedule_end) */
+    int no_data;             /* the data could not be read: the run ends before its first step */
 } run_state;
 
 /* ------------------------------------------------------------------------------------------ */
@@ -188,10 +189,10 @@ static int stop_requested(run_state *r) {
 /* The output tree of the run on rank 0: the log <dir>/replay/results/<system>/<benchmark>/
  * result_<seed>.txt (a results layout that ingest reads like a published entry, round from the
  * log's tta_round), and the checkpoints' folder. */
-static int make_output_tree(run_state *r, char *err, size_t errlen) {
+static int make_output_tree(run_state *r, tta_error *err) {
     const tta_replay_options *opt = r->opt;
     tta_replay_checkpoint_path(r->spec, r->seed, opt, r->ckpt_path, sizeof r->ckpt_path);
-    if (r->rank != 0) return 0;
+    if (r->rank != 0) return TTA_OK;
     buf dir = {0};
     buf_printf(&dir, "%s/replay/results/%s/%s", opt->log_dir ? opt->log_dir : ".", opt->system ? opt->system : "local",
                r->spec->benchmark);
@@ -199,36 +200,33 @@ static int make_output_tree(run_state *r, char *err, size_t errlen) {
     *slash = '\0';
     int bad = make_dirs(buf_str(&dir)) != 0 || (!opt->no_checkpoint && make_dirs(r->ckpt_path) != 0);
     *slash = '/';
-    if (bad) snprintf(err, errlen, "%s: cannot create: %s", buf_str(&dir), strerror(errno));
+    int rc = TTA_OK;
+    if (bad) rc = tta_fail(err, TTA_EIO, "%s: cannot create: %s", buf_str(&dir), strerror(errno));
     else snprintf(r->out->log, sizeof r->out->log, "%s/result_%llu.txt", buf_str(&dir), (unsigned long long)r->seed);
     buf_free(&dir);
-    return bad ? -1 : 0;
+    return rc;
 }
 
 /* Resume: the checkpoint, then the log cut back to the same epoch; else a new log. */
-static int open_log(run_state *r, char *err, size_t errlen) {
+static int open_log(run_state *r, tta_error *err) {
     if (r->opt->resume) {
-        r->resumed = tta_ckpt_load(&r->s, r->ckpt_path, r->spec, r->seed, &r->ck, err, errlen);
-        if (r->resumed < 0) return -1;
+        int rc = tta_ckpt_load(&r->s, r->ckpt_path, r->spec, r->seed, &r->ck, &r->resumed, err);
+        if (rc != TTA_OK) return rc;
         struct stat st;
-        if (r->resumed && r->rank == 0 && (stat(r->out->log, &st) != 0 || st.st_size < r->ck.log_bytes)) {
-            snprintf(err, errlen, "%s: the log of the checkpointed run is missing or shorter than the checkpoint",
-                     r->out->log);
-            return -1;
-        }
+        if (r->resumed && r->rank == 0 && (stat(r->out->log, &st) != 0 || st.st_size < r->ck.log_bytes))
+            return tta_fail(err, TTA_EINPUT,
+                            "%s: the log of the checkpointed run is missing or shorter than the checkpoint",
+                            r->out->log);
     }
-    if (r->rank != 0) return 0;
+    if (r->rank != 0) return TTA_OK;
     if (r->resumed) {
         r->clock.offset_ms = r->ck.log_time_ms - tta_mllog_wall_clock(NULL);
         r->log = tta_mllog_open_at(r->out->log, (long)r->ck.log_bytes, shifted_clock, &r->clock);
     } else {
         r->log = tta_mllog_open(r->out->log, shifted_clock, &r->clock);
     }
-    if (!r->log) {
-        snprintf(err, errlen, "%s: cannot write: %s", r->out->log, strerror(errno));
-        return -1;
-    }
-    return 0;
+    if (!r->log) return tta_fail(err, TTA_EIO, "%s: cannot write: %s", r->out->log, strerror(errno));
+    return TTA_OK;
 }
 
 /* The log's opening records, up to run_start (untimed: the model exists, data are untouched). */
@@ -263,36 +261,38 @@ static void log_header(run_state *r) {
 }
 
 /* Untimed set-up: the output tree, the session (model, optimizer, exchange), the log. */
-static int set_up(run_state *r, char *err, size_t errlen) {
+static int set_up(run_state *r, tta_error *err) {
     const tta_replay_spec *spec = r->spec;
-    if (tta_replay_input_shape(spec, &r->c, &r->h, &r->w, &r->classes) != 0) {
-        snprintf(err, errlen, "dataset kind \"%s\": unknown", spec->dataset_kind ? spec->dataset_kind : "");
-        return -1;
-    }
-    if (make_output_tree(r, err, errlen) != 0) return -1;
+    if (tta_replay_input_shape(spec, &r->c, &r->h, &r->w, &r->classes) != 0)
+        return tta_fail(err, TTA_EINPUT, "dataset kind \"%s\": unknown", spec->dataset_kind ? spec->dataset_kind : "");
+    int rc = make_output_tree(r, err);
+    if (rc != TTA_OK) return rc;
     tta_session_config sc = {.model = spec->model, .overrides = spec->model_params, .device = r->opt->device,
                              .backend_options = {.threads = r->opt->threads}, .channels = r->c, .height = r->h,
                              .width = r->w, .classes = r->classes, .batch = spec->batch_size, .eval_batch = 1000,
                              .seed = r->seed, .optimizer = &spec->optimizer, .comm = r->opt->comm};
-    if (tta_session_open(&r->s, &sc, err, errlen) != 0) return -1;
-    if (open_log(r, err, errlen) != 0) return -1;
+    char why[TTA_ERROR_TEXT];
+    if (tta_session_open(&r->s, &sc, why, sizeof why) != 0) return tta_fail(err, TTA_EINPUT, "%s", why);
+    if ((rc = open_log(r, err)) != TTA_OK) return rc;
     if (r->log && !r->resumed) log_header(r);
-    return 0;
+    return TTA_OK;
 }
 
-/* Timed from here: the data are read, the shuffle and the batches set up, a resumed run's
- * counters restored. */
-static int load_data(run_state *r, char *err, size_t errlen) {
+/* Timed from here: the data are read (r->no_data when they could not be), the shuffle and the
+ * batches set up, a resumed run's counters restored. */
+static int load_data(run_state *r, tta_error *err) {
     const tta_replay_spec *spec = r->spec;
     r->t0 = now_s() - (r->resumed ? r->ck.elapsed_s : 0);
-    if (tta_replay_load_data(spec, &r->train, &r->unseen, &r->val, err, errlen) != 0) return -2;
-    const tta_dataset *t = &r->train;
-    if (t->c != r->c || t->h != r->h || t->w != r->w || t->classes > r->classes || r->val.c != r->c) {
-        snprintf(err, errlen, "%s: images of %dx%dx%d with %d classes, the recipe expects %dx%dx%d with %d",
-                 spec->dataset_path ? spec->dataset_path : spec->dataset_kind, t->c, t->h, t->w, t->classes, r->c,
-                 r->h, r->w, r->classes);
-        return -1;
+    int rc = tta_replay_load_data(spec, &r->train, &r->unseen, &r->val, err);
+    if (rc != TTA_OK) {
+        r->no_data = 1;
+        return rc;
     }
+    const tta_dataset *t = &r->train;
+    if (t->c != r->c || t->h != r->h || t->w != r->w || t->classes > r->classes || r->val.c != r->c)
+        return tta_fail(err, TTA_EINPUT, "%s: images of %dx%dx%d with %d classes, the recipe expects %dx%dx%d with %d",
+                        spec->dataset_path ? spec->dataset_path : spec->dataset_kind, t->c, t->h, t->w, t->classes,
+                        r->c, r->h, r->w, r->classes);
     size_t n = spec->train_subset > 0 && (size_t)spec->train_subset < t->n ? (size_t)spec->train_subset : t->n;
     r->used = tta_data_view(t, 0, n);
     if (r->log && !r->resumed) {
@@ -309,10 +309,8 @@ static int load_data(run_state *r, char *err, size_t errlen) {
     r->order = mallocCheck((r->used.n ? r->used.n : 1) * sizeof *r->order);
     r->rng = r->seed * 0x2545F4914F6CDD1DULL + 1;
     r->steps_per_epoch = r->used.n / r->gbs; /* the last partial batch is dropped, as drop_last */
-    if (r->steps_per_epoch == 0) {
-        snprintf(err, errlen, "%zu training images make no global batch of %zu", r->used.n, r->gbs);
-        return -1;
-    }
+    if (r->steps_per_epoch == 0)
+        return tta_fail(err, TTA_EINPUT, "%zu training images make no global batch of %zu", r->used.n, r->gbs);
     if (r->resumed) {
         tta_replay_result *out = r->out;
         r->rng = r->ck.rng;
@@ -324,11 +322,11 @@ static int load_data(run_state *r, char *err, size_t errlen) {
         out->reached = r->ck.val_acc >= spec->target * (1 - 1e-6);
         if (out->reached) out->target_epoch = r->ck.epoch;
     }
-    return 0;
+    return TTA_OK;
 }
 
 /* Trains one epoch (r->epoch); *steps gets the steps run, *loss_sum their losses. */
-static int train_epoch(run_state *r, phase_times *pt, size_t *steps, double *loss_sum, char *err, size_t errlen) {
+static int train_epoch(run_state *r, phase_times *pt, size_t *steps, double *loss_sum, tta_error *err) {
     const tta_replay_spec *spec = r->spec;
     size_t n = r->used.n;
     for (size_t i = 0; i < n; i++) r->order[i] = i;
@@ -342,7 +340,7 @@ static int train_epoch(run_state *r, phase_times *pt, size_t *steps, double *los
     tta_augment aug = {.crop_pad = spec->crop_pad, .flip = spec->flip};
     tta_loader *ld = tta_loader_start(&r->used, r->order, r->steps_per_epoch, r->gbs, r->bs * (size_t)r->rank, r->bs,
                                       &aug, r->seed, step0, !r->opt->no_loader_thread);
-    int rc = 0;
+    int rc = TTA_OK;
     size_t s = 0;
     for (; s < r->steps_per_epoch; s++) {
         if (stop_requested(r)) {
@@ -358,14 +356,14 @@ static int train_epoch(run_state *r, phase_times *pt, size_t *steps, double *los
         double lr = tta_lr_at(&spec->schedule, lr_epochs) * tta_replay_lr_factor(spec, r->K, lr_epochs);
         tta_step_times st = {0};
         char why[256];
-        rc = tta_session_step(&r->s, x, y, (int)r->bs, lr, &st, why, sizeof why);
+        int failed = tta_session_step(&r->s, x, y, (int)r->bs, lr, &st, why, sizeof why);
         pt->forward += st.forward;
         pt->backward += st.backward;
         pt->optimizer += st.optimizer;
         pt->comm_exposed += st.comm.exposed;
         pt->comm_total += st.comm.total;
-        if (rc) {
-            snprintf(err, errlen, "%s at epoch %d", why, r->epoch);
+        if (failed) { /* the backend's or the comm's library failed */
+            rc = tta_fail(err, TTA_EINTERNAL, "%s at epoch %d", why, r->epoch);
             break;
         }
         *loss_sum += st.loss;
@@ -377,7 +375,7 @@ static int train_epoch(run_state *r, phase_times *pt, size_t *steps, double *los
 }
 
 /* The end of an epoch of s steps: evaluation, the epoch's records and progress line, the target. */
-static int evaluate(run_state *r, phase_times *pt, size_t s, double loss_sum, char *err, size_t errlen) {
+static int evaluate(run_state *r, phase_times *pt, size_t s, double loss_sum, tta_error *err) {
     tta_replay_result *out = r->out;
     tta_mllog *log = r->log;
     int epoch = r->epoch;
@@ -392,12 +390,13 @@ static int evaluate(run_state *r, phase_times *pt, size_t s, double loss_sum, ch
     if (log) tta_mllog_epoch_value(log, "eval_accuracy", out->val_acc, epoch);
     /* Each rank's communication time, gathered by sums of one-hot vectors (K is small). */
     double *rank_comm = callocCheck((size_t)r->K, sizeof *rank_comm);
+    char why[256]; /* a failed sum leaves a figure of the record wrong, not the run */
     for (int k = 0; k < r->K; k++) {
         rank_comm[k] = k == r->rank ? pt->comm_total : 0;
-        tta_session_sum(&r->s, &rank_comm[k], err, errlen);
+        tta_session_sum(&r->s, &rank_comm[k], why, sizeof why);
     }
     if (r->K > 1) { /* the mean loss over the global batches */
-        tta_session_sum(&r->s, &loss_sum, err, errlen);
+        tta_session_sum(&r->s, &loss_sum, why, sizeof why);
         loss_sum /= r->K;
     }
     if (log) log_breakdown(r, pt, rank_comm, epoch);
@@ -409,10 +408,7 @@ static int evaluate(run_state *r, phase_times *pt, size_t s, double loss_sum, ch
     if (r->opt->progress && r->rank == 0)
         fprintf(r->opt->progress, "seed %llu epoch %d: loss %.4f  val %.2f%%  %.0f samples/s\n",
                 (unsigned long long)r->seed, epoch, s ? loss_sum / (double)s : NAN, out->val_acc * 100, samples_s);
-    if (isnan(out->val_acc)) {
-        snprintf(err, errlen, "evaluation failed at epoch %d", epoch);
-        return -1;
-    }
+    if (isnan(out->val_acc)) return tta_fail(err, TTA_EINTERNAL, "evaluation failed at epoch %d", epoch);
     if (!out->reached && out->val_acc >= r->spec->target * (1 - 1e-6)) {
         out->reached = 1;
         out->target_epoch = epoch;
@@ -423,23 +419,23 @@ static int evaluate(run_state *r, phase_times *pt, size_t s, double loss_sum, ch
             r->stop_logged = 1;
         }
     }
-    return 0;
+    return TTA_OK;
 }
 
 /* The checkpoint of the epoch just evaluated (rank 0). */
-static int checkpoint(run_state *r, char *err, size_t errlen) {
-    if (r->opt->no_checkpoint || r->rank != 0) return 0;
+static int checkpoint(run_state *r, tta_error *err) {
+    if (r->opt->no_checkpoint || r->rank != 0) return TTA_OK;
     tta_ckpt_header ck = {.seed = r->seed, .spec_hash = tta_ckpt_spec_hash(r->spec, r->K), .epoch = r->epoch,
                           .workers = r->K, .batch = (int32_t)r->bs, .rng = r->rng,
                           .log_bytes = tta_mllog_offset(r->log), .log_time_ms = shifted_clock(&r->clock),
                           .elapsed_s = now_s() - r->t0, .train_time = r->train_time, .val_acc = r->out->val_acc,
                           .trained = r->trained};
     memcpy(ck.sums, r->sums, sizeof ck.sums);
-    return tta_ckpt_save(&r->s, r->ckpt_path, &ck, err, errlen);
+    return tta_ckpt_save(&r->s, r->ckpt_path, &ck, err);
 }
 
 /* Epochs until the target (or, with to_schedule_end, the epoch limit), a stop or an error. */
-static int train(run_state *r, char *err, size_t errlen) {
+static int train(run_state *r, tta_error *err) {
     tta_replay_result *out = r->out;
     while ((!out->reached || r->opt->to_schedule_end) && r->epoch < r->max_epochs) {
         r->epoch++;
@@ -447,19 +443,20 @@ static int train(run_state *r, char *err, size_t errlen) {
         phase_times pt = {0};
         double te = now_s(), loss_sum = 0;
         size_t s = 0;
-        if (train_epoch(r, &pt, &s, &loss_sum, err, errlen) != 0) return -1;
+        int rc = train_epoch(r, &pt, &s, &loss_sum, err);
+        if (rc != TTA_OK) return rc;
         pt.epoch = now_s() - te;
         r->train_time += pt.epoch;
         r->trained += (long)(s * r->gbs);
-        if (out->interrupted) return 0;
-        if (evaluate(r, &pt, s, loss_sum, err, errlen) != 0 || checkpoint(r, err, errlen) != 0) return -1;
+        if (out->interrupted) return TTA_OK;
+        if ((rc = evaluate(r, &pt, s, loss_sum, err)) != TTA_OK || (rc = checkpoint(r, err)) != TTA_OK) return rc;
     }
-    return 0;
+    return TTA_OK;
 }
 
 /* The end of the run (rc: how training went): run_stop, the figures of *out, accuracy on the
- * unseen and shifted splits (untimed), the log closed; returns rc, or -1 when closing failed. */
-static int finish(run_state *r, int rc, char *err, size_t errlen) {
+ * unseen and shifted splits (untimed), the log closed; returns rc, or TTA_EIO when closing failed. */
+static int finish(run_state *r, int rc, tta_error *err) {
     tta_replay_result *out = r->out;
     tta_mllog *log = r->log;
     out->wall_s = now_s() - r->t0;
@@ -488,10 +485,8 @@ static int finish(run_state *r, int rc, char *err, size_t errlen) {
     if (rc == 0 && !out->interrupted && !r->opt->no_checkpoint && r->rank == 0) remove(r->ckpt_path);
     if (log) {
         r->log = NULL;
-        if (tta_mllog_close(log) != 0 && rc == 0) {
-            snprintf(err, errlen, "%s: writing the log failed", out->log);
-            rc = -1;
-        }
+        if (tta_mllog_close(log) != 0 && rc == TTA_OK)
+            rc = tta_fail(err, TTA_EIO, "%s: writing the log failed", out->log);
     }
     return rc;
 }
@@ -506,7 +501,7 @@ static void free_state(run_state *r) {
 }
 
 int tta_replay_run(const tta_replay_spec *spec, uint64_t seed, const tta_replay_options *opt, tta_replay_result *out,
-                   char *err, size_t errlen) {
+                   tta_error *err) {
     memset(out, 0, sizeof *out);
     out->seed = seed;
     out->tta_s = NAN;
@@ -518,16 +513,16 @@ int tta_replay_run(const tta_replay_spec *spec, uint64_t seed, const tta_replay_
     }
     out->workers = r->K;
     r->max_epochs = opt->max_epochs > 0 ? opt->max_epochs : spec->max_epochs;
-    int rc = set_up(r, err, errlen);
-    if (rc == 0) {
-        rc = load_data(r, err, errlen);
-        if (rc == -2) { /* no data: the run stops before its first step */
+    int rc = set_up(r, err);
+    if (rc == TTA_OK) {
+        rc = load_data(r, err);
+        if (r->no_data) { /* the run stops before its first step */
             if (r->log) tta_mllog_run_stop(r->log, 0);
         } else {
-            if (rc == 0) rc = train(r, err, errlen);
-            rc = finish(r, rc, err, errlen);
+            if (rc == TTA_OK) rc = train(r, err);
+            rc = finish(r, rc, err);
         }
     }
     free_state(r);
-    return rc ? -1 : 0;
+    return rc;
 }

@@ -76,17 +76,16 @@ static int write_spec(const char *path, int batch) {
 /* One replay of spec_path on comm c (NULL: one process); the trained parameters into p. */
 static int replay(const char *spec_path, tta_comm *c, const char *system, float *p, size_t n) {
     tta_replay_spec spec;
-    char err[512];
-    tta_error spec_err;
-    if (tta_replay_spec_load(spec_path, &spec, &spec_err) != TTA_OK) {
-        fprintf(stderr, "%s\n", spec_err.text);
+    tta_error err;
+    if (tta_replay_spec_load(spec_path, &spec, &err) != TTA_OK) {
+        fprintf(stderr, "%s\n", err.text);
         return -1;
     }
     tta_replay_options opt = {.device = "cpu", .threads = 1, .log_dir = dir, .system = system, .no_checkpoint = 1,
                               .comm = c, .final_params = p, .final_params_count = n};
     tta_replay_result res;
-    int rc = tta_replay_run(&spec, spec.seeds[0], &opt, &res, err, sizeof err);
-    if (rc) fprintf(stderr, "replay: %s\n", err);
+    int rc = tta_replay_run(&spec, spec.seeds[0], &opt, &res, &err);
+    if (rc) fprintf(stderr, "replay: %s\n", err.text);
     if (rc == 0 && c && c->size > 1 && (res.workers != c->size || !(res.comm_total_share > 0))) rc = -1;
     tta_replay_spec_free(&spec);
     return rc;

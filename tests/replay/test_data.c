@@ -23,8 +23,8 @@ static double pixel_sum(const tta_dataset *d, size_t i) {
 
 TEST(fashion_mnist_splits) {
     tta_dataset train, unseen, val;
-    char err[256];
-    CHECK(tta_data_fashion_mnist(dir, &train, &unseen, &val, err, sizeof err) == 0);
+    tta_error err;
+    CHECK(tta_data_fashion_mnist(dir, &train, &unseen, &val, &err) == TTA_OK);
     CHECK(train.n == 50000 && unseen.n == 10000 && val.n == 10000);
     CHECK(train.c == 1 && train.h == 28 && train.w == 28 && train.classes == 10);
     CHECK(train.labels[0] == 9);
@@ -71,16 +71,16 @@ TEST(shift_moves_pixels) {
 
 TEST(bad_files) {
     tta_dataset d;
-    char err[256];
-    CHECK(tta_data_read_idx("/nonexistent/x.gz", "/nonexistent/y.gz", &d, err, sizeof err) == -1);
-    CHECK(strstr(err, "/nonexistent/x.gz") != NULL);
+    tta_error err;
+    CHECK(tta_data_read_idx("/nonexistent/x.gz", "/nonexistent/y.gz", &d, &err) == TTA_ENOTFOUND);
+    CHECK(err.code == TTA_ENOTFOUND && strstr(err.text, "/nonexistent/x.gz: no such file") != NULL);
     char path[64];
     snprintf(path, sizeof path, "/tmp/tta_test_idx_%d", (int)getpid());
     FILE *f = fopen(path, "wb");
     fputs("not an idx file at all", f);
     fclose(f);
-    CHECK(tta_data_read_idx(path, path, &d, err, sizeof err) == -1);
-    CHECK(strstr(err, "not an IDX image file") != NULL);
+    CHECK(tta_data_read_idx(path, path, &d, &err) == TTA_EINPUT);
+    CHECK(strstr(err.text, path) == err.text && strstr(err.text, ": not an IDX image file") != NULL);
     unlink(path);
 }
 
@@ -105,9 +105,9 @@ TEST(cifar_binary) {
     write_cifar(p10, 3, labels, 0, 0);
     write_cifar(p100, 2, labels100, 1, 0);
     tta_dataset d;
-    char err[256];
+    tta_error err;
     const char *paths[2] = {p10, p10};
-    CHECK(tta_data_read_cifar(paths, 2, 0, &d, err, sizeof err) == 0);
+    CHECK(tta_data_read_cifar(paths, 2, 0, &d, &err) == TTA_OK);
     CHECK(d.n == 6 && d.c == 3 && d.h == 32 && d.w == 32 && d.classes == 10);
     CHECK(d.labels[0] == 3 && d.labels[1] == 9 && d.labels[2] == 0 && d.labels[4] == 9);
     /* record 1: red plane first, pixel p = (7 + p) % 256; green starts at p = 1024 */
@@ -116,18 +116,20 @@ TEST(cifar_binary) {
     CHECK_NEAR(d.images[2 * 3072 + 3071], ((14 + 3071) % 256) / 255.0, 1e-7);
     tta_dataset_free(&d);
     const char *one100[1] = {p100};
-    CHECK(tta_data_read_cifar(one100, 1, 1, &d, err, sizeof err) == 0);
+    CHECK(tta_data_read_cifar(one100, 1, 1, &d, &err) == TTA_OK);
     CHECK(d.n == 2 && d.classes == 100 && d.labels[0] == 57 && d.labels[1] == 99); /* the fine label */
     tta_dataset_free(&d);
     /* a cut record, and a label out of range, are named with the file */
     write_cifar(p10, 2, labels, 0, 100);
-    CHECK(tta_data_read_cifar(paths, 1, 0, &d, err, sizeof err) == -1);
-    CHECK(strstr(err, p10) && strstr(err, "whole number of 3073-byte"));
+    CHECK(tta_data_read_cifar(paths, 1, 0, &d, &err) == TTA_EINPUT);
+    CHECK(strstr(err.text, p10) && strstr(err.text, "whole number of 3073-byte"));
     int bad[2] = {4, 12};
     write_cifar(p10, 2, bad, 0, 0);
-    CHECK(tta_data_read_cifar(paths, 1, 0, &d, err, sizeof err) == -1);
-    CHECK(strstr(err, "record 2: label 12 is not below 10") != NULL);
+    CHECK(tta_data_read_cifar(paths, 1, 0, &d, &err) == TTA_EINPUT);
+    CHECK(strstr(err.text, "record 2: label 12 is not below 10") != NULL);
     unlink(p10);
+    CHECK(tta_data_read_cifar(paths, 1, 0, &d, &err) == TTA_ENOTFOUND); /* gone */
+    CHECK(strstr(err.text, p10) == err.text);
     unlink(p100);
 }
 
@@ -247,22 +249,23 @@ TEST(idx_plain_and_gzip) {
     unsigned char img[16 + 12] = {0, 0, 8, 3, 0, 0, 0, 3, 0, 0, 0, 2, 0, 0, 0, 2,
                                   0, 255, 51, 102, 1, 2, 3, 4, 255, 255, 0, 0};
     unsigned char lab[8 + 3] = {0, 0, 8, 1, 0, 0, 0, 3, 2, 0, 1};
-    char ip[64], lp[64], err[256];
+    char ip[64], lp[64];
+    tta_error err;
     snprintf(ip, sizeof ip, "/tmp/tta_test_idx_i_%d", (int)getpid());
     snprintf(lp, sizeof lp, "/tmp/tta_test_idx_l_%d", (int)getpid());
     for (int how = PLAIN; how <= GZIP_TWO_MEMBERS; how++) {
         write_idx(ip, img, sizeof img, how);
         write_idx(lp, lab, sizeof lab, how);
         tta_dataset d;
-        CHECK(tta_data_read_idx(ip, lp, &d, err, sizeof err) == 0);
+        CHECK(tta_data_read_idx(ip, lp, &d, &err) == TTA_OK);
         CHECK(d.n == 3 && d.h == 2 && d.w == 2 && d.classes == 3);
         CHECK(d.n == 3 && d.images[1] == 1.0f && d.images[2] == 0.2f && d.labels[0] == 2 && d.labels[2] == 1);
         tta_dataset_free(&d);
     }
     write_idx(ip, img, sizeof img, GZIP_CUT);
     tta_dataset d;
-    CHECK(tta_data_read_idx(ip, lp, &d, err, sizeof err) == -1);
-    CHECK(strstr(err, ip) != NULL && strstr(err, "cannot inflate") != NULL);
+    CHECK(tta_data_read_idx(ip, lp, &d, &err) == TTA_EINPUT);
+    CHECK(strstr(err.text, ip) != NULL && strstr(err.text, "cannot inflate") != NULL);
     unlink(ip);
     unlink(lp);
 }
