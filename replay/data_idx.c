@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include "common/buf.h"
@@ -145,16 +146,13 @@ out:
     return rc;
 }
 
-/* dir/name, or dir/name.gz when only that exists. */
+/* dir/name, or dir/name.gz when only that exists (a plain file that is there but cannot be read
+ * is named as itself, not as a missing .gz). */
 static char *idx_path(const char *dir, const char *name) {
     buf b = {0};
     buf_printf(&b, "%s/%s", dir, name);
-    FILE *f = fopen(buf_str(&b), "rb");
-    if (f) {
-        fclose(f);
-        return buf_take(&b);
-    }
-    buf_puts(&b, ".gz");
+    struct stat st;
+    if (stat(buf_str(&b), &st) != 0) buf_puts(&b, ".gz");
     return buf_take(&b);
 }
 
