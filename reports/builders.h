@@ -10,6 +10,45 @@
 #include "reports/dataset.h"
 #include "reports/render.h"
 
+/* ---- Which entry a row is: the identity columns ------------------------------------------------
+ * Every report that shows an entry names it with these columns, defined here and nowhere else
+ * (tests/arch/check_arch.py, rule "identity", fails on a report that spells one again): the keys
+ * are what scripts read in CSV and JSON; the headers are short, one word, for the tables people
+ * read (100 columns wide). A table that starts with all six, in this order, begins its column
+ * definitions with TTA_IDENTITY_COLUMNS and numbers its own columns from TTA_IDENTITY_COUNT; a
+ * table that needs another order or only some of them (trend, comm, rcp, speedup, ls systems,
+ * the results table) takes them one by one and says why. tta_table_set_identity fills them,
+ * wherever they stand. */
+enum {
+    TTA_IDENTITY_ENTRY, TTA_IDENTITY_ROUND, TTA_IDENTITY_DIVISION, TTA_IDENTITY_SUBMITTER, TTA_IDENTITY_SYSTEM,
+    TTA_IDENTITY_BENCHMARK, TTA_IDENTITY_COUNT
+};
+#define TTA_ENTRY_COLUMN {"entry", "id", TTA_COL_INT, 0, TTA_FOR_ALL} /* the id of `tta ls entries` */
+#define TTA_ROUND_COLUMN {"round", "round", TTA_COL_TEXT, 0, TTA_FOR_ALL}
+#define TTA_DIVISION_COLUMN {"division", "div", TTA_COL_TEXT, 0, TTA_FOR_ALL}
+#define TTA_SUBMITTER_COLUMN {"submitter", "submitter", TTA_COL_TEXT, 0, TTA_FOR_ALL}
+#define TTA_SYSTEM_COLUMN {"system", "system", TTA_COL_TEXT, 0, TTA_FOR_ALL} /* the results folder's name */
+#define TTA_BENCHMARK_COLUMN {"benchmark", "bench", TTA_COL_TEXT, 0, TTA_FOR_ALL}
+/* The six first, for a table's definitions: {TTA_IDENTITY_COLUMNS, [X_RUNS] = {...}, ...}. */
+#define TTA_IDENTITY_COLUMNS                                                                            \
+    [TTA_IDENTITY_ENTRY] = TTA_ENTRY_COLUMN, [TTA_IDENTITY_ROUND] = TTA_ROUND_COLUMN,                   \
+    [TTA_IDENTITY_DIVISION] = TTA_DIVISION_COLUMN, [TTA_IDENTITY_SUBMITTER] = TTA_SUBMITTER_COLUMN,     \
+    [TTA_IDENTITY_SYSTEM] = TTA_SYSTEM_COLUMN, [TTA_IDENTITY_BENCHMARK] = TTA_BENCHMARK_COLUMN
+
+/* What the identity columns of a row say; the strings are borrowed (the table copies them). */
+typedef struct {
+    int64_t id; /* the entry's id */
+    const char *round, *division, *submitter, *system, *benchmark; /* NULL: missing */
+} tta_identity;
+
+/* e's identity (borrowing e's strings). */
+tta_identity tta_entry_identity(const tta_entry_data *e);
+
+/* Sets row's identity cells: each column of t keyed as one of the identity columns above gets
+ * id's field; a field whose column t does not have is left out (comm has no division, ls systems
+ * no entry). t must have at least one of them. */
+void tta_table_set_identity(tta_table *t, size_t row, const tta_identity *id);
+
 tta_table *tta_variance_table(const tta_entry_data *e, size_t n);
 tta_table *tta_speedup_table(const tta_entry_data *e, size_t n);
 tta_table *tta_scaling_table(const tta_entry_data *e, size_t n);

@@ -141,12 +141,13 @@ enum {
     M_COMM_TOTAL, M_COMPUTE, M_DATA, M_EVAL, M_SPREAD, M_COUNT
 };
 
+/* The identity columns without the division: the entries are tta replays, all in division open. */
 static const tta_column comm_columns[M_COUNT] = {
-    [M_ENTRY] = {"entry", "id", TTA_COL_INT, 0, TTA_FOR_ALL},
-    [M_ROUND] = {"round", "round", TTA_COL_TEXT, 0, TTA_FOR_ALL},
-    [M_SUBMITTER] = {"submitter", "submitter", TTA_COL_TEXT, 0, TTA_FOR_ALL},
-    [M_SYSTEM] = {"system", "system", TTA_COL_TEXT, 0, TTA_FOR_ALL},
-    [M_BENCHMARK] = {"benchmark", "bench", TTA_COL_TEXT, 0, TTA_FOR_ALL},
+    [M_ENTRY] = TTA_ENTRY_COLUMN,
+    [M_ROUND] = TTA_ROUND_COLUMN,
+    [M_SUBMITTER] = TTA_SUBMITTER_COLUMN,
+    [M_SYSTEM] = TTA_SYSTEM_COLUMN,
+    [M_BENCHMARK] = TTA_BENCHMARK_COLUMN,
     [M_WORKERS] = {"workers", "K", TTA_COL_INT, 0, TTA_FOR_ALL},
     [M_RUNS] = {"runs", "runs", TTA_COL_INT, 0, TTA_FOR_ALL},
     [M_EPOCHS] = {"epochs", "epochs", TTA_COL_INT, 0, TTA_FOR_ALL},
@@ -194,11 +195,8 @@ static double rank_spread(const comm_entry *c, const char **why) {
 static void comm_row(tta_table *t, const comm_entry *c) {
     const tta_entry_data *e = c->entry;
     size_t row = tta_table_add_row(t);
-    tta_table_set_number(t, row, M_ENTRY, (double)e->id);
-    tta_table_set_text(t, row, M_ROUND, e->round);
-    tta_table_set_text(t, row, M_SUBMITTER, e->submitter);
-    tta_table_set_text(t, row, M_SYSTEM, e->system);
-    tta_table_set_text(t, row, M_BENCHMARK, e->benchmark);
+    tta_identity id = tta_entry_identity(e);
+    tta_table_set_identity(t, row, &id);
     tta_table_set_number(t, row, M_WORKERS, c->workers);
     tta_table_set_number(t, row, M_RUNS, (double)c->runs);
     tta_table_set_number(t, row, M_EPOCHS, (double)c->epochs);

@@ -12,30 +12,16 @@
 #include "reports/reports.h"
 #include "stats/stats.h"
 
-enum { Q_ENTRY, Q_ROUND, Q_DIVISION, Q_SUBMITTER, Q_SYSTEM, Q_BENCHMARK, Q_EPOCH, Q_RUNS, Q_MEAN, Q_STD, Q_TARGET, Q_COUNT };
+enum { Q_EPOCH = TTA_IDENTITY_COUNT, Q_RUNS, Q_MEAN, Q_STD, Q_TARGET, Q_COUNT };
 
 static const tta_column curve_columns[Q_COUNT] = {
-    [Q_ENTRY] = {"entry", "id", TTA_COL_INT, 0, TTA_FOR_ALL},
-    [Q_ROUND] = {"round", "round", TTA_COL_TEXT, 0, TTA_FOR_ALL},
-    [Q_DIVISION] = {"division", "div", TTA_COL_TEXT, 0, TTA_FOR_ALL},
-    [Q_SUBMITTER] = {"submitter", "submitter", TTA_COL_TEXT, 0, TTA_FOR_ALL},
-    [Q_SYSTEM] = {"system", "system", TTA_COL_TEXT, 0, TTA_FOR_ALL},
-    [Q_BENCHMARK] = {"benchmark", "bench", TTA_COL_TEXT, 0, TTA_FOR_ALL},
+    TTA_IDENTITY_COLUMNS,
     [Q_EPOCH] = {"epoch", "epoch", TTA_COL_NUMBER, 1, TTA_FOR_ALL},
     [Q_RUNS] = {"runs", "runs", TTA_COL_INT, 0, TTA_FOR_ALL},
     [Q_MEAN] = {"quality_mean", "quality", TTA_COL_NUMBER, 4, TTA_FOR_ALL},
     [Q_STD] = {"quality_std", "± std", TTA_COL_NUMBER, 4, TTA_FOR_ALL},
     [Q_TARGET] = {"target", "target", TTA_COL_NUMBER, 4, TTA_FOR_ALL},
 };
-
-static void entry_names(tta_table *t, size_t row, const tta_entry_data *e) {
-    tta_table_set_number(t, row, 0, (double)e->id);
-    tta_table_set_text(t, row, 1, e->round);
-    tta_table_set_text(t, row, 2, e->division);
-    tta_table_set_text(t, row, 3, e->submitter);
-    tta_table_set_text(t, row, 4, e->system);
-    tta_table_set_text(t, row, 5, e->benchmark);
-}
 
 size_t tta_entry_curve(const tta_entry_data *e, tta_curve_stat **out) {
     size_t n = e->n_runs, total = 0;
@@ -69,11 +55,12 @@ size_t tta_entry_curve(const tta_entry_data *e, tta_curve_stat **out) {
 tta_table *tta_curves_table(const tta_entry_data *e, size_t n) {
     tta_table *t = tta_table_new(curve_columns, Q_COUNT);
     for (size_t i = 0; i < n; i++) {
+        tta_identity id = tta_entry_identity(&e[i]);
         tta_curve_stat *c;
         size_t k = tta_entry_curve(&e[i], &c);
         for (size_t j = 0; j < k; j++) {
             size_t row = tta_table_add_row(t);
-            entry_names(t, row, &e[i]);
+            tta_table_set_identity(t, row, &id);
             tta_table_set_number(t, row, Q_EPOCH, c[j].epoch);
             tta_table_set_number(t, row, Q_RUNS, (double)c[j].n);
             tta_table_set_number(t, row, Q_MEAN, c[j].mean);
@@ -83,7 +70,7 @@ tta_table *tta_curves_table(const tta_entry_data *e, size_t n) {
         }
         if (k == 0) {
             size_t row = tta_table_add_row(t);
-            entry_names(t, row, &e[i]);
+            tta_table_set_identity(t, row, &id);
             tta_table_set_missing(t, row, Q_EPOCH, "no evaluation with an epoch number");
         }
         free(c);
@@ -146,15 +133,10 @@ void tta_curves_plot(const tta_entry_data *e, size_t n, buf *svg) {
     free(target_labels);
 }
 
-enum { T_ENTRY, T_ROUND, T_DIVISION, T_SUBMITTER, T_SYSTEM, T_BENCHMARK, T_FILE, T_THRESHOLD, T_TTA, T_EPOCHS, T_COUNT };
+enum { T_FILE = TTA_IDENTITY_COUNT, T_THRESHOLD, T_TTA, T_EPOCHS, T_COUNT };
 
 static const tta_column threshold_columns[T_COUNT] = {
-    [T_ENTRY] = {"entry", "id", TTA_COL_INT, 0, TTA_FOR_ALL},
-    [T_ROUND] = {"round", "round", TTA_COL_TEXT, 0, TTA_FOR_ALL},
-    [T_DIVISION] = {"division", "div", TTA_COL_TEXT, 0, TTA_FOR_ALL},
-    [T_SUBMITTER] = {"submitter", "submitter", TTA_COL_TEXT, 0, TTA_FOR_ALL},
-    [T_SYSTEM] = {"system", "system", TTA_COL_TEXT, 0, TTA_FOR_ALL},
-    [T_BENCHMARK] = {"benchmark", "bench", TTA_COL_TEXT, 0, TTA_FOR_ALL},
+    TTA_IDENTITY_COLUMNS,
     [T_FILE] = {"file", "file", TTA_COL_PATH, 0, TTA_FOR_ALL},
     [T_THRESHOLD] = {"threshold", "threshold", TTA_COL_NUMBER, 4, TTA_FOR_ALL},
     [T_TTA] = {"tta_s", "tta (min)", TTA_COL_MINUTES, 2, TTA_FOR_ALL},
@@ -167,14 +149,15 @@ int tta_report_threshold(sqlite3 *db, const tta_filter *f, const double *thresho
     size_t n;
     if (tta_entries_load(db, f, 1, &e, &n, err)) return 1;
     tta_table *t = tta_table_new(threshold_columns, T_COUNT);
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
+        tta_identity id = tta_entry_identity(&e[i]);
         for (size_t r = 0; r < e[i].n_runs; r++) {
             const tta_run_data *run = &e[i].runs[r];
             double *q = mallocCheck((run->n_curve ? run->n_curve : 1) * sizeof *q);
             for (size_t k = 0; k < run->n_curve; k++) q[k] = run->curve[k].quality;
             for (size_t h = 0; h < n_thresholds; h++) {
                 size_t row = tta_table_add_row(t);
-                entry_names(t, row, &e[i]);
+                tta_table_set_identity(t, row, &id);
                 tta_table_set_text(t, row, T_FILE, run->file);
                 tta_table_set_number(t, row, T_THRESHOLD, thresholds[h]);
                 long at = tta_first_meeting(q, run->n_curve, thresholds[h], e[i].higher_is_better);
@@ -191,6 +174,7 @@ int tta_report_threshold(sqlite3 *db, const tta_filter *f, const double *thresho
             }
             free(q);
         }
+    }
     tta_table_write(t, (tta_out_format)format, out);
     tta_table_free(t);
     tta_entries_free(e, n);

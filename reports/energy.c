@@ -347,18 +347,13 @@ void tta_energy_free(tta_energy_data *d) {
 /* ---- Tables -------------------------------------------------------------------------------- */
 
 enum {
-    E_ENTRY, E_ROUND, E_DIVISION, E_SUBMITTER, E_SYSTEM, E_BENCHMARK, E_RUNS, E_POWER_RUNS, E_USED, E_SCORE,
+    E_RUNS = TTA_IDENTITY_COUNT, E_POWER_RUNS, E_USED, E_SCORE,
     E_ENERGY_J, E_ENERGY_KWH, E_UNSCALED_J, E_POWER_W, E_NODE_J, E_NODE_KWH, E_IC_J, E_IC_KWH, E_IC_MEASURED_J,
     E_SCALING, E_COUNT
 };
 
 static const tta_column entry_columns[E_COUNT] = {
-    [E_ENTRY] = {"entry", "id", TTA_COL_INT, 0, TTA_FOR_ALL},
-    [E_ROUND] = {"round", "round", TTA_COL_TEXT, 0, TTA_FOR_ALL},
-    [E_DIVISION] = {"division", "div", TTA_COL_TEXT, 0, TTA_FOR_ALL},
-    [E_SUBMITTER] = {"submitter", "submitter", TTA_COL_TEXT, 0, TTA_FOR_ALL},
-    [E_SYSTEM] = {"system", "system", TTA_COL_TEXT, 0, TTA_FOR_ALL},
-    [E_BENCHMARK] = {"benchmark", "bench", TTA_COL_TEXT, 0, TTA_FOR_ALL},
+    TTA_IDENTITY_COLUMNS,
     [E_RUNS] = {"run_count", "runs", TTA_COL_INT, 0, TTA_FOR_ALL},
     [E_POWER_RUNS] = {"power_runs", "with power", TTA_COL_INT, 0, TTA_FOR_ALL},
     [E_USED] = {"used_runs", "used", TTA_COL_INT, 0, TTA_FOR_ALL},
@@ -376,18 +371,13 @@ static const tta_column entry_columns[E_COUNT] = {
 };
 
 enum {
-    R_ENTRY, R_ROUND, R_DIVISION, R_SUBMITTER, R_SYSTEM, R_BENCHMARK, R_RUN, R_FILE, R_SUCCESS, R_USED, R_TTA,
+    R_RUN = TTA_IDENTITY_COUNT, R_FILE, R_SUCCESS, R_USED, R_TTA,
     R_ENERGY_J, R_ENERGY_KWH, R_NODE_J, R_NODE_KWH, R_IC_J, R_IC_KWH, R_IC_MEASURED_J, R_POWER_W, R_NODES,
     R_SWITCHES, R_COUNT
 };
 
 static const tta_column run_columns[R_COUNT] = {
-    [R_ENTRY] = {"entry", "id", TTA_COL_INT, 0, TTA_FOR_ALL},
-    [R_ROUND] = {"round", "round", TTA_COL_TEXT, 0, TTA_FOR_ALL},
-    [R_DIVISION] = {"division", "div", TTA_COL_TEXT, 0, TTA_FOR_ALL},
-    [R_SUBMITTER] = {"submitter", "submitter", TTA_COL_TEXT, 0, TTA_FOR_ALL},
-    [R_SYSTEM] = {"system", "system", TTA_COL_TEXT, 0, TTA_FOR_ALL},
-    [R_BENCHMARK] = {"benchmark", "bench", TTA_COL_TEXT, 0, TTA_FOR_ALL},
+    TTA_IDENTITY_COLUMNS,
     [R_RUN] = {"run_index", "run", TTA_COL_INT, 0, TTA_FOR_ALL},
     [R_FILE] = {"file", "file", TTA_COL_PATH, 0, TTA_FOR_SCRIPTS},
     [R_SUCCESS] = {"success", "ok", TTA_COL_BOOL, 0, TTA_FOR_ALL},
@@ -430,12 +420,8 @@ static void entry_row(tta_table *t, const tta_energy_entry *x) {
     const tta_entry_data *e = x->entry;
     const tta_energy_score *s = &x->score;
     size_t row = tta_table_add_row(t);
-    tta_table_set_number(t, row, E_ENTRY, (double)e->id);
-    tta_table_set_text(t, row, E_ROUND, e->round);
-    tta_table_set_text(t, row, E_DIVISION, e->division);
-    tta_table_set_text(t, row, E_SUBMITTER, e->submitter);
-    tta_table_set_text(t, row, E_SYSTEM, e->system);
-    tta_table_set_text(t, row, E_BENCHMARK, e->benchmark);
+    tta_identity id = tta_entry_identity(e);
+    tta_table_set_identity(t, row, &id);
     tta_table_set_number(t, row, E_RUNS, (double)e->n_runs);
     tta_table_set_number(t, row, E_POWER_RUNS, (double)s->runs_with_energy);
     tta_table_set_number(t, row, E_USED, (double)s->n_used);
@@ -471,15 +457,11 @@ static tta_table *entry_table(const tta_energy_data *d) {
 /* The runs of row x (nested: without the entry's columns for scripts). */
 static void run_rows(tta_table *t, const tta_energy_entry *x) {
     const tta_entry_data *e = x->entry;
+    tta_identity id = tta_entry_identity(e);
     for (size_t r = 0; r < e->n_runs; r++) {
         const tta_energy_run *y = &x->runs[r];
         size_t row = tta_table_add_row(t);
-        tta_table_set_number(t, row, R_ENTRY, (double)e->id);
-        tta_table_set_text(t, row, R_ROUND, e->round);
-        tta_table_set_text(t, row, R_DIVISION, e->division);
-        tta_table_set_text(t, row, R_SUBMITTER, e->submitter);
-        tta_table_set_text(t, row, R_SYSTEM, e->system);
-        tta_table_set_text(t, row, R_BENCHMARK, e->benchmark);
+        tta_table_set_identity(t, row, &id);
         if (y->run->run_index >= 0) tta_table_set_number(t, row, R_RUN, y->run->run_index);
         else tta_table_set_missing(t, row, R_RUN, "no run number in the file name");
         tta_table_set_text(t, row, R_FILE, y->run->file);
@@ -508,7 +490,7 @@ static tta_table *run_table(const tta_energy_data *d, const tta_energy_entry *on
     tta_column cols[R_COUNT];
     memcpy(cols, run_columns, sizeof cols);
     if (only) /* nested under its entry: the entry's own columns are said there */
-        for (int c = R_ENTRY; c <= R_BENCHMARK; c++) cols[c].audience = TTA_FOR_PEOPLE;
+        for (int c = 0; c < TTA_IDENTITY_COUNT; c++) cols[c].audience = TTA_FOR_PEOPLE;
     tta_table *t = tta_table_new(cols, R_COUNT);
     if (only) run_rows(t, only);
     else

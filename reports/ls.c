@@ -4,17 +4,13 @@
 #include <string.h>
 
 #include "common/buf.h"
+#include "reports/builders.h"
 #include "reports/dataset.h"
 #include "reports/render.h"
 #include "reports/reports.h"
 
 static const tta_column run_columns[] = {
-    {"entry", "id", TTA_COL_INT, 0, TTA_FOR_ALL},
-    {"round", "round", TTA_COL_TEXT, 0, TTA_FOR_ALL},
-    {"division", "div", TTA_COL_TEXT, 0, TTA_FOR_ALL},
-    {"submitter", "submitter", TTA_COL_TEXT, 0, TTA_FOR_ALL},
-    {"system", "system", TTA_COL_TEXT, 0, TTA_FOR_ALL},
-    {"benchmark", "bench", TTA_COL_TEXT, 0, TTA_FOR_ALL},
+    TTA_IDENTITY_COLUMNS,
     {"file", "file", TTA_COL_PATH, 0, TTA_FOR_ALL},
     {"status", "status", TTA_COL_TEXT, 0, TTA_FOR_ALL},
     {"reached", "reached", TTA_COL_BOOL, 0, TTA_FOR_ALL},
@@ -28,12 +24,7 @@ static const tta_column run_columns[] = {
 };
 
 static const tta_column entry_columns[] = {
-    {"entry", "id", TTA_COL_INT, 0, TTA_FOR_ALL},
-    {"round", "round", TTA_COL_TEXT, 0, TTA_FOR_ALL},
-    {"division", "div", TTA_COL_TEXT, 0, TTA_FOR_ALL},
-    {"submitter", "submitter", TTA_COL_TEXT, 0, TTA_FOR_ALL},
-    {"system", "system", TTA_COL_TEXT, 0, TTA_FOR_ALL},
-    {"benchmark", "benchmark", TTA_COL_TEXT, 0, TTA_FOR_ALL},
+    TTA_IDENTITY_COLUMNS,
     {"runs", "runs", TTA_COL_INT, 0, TTA_FOR_ALL},
     {"reached", "reached", TTA_COL_INT, 0, TTA_FOR_ALL},
     {"accelerators", "acc", TTA_COL_INT, 0, TTA_FOR_ALL},
@@ -42,11 +33,13 @@ static const tta_column entry_columns[] = {
     {"tta_mean_s", "mean tta (min)", TTA_COL_MINUTES, 2, TTA_FOR_ALL},
 };
 
+/* A system description belongs to no entry (no id, no benchmark); its name (the description's
+ * file name) is what the entries call their system. Ordered as listed: round, submitter, name. */
 static const tta_column system_columns[] = {
-    {"round", "round", TTA_COL_TEXT, 0, TTA_FOR_ALL},
-    {"submitter", "submitter", TTA_COL_TEXT, 0, TTA_FOR_ALL},
-    {"system", "system", TTA_COL_TEXT, 0, TTA_FOR_ALL},
-    {"division", "div", TTA_COL_TEXT, 0, TTA_FOR_ALL},
+    TTA_ROUND_COLUMN,
+    TTA_SUBMITTER_COLUMN,
+    TTA_SYSTEM_COLUMN,
+    TTA_DIVISION_COLUMN,
     {"accelerator_model", "accelerator", TTA_COL_TEXT, 0, TTA_FOR_ALL},
     {"accelerators", "acc", TTA_COL_INT, 0, TTA_FOR_ALL},
     {"nodes", "nodes", TTA_COL_INT, 0, TTA_FOR_ALL},
@@ -64,12 +57,8 @@ static int ls_runs(const tta_entry_data *e, size_t n, tta_table *t) {
         for (size_t j = 0; j < e[i].n_runs; j++) {
             const tta_run_data *r = &e[i].runs[j];
             size_t row = tta_table_add_row(t);
-            tta_table_set_number(t, row, 0, (double)e[i].id);
-            tta_table_set_text(t, row, 1, e[i].round);
-            tta_table_set_text(t, row, 2, e[i].division);
-            tta_table_set_text(t, row, 3, e[i].submitter);
-            tta_table_set_text(t, row, 4, e[i].system);
-            tta_table_set_text(t, row, 5, e[i].benchmark);
+            tta_identity id = tta_entry_identity(&e[i]);
+            tta_table_set_identity(t, row, &id);
             tta_table_set_text(t, row, 6, r->file);
             tta_table_set_text(t, row, 7, r->status);
             if (r->reached >= 0) tta_table_set_bool(t, row, 8, r->reached);
@@ -111,12 +100,8 @@ static int ls_entries(const tta_entry_data *e, size_t n, tta_table *t) {
                 timed++;
             }
         }
-        tta_table_set_number(t, row, 0, (double)e[i].id);
-        tta_table_set_text(t, row, 1, e[i].round);
-        tta_table_set_text(t, row, 2, e[i].division);
-        tta_table_set_text(t, row, 3, e[i].submitter);
-        tta_table_set_text(t, row, 4, e[i].system);
-        tta_table_set_text(t, row, 5, e[i].benchmark);
+        tta_identity id = tta_entry_identity(&e[i]);
+        tta_table_set_identity(t, row, &id);
         tta_table_set_number(t, row, 6, (double)e[i].n_runs);
         tta_table_set_number(t, row, 7, reached);
         set_count(t, row, 8, e[i].accelerators, "no system description");
@@ -138,9 +123,10 @@ static int ls_systems(sqlite3 *db, const tta_filter *f, tta_table *t, tta_error 
     if (rc != TTA_OK) return rc;
     for (size_t i = 0; i < n; i++) {
         size_t row = tta_table_add_row(t);
-        const char *texts[] = {s[i].round, s[i].submitter, s[i].name, s[i].division, s[i].accelerator_model};
-        for (size_t c = 0; c < 5; c++)
-            if (texts[c]) tta_table_set_text(t, row, c, texts[c]);
+        tta_identity id = {.round = s[i].round, .division = s[i].division, .submitter = s[i].submitter,
+                           .system = s[i].name};
+        tta_table_set_identity(t, row, &id);
+        if (s[i].accelerator_model) tta_table_set_text(t, row, 4, s[i].accelerator_model);
         if (s[i].accelerators >= 0) tta_table_set_number(t, row, 5, s[i].accelerators);
         if (s[i].nodes >= 0) tta_table_set_number(t, row, 6, s[i].nodes);
         if (s[i].host_processor) tta_table_set_text(t, row, 7, s[i].host_processor);

@@ -15,6 +15,7 @@
 
 #include "common/buf.h"
 #include "common/check.h"
+#include "reports/builders.h"
 #include "reports/dataset.h"
 #include "reports/render.h"
 #include "reports/reports.h"
@@ -26,15 +27,16 @@ enum {
 };
 
 /* People see the verdict with the checker's message, the submission's mean against the smallest
- * passing one and the factor; scripts get every column. */
+ * passing one and the factor; scripts get every column. The ruleset the entry is checked against
+ * follows its round; the division is for scripts only (rcp_table). */
 static const tta_column rcp_columns[R_COUNT] = {
-    [R_ID] = {"entry", "id", TTA_COL_INT, 0, TTA_FOR_ALL},
-    [R_ROUND] = {"round", "round", TTA_COL_TEXT, 0, TTA_FOR_ALL},
+    [R_ID] = TTA_ENTRY_COLUMN,
+    [R_ROUND] = TTA_ROUND_COLUMN,
     [R_RULESET] = {"ruleset", "rules", TTA_COL_TEXT, 0, TTA_FOR_ALL},
-    [R_DIVISION] = {"division", "div", TTA_COL_TEXT, 0, TTA_FOR_SCRIPTS},
-    [R_SUBMITTER] = {"submitter", "submitter", TTA_COL_TEXT, 0, TTA_FOR_ALL},
-    [R_SYSTEM] = {"system", "system", TTA_COL_TEXT, 0, TTA_FOR_ALL},
-    [R_BENCHMARK] = {"benchmark", "bench", TTA_COL_TEXT, 0, TTA_FOR_ALL},
+    [R_DIVISION] = TTA_DIVISION_COLUMN,
+    [R_SUBMITTER] = TTA_SUBMITTER_COLUMN,
+    [R_SYSTEM] = TTA_SYSTEM_COLUMN,
+    [R_BENCHMARK] = TTA_BENCHMARK_COLUMN,
     [R_RUNS] = {"runs", "runs", TTA_COL_INT, 0, TTA_FOR_SCRIPTS},
     [R_BS] = {"bs", "batch", TTA_COL_INT, 0, TTA_FOR_ALL},
     [R_VERDICT] = {"verdict", "verdict", TTA_COL_TEXT, 0, TTA_FOR_ALL},
@@ -119,6 +121,15 @@ static const rcp_cache *cached_set(rcp_cache **cache, size_t *n, size_t *cap, co
     return c;
 }
 
+/* The table of rcp_columns, whose division only scripts get: people's table leaves its width to
+ * the checker's message. */
+static tta_table *rcp_table(void) {
+    tta_column cols[R_COUNT];
+    memcpy(cols, rcp_columns, sizeof cols);
+    cols[R_DIVISION].audience = TTA_FOR_SCRIPTS;
+    return tta_table_new(cols, R_COUNT);
+}
+
 /* Marks the verdict and every statistic of the row missing for why. */
 static void no_verdict(tta_table *t, size_t row, const char *why) {
     for (int col = R_VERDICT; col <= R_NORM; col++) tta_table_set_missing(t, row, (size_t)col, why);
@@ -141,20 +152,17 @@ int tta_report_rcp(sqlite3 *db, const tta_filter *f, const char *rcp_dir, int fo
     if (tta_db_rcp_entries(db, f, &rows, &n, &db_err) != TTA_OK) return tta_report_fail(&db_err, err);
     rcp_entry *e = entries_of(rows, n);
     int per_ruleset = holds_rulesets(rcp_dir);
-    tta_table *t = tta_table_new(rcp_columns, R_COUNT);
+    tta_table *t = rcp_table();
     rcp_cache *cache = NULL;
     size_t n_cache = 0, cap = 0;
     buf dir = {0}, why = {0};
     for (size_t i = 0; i < n; i++) {
         const tta_rcp_entry_row *x = e[i].row;
         size_t row = tta_table_add_row(t);
-        tta_table_set_number(t, row, R_ID, (double)x->id);
-        tta_table_set_text(t, row, R_ROUND, x->round);
+        tta_identity id = {.id = x->id, .round = x->round, .division = x->division, .submitter = x->submitter,
+                           .system = x->system, .benchmark = x->benchmark};
+        tta_table_set_identity(t, row, &id);
         tta_table_set_text(t, row, R_RULESET, x->ruleset);
-        tta_table_set_text(t, row, R_DIVISION, x->division);
-        tta_table_set_text(t, row, R_SUBMITTER, x->submitter);
-        tta_table_set_text(t, row, R_SYSTEM, x->system);
-        tta_table_set_text(t, row, R_BENCHMARK, x->benchmark);
         tta_table_set_number(t, row, R_RUNS, (double)x->n_runs);
         tta_table_set_text(t, row, R_UNIT, x->unit);
         const char *name = x->rcp_name ? x->rcp_name : x->benchmark;

@@ -70,6 +70,8 @@ void tta_table_free(tta_table *t);
 /* Appends an empty row (every cell missing, no reason) and returns its index. */
 size_t tta_table_add_row(tta_table *t);
 size_t tta_table_rows(const tta_table *t);
+/* The index of t's column keyed key (keys are unique), or -1 when t has none. */
+long tta_table_column(const tta_table *t, const char *key);
 /* Cell setters; each replaces the cell's previous value. Numbers go in numeric columns (INT,
  * NUMBER, SECONDS, MINUTES, PERCENT), texts in TEXT and PATH columns, booleans in BOOL columns. */
 void tta_table_set_number(tta_table *t, size_t row, size_t col, double v); /* NaN, ±inf = missing */

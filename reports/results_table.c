@@ -819,10 +819,14 @@ static void make_columns(const round_table *t, int for_people, summary_columns *
         buf_printf(&c->names, "%s_entry", t->bench_name[b]);
         buf_putc(&c->names, '\0');
     }
+    /* The summarizer's columns, in its order and with its names (CSV is compared with its CSV cell
+     * by cell): a row is a system, not an entry. Division and submitter are the identity columns
+     * (builders.h); its "system" is not: it is the description's system_name, which people do not
+     * see (they see the folder, tta's system, headed "system"; scripts get it as system_folder). */
     static const tta_column fixed[O_COUNT] = {
-        [O_DIVISION] = {"division", "div", TTA_COL_TEXT, 0, 0},
+        [O_DIVISION] = TTA_DIVISION_COLUMN,
         [O_AVAILABILITY] = {"availability", "availability", TTA_COL_TEXT, 0, 0},
-        [O_SUBMITTER] = {"submitter", "submitter", TTA_COL_TEXT, 0, 0},
+        [O_SUBMITTER] = TTA_SUBMITTER_COLUMN,
         [O_SYSTEM] = {"system", "system name", TTA_COL_TEXT, 0, TTA_FOR_SCRIPTS},
         [O_NODES] = {"number_of_nodes", "nodes", TTA_COL_TEXT, 0, TTA_FOR_SCRIPTS},
         [O_PROCESSOR] = {"host_processor_model_name", "processor", TTA_COL_TEXT, 0, 0},
@@ -845,7 +849,7 @@ static void make_columns(const round_table *t, int for_people, summary_columns *
         add_column(c, &cap, (tta_column){NULL, NULL, TTA_COL_NUMBER, 2, 0}, ROLE_BENCH + (int)b);
     }
     for (int k = O_BEFORE_BENCHMARKS; k < O_COUNT; k++) add_column(c, &cap, fixed[k], k);
-    add_column(c, &cap, (tta_column){"round", "round", TTA_COL_TEXT, 0, 0}, ROLE_ROUND);
+    add_column(c, &cap, (tta_column)TTA_ROUND_COLUMN, ROLE_ROUND);
     add_column(c, &cap, (tta_column){"system_folder", "folder", TTA_COL_TEXT, 0, TTA_FOR_SCRIPTS}, ROLE_FOLDER);
     for (size_t b = 0; b < t->n_bench; b++)
         add_column(c, &cap, (tta_column){NULL, NULL, TTA_COL_INT, 0, TTA_FOR_SCRIPTS}, ROLE_ENTRY + (int)b);

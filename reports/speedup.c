@@ -60,15 +60,17 @@ enum {
     S_THROUGHPUT, S_TTA, S_GAP, S_COUNT
 };
 
+/* A row is a pair: the base's id and system beside the entry's, the rest of the identity (the
+ * pair's: round, division, submitter, benchmark) once between them. */
 static const tta_column speedup_columns[S_COUNT] = {
     [S_BASE_ENTRY] = {"base_entry", "base id", TTA_COL_INT, 0, TTA_FOR_ALL},
-    [S_ENTRY] = {"entry", "id", TTA_COL_INT, 0, TTA_FOR_ALL},
-    [S_ROUND] = {"round", "round", TTA_COL_TEXT, 0, TTA_FOR_ALL},
-    [S_DIVISION] = {"division", "div", TTA_COL_TEXT, 0, TTA_FOR_ALL},
-    [S_SUBMITTER] = {"submitter", "submitter", TTA_COL_TEXT, 0, TTA_FOR_ALL},
-    [S_BENCHMARK] = {"benchmark", "bench", TTA_COL_TEXT, 0, TTA_FOR_ALL},
+    [S_ENTRY] = TTA_ENTRY_COLUMN,
+    [S_ROUND] = TTA_ROUND_COLUMN,
+    [S_DIVISION] = TTA_DIVISION_COLUMN,
+    [S_SUBMITTER] = TTA_SUBMITTER_COLUMN,
+    [S_BENCHMARK] = TTA_BENCHMARK_COLUMN,
     [S_BASE_SYSTEM] = {"base_system", "base system", TTA_COL_TEXT, 0, TTA_FOR_ALL},
-    [S_SYSTEM] = {"system", "system", TTA_COL_TEXT, 0, TTA_FOR_ALL},
+    [S_SYSTEM] = TTA_SYSTEM_COLUMN,
     [S_BASE_ACC] = {"base_accelerators", "base acc", TTA_COL_INT, 0, TTA_FOR_ALL},
     [S_ACC] = {"accelerators", "acc", TTA_COL_INT, 0, TTA_FOR_ALL},
     [S_BASE_BATCH] = {"base_global_batch_size", "base batch", TTA_COL_INT, 0, TTA_FOR_SCRIPTS},
@@ -101,14 +103,10 @@ static int is_base(const tta_entry_summary *a, const tta_entry_summary *b) {
 static void speedup_row(tta_table *t, const tta_entry_summary *base, const tta_entry_summary *s) {
     size_t row = tta_table_add_row(t);
     const tta_entry_data *e = s->entry;
+    tta_identity id = tta_entry_identity(e);
+    tta_table_set_identity(t, row, &id);
     tta_table_set_number(t, row, S_BASE_ENTRY, (double)base->entry->id);
-    tta_table_set_number(t, row, S_ENTRY, (double)e->id);
-    tta_table_set_text(t, row, S_ROUND, e->round);
-    tta_table_set_text(t, row, S_DIVISION, e->division);
-    tta_table_set_text(t, row, S_SUBMITTER, e->submitter);
-    tta_table_set_text(t, row, S_BENCHMARK, e->benchmark);
     tta_table_set_text(t, row, S_BASE_SYSTEM, base->entry->system);
-    tta_table_set_text(t, row, S_SYSTEM, e->system);
     tta_table_set_number_or(t, row, S_BASE_ACC, base->entry->accelerators >= 0 ? base->entry->accelerators : NAN,
               "no system description");
     tta_table_set_number_or(t, row, S_ACC, e->accelerators >= 0 ? e->accelerators : NAN, "no system description");
@@ -235,15 +233,16 @@ enum {
     K_SCORE, K_SPEEDUP_TPE, K_SPEEDUP_TTA, K_EFF_TPE, K_EFF_TTA, K_COUNT
 };
 
+/* As speedup's: the series' base beside each member, the series' identity once between them. */
 static const tta_column scaling_columns[K_COUNT] = {
     [K_BASE_ENTRY] = {"base_entry", "base id", TTA_COL_INT, 0, TTA_FOR_ALL},
-    [K_ENTRY] = {"entry", "id", TTA_COL_INT, 0, TTA_FOR_ALL},
-    [K_ROUND] = {"round", "round", TTA_COL_TEXT, 0, TTA_FOR_ALL},
-    [K_DIVISION] = {"division", "div", TTA_COL_TEXT, 0, TTA_FOR_ALL},
-    [K_SUBMITTER] = {"submitter", "submitter", TTA_COL_TEXT, 0, TTA_FOR_ALL},
-    [K_BENCHMARK] = {"benchmark", "bench", TTA_COL_TEXT, 0, TTA_FOR_ALL},
+    [K_ENTRY] = TTA_ENTRY_COLUMN,
+    [K_ROUND] = TTA_ROUND_COLUMN,
+    [K_DIVISION] = TTA_DIVISION_COLUMN,
+    [K_SUBMITTER] = TTA_SUBMITTER_COLUMN,
+    [K_BENCHMARK] = TTA_BENCHMARK_COLUMN,
     [K_BASE] = {"base_system", "series base", TTA_COL_TEXT, 0, TTA_FOR_ALL},
-    [K_SYSTEM] = {"system", "system", TTA_COL_TEXT, 0, TTA_FOR_ALL},
+    [K_SYSTEM] = TTA_SYSTEM_COLUMN,
     [K_ACC] = {"accelerators", "acc", TTA_COL_INT, 0, TTA_FOR_ALL},
     [K_UNIT] = {"progress_unit", "unit", TTA_COL_TEXT, 0, TTA_FOR_SCRIPTS},
     [K_UNIT_SHORT] = {"unit_short", "unit", TTA_COL_TEXT, 0, TTA_FOR_PEOPLE},
@@ -304,14 +303,10 @@ static void add_scaling_row(size_t base, size_t j, size_t series, void *ctx) {
     tta_table *t = c->t;
     (void)series;
     size_t row = tta_table_add_row(t);
+    tta_identity id = tta_entry_identity(&e[j]);
+    tta_table_set_identity(t, row, &id);
     tta_table_set_number(t, row, K_BASE_ENTRY, (double)e[base].id);
-    tta_table_set_number(t, row, K_ENTRY, (double)e[j].id);
-    tta_table_set_text(t, row, K_ROUND, e[j].round);
-    tta_table_set_text(t, row, K_DIVISION, e[j].division);
-    tta_table_set_text(t, row, K_SUBMITTER, e[j].submitter);
-    tta_table_set_text(t, row, K_BENCHMARK, e[j].benchmark);
     tta_table_set_text(t, row, K_BASE, e[base].system);
-    tta_table_set_text(t, row, K_SYSTEM, e[j].system);
     tta_table_set_number_or(t, row, K_ACC, e[j].accelerators > 0 ? e[j].accelerators : NAN,
               "accelerator count unknown: not in the series");
     tta_table_set_text(t, row, K_UNIT, s[j].unit.key);

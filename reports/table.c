@@ -289,6 +289,13 @@ size_t tta_table_add_row(tta_table *t) {
 
 size_t tta_table_rows(const tta_table *t) { return t->n_rows; }
 
+long tta_table_column(const tta_table *t, const char *key) {
+    assert(key);
+    for (size_t j = 0; j < t->n_cols; j++)
+        if (!strcmp(t->cols[j].key, key)) return (long)j;
+    return -1;
+}
+
 /* The cell at (row, col), emptied (missing, no reason) for a setter. */
 static cell *reset_cell(tta_table *t, size_t row, size_t col) {
     assert(row < t->n_rows && col < t->n_cols);

@@ -232,11 +232,16 @@ enum {
     C_COUNT
 };
 
+/* A row is a benchmark's band in a round, not an entry: the benchmark comes first (the table reads
+ * down the rounds), and the best entry's identity (id, submitter, system) follows its score. Its id
+ * keeps the key scripts read, "id" (not "entry"). The rows are filled
+ * by hand (trend_row): the benchmark is the series' canonical name and the division the
+ * selection's, whether or not the band has a best entry. */
 static const tta_column trend_columns[C_COUNT] = {
-    [C_BENCHMARK] = {"benchmark", "bench", TTA_COL_TEXT, 0, 0},
+    [C_BENCHMARK] = TTA_BENCHMARK_COLUMN,
     [C_BAND] = {"band", "band (acc)", TTA_COL_TEXT, 0, 0},
-    [C_ROUND] = {"round", "round", TTA_COL_TEXT, 0, 0},
-    [C_DIVISION] = {"division", "div", TTA_COL_TEXT, 0, 0},
+    [C_ROUND] = TTA_ROUND_COLUMN,
+    [C_DIVISION] = TTA_DIVISION_COLUMN,
     [C_METRIC] = {"metric", "metric", TTA_COL_TEXT, 0, TTA_FOR_SCRIPTS},
     [C_TARGET] = {"target", "target", TTA_COL_NUMBER, 4, TTA_FOR_SCRIPTS},
     [C_TARGET2] = {"target2", "target 2", TTA_COL_NUMBER, 4, TTA_FOR_SCRIPTS},
@@ -246,8 +251,8 @@ static const tta_column trend_columns[C_COUNT] = {
     [C_ENTRIES] = {"entries", "entries", TTA_COL_INT, 0, 0},
     [C_SCORE] = {"score_min", "best (min)", TTA_COL_NUMBER, 3, 0},
     [C_ID] = {"id", "id", TTA_COL_INT, 0, 0},
-    [C_SUBMITTER] = {"submitter", "submitter", TTA_COL_TEXT, 0, 0},
-    [C_SYSTEM] = {"system", "system", TTA_COL_TEXT, 0, 0},
+    [C_SUBMITTER] = TTA_SUBMITTER_COLUMN,
+    [C_SYSTEM] = TTA_SYSTEM_COLUMN,
     [C_ACC] = {"accelerators", "acc", TTA_COL_INT, 0, 0},
     [C_MEDIAN] = {"median_min", "median (min)", TTA_COL_NUMBER, 3, 0},
     [C_SPEEDUP] = {"speedup", "speedup (×)", TTA_COL_NUMBER, 2, 0},

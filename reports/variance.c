@@ -16,7 +16,7 @@
 #include "stats/stats.h"
 
 enum {
-    C_ENTRY, C_ROUND, C_DIVISION, C_SUBMITTER, C_SYSTEM, C_BENCHMARK, C_ACC, C_RUNS, C_REACHED, C_SCORE, C_SCALING,
+    C_ACC = TTA_IDENTITY_COUNT, C_RUNS, C_REACHED, C_SCORE, C_SCALING,
     C_SCORE_UNSCALED, C_SUMMARY_SCORE, C_TTA_MEAN,
     C_CV, C_CV_LOW, C_CV_HIGH, C_CV_CI, C_UNIT, C_UNIT_SHORT, C_PROGRESS_MEAN, C_PROGRESS_STD, C_TPU_MEAN,
     C_TPU_STD, C_EPOCHS_MEAN, C_EPOCHS_STD, C_TPE_MEAN, C_TPE_STD, C_CV_RATIO, C_SHARE, C_SHARE_TPU, C_SHARE_COV,
@@ -24,12 +24,7 @@ enum {
 };
 
 static const tta_column variance_columns[C_COUNT] = {
-    [C_ENTRY] = {"entry", "id", TTA_COL_INT, 0, TTA_FOR_ALL},
-    [C_ROUND] = {"round", "round", TTA_COL_TEXT, 0, 0},
-    [C_DIVISION] = {"division", "div", TTA_COL_TEXT, 0, 0},
-    [C_SUBMITTER] = {"submitter", "submitter", TTA_COL_TEXT, 0, 0},
-    [C_SYSTEM] = {"system", "system", TTA_COL_TEXT, 0, 0},
-    [C_BENCHMARK] = {"benchmark", "bench", TTA_COL_TEXT, 0, 0},
+    TTA_IDENTITY_COLUMNS,
     [C_ACC] = {"accelerators", "acc", TTA_COL_INT, 0, 0},
     [C_RUNS] = {"runs", "runs", TTA_COL_INT, 0, 0},
     [C_REACHED] = {"reached", "ok", TTA_COL_INT, 0, 0},
@@ -225,12 +220,8 @@ static void variance_row(tta_table *t, const tta_entry_summary *summary) {
     const tta_entry_data *e = summary->entry;
     const tta_entry_summary s = *summary;
     size_t row = tta_table_add_row(t);
-    tta_table_set_number(t, row, C_ENTRY, (double)e->id);
-    tta_table_set_text(t, row, C_ROUND, e->round);
-    tta_table_set_text(t, row, C_DIVISION, e->division);
-    tta_table_set_text(t, row, C_SUBMITTER, e->submitter);
-    tta_table_set_text(t, row, C_SYSTEM, e->system);
-    tta_table_set_text(t, row, C_BENCHMARK, e->benchmark);
+    tta_identity id = tta_entry_identity(e);
+    tta_table_set_identity(t, row, &id);
     if (e->accelerators >= 0) tta_table_set_number(t, row, C_ACC, e->accelerators);
     else tta_table_set_missing(t, row, C_ACC, "no system description");
     tta_table_set_number(t, row, C_RUNS, (double)s.runs);
