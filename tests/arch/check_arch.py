@@ -15,6 +15,11 @@ The rules (docs/architecture.md, issue 13), each printed as FAIL lines naming fi
   headers   each module has one public header (<module>/<module>.h; common: each of its headers):
             no other module includes another of its headers, nor calls a name its public header
             does not declare.
+  identity  the columns that say which entry a row is (keys entry, round, division, submitter,
+            system, benchmark) are defined once, in reports/builders.h: no other file of reports/
+            spells one ({"round", "round", TTA_COL_TEXT, ...}, in code or in a macro); reports take
+            TTA_ROUND_COLUMN and its siblings. A column that only shares a key, and says why, is
+            listed in IDENTITY_OWN.
 
 Calls are read from the build's object files (`nm`, under $TTA_BUILD_DIR or --build: every
 <dir>/CMakeFiles/<target>.dir/.../<file>.c.o); a source file without a fresh object (no build
@@ -38,6 +43,15 @@ ALLOWED = {
     "common": set(),
 }
 CMD_LINES = 150
+# The identity columns: their keys, and the one file that defines them.
+IDENTITY_KEYS = ("entry", "round", "division", "submitter", "system", "benchmark")
+IDENTITY_HOME = "reports/builders.h"
+# Columns outside IDENTITY_HOME whose key is an identity key but which are another column:
+# (file, key, header for people) -> why.
+IDENTITY_OWN = {
+    ("reports/results_table.c", "system", "system name"):
+        "the result summarizer's column: the description's system_name, not the results folder",
+}
 REPLAY_FUNCTION_LINES = 120
 SOURCE_EXT = (".c", ".h", ".cu")
 
@@ -528,7 +542,24 @@ def check_headers(tree, fail):
                      % (a, ties_text(hidden), b, mb, ", ".join(sorted(tree.public[mb])) or "(none)"))
 
 
-RULES = ["circles", "order", "sql", "size", "headers"]
+def check_identity(tree, fail):
+    for p, u in sorted(tree.files.items()):
+        if module_of(p) != "reports" or p == IDENTITY_HOME:
+            continue
+        for toks in [u.toks] + u.directives:
+            for k in range(len(toks) - 5):  # a tta_column: {key, header, TTA_COL_<kind>, ...}
+                a, key, comma, header, comma2, kind = toks[k:k + 6]
+                if (a.text != "{" or key.kind != "str" or comma.text != "," or header.kind != "str" or
+                        comma2.text != "," or not kind.text.startswith("TTA_COL_")):
+                    continue
+                name, head = key.text.strip('"'), header.text.strip('"')
+                if name in IDENTITY_KEYS and (p, name, head) not in IDENTITY_OWN:
+                    fail("identity", '%s:%d: defines the identity column "%s" again ({%s, %s, ...}): take it '
+                         "from %s (TTA_%s_COLUMN)" % (p, key.line, name, key.text, header.text, IDENTITY_HOME,
+                                                      name.upper()))
+
+
+RULES = ["circles", "order", "sql", "size", "headers", "identity"]
 
 
 def run(root, build, out=sys.stdout, graph=False):
@@ -542,6 +573,7 @@ def run(root, build, out=sys.stdout, graph=False):
     check_sql(tree, fail)
     check_size(tree, fail)
     check_headers(tree, fail)
+    check_identity(tree, fail)
     print("check_arch: %s: %d files of %s; %s" % (tree.root, len(tree.files), " ".join(MODULES), tree.how), file=out)
     for rule, text in failures:
         print("FAIL %s: %s" % (rule, text), file=out)
@@ -579,6 +611,7 @@ CLEAN = {
                         'int tta_replay_run(int epochs) {\n' + "    epochs += 1;\n" * 117 +
                         '    return tta_fail(epochs);\n}\n',
     "reports/reports.h": "#ifndef RE_H\n#define RE_H\nint tta_report_variance(void);\n#endif\n",
+    "reports/builders.h": '#ifndef BU_H\n#define BU_H\n#define TTA_ROUND_COLUMN {"round", "round", TTA_COL_TEXT, 0, 0}\n#endif\n',
     "reports/dataset.h": "#ifndef DS_H\n#define DS_H\nint dataset_load(void);\n#endif\n",
     "reports/dataset.c": '#include "reports/dataset.h"\n#include "db/db.h"\n'
                          'int dataset_load(void) { return tta_db_count("entries"); }\n',
@@ -634,6 +667,15 @@ CASES = [
                                                       '#include "cli/cli.h"\n#include "reports/dataset.h"\n')
         .replace("/* line */\n", "", 1)},
      ["cli/cmd_ls.c:2: includes reports/dataset.h, internal to reports/"]),
+    ("an identity column defined again in a report's table", "identity", {
+        "reports/variance.c": CLEAN["reports/variance.c"] +
+        'enum { TTA_COL_TEXT, TTA_COL_INT };\nstatic const char *const names[] = {"round", "system"};\n'
+        'static const struct { const char *key, *header; int kind; } cols[] = {\n    {"runs", "runs", TTA_COL_INT},\n'
+        '    {"benchmark", "bench", TTA_COL_TEXT},\n};\n'},
+     ['reports/variance.c:13: defines the identity column "benchmark" again ({"benchmark", "bench", ...})']),
+    ("an identity column defined again in a macro of reports/", "identity", {
+        "reports/dataset.c": '#define MY_ROUND {"round", "rnd", TTA_COL_TEXT, 0, 0}\n' + CLEAN["reports/dataset.c"]},
+     ['reports/dataset.c:1: defines the identity column "round" again']),
     ("a call from cli to a reports function its public header does not declare", "headers", {
         "cli/main.c": '#include "cli/cli.h"\nint dataset_load(void);\n'
                       'int main(int argc, char **argv) { return cmd_ls(argc, argv) + dataset_load(); }\n'}),
