@@ -20,6 +20,8 @@ The rules (docs/architecture.md, issue 13), each printed as FAIL lines naming fi
             spells one ({"round", "round", TTA_COL_TEXT, ...}, in code or in a macro); reports take
             TTA_ROUND_COLUMN and its siblings. A column that only shares a key, and says why, is
             listed in IDENTITY_OWN.
+  errors    a module's public header speaks common/error.h: no char **err parameter (a malloc'd
+            message) and no char *err, size_t errlen pair (a caller's buffer).
 
 Calls are read from the build's object files (`nm`, under $TTA_BUILD_DIR or --build: every
 <dir>/CMakeFiles/<target>.dir/.../<file>.c.o); a source file without a fresh object (no build
@@ -559,7 +561,28 @@ def check_identity(tree, fail):
                                                       name.upper()))
 
 
-RULES = ["circles", "order", "sql", "size", "headers", "identity"]
+def check_errors(tree, fail):
+    """A module's public header speaks common/error.h: no parameter char **err (a malloc'd message)
+    or char *err, size_t errlen (a caller's buffer), the conventions tta_error replaced."""
+    for m in MODULES:
+        for h in sorted(tree.public[m]):
+            if h not in tree.files:
+                continue
+            toks = tree.files[h].toks
+            for k in range(len(toks) - 3):
+                a, b, c, d = toks[k:k + 4]
+                if a.text != "char" or b.text != "*":
+                    continue
+                if c.text == "*" and d.kind == "id" and "err" in d.text:
+                    fail("errors", "%s:%d: a char **%s parameter: a public function returns a tta_status and fills "
+                         "a tta_error (common/error.h)" % (h, a.line, d.text))
+                elif (c.kind == "id" and "err" in c.text and d.text == "," and k + 4 < len(toks) and
+                      toks[k + 4].text == "size_t"):
+                    fail("errors", "%s:%d: a char *%s, size_t parameter pair: a public function returns a tta_status "
+                         "and fills a tta_error (common/error.h)" % (h, a.line, c.text))
+
+
+RULES = ["circles", "order", "sql", "size", "headers", "identity", "errors"]
 
 
 def run(root, build, out=sys.stdout, graph=False):
@@ -574,6 +597,7 @@ def run(root, build, out=sys.stdout, graph=False):
     check_size(tree, fail)
     check_headers(tree, fail)
     check_identity(tree, fail)
+    check_errors(tree, fail)
     print("check_arch: %s: %d files of %s; %s" % (tree.root, len(tree.files), " ".join(MODULES), tree.how), file=out)
     for rule, text in failures:
         print("FAIL %s: %s" % (rule, text), file=out)
@@ -676,6 +700,16 @@ CASES = [
     ("an identity column defined again in a macro of reports/", "identity", {
         "reports/dataset.c": '#define MY_ROUND {"round", "rnd", TTA_COL_TEXT, 0, 0}\n' + CLEAN["reports/dataset.c"]},
      ['reports/dataset.c:1: defines the identity column "round" again']),
+    ("a char **err parameter in a public header", "errors", {
+        "ingest/ingest.h": CLEAN["ingest/ingest.h"].replace("int tta_ingest(const char *path);",
+                                                            "int tta_ingest(const char *path);\n"
+                                                            "int tta_ingest_all(const char **paths, char **err);")},
+     ["ingest/ingest.h:4: a char **err parameter"]),
+    ("a char *err, size_t errlen pair in a public header", "errors", {
+        "replay/replay.h": CLEAN["replay/replay.h"].replace("int tta_replay_run(int epochs);",
+                                                            "int tta_replay_run(int epochs);\n"
+                                                            "int tta_replay_load(char *errbuf, size_t errlen);")},
+     ["replay/replay.h:4: a char *errbuf, size_t parameter pair"]),
     ("a call from cli to a reports function its public header does not declare", "headers", {
         "cli/main.c": '#include "cli/cli.h"\nint dataset_load(void);\n'
                       'int main(int argc, char **argv) { return cmd_ls(argc, argv) + dataset_load(); }\n'}),
