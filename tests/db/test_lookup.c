@@ -8,18 +8,12 @@
 #include <unistd.h>
 
 #include "db/db.h"
+#include "test_sql.h"
 #include "tta_test.h"
 
 static char db_path[256];
 
-static void remove_db(void) {
-    const char *suffix[] = {"", "-wal", "-shm"};
-    for (int i = 0; i < 3; i++) {
-        char p[300];
-        snprintf(p, sizeof p, "%s%s", db_path, suffix[i]);
-        unlink(p);
-    }
-}
+static void remove_db(void) { test_db_unlink(db_path); }
 
 static tta_str span(const char *s) { return (tta_str){s, (uint32_t)strlen(s)}; }
 

@@ -12,22 +12,11 @@
 
 static char db_path[256];
 
-static void remove_db(void) {
-    const char *suffix[] = {"", "-wal", "-shm"};
-    for (int i = 0; i < 3; i++) {
-        char p[300];
-        snprintf(p, sizeof p, "%s%s", db_path, suffix[i]);
-        unlink(p);
-    }
-}
+static void remove_db(void) { test_db_unlink(db_path); }
 
 static sqlite3 *fresh_db(void) {
-    remove_db();
-    sqlite3 *db = NULL;
-    tta_error err;
-    int rc = tta_db_open(db_path, &db, &err);
-    if (rc != TTA_OK) fprintf(stderr, "%s\n", err.text);
-    CHECK(rc == TTA_OK);
+    sqlite3 *db = test_db_fresh(db_path);
+    CHECK(db != NULL);
     return db;
 }
 

@@ -161,15 +161,7 @@ static char db_path[256];
 
 static sqlite3 *fresh_db(void) {
     snprintf(db_path, sizeof db_path, "/tmp/tta_test_layout_%d.db", (int)getpid());
-    const char *suffix[] = {"", "-wal", "-shm"};
-    for (int i = 0; i < 3; i++) {
-        char p[300];
-        snprintf(p, sizeof p, "%s%s", db_path, suffix[i]);
-        unlink(p);
-    }
-    sqlite3 *db = NULL;
-    tta_error err;
-    if (tta_db_open(db_path, &db, &err) != TTA_OK) fprintf(stderr, "%s\n", err.text);
+    sqlite3 *db = test_db_fresh(db_path);
     CHECK(db != NULL);
     return db;
 }

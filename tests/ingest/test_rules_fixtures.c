@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "ingest/ingest.h"
+#include "test_sql.h"
 #include "tta_test.h"
 
 #define MLPERF "fixtures/mlperf/"
@@ -218,14 +219,7 @@ static sqlite3 *the_db;
 static sqlite3 *db(void) {
     if (the_db) return the_db;
     snprintf(db_path, sizeof db_path, "/tmp/tta_test_rules_fixtures_%d.db", (int)getpid());
-    const char *suffix[] = {"", "-wal", "-shm"};
-    for (int i = 0; i < 3; i++) {
-        char p[300];
-        snprintf(p, sizeof p, "%s%s", db_path, suffix[i]);
-        unlink(p);
-    }
-    tta_error oerr;
-    if (tta_db_open(db_path, &the_db, &oerr) != TTA_OK) fprintf(stderr, "%s\n", oerr.text);
+    the_db = test_db_fresh(db_path);
     CHECK(the_db != NULL);
     static char paths[N_ALL][256];
     const char *p[N_ALL];

@@ -9,22 +9,16 @@
 
 #include "ingest/ingest.h"
 #include "reports/reports.h"
+#include "test_sql.h"
 #include "tta_test.h"
 
 static char db_path[256];
 
 static sqlite3 *fixture_db(void) {
     snprintf(db_path, sizeof db_path, "/tmp/tta_test_named_%d.db", (int)getpid());
-    const char *suffix[] = {"", "-wal", "-shm"};
-    for (int i = 0; i < 3; i++) {
-        char p[300];
-        snprintf(p, sizeof p, "%s%s", db_path, suffix[i]);
-        unlink(p);
-    }
-    sqlite3 *db = NULL;
-    tta_error err;
-    if (tta_db_open(db_path, &db, &err) != TTA_OK) fprintf(stderr, "%s\n", err.text);
+    sqlite3 *db = test_db_fresh(db_path);
     CHECK(db != NULL);
+    tta_error err;
     const char *const paths[] = {"fixtures/mlperf/v2.1/Intel"};
     tta_ingest_options opts = {.jobs = 1, .quiet = 1};
     tta_ingest_stats st;
@@ -35,12 +29,7 @@ static sqlite3 *fixture_db(void) {
 
 static void remove_db(sqlite3 *db) {
     tta_db_close(db);
-    const char *suffix[] = {"", "-wal", "-shm"};
-    for (int i = 0; i < 3; i++) {
-        char p[300];
-        snprintf(p, sizeof p, "%s%s", db_path, suffix[i]);
-        unlink(p);
-    }
+    test_db_unlink(db_path);
 }
 
 TEST(entries_by_id_and_name) {
