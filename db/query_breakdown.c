@@ -1,6 +1,7 @@
 /* query_breakdown.c: the per-epoch time breakdown records that `tta replay` logs
  * (tta_epoch_breakdown, with tta_world_size) of a selection's runs, read from the stored event
- * logs. instr() skips, unparsed, the logs (every published one) that hold no breakdown. */
+ * logs of round local (where every replay is filed: published logs have no breakdown and are not
+ * read); instr() skips, unparsed, the local logs that hold none. */
 #include <assert.h>
 #include <math.h>
 #include <stdlib.h>
@@ -17,7 +18,7 @@ static const char breakdown_sql[] =
     "  j.value ->> '$[3].backward_s', j.value ->> '$[3].optimizer_s', j.value ->> '$[3].comm_exposed_s',"
     "  j.value ->> '$[3].comm_total_s', j.value ->> '$[3].eval_s', j.value -> '$[3].rank_comm_total_s'"
     " FROM entries e JOIN runs r ON r.entry_id = e.id JOIN event_log l ON l.run_id = r.id, json_each(l.records) j"
-    " WHERE" DB_ENTRY_FILTER("e") " AND instr(l.records, '\"tta_epoch_breakdown\"') > 0"
+    " WHERE e.round = 'local' AND" DB_ENTRY_FILTER("e") " AND instr(l.records, '\"tta_epoch_breakdown\"') > 0"
     "  AND j.value ->> '$[2]' IN ('tta_world_size', 'tta_epoch_breakdown')"
     " ORDER BY r.entry_id, r.id, CAST(j.key AS INTEGER)";
 

@@ -1,7 +1,8 @@
 /* query_replays.c: the runs that replay a claim (`tta replay ENTRY`, `tta verify`): what their
  * logs say about the claim and how they ran (tta_replay_of, tta_to_schedule_end, eval_target,
- * tta_unseen_accuracy, tta_shifted_accuracy; docs/replay.md), read from the stored event logs.
- * instr() skips, unparsed, the logs (every published one) that name no claim. */
+ * tta_unseen_accuracy, tta_shifted_accuracy; docs/replay.md), read from the stored event logs of
+ * round local (where every replay is filed: the published logs are not read at all); instr()
+ * skips, unparsed, the local logs that name no claim. */
 #include <assert.h>
 #include <math.h>
 #include <stdlib.h>
@@ -12,8 +13,8 @@
 
 static const char links_sql[] =
     "SELECT r.entry_id, r.id, j.value ->> '$[2]', j.value ->> '$[3]'"
-    " FROM runs r JOIN event_log l ON l.run_id = r.id, json_each(l.records) j"
-    " WHERE instr(l.records, '\"tta_replay_of\"') > 0"
+    " FROM entries e JOIN runs r ON r.entry_id = e.id JOIN event_log l ON l.run_id = r.id, json_each(l.records) j"
+    " WHERE e.round = 'local' AND instr(l.records, '\"tta_replay_of\"') > 0"
     "  AND j.value ->> '$[2]' IN ('tta_replay_of', 'tta_to_schedule_end', 'eval_target', 'tta_unseen_accuracy',"
     "                            'tta_shifted_accuracy')"
     " ORDER BY r.entry_id, r.id, CAST(j.key AS INTEGER)";
