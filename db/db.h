@@ -189,7 +189,8 @@ typedef struct {
     size_t n_ranks;
 } tta_epoch_breakdown;
 
-/* The breakdown and world size records of the runs of f (NULL: all), by entry, run and position
+/* The breakdown and world size records of the runs of f (NULL: all) of round local (replays; no
+ * published log has them), by entry, run and position
  * in the log. TTA_OK with *out (free with tta_epoch_breakdowns_free); TTA_EINPUT or TTA_EDB. */
 int tta_db_epoch_breakdowns(sqlite3 *db, const tta_filter *f, tta_epoch_breakdown **out, size_t *n,
                             tta_error *err);
@@ -207,7 +208,8 @@ typedef struct {
     double unseen_acc, shifted_acc; /* the final model's, after run_stop; NAN when not logged */
 } tta_replay_link;
 
-/* Every stored run whose log names the claim it replays (tta_replay_of), by entry and run.
+/* Every stored run of round local (where replays are filed) whose log names the claim it replays
+ * (tta_replay_of), by entry and run.
  * TTA_OK with *out (free with tta_replay_links_free; none: NULL, 0); TTA_EDB. */
 int tta_db_replay_links(sqlite3 *db, tta_replay_link **out, size_t *n, tta_error *err);
 void tta_replay_links_free(tta_replay_link *l, size_t n);
