@@ -192,31 +192,28 @@ static int verification_of(sqlite3 *db, const comparison *c, verification *v) {
                 c->n == 1 ? "" : "s", c->claim, (long long)c->replay->id, why.text);
         return -1;
     }
-    /* the claim's schedule: its last evaluation's epoch */
-    int rc = tta_verify_claim_side(db, claim, c->threshold, 0, &v->claim, &why);
-    int schedule = v->claim.last_epoch;
-    int at = c->stop_at_target ? -1 : c->compared_epoch;
-    if (rc == TTA_OK && at != 0) rc = tta_verify_claim_side(db, claim, c->threshold, at, &v->claim, &why);
-    v->claim.last_epoch = schedule;
-    if (rc != TTA_OK) {
+    /* the claim's side as tta verify plans it: its schedule (its last evaluation's epoch), compared
+     * where the replays were (at the threshold, or at the epoch they ended) */
+    int schedule = 0, compared;
+    if (tta_verify_claim_plan(db, claim, c->threshold, c->stop_at_target, c->compared_epoch, &schedule, &compared,
+                              &v->claim, NULL, &why) != TTA_OK) {
         /* a claim without evaluations (or unreadable): nothing to compare with, the others still are */
         fprintf(stderr, "tta report verify: note: %zu replay run%s of entry %lld: %s\n", c->n, c->n == 1 ? "" : "s",
                 (long long)claim->id, why.text);
         tta_entries_free(claim, 1);
         return -1;
     }
-    {
-        double scale = !isnan(c->replay->target) && c->replay->target > 1 ? 0.01 : 1;
-        tta_verify_curve_side(c->runs, c->n, scale, c->threshold, at, c->unseen, c->shifted, &v->replay);
-        v->claim_name = tta_entry_name(claim);
-        v->replay_name = tta_entry_name(c->replay);
-        v->ctx = (tta_verify_context){.claim_entry_id = claim->id, .replay_entry_id = c->replay->id,
-                                      .claim_name = v->claim_name, .replay_name = v->replay_name,
-                                      .threshold = c->threshold, .stop_at_target = c->stop_at_target,
-                                      .compared_epoch = c->compared_epoch, .schedule_epochs = schedule,
-                                      .epoch_cap = !c->stop_at_target && c->compared_epoch < schedule ? c->compared_epoch : 0,
-                                      .runs_asked = (int)c->n};
-    }
+    int at = c->stop_at_target ? -1 : c->compared_epoch;
+    double scale = !isnan(c->replay->target) && c->replay->target > 1 ? 0.01 : 1;
+    tta_verify_curve_side(c->runs, c->n, scale, c->threshold, at, c->unseen, c->shifted, &v->replay);
+    v->claim_name = tta_entry_name(claim);
+    v->replay_name = tta_entry_name(c->replay);
+    v->ctx = (tta_verify_context){.claim_entry_id = claim->id, .replay_entry_id = c->replay->id,
+                                  .claim_name = v->claim_name, .replay_name = v->replay_name,
+                                  .threshold = c->threshold, .stop_at_target = c->stop_at_target,
+                                  .compared_epoch = c->compared_epoch, .schedule_epochs = schedule,
+                                  .epoch_cap = !c->stop_at_target && c->compared_epoch < schedule ? c->compared_epoch : 0,
+                                  .runs_asked = (int)c->n};
     tta_entries_free(claim, 1);
     return 0;
 }
