@@ -109,6 +109,10 @@ typedef struct {
     double global_batch_size; /* NAN unknown */
     int has_seed;
     int64_t seed;
+    int time_suspect;   /* 1: a flag says its duration cannot be trusted (impossible_timing,
+                           far_outside_entry): tta's own statistics leave it out and say so */
+    char *flags;        /* its flags' names, comma-separated in name order (run_flags); NULL when none */
+    char *flag_reasons; /* their reasons, "; "-separated in the same order; NULL when none */
     tta_curve_point *curve; /* only when loaded with curves */
     size_t n_curve;
 } tta_run_data;
@@ -390,6 +394,8 @@ typedef struct {
     int64_t seed;
     double run_start_s; /* NAN when absent */
     double run_stop_s;  /* NAN when absent */
+    double init_start_s; /* the first init_start record's time; NAN when absent */
+    double init_stop_s;  /* the last init_stop's; NAN when absent */
     tta_run_status status;
     double target;      /* eval_target / quality target logged by the run; NAN when not logged */
     double target2;     /* second target (maskrcnn SEGM) when logged; NAN otherwise */
@@ -561,6 +567,23 @@ int64_t tta_store_rolled_back(const tta_store *s);
  * system descriptions that arrived since, and removes entries left without runs. TTA_OK or
  * TTA_EDB (that fix-up rolled back; the files stay stored). */
 int tta_store_finish(tta_store *s, tta_error *err);
+
+/* ---- Each run's facts (facts.c) ----------------------------------------------------------
+ *
+ * A run's facts (duration, reached, progress and its unit, epochs, flags, ...) are worked out
+ * once, by the writer, and stored (run_facts, run_flags, evaluations.meets; docs/database.md):
+ * every reader, plain SQL included, reads those columns. Triggers keep the entries whose facts
+ * are stale in facts_pending (a run or system description written or removed, the rules' copy
+ * replaced). */
+
+/* Works out the facts of every run of the pending entries and empties facts_pending, in one
+ * transaction (none when nothing is pending). tta_store_finish and tta_db_open call it. TTA_OK,
+ * or TTA_EDB with the transaction rolled back (the entries stay pending). */
+int tta_db_facts_refresh(sqlite3 *db, tta_error *err);
+
+/* 1 when some entry's facts are stale (facts_pending has rows), 0 when none, -1 when SQLite
+ * cannot say. */
+int tta_db_facts_stale(sqlite3 *db);
 
 /* ---- Copying the write-ahead log during a long write (checkpointer.c) ----------------------
  *

@@ -207,7 +207,10 @@ int tta_db_open(const char *path, sqlite3 **out, tta_error *err) {
         sqlite3_close(db);
         return TTA_EUNSUPPORTED;
     }
-    if ((rc = migrate(db, path, v, err)) != TTA_OK || (rc = sync_rules(db, path, err)) != TTA_OK) {
+    /* The facts last: a migration or new rules leave every entry pending, and so may a crash
+     * between an ingest's last commit and its tta_store_finish. */
+    if ((rc = migrate(db, path, v, err)) != TTA_OK || (rc = sync_rules(db, path, err)) != TTA_OK ||
+        (rc = tta_db_facts_refresh(db, err)) != TTA_OK) {
         sqlite3_close(db);
         return rc;
     }
@@ -238,9 +241,10 @@ int tta_db_open_readonly(const char *path, sqlite3 **out, tta_error *err) {
         sqlite3_close(db);
         return TTA_EDB;
     }
-    if (rules_current(db) != 1) {
-        /* Written by a tta with other rules: bring the copy up to date (a writer's open does),
-         * or say that the answers follow the database's older rules. */
+    if (rules_current(db) != 1 || tta_db_facts_stale(db) != 0) {
+        /* Written by a tta with other rules, or facts left stale (an ingest stopped before its
+         * end): bring them up to date (a writer's open does), or say that the answers follow the
+         * database's older rules. */
         sqlite3 *rw = NULL;
         tta_error why;
         if (tta_db_open(path, &rw, &why) == TTA_OK)

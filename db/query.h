@@ -34,6 +34,11 @@ int db_prepare_filtered(sqlite3 *db, const char *sql, const tta_filter *f, sqlit
 /* Fails with TTA_EDB and "database: <what>: <SQLite's message>". */
 int db_fail(tta_error *err, sqlite3 *db, const char *what);
 
+/* Works out the facts of the runs of every entry in facts_pending and empties it (facts.c), in
+ * the caller's open transaction: the writer calls it before each commit, so that no reader sees a
+ * run without its facts. TTA_OK, or TTA_EDB with err set (the caller rolls back). */
+int db_facts_work_out(sqlite3 *db, tta_error *err);
+
 /* Registers the REGEXP function (PCRE2) the filter's patterns use on db. SQLite's code. */
 int db_register_regexp(sqlite3 *db);
 

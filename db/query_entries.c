@@ -1,9 +1,9 @@
 /* query_entries.c: entries, runs and evaluation curves (tta_entry_data), in three queries over the
  * filter's selection, and the other questions asked of a selection's runs.
  *
- * Whether an evaluation meets its run's target is decided by the database's evaluation_meets
- * view (one rule for tta and for users of sqlite3); reached and epochs-to-target are derived
- * here from those flags exactly as the run_tta view derives them.
+ * A run's facts are read as the writer stored them (run_facts, run_flags, evaluations.meets;
+ * db/facts.c works them out): nothing here derives one, so the reports and plain SQL over run_tta
+ * read the same values.
  */
 #include <assert.h>
 #include <math.h>
@@ -38,11 +38,13 @@ static const char entries_sql[] =
     " ORDER BY e.round, e.division, e.submitter, e.system, e.benchmark";
 
 static const char runs_sql[] =
-    "SELECT r.id, r.entry_id, r.run_index, s.path, r.status, r.run_start, r.run_stop, r.dawnbench_tta,"
-    "  r.global_batch_size, r.seed, e.round, p.checker_progress, p.progress_rule, r.unreadable_records,"
-    "  r.first_unreadable_line"
+    "SELECT r.id, r.entry_id, r.run_index, s.path, r.status, r.run_start, r.run_stop, x.tta_s,"
+    "  r.global_batch_size, r.seed, x.reached, x.progress, x.epochs, x.success_unmet, x.last_quality,"
+    "  r.unreadable_records, r.first_unreadable_line, x.samples_to_target, x.time_suspect,"
+    "  (SELECT group_concat(flag, ',') FROM (SELECT flag FROM run_flags g WHERE g.run_id = r.id ORDER BY flag)),"
+    "  (SELECT group_concat(reason, '; ') FROM (SELECT reason FROM run_flags g WHERE g.run_id = r.id ORDER BY flag))"
     " FROM runs r JOIN entries e ON e.id = r.entry_id JOIN sources s ON s.id = r.source_id"
-    " JOIN run_progress p ON p.run_id = r.id"
+    " JOIN run_facts x ON x.run_id = r.id"
     " WHERE" DB_ENTRY_FILTER("e") " ORDER BY r.entry_id, r.run_index IS NULL, r.run_index, s.path";
 
 static const char evals_sql[] =
@@ -55,20 +57,69 @@ typedef struct {
     tta_run_data *run;
     tta_entry_data *entry;
     double run_start;
-    int met;  /* an evaluation meeting the target was seen */
-    int checker; /* progress comes from the RCP checker's reading, not from the curve */
-    int any_meets; /* reached when any evaluation meets (stable_diffusion), not only the last */
 } run_ref;
-
-/* Epochs of a convergence point in the entry's unit; NAN where samples have no epoch size. */
-static double progress_epochs(const tta_entry_data *e, double progress) {
-    if (!e->unit || strcmp(e->unit, "epochs") == 0) return progress;
-    return e->train_set_size > 0 && strcmp(e->unit, "samples") == 0 ? progress / e->train_set_size : NAN;
-}
 
 static int compare_run_ref(const void *a, const void *b) {
     int64_t x = ((const run_ref *)a)->run_id, y = ((const run_ref *)b)->run_id;
     return (x > y) - (x < y);
+}
+
+/* Reads the evaluation curves of the refs' runs (sorted by run id) into them. TTA_OK, or
+ * TTA_EINPUT / TTA_EDB with err set. */
+static int load_curves(sqlite3 *db, const tta_filter *f, run_ref *refs, size_t n_refs, tta_error *err) {
+    sqlite3_stmt *st = NULL;
+    int rc = db_prepare_filtered(db, evals_sql, f, &st, "loading evaluations", err);
+    if (rc != TTA_OK) return rc;
+    run_ref *cur = NULL;
+    size_t curve_cap = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t run_id = sqlite3_column_int64(st, 0);
+        if (!cur || cur->run_id != run_id) {
+            run_ref key = {.run_id = run_id};
+            cur = n_refs ? bsearch(&key, refs, n_refs, sizeof key, compare_run_ref) : NULL;
+            curve_cap = 0;
+        }
+        if (!cur) continue;
+        tta_run_data *r = cur->run;
+        tta_curve_point p = {
+            .time_s = db_col_real(st, 1) - cur->run_start,
+            .epoch = db_col_real(st, 2),
+            .samples = db_col_real(st, 3),
+            .quality = db_col_real(st, 4),
+            .quality2 = db_col_real(st, 5),
+            .meets = db_col_count(st, 6),
+        };
+        growArray(r->curve, &curve_cap, r->n_curve + 1);
+        r->curve[r->n_curve++] = p;
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? TTA_OK : db_fail(err, db, "loading evaluations");
+}
+
+/* The run of one row of runs_sql. */
+static void read_run(sqlite3_stmt *st, tta_run_data *r) {
+    memset(r, 0, sizeof *r);
+    r->id = sqlite3_column_int64(st, 0);
+    r->run_index = db_col_count(st, 2);
+    r->file = db_col_text(st, 3);
+    r->status = db_col_text(st, 4);
+    r->run_start_s = db_col_real(st, 5);
+    r->run_stop_s = db_col_real(st, 6);
+    r->tta_s = db_col_real(st, 7);
+    r->global_batch_size = db_col_real(st, 8);
+    r->has_seed = sqlite3_column_type(st, 9) != SQLITE_NULL;
+    r->seed = sqlite3_column_int64(st, 9);
+    r->reached = db_col_count(st, 10);
+    r->progress = db_col_real(st, 11);
+    r->epochs = db_col_real(st, 12);
+    r->success_unmet = sqlite3_column_int(st, 13) != 0;
+    r->last_quality = db_col_real(st, 14);
+    r->unreadable_records = sqlite3_column_int(st, 15);
+    r->first_unreadable_line = db_col_count(st, 16);
+    r->samples_to_target = db_col_real(st, 17);
+    r->time_suspect = sqlite3_column_int(st, 18) != 0;
+    r->flags = db_col_text(st, 19);
+    r->flag_reasons = db_col_text(st, 20);
 }
 
 int tta_db_entries(sqlite3 *db, const tta_filter *f, int with_curves, tta_entry_data **out, size_t *n,
@@ -115,8 +166,8 @@ int tta_db_entries(sqlite3 *db, const tta_filter *f, int with_curves, tta_entry_
         tta_entries_free(entries, n_entries);
         return db_fail(err, db, "loading entries");
     }
-    /* Entries arrive ordered by name; look them up by id through a sorted copy of ids. */
-    int64_t *ids = mallocCheck((n_entries ? n_entries : 1) * sizeof *ids);
+    /* Entries arrive ordered by name, runs by entry id: find each run's entry by id through a
+     * copy of the entries' indexes sorted by id. */
     size_t *order = mallocCheck((n_entries ? n_entries : 1) * sizeof *order);
     for (size_t i = 0; i < n_entries; i++) order[i] = i;
     /* insertion sort of indexes by id: entries are few (thousands at most) */
@@ -128,157 +179,50 @@ int tta_db_entries(sqlite3 *db, const tta_filter *f, int with_curves, tta_entry_
         }
         order[j] = k;
     }
-    for (size_t i = 0; i < n_entries; i++) ids[i] = entries[order[i]].id;
-
     rc = db_prepare_filtered(db, runs_sql, f, &st, "loading runs", err);
     if (rc != TTA_OK) {
-        free(ids);
         free(order);
         tta_entries_free(entries, n_entries);
         return rc;
     }
-    run_ref *refs = NULL;
-    size_t n_refs = 0, refs_cap = 0;
     size_t *run_caps = callocCheck(n_entries ? n_entries : 1, sizeof *run_caps);
+    size_t next = 0; /* runs come by entry id: the entry of the next run is at or after order[next] */
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t eid = sqlite3_column_int64(st, 1);
-        /* bsearch over sorted ids */
-        size_t lo = 0, hi = n_entries;
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            if (ids[mid] < eid)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        if (lo == n_entries || ids[lo] != eid) continue;
-        size_t ei = order[lo];
+        while (next < n_entries && entries[order[next]].id < eid) next++;
+        if (next == n_entries || entries[order[next]].id != eid) continue;
+        size_t ei = order[next];
         tta_entry_data *e = &entries[ei];
         growArray(e->runs, &run_caps[ei], e->n_runs + 1);
-        tta_run_data *r = &e->runs[e->n_runs++];
-        memset(r, 0, sizeof *r);
-        r->id = sqlite3_column_int64(st, 0);
-        r->run_index = db_col_count(st, 2);
-        r->file = db_col_text(st, 3);
-        r->status = db_col_text(st, 4);
-        double start = db_col_real(st, 5), stop = db_col_real(st, 6);
-        r->run_start_s = start;
-        r->run_stop_s = stop;
-        const char *round = (const char *)sqlite3_column_text(st, 10);
-        int dawnbench = round && strcmp(round, "dawnbench") == 0;
-        r->tta_s = dawnbench ? db_col_real(st, 7) : stop - start;
-        r->global_batch_size = db_col_real(st, 8);
-        r->has_seed = sqlite3_column_type(st, 9) != SQLITE_NULL;
-        r->seed = sqlite3_column_int64(st, 9);
-        r->reached = -1;
-        r->last_quality = NAN;
-        r->epochs = NAN;
-        /* Rounds with an RCP checker: its convergence point; others: found with the curve below. */
-        const char *rule = (const char *)sqlite3_column_text(st, 12);
-        int checker = rule && strcmp(rule, "epoch_of_first_meeting") != 0;
-        r->progress = checker ? db_col_real(st, 11) : NAN;
-        r->unreadable_records = sqlite3_column_int(st, 13);
-        r->first_unreadable_line = db_col_count(st, 14);
-        if (checker) r->epochs = progress_epochs(e, r->progress);
-        r->samples_to_target = NAN;
-        growArray(refs, &refs_cap, n_refs + 1);
-        refs[n_refs].run_id = r->id;
-        refs[n_refs].entry = e;
-        refs[n_refs].run = NULL; /* resolved after all runs are in place (arrays may move) */
-        refs[n_refs].run_start = isnan(start) ? 0 : start;
-        refs[n_refs].met = 0;
-        refs[n_refs].checker = checker;
-        refs[n_refs].any_meets = rule && strncmp(rule, "first_passing", 13) == 0;
-        n_refs++;
+        read_run(st, &e->runs[e->n_runs++]);
     }
     sqlite3_finalize(st);
     free(run_caps);
-    free(ids);
     free(order);
     if (rc != SQLITE_DONE) {
         db_fail(err, db, "loading runs");
-        free(refs);
         tta_entries_free(entries, n_entries);
         return TTA_EDB;
     }
-    /* Resolve run pointers now that every entry's run array is final (arrays may have moved). */
-    for (size_t i = 0; i < n_refs; i++) {
-        tta_entry_data *e = refs[i].entry;
-        for (size_t j = 0; j < e->n_runs; j++)
-            if (e->runs[j].id == refs[i].run_id) {
-                refs[i].run = &e->runs[j];
-                break;
+    if (with_curves) {
+        /* Every run by id, its evaluations' times counted from its run_start. */
+        size_t n_refs = 0;
+        for (size_t i = 0; i < n_entries; i++) n_refs += entries[i].n_runs;
+        run_ref *refs = mallocCheck((n_refs ? n_refs : 1) * sizeof *refs);
+        size_t k = 0;
+        for (size_t i = 0; i < n_entries; i++)
+            for (size_t j = 0; j < entries[i].n_runs; j++) {
+                tta_run_data *r = &entries[i].runs[j];
+                refs[k++] = (run_ref){.run_id = r->id, .run = r, .entry = &entries[i],
+                                      .run_start = isnan(r->run_start_s) ? 0 : r->run_start_s};
             }
-    }
-    if (n_refs > 1) qsort(refs, n_refs, sizeof *refs, compare_run_ref);
-
-    rc = db_prepare_filtered(db, evals_sql, f, &st, "loading evaluations", err);
-    if (rc != TTA_OK) {
+        if (n_refs > 1) qsort(refs, n_refs, sizeof *refs, compare_run_ref);
+        rc = load_curves(db, f, refs, n_refs, err);
         free(refs);
-        tta_entries_free(entries, n_entries);
-        return rc;
-    }
-    run_ref *cur = NULL;
-    size_t curve_cap = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t run_id = sqlite3_column_int64(st, 0);
-        if (!cur || cur->run_id != run_id) {
-            run_ref key = {.run_id = run_id};
-            cur = n_refs ? bsearch(&key, refs, n_refs, sizeof key, compare_run_ref) : NULL;
-            curve_cap = 0;
-            if (!cur) continue;
+        if (rc != TTA_OK) {
+            tta_entries_free(entries, n_entries);
+            return rc;
         }
-        tta_run_data *r = cur->run;
-        tta_curve_point p = {
-            .time_s = db_col_real(st, 1) - cur->run_start,
-            .epoch = db_col_real(st, 2),
-            .samples = db_col_real(st, 3),
-            .quality = db_col_real(st, 4),
-            .quality2 = db_col_real(st, 5),
-            .meets = db_col_count(st, 6),
-        };
-        /* reached (and last_quality): the last evaluation (any, for benchmarks that converge at
-         * their first passing step: their evaluations finish out of order); epochs: at the first
-         * one that meets. */
-        r->reached = cur->any_meets && r->reached == 1 ? 1 : p.meets;
-        r->last_quality = p.quality;
-        if (p.meets == 1 && !cur->met) {
-            const tta_entry_data *e = cur->entry;
-            int by_samples = e->unit && strcmp(e->unit, "samples") == 0;
-            cur->met = 1;
-            r->samples_to_target = p.samples;
-            /* Sample-counted benchmarks (BERT): epochs = samples / training-set size, unknown
-             * when the log gives no sample count at the evaluation (its epoch_num is not one). */
-            /* v0.7 BERT logs train_samples as the samples it trained on, not the training-set
-             * size: a "size" the run reaches at its target is not one. */
-            if (!cur->checker) {
-                if (by_samples) {
-                    r->progress = p.samples;
-                    r->epochs = !isnan(p.samples) && e->train_samples > p.samples * 1.01
-                                    ? p.samples / e->train_samples
-                                    : NAN;
-                } else {
-                    r->progress = r->epochs = p.epoch;
-                }
-            }
-        }
-        if (with_curves) {
-            growArray(r->curve, &curve_cap, r->n_curve + 1);
-            r->curve[r->n_curve++] = p;
-        }
-    }
-    sqlite3_finalize(st);
-    for (size_t i = 0; i < n_refs; i++) {
-        tta_run_data *r = refs[i].run;
-        /* As run_tta.success_unmet: the last evaluation misses the target, or there is none. */
-        r->success_unmet = r->status && !strcmp(r->status, "success") &&
-                           (r->reached == 0 || (r->reached == -1 && !isnan(refs[i].entry->target)));
-    }
-    free(refs);
-    if (rc != SQLITE_DONE) {
-        db_fail(err, db, "loading evaluations");
-        tta_entries_free(entries, n_entries);
-        return TTA_EDB;
     }
     *out = entries;
     *n = n_entries;
@@ -292,6 +236,8 @@ void tta_entries_free(tta_entry_data *entries, size_t n) {
             free(e->runs[j].file);
             free(e->runs[j].status);
             free(e->runs[j].curve);
+            free(e->runs[j].flags);
+            free(e->runs[j].flag_reasons);
         }
         free(e->runs);
         free(e->round);

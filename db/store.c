@@ -1,6 +1,7 @@
 /* store.c: the writer: parsed files into SQLite with prepared statements, files grouped into
  * transactions of about 8 MB of input or 0.5 s (db.h, "The writer", says why). */
 #include "db/db.h"
+#include "db/query.h"
 
 #include <assert.h>
 #include <ctype.h>
@@ -71,9 +72,9 @@ static const char *const statement_sql[ST_COUNT] = {
     [ST_INSERT_RUN] = "INSERT INTO runs(source_id, entry_id, run_index, platform, seed, run_start, run_stop, status,"
                       " target, target2, global_batch_size, train_samples, eval_samples, dawnbench_tta,"
                       " cp_epoch_num, cp_samples_count, cp_train_samples, cp_first_passing_step,"
-                      " cp_first_passing_samples, cp_status, unreadable_records, first_unreadable_line)"
+                      " cp_first_passing_samples, cp_status, unreadable_records, first_unreadable_line, init_start, init_stop)"
                       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
-                      " ?19, ?20, ?21, ?22)",
+                      " ?19, ?20, ?21, ?22, ?23, ?24)",
     [ST_INSERT_EVENT] = "INSERT INTO event_log(run_id, n, records, files) VALUES (?1, ?2, ?3, ?4)",
     [ST_INSERT_EVAL] = "INSERT INTO evaluations(run_id, seq, time, epoch, samples, quality, quality2)"
                        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
@@ -380,6 +381,8 @@ static int write_run(tta_store *s, const tta_db_file *f, int64_t source_id, int6
     bind_text(st, 20, r->cp_status == TTA_RUN_UNKNOWN ? NULL : tta_run_status_name(r->cp_status));
     sqlite3_bind_int64(st, 21, r->unreadable_records);
     bind_count(st, 22, r->unreadable_records ? (int)r->first_unreadable_line : -1);
+    bind_real(st, 23, r->init_start_s);
+    bind_real(st, 24, r->init_stop_s);
     int rc = exec_stmt(st);
     if (rc != SQLITE_OK) return rc;
     int64_t run_id = sqlite3_last_insert_rowid(s->db);
@@ -484,6 +487,11 @@ static void rollback_batch(tta_store *s, const char *path, const char *what, tta
 
 int tta_store_flush(tta_store *s, tta_error *err) {
     if (!s->in_batch) return TTA_OK;
+    /* The facts of the runs this transaction wrote, in it: a reader never sees a run without them. */
+    if (db_facts_work_out(s->db, NULL) != TTA_OK) {
+        rollback_batch(s, NULL, "working out the runs' facts", err);
+        return TTA_EDB;
+    }
     int rc = exec_stmt(s->st[ST_COMMIT]);
     if (rc != SQLITE_OK) {
         rollback_batch(s, NULL, "committing", err);
@@ -621,7 +629,7 @@ int tta_store_finish(tta_store *s, tta_error *err) {
     char *msg = NULL;
     int rc = tta_store_flush(s, err);
     if (rc != TTA_OK) return rc;
-    if (!s->needs_finish) return TTA_OK; /* nothing written that needs it */
+    if (!s->needs_finish) return tta_db_facts_refresh(s->db, err); /* no entry to fix */
     free(s->last_entry_key);
     s->last_entry_key = NULL;
     rc = sqlite3_exec(s->db, sql, NULL, NULL, &msg);
@@ -631,5 +639,5 @@ int tta_store_finish(tta_store *s, tta_error *err) {
         sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
         return TTA_EDB;
     }
-    return TTA_OK;
+    return tta_db_facts_refresh(s->db, err);
 }

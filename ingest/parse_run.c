@@ -296,6 +296,7 @@ void tta_rb_init(tta_run_builder *b, tta_parsed_file *f, const tta_path_meta *pm
     tta_run_record *r = &f->run;
     r->run_index = pm->run_index;
     r->run_start_s = r->run_stop_s = NAN;
+    r->init_start_s = r->init_stop_s = NAN;
     r->target = r->target2 = NAN;
     r->global_batch_size = r->train_samples = r->eval_samples = NAN;
     r->tta_s = NAN;

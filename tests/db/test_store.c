@@ -170,7 +170,7 @@ TEST(run_tta_flags_and_two_metrics) {
     CHECK(tta_store_flush(s, &err) == TTA_OK);
     CHECK(test_query_real(db, "SELECT success_unmet FROM run_tta WHERE file = 'b/result_1.txt'") == 1);
     CHECK(test_query_real(db, "SELECT count(*) FROM run_tta WHERE file = 'b/result_1.txt'"
-                         " AND flag LIKE '%0.75886%does not meet the target (0.759)%'") == 1);
+                         " AND flag_reasons LIKE '%0.75886%does not meet the target (0.759)%'") == 1);
     CHECK(test_query_real(db, "SELECT success_unmet FROM run_tta WHERE file = 'b/result_2.txt'") == 0);
     CHECK(isnan(test_query_real(db, "SELECT progress FROM run_tta WHERE file = 'b/result_2.txt'")));
     CHECK(test_query_real(db, "SELECT meets FROM evaluation_meets m JOIN run_tta r ON r.run_id = m.run_id"
