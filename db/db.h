@@ -109,6 +109,8 @@ typedef struct {
     double global_batch_size; /* NAN unknown */
     int has_seed;
     int64_t seed;
+    int succeeded;      /* 1: it has a duration and its run_stop says success, or says nothing and its
+                           last evaluation meets the target (v0.5 NVIDIA, Alibaba v0.6) */
     int time_suspect;   /* 1: a flag says its duration cannot be trusted (impossible_timing,
                            far_outside_entry): tta's own statistics leave it out and say so */
     char *flags;        /* its flags' names, comma-separated in name order (run_flags); NULL when none */

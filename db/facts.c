@@ -10,6 +10,9 @@
 
 #include "db/db.h"
 #include "db/query.h"
+#include "common/check.h"
+
+#include <stdlib.h>
 
 /* Relative tolerance of a target (logs print float32: v0.5 GNMT logs 21.799999237 for 21.8). */
 #define MEETS(q, t, hib) \
@@ -23,11 +26,15 @@
 /* Runs an entry needs for its median to say what is far outside it. */
 #define FAR_MIN_RUNS "3"
 
-static const char refresh_sql[] =
+/* The runs being worked out, with their rule (the connection's own table). */
+static const char fact_runs_sql[] =
     "CREATE TEMP TABLE IF NOT EXISTS fact_runs(run_id INTEGER PRIMARY KEY, entry_id INTEGER, status TEXT,"
     "  ruleset TEXT, progress_rule TEXT, target REAL, target2 REAL, hib INTEGER, hib2 INTEGER, metric TEXT,"
     "  metric2 TEXT, unit TEXT, quality_scale TEXT, train_set_size REAL, tta_s REAL, system_id INTEGER,"
-    "  checker_progress REAL);"
+    "  checker_progress REAL)";
+
+/* The statements, in order; prepared once per writer (a batch of files runs them all). */
+static const char refresh_sql[] =
     "DELETE FROM temp.fact_runs;"
     /* The rule of each run: its round's ruleset and benchmark; without one (replays), the target
      * the run logged, higher is better, progress in epochs of the first evaluation that meets. */
@@ -55,17 +62,22 @@ static const char refresh_sql[] =
     " WHERE r.entry_id IN (SELECT entry_id FROM facts_pending);"
 
     /* Each evaluation against its run's target(s), each metric in its own direction. */
-    "UPDATE evaluations AS v SET meets = CASE"
+    /* A verdict depends on the run's own target alone: worked out once, for the evaluations
+     * that have none yet (new runs; every one after the rules' copy changed, whose trigger clears
+     * them), not again for the other runs of an entry a new run joins. Not UPDATE ... FROM:
+     * SQLite would scan every evaluation of the database for it. */
+    "UPDATE evaluations AS v SET meets = (SELECT CASE"
     "   WHEN f.target IS NULL OR v.quality IS NULL THEN NULL"
     "   WHEN " MEETS("v.quality", "f.target", "f.hib")
     "    AND (f.target2 IS NULL OR (v.quality2 IS NOT NULL AND " MEETS("v.quality2", "f.target2", "f.hib2") "))"
-    "   THEN 1 ELSE 0 END"
-    " FROM temp.fact_runs f WHERE v.run_id = f.run_id;"
+    "   THEN 1 ELSE 0 END FROM temp.fact_runs f WHERE f.run_id = v.run_id)"
+    " WHERE v.run_id IN (SELECT run_id FROM temp.fact_runs) AND v.meets IS NULL;"
 
     "DELETE FROM run_facts WHERE run_id IN (SELECT run_id FROM temp.fact_runs);"
     "INSERT INTO run_facts(run_id, ruleset, progress_rule, tta_s, reached, last_quality, progress, progress_unit,"
     "  epochs, samples_to_target, target, target2, higher_is_better, higher_is_better2, metric, metric2,"
-    "  quality_scale, train_set_size, accelerators, nodes, accelerator_model, success_unmet, time_suspect)"
+    "  quality_scale, train_set_size, accelerators, nodes, accelerator_model, success_unmet, succeeded,"
+    "  time_suspect)"
     " SELECT run_id, ruleset, progress_rule, tta_s, reached, last_quality, progress, unit,"
     /* epochs: progress in epochs where epochs mean something. The checker's samples over the
      * rules' training-set size; a first meeting's samples over the training-set size the runs
@@ -77,7 +89,11 @@ static const char refresh_sql[] =
     "        THEN first_samples / entry_train_samples END,"
     "   first_samples, target, target2, hib, hib2, metric, metric2, quality_scale, train_set_size,"
     "   accelerators, nodes, accelerator_model,"
-    "   CASE WHEN status = 'success' AND (reached = 0 OR (reached IS NULL AND target IS NOT NULL)) THEN 1 ELSE 0 END, 0"
+    "   CASE WHEN status = 'success' AND (reached = 0 OR (reached IS NULL AND target IS NOT NULL)) THEN 1 ELSE 0 END,"
+    /* succeeded: a duration, and run_stop says success, or says nothing (v0.5 NVIDIA, Alibaba
+     * v0.6 log a bare run_stop) and the last evaluation meets the target */
+    "   CASE WHEN tta_s IS NULL THEN 0 WHEN status = 'success' THEN 1"
+    "        WHEN status = 'unknown' AND reached = 1 THEN 1 ELSE 0 END, 0"
     " FROM (SELECT f.*, sy.accelerators, sy.nodes, sy.accelerator_model,"
     "   f.progress_rule IS NOT NULL AND f.progress_rule <> 'epoch_of_first_meeting' AS checker,"
     /* reached: the last evaluation meets; for benchmarks that converge at their first passing
@@ -139,9 +155,10 @@ static const char refresh_sql[] =
     "INSERT INTO run_flags SELECT run_id, 'republished',"
     "   printf('the same run as %s of round %s (equal run_start)', path, round) FROM ("
     " SELECT f.run_id, s.path, oe.round, min(orr.ord)"
-    " FROM temp.fact_runs f JOIN runs r ON r.id = f.run_id JOIN entries e ON e.id = r.entry_id"
+    /* CROSS JOIN keeps the pending runs the outer loop (else SQLite walks every run_start) */
+    " FROM temp.fact_runs f CROSS JOIN runs r ON r.id = f.run_id JOIN entries e ON e.id = r.entry_id"
     " JOIN rule_rounds rr ON rr.round = e.round"
-    " JOIN runs o ON o.run_start = r.run_start AND o.id <> r.id"
+    " CROSS JOIN runs o ON o.run_start = r.run_start AND o.id <> r.id"
     " JOIN entries oe ON oe.id = o.entry_id JOIN rule_rounds orr ON orr.round = oe.round AND orr.ord < rr.ord"
     " JOIN sources s ON s.id = o.source_id"
     " WHERE r.run_start > 0 GROUP BY f.run_id);"
@@ -151,8 +168,68 @@ static const char refresh_sql[] =
     "DELETE FROM facts_pending;"
     "DELETE FROM temp.fact_runs;";
 
+struct db_facts {
+    sqlite3 *db;
+    sqlite3_stmt *pending; /* is anything pending? */
+    sqlite3_stmt **st;     /* refresh_sql's statements */
+    size_t n;
+};
+
+int db_facts_open(sqlite3 *db, db_facts **out, tta_error *err) {
+    assert(db && out);
+    *out = NULL;
+    db_facts *f = callocCheck(1, sizeof *f);
+    f->db = db;
+    size_t cap = 0;
+    int rc = sqlite3_exec(db, fact_runs_sql, NULL, NULL, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_prepare_v3(db, "SELECT EXISTS (SELECT 1 FROM facts_pending)", -1, SQLITE_PREPARE_PERSISTENT,
+                                &f->pending, NULL);
+    for (const char *sql = refresh_sql; rc == SQLITE_OK && *sql;) {
+        sqlite3_stmt *st = NULL;
+        rc = sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st, &sql);
+        if (rc != SQLITE_OK || !st) break; /* the end: only blanks were left */
+        growArray(f->st, &cap, f->n + 1);
+        f->st[f->n++] = st;
+    }
+    if (rc != SQLITE_OK) {
+        tta_fail(err, TTA_EDB, "database: preparing the runs' facts: %s", sqlite3_errmsg(db));
+        db_facts_close(f);
+        return TTA_EDB;
+    }
+    *out = f;
+    return TTA_OK;
+}
+
+void db_facts_close(db_facts *f) {
+    if (!f) return;
+    sqlite3_finalize(f->pending);
+    for (size_t i = 0; i < f->n; i++) sqlite3_finalize(f->st[i]);
+    free(f->st);
+    free(f);
+}
+
 /* 1 when facts_pending has a row, 0 when not, -1 when SQLite cannot say. */
-static int facts_pending(sqlite3 *db) {
+static int facts_pending(db_facts *f) {
+    int rc = sqlite3_step(f->pending), pending = rc == SQLITE_ROW ? sqlite3_column_int(f->pending, 0) : -1;
+    sqlite3_reset(f->pending);
+    return pending;
+}
+
+int db_facts_work_out(db_facts *f, tta_error *err) {
+    int pending = facts_pending(f);
+    if (pending == 0) return TTA_OK;
+    for (size_t i = 0; pending > 0 && i < f->n; i++) {
+        int rc = sqlite3_step(f->st[i]);
+        sqlite3_reset(f->st[i]);
+        if (rc != SQLITE_DONE) pending = -1;
+    }
+    if (pending < 0)
+        return tta_fail(err, TTA_EDB, "database: working out the runs' facts: %s", sqlite3_errmsg(f->db));
+    return TTA_OK;
+}
+
+int tta_db_facts_stale(sqlite3 *db) {
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db, "SELECT EXISTS (SELECT 1 FROM facts_pending)", -1, &st, NULL) != SQLITE_OK) return -1;
     int rc = sqlite3_step(st), pending = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
@@ -160,31 +237,23 @@ static int facts_pending(sqlite3 *db) {
     return pending;
 }
 
-int tta_db_facts_stale(sqlite3 *db) { return facts_pending(db); }
-
-int db_facts_work_out(sqlite3 *db, tta_error *err) {
-    int pending = facts_pending(db);
-    if (pending == 0) return TTA_OK;
-    char *msg = NULL;
-    if (pending < 0 || sqlite3_exec(db, refresh_sql, NULL, NULL, &msg) != SQLITE_OK) {
-        tta_fail(err, TTA_EDB, "database: working out the runs' facts: %s", msg ? msg : sqlite3_errmsg(db));
-        sqlite3_free(msg);
-        return TTA_EDB;
-    }
-    return TTA_OK;
-}
-
 int tta_db_facts_refresh(sqlite3 *db, tta_error *err) {
     assert(db);
-    int pending = facts_pending(db);
+    int pending = tta_db_facts_stale(db);
     if (pending == 0) return TTA_OK;
     if (pending < 0)
         return tta_fail(err, TTA_EDB, "database: reading what needs working out: %s", sqlite3_errmsg(db));
+    db_facts *f;
+    int rc = db_facts_open(db, &f, err);
+    if (rc != TTA_OK) return rc;
     if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
-        return tta_fail(err, TTA_EDB, "database: working out the runs' facts: %s", sqlite3_errmsg(db));
-    int rc = db_facts_work_out(db, err);
-    if (rc == TTA_OK && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
         rc = tta_fail(err, TTA_EDB, "database: working out the runs' facts: %s", sqlite3_errmsg(db));
-    if (rc != TTA_OK) sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    else {
+        rc = db_facts_work_out(f, err);
+        if (rc == TTA_OK && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+            rc = tta_fail(err, TTA_EDB, "database: working out the runs' facts: %s", sqlite3_errmsg(db));
+        if (rc != TTA_OK) sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    }
+    db_facts_close(f);
     return rc;
 }

@@ -34,10 +34,17 @@ int db_prepare_filtered(sqlite3 *db, const char *sql, const tta_filter *f, sqlit
 /* Fails with TTA_EDB and "database: <what>: <SQLite's message>". */
 int db_fail(tta_error *err, sqlite3 *db, const char *what);
 
-/* Works out the facts of the runs of every entry in facts_pending and empties it (facts.c), in
- * the caller's open transaction: the writer calls it before each commit, so that no reader sees a
- * run without its facts. TTA_OK, or TTA_EDB with err set (the caller rolls back). */
-int db_facts_work_out(sqlite3 *db, tta_error *err);
+/* The statements that work out the runs' facts (facts.c), prepared once on a connection (the
+ * writer keeps one for its batches). db_facts_open: TTA_OK with *out, or TTA_EDB. */
+typedef struct db_facts db_facts;
+int db_facts_open(sqlite3 *db, db_facts **out, tta_error *err);
+void db_facts_close(db_facts *f); /* NULL is a no-op */
+
+/* Works out the facts of the runs of every entry in facts_pending and empties it, in the caller's
+ * open transaction: the writer calls it before each commit, so that no reader sees a run without
+ * its facts. TTA_OK (at once when nothing is pending), or TTA_EDB with err set (the caller rolls
+ * back). */
+int db_facts_work_out(db_facts *f, tta_error *err);
 
 /* Registers the REGEXP function (PCRE2) the filter's patterns use on db. SQLite's code. */
 int db_register_regexp(sqlite3 *db);

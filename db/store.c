@@ -89,6 +89,7 @@ static const char *const statement_sql[ST_COUNT] = {
 struct tta_store {
     sqlite3 *db;
     sqlite3_stmt *st[ST_COUNT];
+    db_facts *facts; /* works out the facts of the runs each transaction wrote */
     /* The last entry looked up: consecutive files usually belong to the same entry. */
     char *last_entry_key;
     int64_t last_entry_id;
@@ -167,6 +168,11 @@ int tta_store_open(sqlite3 *db, tta_store **out, tta_error *err) {
             return TTA_EDB;
         }
     }
+    if (db_facts_open(db, &s->facts, err) != TTA_OK) {
+        tta_store_close(s);
+        *out = NULL;
+        return TTA_EDB;
+    }
     *out = s;
     return TTA_OK;
 }
@@ -175,6 +181,7 @@ void tta_store_close(tta_store *s) {
     if (!s) return;
     tta_store_flush(s, NULL);
     for (int i = 0; i < ST_COUNT; i++) sqlite3_finalize(s->st[i]);
+    db_facts_close(s->facts);
     free(s->last_entry_key);
     free(s);
 }
@@ -487,8 +494,9 @@ static void rollback_batch(tta_store *s, const char *path, const char *what, tta
 
 int tta_store_flush(tta_store *s, tta_error *err) {
     if (!s->in_batch) return TTA_OK;
+    assert(s->facts);
     /* The facts of the runs this transaction wrote, in it: a reader never sees a run without them. */
-    if (db_facts_work_out(s->db, NULL) != TTA_OK) {
+    if (db_facts_work_out(s->facts, NULL) != TTA_OK) {
         rollback_batch(s, NULL, "working out the runs' facts", err);
         return TTA_EDB;
     }

@@ -49,6 +49,14 @@ tta_identity tta_entry_identity(const tta_entry_data *e);
  * no entry). t must have at least one of them. */
 void tta_table_set_identity(tta_table *t, size_t row, const tta_identity *id);
 
+/* Adds to row a note naming e's flagged runs by flag (run_flags, stored by the writer: "flagged
+ * runs (tta ls runs says why): republished result_0.txt, result_1.txt and 8 more; aborted ..."),
+ * leaving out the flags named in explained (comma-separated; NULL: none), which the report
+ * explains in notes of its own. No note when no run is flagged. (flags.c) */
+void tta_table_note_flags(tta_table *t, size_t row, const tta_entry_data *e, const char *explained);
+/* Adds to a run's row a note with the reasons of its flags (none when it has none). */
+void tta_table_note_run_flags(tta_table *t, size_t row, const tta_run_data *r);
+
 tta_table *tta_variance_table(const tta_entry_data *e, size_t n);
 tta_table *tta_speedup_table(const tta_entry_data *e, size_t n);
 tta_table *tta_scaling_table(const tta_entry_data *e, size_t n);

@@ -446,6 +446,7 @@ static void entry_row(tta_table *t, const tta_energy_entry *x) {
     buf_free(&b);
     tta_table_set_number(t, row, E_SCALING, x->scaling_factor);
     if (s->status == TTA_ENERGY_OK) switch_note(t, row, x);
+    tta_table_note_flags(t, row, e, NULL);
 }
 
 static tta_table *entry_table(const tta_energy_data *d) {
@@ -483,6 +484,7 @@ static void run_rows(tta_table *t, const tta_energy_entry *x) {
         tta_table_set_number(t, row, R_SWITCHES, (double)en->switches);
         if (y->note && why != y->note) tta_table_add_note(t, row, y->note);
         if (!y->succeeded) tta_table_add_note(t, row, "did not succeed: not in the score");
+        tta_table_note_run_flags(t, row, y->run);
     }
 }
 

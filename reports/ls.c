@@ -21,6 +21,7 @@ static const tta_column run_columns[] = {
     {"progress", "progress", TTA_COL_NUMBER, 3, TTA_FOR_SCRIPTS},
     {"progress_unit", "unit", TTA_COL_TEXT, 0, TTA_FOR_SCRIPTS},
     {"success_unmet", "unmet", TTA_COL_BOOL, 0, TTA_FOR_SCRIPTS},
+    {"flags", "flags", TTA_COL_TEXT, 0, TTA_FOR_ALL},
 };
 
 static const tta_column entry_columns[] = {
@@ -80,9 +81,9 @@ static int ls_runs(const tta_entry_data *e, size_t n, tta_table *t) {
             else tta_table_set_number(t, row, 13, r->progress);
             tta_table_set_text(t, row, 14, e[i].unit);
             tta_table_set_bool(t, row, 15, r->success_unmet);
-            if (r->success_unmet)
-                tta_table_add_note(t, row, r->reached == 0 ? "the log says success, but its last evaluation misses the target"
-                                                           : "the log says success, but it has no evaluation of its quality");
+            /* each flag's reason as the run's note (run_flags, worked out when the run was written) */
+            tta_table_set_text(t, row, 16, r->flags ? r->flags : "");
+            tta_table_note_run_flags(t, row, r);
         }
     return 0;
 }
@@ -112,6 +113,7 @@ static int ls_entries(const tta_entry_data *e, size_t n, tta_table *t) {
         else tta_table_set_missing(t, row, 9, "no known target for this benchmark");
         tta_table_set_number_or(t, row, 10, e[i].target, "no known target for this benchmark");
         if (timed) tta_table_set_number(t, row, 11, sum / timed);
+        tta_table_note_flags(t, row, &e[i], NULL);
     }
     return 0;
 }

@@ -105,6 +105,7 @@ static void speedup_row(tta_table *t, const tta_entry_summary *base, const tta_e
     const tta_entry_data *e = s->entry;
     tta_identity id = tta_entry_identity(e);
     tta_table_set_identity(t, row, &id);
+    tta_table_note_flags(t, row, e, NULL);
     tta_table_set_number(t, row, S_BASE_ENTRY, (double)base->entry->id);
     tta_table_set_text(t, row, S_BASE_SYSTEM, base->entry->system);
     tta_table_set_number_or(t, row, S_BASE_ACC, base->entry->accelerators >= 0 ? base->entry->accelerators : NAN,

@@ -49,11 +49,7 @@ const char *tta_run_progress_problem(const tta_entry_data *e, const tta_run_data
 
 int tta_entry_is_mlperf(const tta_entry_data *e) { return e->round && e->round[0] == 'v'; }
 
-int tta_run_succeeded(const tta_run_data *r) {
-    if (isnan(r->tta_s) || !r->status) return 0;
-    if (!strcmp(r->status, "success")) return 1;
-    return !strcmp(r->status, "unknown") && r->reached == 1;
-}
+int tta_run_succeeded(const tta_run_data *r) { return r->succeeded; }
 
 /* Seed of the CV bootstrap: fixed, so that a report is the same every time it is made. */
 #define SUMMARY_BOOTSTRAP_SEED 20190613UL
@@ -70,13 +66,19 @@ void tta_summarize_entry(const tta_entry_data *e, tta_entry_summary *s, int with
     double *tta = mallocCheck((n ? n : 1) * sizeof *tta), *progress = mallocCheck((n ? n : 1) * sizeof *progress);
     s->batch = NAN;
     s->unit = tta_entry_progress_scale(e);
+    double *all_ok = mallocCheck((n ? n : 1) * sizeof *all_ok);
     for (size_t i = 0; i < n; i++) {
         const tta_run_data *r = &e->runs[i];
         times[i] = r->tta_s;
         success[i] = tta_run_succeeded(r);
         s->reached += r->reached == 1;
-        if (success[i]) ok[s->succeeded++] = r->tta_s;
-        tta[i] = success[i] ? r->tta_s : NAN;
+        if (success[i]) all_ok[s->succeeded++] = r->tta_s;
+        /* tta's own statistics leave out a run whose duration a flag says cannot be trusted; the
+         * official score keeps it where MLCommons' summarizer does */
+        int counted = success[i] && !r->time_suspect;
+        s->time_suspect += success[i] && r->time_suspect;
+        if (counted) ok[s->counted++] = r->tta_s;
+        tta[i] = counted ? r->tta_s : NAN;
         const char *problem = tta_run_progress_problem(e, r);
         progress[i] = problem ? NAN : r->progress / s->unit.divisor;
         s->no_progress += success[i] && problem;
@@ -84,7 +86,8 @@ void tta_summarize_entry(const tta_entry_data *e, tta_entry_summary *s, int with
         s->success_unmet += r->success_unmet != 0;
         if (isnan(s->batch) && !isnan(r->global_batch_size)) s->batch = r->global_batch_size;
     }
-    s->tta_mean_s = tta_mean(ok, s->succeeded);
+    s->tta_mean_s = tta_mean(ok, s->counted);
+    s->cv_with_suspect = s->time_suspect ? tta_cv(all_ok, s->succeeded) : NAN;
     if (tta_entry_is_mlperf(e)) {
         /* MLCommons' summarizer drops a run whose log it cannot parse whole (a broken record). */
         int *counted = mallocCheck((n ? n : 1) * sizeof *counted);
@@ -106,9 +109,10 @@ void tta_summarize_entry(const tta_entry_data *e, tta_entry_summary *s, int with
     /* tta_decompose is unit-blind: its "epochs" are the progress in s->unit. */
     s->dec = tta_decompose(tta, progress, n);
     if (with_cv_ci)
-        s->cv = tta_cv_bootstrap(ok, s->succeeded, SUMMARY_BOOTSTRAP_RESAMPLES, 0.05, SUMMARY_BOOTSTRAP_SEED);
+        s->cv = tta_cv_bootstrap(ok, s->counted, SUMMARY_BOOTSTRAP_RESAMPLES, 0.05, SUMMARY_BOOTSTRAP_SEED);
     else
-        s->cv = (tta_cv_ci){.cv = tta_cv(ok, s->succeeded), .low = NAN, .high = NAN};
+        s->cv = (tta_cv_ci){.cv = tta_cv(ok, s->counted), .low = NAN, .high = NAN};
+    free(all_ok);
     free(times);
     free(success);
     free(ok);

@@ -31,13 +31,17 @@ extern const char tta_below_batch_why[]; /* the second of those reasons */
 typedef struct {
     const tta_entry_data *entry;
     size_t runs, succeeded, reached;
+    size_t time_suspect;    /* successful runs whose duration a flag says cannot be trusted (run_facts) */
+    size_t counted;         /* successful runs in tta's own statistics (mean, CV, decomposition):
+                               succeeded - time_suspect */
+    double cv_with_suspect; /* the CV with the time_suspect runs counted; NAN when there are none */
     tta_score score;        /* official score in seconds before the scaling factor (MLPerf rounds only;
                                NAN otherwise): the olympic mean of the run times */
     double scaling_factor;  /* scaling.json beside the result files (RCP normalisation); 1 when none */
     double published_s;     /* the score MLCommons publishes: score x scaling_factor; NAN when none */
     size_t unreadable_runs; /* runs with a record the parser could not read: dropped from the score */
     double score_s;         /* score, else the mean TTA of the successful runs (DAWNBench, replays) */
-    double tta_mean_s;      /* mean TTA of the successful runs */
+    double tta_mean_s;      /* mean TTA of the successful runs, time_suspect ones left out */
     tta_progress_scale unit; /* of dec */
     tta_decomposition dec;  /* TTA = progress x time per unit of progress, progress in `unit` (the
                                struct's epochs_* fields hold it, its tpe_* the time per unit) */
@@ -45,11 +49,13 @@ typedef struct {
     size_t below_batch;     /* ... and those whose sample count is below one global batch */
     size_t success_unmet;   /* runs whose log says success although the last evaluation misses the target */
     double batch;           /* global batch size of the first run that logged one; NAN */
-    tta_cv_ci cv;           /* CV of the successful runs' TTA with its bootstrap interval */
+    tta_cv_ci cv;           /* CV of the successful runs' TTA with its bootstrap interval (time_suspect
+                               ones left out) */
 } tta_entry_summary;
 
-/* Did the run succeed? Its run_stop status says so, or, for logs whose run_stop carries no
- * status (v0.5 NVIDIA, Alibaba v0.6), its last evaluation meets the target. */
+/* Did the run succeed (run_facts.succeeded: its run_stop status says so, or, for logs whose
+ * run_stop carries no status (v0.5 NVIDIA, Alibaba v0.6), its last evaluation meets the target;
+ * and it has a duration)? */
 int tta_run_succeeded(const tta_run_data *r);
 
 /* Summarises e (its runs must be loaded); the CV's bootstrap interval (2000 resamples) only

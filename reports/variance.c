@@ -171,6 +171,29 @@ static void success_unmet_note(tta_table *t, size_t row, const tta_entry_data *e
     buf_free(&b);
 }
 
+/* The row's note on successful runs left out of tta's own statistics (mean, CV, decomposition)
+ * because a flag says their duration cannot be trusted: which runs, why, and the CV with them. The
+ * official score keeps them, as MLCommons' summarizer does. */
+static void time_suspect_note(tta_table *t, size_t row, const tta_entry_summary *s) {
+    const tta_entry_data *e = s->entry;
+    buf b = {0};
+    buf_printf(&b, "mean, CV and decomposition leave out %zu run%s whose time cannot be trusted (the score keeps "
+               "%s, as MLCommons' summarizer does)", s->time_suspect, s->time_suspect == 1 ? "" : "s",
+               s->time_suspect == 1 ? "it" : "them");
+    size_t listed = 0;
+    for (size_t i = 0; i < e->n_runs; i++) {
+        const tta_run_data *r = &e->runs[i];
+        if (!r->time_suspect || !tta_run_succeeded(r)) continue;
+        const char *name = r->file ? strrchr(r->file, '/') : NULL;
+        name = name ? name + 1 : r->file ? r->file : "?";
+        buf_printf(&b, "%s%s (%s)", listed++ ? "; " : ": ", name, r->flag_reasons ? r->flag_reasons : "flagged");
+    }
+    if (!isnan(s->cv_with_suspect) && s->succeeded >= 2)
+        buf_printf(&b, "; with %s the CV would be %.1f%%", s->time_suspect == 1 ? "it" : "them", s->cv_with_suspect * 100);
+    tta_table_add_note(t, row, buf_str(&b));
+    buf_free(&b);
+}
+
 /* Scores closer than this (minutes) agree: the summarizer's to 0.01 min. */
 #define SUMMARY_TOLERANCE_MIN 0.01
 
@@ -245,10 +268,11 @@ static void variance_row(tta_table *t, const tta_entry_summary *summary) {
     }
     if (!isnan(s.score.score) && s.score.why) tta_table_add_note(t, row, s.score.why);
     summary_cells(t, row, &s);
-    tta_table_set_number_or(t, row, C_TTA_MEAN, s.tta_mean_s, "no successful run");
-    const char *cv_why = s.succeeded == 0 ? "no successful run" : s.cv.why;
+    const char *none_why = s.succeeded == 0 ? "no successful run" : "no successful run whose time can be trusted";
+    tta_table_set_number_or(t, row, C_TTA_MEAN, s.tta_mean_s, none_why);
+    const char *cv_why = s.counted == 0 ? none_why : s.cv.why;
     /* One run has no spread: its CV of 0 would read as perfectly stable. */
-    tta_table_set_number_or(t, row, C_CV, s.succeeded >= 2 ? s.cv.cv : NAN, s.succeeded == 1 ? "one successful run" : cv_why);
+    tta_table_set_number_or(t, row, C_CV, s.counted >= 2 ? s.cv.cv : NAN, s.counted == 1 ? "one successful run" : cv_why);
     tta_table_set_number_or(t, row, C_CV_LOW, s.cv.low, cv_why);
     tta_table_set_number_or(t, row, C_CV_HIGH, s.cv.high, cv_why);
     if (!isnan(s.cv.low)) {
@@ -260,7 +284,11 @@ static void variance_row(tta_table *t, const tta_entry_summary *summary) {
         tta_table_set_missing(t, row, C_CV_CI, cv_why ? cv_why : "not computable");
     }
     decomposition_cells(t, row, &s);
+    if (s.time_suspect) time_suspect_note(t, row, &s);
     if (s.success_unmet) success_unmet_note(t, row, e);
+    /* the other flags (the notes above explain these) */
+    tta_table_note_flags(t, row, e, s.time_suspect ? "success_unmet,unreadable_record,impossible_timing,far_outside_entry"
+                                                   : "success_unmet,unreadable_record");
 }
 
 static int compare_double(const void *a, const void *b) {

@@ -17,7 +17,8 @@ ALTER TABLE runs ADD COLUMN init_start REAL;
 ALTER TABLE runs ADD COLUMN init_stop REAL;
 CREATE INDEX runs_start ON runs(run_start);
 
--- Does the evaluation meet its run's target(s): 1 / 0; NULL without a target or a quality.
+-- Does the evaluation meet its run's target(s): 1 / 0; NULL without a target or a quality (and
+-- until worked out: the writer works out the NULL ones of the runs it works out).
 ALTER TABLE evaluations ADD COLUMN meets INTEGER;
 
 CREATE TABLE facts_pending (
@@ -47,7 +48,8 @@ CREATE TABLE run_facts (
     accelerators      INTEGER,  -- of the system's latest description; NULL unknown
     nodes             INTEGER,
     accelerator_model TEXT,
-    success_unmet     INTEGER NOT NULL,
+    success_unmet     INTEGER NOT NULL, -- the log says success, but its last evaluation misses the target (or has none)
+    succeeded         INTEGER NOT NULL, -- it has a duration and run_stop says success (or says nothing, and reached)
     time_suspect      INTEGER NOT NULL  -- 1: a flag says its duration cannot be trusted (impossible_timing,
                                         -- far_outside_entry): tta's own statistics leave it out and say so
 );
@@ -82,6 +84,7 @@ CREATE TRIGGER facts_system_delete AFTER DELETE ON systems BEGIN
 END;
 CREATE TRIGGER facts_rules_changed AFTER INSERT ON rule_meta WHEN NEW.key = 'fingerprint' BEGIN
     INSERT OR IGNORE INTO facts_pending SELECT id FROM entries;
+    UPDATE evaluations SET meets = NULL WHERE meets IS NOT NULL;
 END;
 
 DROP VIEW run_tta;
@@ -115,7 +118,7 @@ SELECT r.id AS run_id, e.id AS entry_id, e.round, e.division, e.submitter, e.sys
        r.global_batch_size, r.train_samples,
        f.target, f.target2, f.higher_is_better, f.metric, f.progress_unit AS unit,
        f.accelerators, f.accelerator_model, f.nodes,
-       f.success_unmet, f.time_suspect, f.last_quality, f.quality_scale,
+       f.success_unmet, f.succeeded, f.time_suspect, f.last_quality, f.quality_scale,
        COALESCE((SELECT group_concat(flag, ',') FROM (SELECT flag FROM run_flags g WHERE g.run_id = r.id
                                                       ORDER BY flag)), '') AS flags,
        COALESCE((SELECT group_concat(reason, '; ') FROM (SELECT reason FROM run_flags g WHERE g.run_id = r.id

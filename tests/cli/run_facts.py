@@ -1,0 +1,111 @@
+#!/usr/bin/python3
+"""Compares plain SQL over run_tta with `tta ls runs --format json`, run by run and field by field,
+then checks the flags of named real runs. Usage: run_facts.py TTA DB. Prints each difference and a
+last line 'N passed, N failed'; exits 1 when anything failed."""
+import json
+import math
+import sqlite3
+import subprocess
+import sys
+
+tta, db_path = sys.argv[1], sys.argv[2]
+passed = failed = 0
+
+
+def check(ok, what):
+    global passed, failed
+    if ok:
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL:", what)
+
+
+def tta_out(*args):
+    return subprocess.run([tta, "--db", db_path, *args], check=True, capture_output=True, text=True).stdout
+
+
+# ls runs JSON key -> run_tta column; booleans are 0/1 in SQL, true/false in JSON
+FIELDS = {"entry": "entry_id", "round": "round", "division": "division", "submitter": "submitter",
+          "system": "system", "benchmark": "benchmark", "file": "file", "status": "status",
+          "reached": "reached", "tta_s": "tta_s", "epochs": "epochs", "accelerators": "accelerators",
+          "global_batch_size": "global_batch_size", "progress": "progress", "progress_unit": "progress_unit",
+          "success_unmet": "success_unmet", "flags": "flags"}
+
+
+def same(a, b):
+    if isinstance(a, bool):
+        a = int(a)
+    if isinstance(b, bool):
+        b = int(b)
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b or math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-9)
+    return a == b
+
+
+cli = json.loads(tta_out("ls", "runs", "--format", "json"))
+con = sqlite3.connect(db_path)
+con.row_factory = sqlite3.Row
+sql = {r["file"]: r for r in con.execute("SELECT * FROM run_tta")}
+check(len(cli) == len(sql), f"ls runs gives {len(cli)} runs, run_tta {len(sql)}")
+check(len(cli) > 10000, f"the corpus gives {len(cli)} runs (expected over 10,000)")
+differences = 0
+for row in cli:
+    s = sql.get(row["file"])
+    if s is None:
+        differences += 1
+        print("FAIL: not in run_tta:", row["file"])
+        continue
+    for key, col in FIELDS.items():
+        if not same(row.get(key), s[col]):
+            differences += 1
+            if differences <= 20:
+                print(f"FAIL: {row['file']}: {key}: ls runs {row.get(key)!r}, run_tta.{col} {s[col]!r}")
+check(differences == 0, f"{differences} fields differ between ls runs and run_tta")
+print(f"compared {len(cli)} runs x {len(FIELDS)} fields")
+
+
+def flags_of(like):
+    rows = con.execute("SELECT flags, flag_reasons, time_suspect FROM run_tta WHERE file LIKE ?", (like,)).fetchall()
+    return rows[0] if len(rows) == 1 else None
+
+
+def has_flag(like, flag, reason_part=""):
+    r = flags_of(like)
+    ok = r is not None and flag in r["flags"].split(",") and reason_part in r["flag_reasons"]
+    check(ok, f"{like}: flag {flag} ({reason_part!r}) expected, got {tuple(r) if r else 'no such run'}")
+
+
+# v0.7 Google tpu-v3-8192-TF ssd result_0: run_start ~15 h before init_stop, 922.5 min against ~0.46.
+ssd = "%/v0.7/Google/results/tpu-v3-8192-TF/ssd/result_0.txt"
+has_flag(ssd, "far_outside_entry", "min against the median")
+has_flag(ssd, "impossible_timing", "before init")
+check((flags_of(ssd) or {"time_suspect": 0})["time_suspect"] == 1, "the v0.7 ssd run's duration is suspect")
+variance = tta_out("report", "variance", "--round", "v0.7", "--submitter", "Google", "--system", "tpu-v3-8192-TF",
+                   "--benchmark", "ssd")
+check("result_0.txt" in variance, "report variance names the v0.7 ssd run it leaves out:\n" + variance)
+# the others of that entry are not flagged
+others = con.execute("SELECT count(*) FROM run_tta WHERE file LIKE '%/v0.7/Google/results/tpu-v3-8192-TF/ssd/%'"
+                     " AND flags = ''").fetchone()[0]
+check(others == 4, f"the other 4 runs of that entry carry no flag ({others})")
+# v0.6 Intel minigo: records that cannot be read
+has_flag("%/v0.6/Intel/results/clx-8260l-2s-x32/minigo/result_0.txt", "unreadable_record", "line 695")
+# DAWNBench entries whose TSV says success below the threshold
+has_flag("%/CIFAR10/train/dawn_resnet164_nb_1k80-ec2_pytorch.tsv", "success_unmet", "(93.93)")
+# aborted runs are flagged, every one of them
+n_aborted = con.execute("SELECT count(*) FROM run_tta WHERE status = 'aborted'").fetchone()[0]
+n_flagged = con.execute("SELECT count(*) FROM run_tta WHERE status = 'aborted' AND flags LIKE '%aborted%'").fetchone()[0]
+check(n_aborted > 0 and n_aborted == n_flagged, f"aborted runs {n_aborted}, flagged {n_flagged}")
+# a run published again: the later copy names the earlier round; the earliest copy is not flagged
+rep = con.execute("SELECT a.file, a.flag_reasons, b.round FROM run_tta a JOIN run_tta b ON b.run_start = a.run_start"
+                  " AND b.round = 'v2.0' AND a.round = 'v2.1' LIMIT 1").fetchone()
+check(rep is not None and "of round v2.0" in rep["flag_reasons"], f"a v2.1 run republished from v2.0: {rep and tuple(rep)}")
+first = con.execute("SELECT count(*) FROM run_tta WHERE round = 'v0.5' AND flags LIKE '%republished%'").fetchone()[0]
+check(first == 0, f"no run of the first round is a republication ({first})")
+# no impossible values among the stored facts
+bad = con.execute("SELECT count(*) FROM run_tta WHERE time_suspect = 0 AND status = 'success' AND tta_s <= 0").fetchone()[0]
+check(bad == 0, f"{bad} successful runs with a non-positive duration are not flagged")
+bad = con.execute("SELECT count(*) FROM run_tta WHERE epochs < 0 OR progress < 0 OR accelerators < 0").fetchone()[0]
+check(bad == 0, f"{bad} runs with negative epochs, progress or accelerators")
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
