@@ -165,11 +165,13 @@ int tta_report_summary(sqlite3 *db, const tta_filter *f, const tta_report_option
 int tta_report_threshold(sqlite3 *db, const tta_filter *f, const double *thresholds, size_t n_thresholds,
                          int format, FILE *out, char **err);
 
-/* `tta report compare A B`: two entries (ids from `tta ls entries`, or round/division/
- * submitter/system/benchmark): runs, mean TTAs, their ratio with a 95% bootstrap CI, Welch's
- * t-test, Mann–Whitney U, and the runs per entry a t-test needs to tell a 5% (1%) difference at
- * alpha 0.05 with 80% power. */
-int tta_report_compare(sqlite3 *db, const char *a, const char *b, int format, FILE *out, char **err);
+/* `tta report compare A B`: two entries of one benchmark (ids from `tta ls entries`, or
+ * round/division/submitter/system/benchmark): successful runs, their mean TTAs, the ratio with a 95%
+ * bootstrap CI, Welch's t-test, Mann–Whitney U, and the runs per entry a t-test needs to tell a 5%
+ * (1%) difference at alpha 0.05 with 80% power; the row's notes say where the rulesets, metrics,
+ * targets or divisions differ. TTA_OK; TTA_EUSAGE when the entries are of different benchmarks (err
+ * says which); TTA_ENOTFOUND or TTA_EINPUT for an entry that cannot be named; TTA_EDB. */
+int tta_report_compare(sqlite3 *db, const char *a, const char *b, int format, FILE *out, tta_error *err);
 
 /* `tta report rcp --rcp-dir DIR`: per entry, MLCommons' RCP checker's verdict (check_directory,
  * pruned reference points) from each run's convergence point (run_tta.progress) and the rules:

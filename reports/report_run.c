@@ -63,6 +63,9 @@ typedef struct {
 } page_ctx;
 
 typedef int (*report_fn)(sqlite3 *, const tta_filter *, const tta_report_options *, FILE *, char **);
+/* A kind that speaks common/error.h's convention: its code reaches the exit status (compare's
+ * TTA_EUSAGE for entries of different benchmarks). */
+typedef int (*status_fn)(sqlite3 *, const tta_filter *, const tta_report_options *, FILE *, tta_error *);
 typedef int (*section_fn)(const page_ctx *, buf *page, char **err);
 
 typedef struct {
@@ -76,6 +79,7 @@ typedef struct {
     tta_plot_builder plot;
     /* any other kind: */
     report_fn run;
+    status_fn run_status; /* instead of run */
     /* on the HTML page, in increasing place (0: not on it); a table kind's section is its heading,
      * a figure per benchmark and its table; the others have their own. */
     int place;
@@ -86,7 +90,7 @@ typedef struct {
     int at_top;          /* the section goes above the others, built after them (it links to them) */
 } report_kind;
 
-static int run_compare(sqlite3 *db, const tta_filter *f, const tta_report_options *o, FILE *out, char **err) {
+static int run_compare(sqlite3 *db, const tta_filter *f, const tta_report_options *o, FILE *out, tta_error *err) {
     (void)f;
     return tta_report_compare(db, o->operand[0], o->operand[1], o->format, out, err);
 }
@@ -177,10 +181,11 @@ static const report_kind kinds[] = {
              "             compared epoch, unseen and shifted accuracy, gap, Welch's test, and a verdict\n",
      .run = run_verify, .place = 10, .section = verify_section},
     {.name = "compare", .operands = 2,
-     .help = "  compare A B   two entries (ids from `tta ls entries`, or round/division/submitter/system/\n"
-             "             benchmark): ratio of mean TTAs with a bootstrap CI, Welch's t, Mann-Whitney U, runs\n"
-             "             needed to tell a 5% difference\n",
-     .run = run_compare},
+     .help = "  compare A B   two entries of one benchmark (ids from `tta ls entries`, or round/division/\n"
+             "             submitter/system/benchmark): ratio of the successful runs' mean TTAs with a bootstrap CI,\n"
+             "             Welch's t, Mann-Whitney U, runs needed to tell a 5% difference; notes where rulesets,\n"
+             "             metrics, targets or divisions differ\n",
+     .run_status = run_compare},
     {.name = "rcp",
      .help = "  rcp --rcp-dir DIR   MLCommons' RCP checker's verdict per entry: DIR is a training_X.Y.Z folder of\n"
              "             rcps_<name>.json, or a folder of them (../shared/rcp: each round its own rules); verdict,\n"
@@ -236,7 +241,7 @@ int tta_report_check(const char *kind, const tta_report_options *o, tta_error *e
         return tta_fail(err, TTA_EUSAGE, "--x goes with curves (and html)");
     if (k->run == run_html && o->n_operands != 1)
         return tta_fail(err, TTA_EUSAGE, "html needs the output file: html OUT.html");
-    if (k->run == run_compare && o->n_operands != 2)
+    if (k->run_status == run_compare && o->n_operands != 2)
         return tta_fail(err, TTA_EUSAGE, "compare needs two entries: A B");
     if (k->run == run_rcp && !o->rcp_dir)
         return tta_fail(err, TTA_EUSAGE,
@@ -291,6 +296,7 @@ int tta_report_run(sqlite3 *db, const char *kind, const tta_filter *f, const tta
     int rc = tta_report_check(kind, o, err);
     if (rc != TTA_OK) return rc;
     const report_kind *k = kind_named(kind);
+    if (k->run_status) return k->run_status(db, f ? f : &all, o, out, err);
     char *why = NULL;
     if (k->table) rc = run_table_kind(db, k, f ? f : &all, o, out, &why);
     else rc = k->run(db, f ? f : &all, o, out, &why);
