@@ -10,7 +10,7 @@
 /* Contract in units.h. */
 tta_quality_view tta_entry_quality(const tta_entry_data *e) {
     const tta_rules *rules = tta_rules_builtin();
-    tta_quality_view v = {.factor = 1, .accuracy = 0, .unit = "as logged", .metric = e->metric};
+    tta_quality_view v = {.divisor = 1, .accuracy = 0, .unit = "as logged", .metric = e->metric};
     const tta_rule *latest = tta_rules_latest(rules, e->benchmark);
     if (!v.metric && latest) v.metric = latest->metric;
     if (e->round && !strcmp(e->round, "local")) {
@@ -23,7 +23,7 @@ tta_quality_view tta_entry_quality(const tta_entry_data *e) {
     if (!rule) return v;
     switch (rule->scale) {
     case TTA_SCALE_PERCENT:
-        v.factor = 0.01;
+        v.divisor = 100;
         /* fall through */
     case TTA_SCALE_FRACTION:
         v.accuracy = 1;
@@ -39,7 +39,7 @@ tta_quality_view tta_entry_quality(const tta_entry_data *e) {
 }
 
 /* Contract in units.h. */
-double tta_quality_common(const tta_quality_view *v, double stored) { return stored * v->factor; }
+double tta_quality_common(const tta_quality_view *v, double stored) { return stored / v->divisor; }
 
 /* Contract in units.h. */
 int tta_entries_all_accuracy(const tta_entry_data *e, size_t n) {

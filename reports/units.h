@@ -25,7 +25,7 @@
 
 /* How an entry's stored qualities map onto the common scale. */
 typedef struct {
-    double factor;      /* stored value x factor = value in the common scale (0.01 for percent) */
+    double divisor;     /* stored value / divisor = value in the common scale (100 for percent) */
     int accuracy;       /* 1: a fraction of 1 in the common scale (people read it in percent) */
     const char *unit;   /* the common scale's name for scripts: "fraction", "BLEU", "as logged" */
     const char *metric; /* the metric's name: the entry's, else its benchmark's latest rule's; NULL */

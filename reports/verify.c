@@ -56,7 +56,7 @@ int tta_verify_claim_side(sqlite3 *db, const tta_entry_data *e, double threshold
                           tta_verify_side *out, tta_error *err) {
     assert(db && e && out);
     /* to fractions, the common scale of accuracies (units.h): DAWNBench's are percentages */
-    double scale = tta_entry_quality(e).factor;
+    double scale = 1.0 / tta_entry_quality(e).divisor;
     size_t n = e->n_runs < TTA_VERIFY_MAX_RUNS ? e->n_runs : TTA_VERIFY_MAX_RUNS;
     const tta_run_data *runs[TTA_VERIFY_MAX_RUNS];
     double unseen[TTA_VERIFY_MAX_RUNS], shifted[TTA_VERIFY_MAX_RUNS];

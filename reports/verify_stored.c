@@ -205,7 +205,7 @@ static int verification_of(sqlite3 *db, const comparison *c, verification *v) {
         return -1;
     }
     int at = c->stop_at_target ? -1 : c->compared_epoch;
-    double scale = tta_entry_quality(c->replay).factor; /* to fractions (units.h) */
+    double scale = 1.0 / tta_entry_quality(c->replay).divisor; /* to fractions (units.h) */
     tta_verify_curve_side(c->runs, c->n, scale, c->threshold, at, c->unseen, c->shifted, &v->replay);
     v->claim_name = tta_entry_name(claim);
     v->replay_name = tta_entry_name(c->replay);
