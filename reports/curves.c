@@ -146,11 +146,11 @@ void tta_curves_plot(const tta_entry_data *e, size_t n, const tta_report_options
     /* x: the benchmark's progress unit, unless asked for time or no entry logs its progress */
     curve_row **rows = callocCheck(n ? n : 1, sizeof *rows);
     size_t *nrows = callocCheck(n ? n : 1, sizeof *nrows);
+    int *has_progress = callocCheck(n ? n : 1, sizeof *has_progress);
     int any_progress = 0;
     for (size_t i = 0; i < n; i++) {
-        int by_progress;
-        nrows[i] = entry_curve_rows(&e[i], &rows[i], &by_progress);
-        any_progress |= by_progress;
+        nrows[i] = entry_curve_rows(&e[i], &rows[i], &has_progress[i]);
+        any_progress |= has_progress[i];
     }
     int by_time = (o && o->x_time) || !any_progress;
     tta_progress_scale u = n ? tta_entry_progress_scale(&e[0]) : (tta_progress_scale){.epochs = 1, .key = "epochs"};
@@ -170,6 +170,8 @@ void tta_curves_plot(const tta_entry_data *e, size_t n, const tta_report_options
         }
         buf name = {0};
         buf_printf(&name, "%s %s (%zu runs)", e[i].system, e[i].benchmark, e[i].n_runs);
+        /* drawn against progress, an entry that logs none has no point: say where it is */
+        if (!by_time && !has_progress[i]) buf_puts(&name, ": no progress logged, see --x time");
         names[i] = buf_take(&name);
         series[i] = (tta_series){names[i], x[i], y[i], k, err[i], NULL, TTA_MARK_LINE_POINTS, 0, 0};
         /* one target line per distinct target in the common scale */
@@ -205,6 +207,7 @@ void tta_curves_plot(const tta_entry_data *e, size_t n, const tta_report_options
     for (size_t t = 0; t < n_targets; t++) free(target_labels[t]);
     free(rows);
     free(nrows);
+    free(has_progress);
     free(x);
     free(y);
     free(err);
