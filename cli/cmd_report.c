@@ -19,8 +19,11 @@ static const char options_help[] =
     "filters: --round R --division D --submitter S --system Y --benchmark B --entry ID\n"
     "         a value written /RE/ is a regular expression (PCRE2, case-insensitive, found anywhere in the\n"
     "         value unless anchored): --system '/^dgxa100/', --benchmark '/^(bert|resnet)$/'\n"
+    "--x progress|time   curves (and html's curves): the plot's x axis in the benchmark's progress unit\n"
+    "             (default) or in minutes from run_start\n"
     "--quiet      no progress line (html shows one on a terminal when it takes over a second)\n"
     "Tables show minutes and percentages; CSV and JSON carry seconds and fractions (score_min: minutes).\n"
+    "Accuracies are on one scale whatever their source (DAWNBench's percent too): fractions, percent for people.\n"
     "docs/statistics.md gives every formula.\n";
 
 /* "0.7,0.75" or "0.70:0.76:0.02" (inclusive) into v; 0 on success. */
@@ -66,6 +69,11 @@ int cmd_report(const tta_cli *cli, int argc, char **argv) {
             const char *v = value_of(argc, argv, &i);
             if (!v) return cli_usage_error("report", "%s needs a %s", a, strcmp(a, "--rcp-dir") ? "file name" : "folder");
             *(!strcmp(a, "--svg") ? &o.svg_path : !strcmp(a, "--rcp-dir") ? &o.rcp_dir : &o.memory_svg) = v;
+        } else if (!strcmp(a, "--x")) {
+            const char *v = value_of(argc, argv, &i);
+            if (!v || (strcmp(v, "progress") && strcmp(v, "time")))
+                return cli_usage_error("report", "--x needs progress or time");
+            o.x_time = !strcmp(v, "time");
         } else if (!strcmp(a, "--runs")) {
             o.runs = 1;
         } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {

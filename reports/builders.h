@@ -63,20 +63,24 @@ tta_table *tta_scaling_table(const tta_entry_data *e, size_t n);
 tta_table *tta_curves_table(const tta_entry_data *e, size_t n);
 
 /* TTA of every run as a strip plot, one column per entry (minutes). */
-void tta_variance_plot(const tta_entry_data *e, size_t n, buf *svg);
+void tta_variance_plot(const tta_entry_data *e, size_t n, const tta_report_options *o, buf *svg);
 /* Throughput speedup against TTA speedup, grouped bars per pair. */
-void tta_speedup_plot(const tta_entry_data *e, size_t n, buf *svg);
+void tta_speedup_plot(const tta_entry_data *e, size_t n, const tta_report_options *o, buf *svg);
 /* Speedup of time per epoch and of TTA against accelerators (log2 axes) per series, with the
  * ideal (linear) line. */
-void tta_scaling_plot(const tta_entry_data *e, size_t n, buf *svg);
-/* Quality per epoch: mean with a ± std band per entry, and the target line. */
-void tta_curves_plot(const tta_entry_data *e, size_t n, buf *svg);
+void tta_scaling_plot(const tta_entry_data *e, size_t n, const tta_report_options *o, buf *svg);
+/* Quality against progress in the benchmark's unit (units.h; against time from run_start in minutes
+ * with o->x_time, or when no entry logs its progress per evaluation, or when the entries count
+ * progress in different units): the mean with a ± std band per entry, in the common quality scale
+ * (percent for accuracies), and one target line per distinct target. */
+void tta_curves_plot(const tta_entry_data *e, size_t n, const tta_report_options *o, buf *svg);
 
-/* The table kinds' signatures: a table, and a plot, from loaded entries; a finisher (NULL: none)
+/* The table kinds' signatures: a table, and a plot (given the report's options: curves' --x), from
+ * loaded entries; a finisher (NULL: none)
  * called on the built table before it is written in format, for cells that need the database (the
  * variance report's energy) or to say on stderr why a table is empty. It returns 0, or 1 with *err. */
 typedef tta_table *(*tta_table_builder)(const tta_entry_data *, size_t);
-typedef void (*tta_plot_builder)(const tta_entry_data *, size_t, buf *);
+typedef void (*tta_plot_builder)(const tta_entry_data *, size_t, const tta_report_options *, buf *);
 typedef int (*tta_table_finisher)(sqlite3 *, const tta_entry_data *, size_t, tta_table *, int format, char **);
 
 /* Finishers of the table kinds (variance.c, speedup.c): the variance table's energy (CSV and JSON
@@ -157,20 +161,25 @@ int tta_report_energy(sqlite3 *db, const tta_filter *f, const tta_report_options
  * rounds is an error (*err names them). docs/statistics.md section 13. */
 int tta_report_summary(sqlite3 *db, const tta_filter *f, const tta_report_options *o, FILE *out, char **err);
 
-/* `tta report curves`: per entry and epoch, the runs evaluated there and the mean and
- * population std of their quality, with the target. */
+/* `tta report curves`: per entry and progress value in the benchmark's unit (progress,
+ * progress_unit; rows by each run's k-th evaluation when the entry logs no progress), the mean time
+ * of those evaluations (time_s), the runs evaluated there and the mean and population std of their
+ * quality in the common scale (units.h; quality_unit), with the target in the same scale. */
 /* (a table kind of report_run.c's registry: tta_curves_table, tta_curves_plot) */
 
-/* `tta report threshold --at LIST`: each run's time (from run_start) and epochs at the first
- * evaluation meeting each threshold (in the benchmark's stored quality scale). */
+/* `tta report threshold --at LIST`: each run's time (from run_start) and progress in the benchmark's
+ * unit (progress, progress_unit) at the first evaluation meeting each threshold, thresholds in the
+ * common quality scale (units.h: fractions for accuracies, BLEU points, else as logged). */
 int tta_report_threshold(sqlite3 *db, const tta_filter *f, const double *thresholds, size_t n_thresholds,
                          int format, FILE *out, char **err);
 
-/* `tta report compare A B`: two entries (ids from `tta ls entries`, or round/division/
- * submitter/system/benchmark): runs, mean TTAs, their ratio with a 95% bootstrap CI, Welch's
- * t-test, Mann–Whitney U, and the runs per entry a t-test needs to tell a 5% (1%) difference at
- * alpha 0.05 with 80% power. */
-int tta_report_compare(sqlite3 *db, const char *a, const char *b, int format, FILE *out, char **err);
+/* `tta report compare A B`: two entries of one benchmark (ids from `tta ls entries`, or
+ * round/division/submitter/system/benchmark): successful runs, their mean TTAs, the ratio with a 95%
+ * bootstrap CI, Welch's t-test, Mann–Whitney U, and the runs per entry a t-test needs to tell a 5%
+ * (1%) difference at alpha 0.05 with 80% power; the row's notes say where the rulesets, metrics,
+ * targets or divisions differ. TTA_OK; TTA_EUSAGE when the entries are of different benchmarks (err
+ * says which); TTA_ENOTFOUND or TTA_EINPUT for an entry that cannot be named; TTA_EDB. */
+int tta_report_compare(sqlite3 *db, const char *a, const char *b, int format, FILE *out, tta_error *err);
 
 /* `tta report rcp --rcp-dir DIR`: per entry, MLCommons' RCP checker's verdict (check_directory,
  * pruned reference points) from each run's convergence point (run_tta.progress) and the rules:

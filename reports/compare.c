@@ -9,6 +9,7 @@
 #include "reports/render.h"
 #include "reports/summary.h"
 #include "reports/reports.h"
+#include "reports/units.h"
 #include "stats/stats.h"
 
 enum {
@@ -48,13 +49,58 @@ static size_t successful_ttas(const tta_entry_data *e, double *out) {
     return k;
 }
 
-int tta_report_compare(sqlite3 *db, const char *a_spec, const char *b_spec, int format, FILE *out, char **err) {
+/* 1 when a and b differ (NULL is "none", unlike any text), else 0. */
+static int texts_differ(const char *a, const char *b) { return (a == NULL) != (b == NULL) || (a && strcmp(a, b)); }
+
+/* The row's notes on what differs between two entries of one benchmark besides their runs: the
+ * ruleset (the rules they ran under), the metric, the target (in the common scale, units.h), the
+ * division (closed or open). */
+static void note_differences(tta_table *t, size_t row, const tta_entry_data *a, const tta_entry_data *b) {
+    buf n = {0};
+    if (texts_differ(a->ruleset, b->ruleset)) {
+        buf_printf(&n, "rulesets differ: A ran under %s, B under %s", a->ruleset ? a->ruleset : "no ruleset (its own target)",
+                   b->ruleset ? b->ruleset : "no ruleset (its own target)");
+        tta_table_add_note(t, row, buf_str(&n));
+    }
+    tta_quality_view va = tta_entry_quality(a), vb = tta_entry_quality(b);
+    double ta = tta_quality_common(&va, a->target), tb = tta_quality_common(&vb, b->target);
+    if (texts_differ(va.metric, vb.metric)) {
+        buf_clear(&n);
+        buf_printf(&n, "metrics differ: A %s, B %s", va.metric ? va.metric : "unknown", vb.metric ? vb.metric : "unknown");
+        tta_table_add_note(t, row, buf_str(&n));
+    }
+    if (isnan(ta) != isnan(tb) || (!isnan(ta) && fabs(ta - tb) > 1e-9 * fabs(ta))) {
+        buf_clear(&n);
+        buf_printf(&n, "targets differ: A trains to %g, B to %g (%s): the TTAs reach different qualities", ta, tb, va.unit);
+        tta_table_add_note(t, row, buf_str(&n));
+    }
+    if (texts_differ(a->division, b->division)) {
+        buf_clear(&n);
+        buf_printf(&n, "divisions differ: A %s, B %s (open entries may change the model or the rules)", a->division,
+                   b->division);
+        tta_table_add_note(t, row, buf_str(&n));
+    }
+    buf_free(&n);
+}
+
+/* Contract in builders.h. */
+int tta_report_compare(sqlite3 *db, const char *a_spec, const char *b_spec, int format, FILE *out, tta_error *err) {
     tta_entry_data *ea, *eb;
-    tta_error load_err;
-    if (tta_entry_load_named(db, a_spec, &ea, &load_err) != TTA_OK) return tta_report_fail(&load_err, err);
-    if (tta_entry_load_named(db, b_spec, &eb, &load_err) != TTA_OK) {
+    int rc = tta_entry_load_named(db, a_spec, &ea, err);
+    if (rc != TTA_OK) return rc;
+    rc = tta_entry_load_named(db, b_spec, &eb, err);
+    if (rc != TTA_OK) {
         tta_entries_free(ea, 1);
-        return tta_report_fail(&load_err, err);
+        return rc;
+    }
+    if (strcmp(ea->benchmark, eb->benchmark) != 0) {
+        rc = tta_fail(err, TTA_EUSAGE,
+                      "entry %lld is %s and entry %lld is %s: the TTAs of different benchmarks measure different "
+                      "work and are not compared (give two entries of one benchmark)",
+                      (long long)ea->id, ea->benchmark, (long long)eb->id, eb->benchmark);
+        tta_entries_free(ea, 1);
+        tta_entries_free(eb, 1);
+        return rc;
     }
     double *a = mallocCheck((ea->n_runs + 1) * sizeof *a), *b = mallocCheck((eb->n_runs + 1) * sizeof *b);
     size_t na = successful_ttas(ea, a), nb = successful_ttas(eb, b);
@@ -95,6 +141,7 @@ int tta_report_compare(sqlite3 *db, const char *a_spec, const char *b_spec, int 
     tta_table_set_number_or(t, row, M_NEED_1, tta_runs_needed(mean, pooled, 0.01, 0.05, 0.8), need_why);
     if (!isnan(w.p)) tta_table_add_note(t, row, w.p < 0.05 ? "different at alpha = 0.05 (Welch)"
                                                             : "not shown different at alpha = 0.05 (Welch)");
+    note_differences(t, row, ea, eb);
     tta_table_write(t, (tta_out_format)format, out);
     tta_table_free(t);
     free(name_a);
@@ -103,5 +150,6 @@ int tta_report_compare(sqlite3 *db, const char *a_spec, const char *b_spec, int 
     free(b);
     tta_entries_free(ea, 1);
     tta_entries_free(eb, 1);
-    return 0;
+    tta_error_clear(err);
+    return TTA_OK;
 }

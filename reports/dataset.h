@@ -21,9 +21,4 @@ int tta_entries_load(sqlite3 *db, const tta_filter *f, int with_curves, tta_entr
 int tta_report_fail(const tta_error *e, char **err);
 
 
-/* The quality curve of an entry: per epoch, mean and std across its runs (curves loaded).
- * *out is malloc'd; returns the number of rows. */
-size_t tta_entry_curve(const tta_entry_data *e, tta_curve_stat **out);
-
-
 #endif

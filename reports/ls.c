@@ -8,13 +8,17 @@
 #include "reports/dataset.h"
 #include "reports/render.h"
 #include "reports/reports.h"
+#include "reports/summary.h"
+#include "reports/units.h"
 
 static const tta_column run_columns[] = {
     TTA_IDENTITY_COLUMNS,
     {"file", "file", TTA_COL_PATH, 0, TTA_FOR_ALL},
     {"status", "status", TTA_COL_TEXT, 0, TTA_FOR_ALL},
     {"reached", "reached", TTA_COL_BOOL, 0, TTA_FOR_ALL},
-    {"tta_s", "tta (min)", TTA_COL_MINUTES, 2, TTA_FOR_ALL},
+    /* run_stop - run_start of every run, aborted or not: a time to accuracy only where the run
+     * succeeded (DAWNBench: the time of the first epoch at the threshold); the key stays tta_s */
+    {"tta_s", "duration (min)", TTA_COL_MINUTES, 2, TTA_FOR_ALL},
     {"epochs", "epochs", TTA_COL_NUMBER, 1, TTA_FOR_ALL},
     {"accelerators", "acc", TTA_COL_INT, 0, TTA_FOR_ALL},
     {"global_batch_size", "batch", TTA_COL_INT, 0, TTA_FOR_ALL},
@@ -24,15 +28,26 @@ static const tta_column run_columns[] = {
     {"flags", "flags", TTA_COL_TEXT, 0, TTA_FOR_ALL},
 };
 
-static const tta_column entry_columns[] = {
-    TTA_IDENTITY_COLUMNS,
-    {"runs", "runs", TTA_COL_INT, 0, TTA_FOR_ALL},
-    {"reached", "reached", TTA_COL_INT, 0, TTA_FOR_ALL},
-    {"accelerators", "acc", TTA_COL_INT, 0, TTA_FOR_ALL},
-    {"metric", "metric", TTA_COL_TEXT, 0, TTA_FOR_ALL},
-    {"target", "target", TTA_COL_NUMBER, 3, TTA_FOR_ALL},
-    {"tta_mean_s", "mean tta (min)", TTA_COL_MINUTES, 2, TTA_FOR_ALL},
+enum {
+    L_RUNS = TTA_IDENTITY_COUNT, L_SUCCEEDED, L_REACHED, L_ACC, L_METRIC, L_TARGET, L_QUALITY_UNIT, L_MEAN, L_COUNT
 };
+
+/* The columns of `ls entries`: the target in the common quality scale (units.h), in percent for
+ * people when every entry's metric is an accuracy (all_accuracy). */
+static void entry_columns(int all_accuracy, tta_column *c) {
+    const tta_column cols[L_COUNT] = {
+        TTA_IDENTITY_COLUMNS,
+        [L_RUNS] = {"runs", "runs", TTA_COL_INT, 0, TTA_FOR_ALL},
+        [L_SUCCEEDED] = {"succeeded", "ok", TTA_COL_INT, 0, TTA_FOR_ALL},
+        [L_REACHED] = {"reached", "reached", TTA_COL_INT, 0, TTA_FOR_ALL},
+        [L_ACC] = {"accelerators", "acc", TTA_COL_INT, 0, TTA_FOR_ALL},
+        [L_METRIC] = {"metric", "metric", TTA_COL_TEXT, 0, TTA_FOR_ALL},
+        [L_TARGET] = tta_quality_column("target", "target", "target (%)", all_accuracy ? 1 : 3, all_accuracy),
+        [L_QUALITY_UNIT] = tta_quality_unit_column(all_accuracy),
+        [L_MEAN] = {"tta_mean_s", "mean tta of successful runs (min)", TTA_COL_MINUTES, 2, TTA_FOR_ALL},
+    };
+    memcpy(c, cols, sizeof cols);
+}
 
 /* A system description belongs to no entry (no id, no benchmark); its name (the description's
  * file name) is what the entries call their system. Ordered as listed: round, submitter, name. */
@@ -53,6 +68,13 @@ static void set_count(tta_table *t, size_t row, size_t col, int v, const char *w
     else tta_table_set_missing(t, row, col, why);
 }
 
+/* Why run r has no convergence point (r->progress is NAN), as its log tells. */
+static const char *no_progress_why(const tta_run_data *r) {
+    if (r->reached == 1) return "reached the target, but the log gives no convergence point (progress not logged)";
+    if (r->reached == 0) return "did not reach the target";
+    return "no evaluation against a known target";
+}
+
 static int ls_runs(const tta_entry_data *e, size_t n, tta_table *t) {
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < e[i].n_runs; j++) {
@@ -66,6 +88,8 @@ static int ls_runs(const tta_entry_data *e, size_t n, tta_table *t) {
             else tta_table_set_missing(t, row, 8, "no evaluation against a known target");
             if (isnan(r->tta_s)) tta_table_set_missing(t, row, 9, "no run_start/run_stop (or threshold never met)");
             else tta_table_set_number(t, row, 9, r->tta_s);
+            if (!isnan(r->tta_s) && !tta_run_succeeded(r))
+                tta_table_add_note(t, row, "did not succeed: its duration is no time to accuracy");
             if (!isnan(r->epochs)) tta_table_set_number(t, row, 10, r->epochs);
             else if (!isnan(r->progress)) {
                 buf why = {0};
@@ -73,11 +97,11 @@ static int ls_runs(const tta_entry_data *e, size_t n, tta_table *t) {
                 tta_table_set_missing(t, row, 10, buf_str(&why));
                 buf_free(&why);
             } else
-                tta_table_set_missing(t, row, 10, "did not converge, or progress not logged");
+                tta_table_set_missing(t, row, 10, no_progress_why(r));
             set_count(t, row, 11, e[i].accelerators, "no system description");
             if (isnan(r->global_batch_size)) tta_table_set_missing(t, row, 12, "batch size not logged");
             else tta_table_set_number(t, row, 12, r->global_batch_size);
-            if (isnan(r->progress)) tta_table_set_missing(t, row, 13, "did not converge, or progress not logged");
+            if (isnan(r->progress)) tta_table_set_missing(t, row, 13, no_progress_why(r));
             else tta_table_set_number(t, row, 13, r->progress);
             tta_table_set_text(t, row, 14, e[i].unit);
             tta_table_set_bool(t, row, 15, r->success_unmet);
@@ -88,31 +112,37 @@ static int ls_runs(const tta_entry_data *e, size_t n, tta_table *t) {
     return 0;
 }
 
+/* One row per entry: runs, successful runs (tta_run_succeeded), runs that reached the target,
+ * the target in the common scale and the mean TTA of the successful runs only. */
 static int ls_entries(const tta_entry_data *e, size_t n, tta_table *t) {
     for (size_t i = 0; i < n; i++) {
         size_t row = tta_table_add_row(t);
-        int reached = 0;
+        int reached = 0, succeeded = 0;
         double sum = 0;
-        int timed = 0;
         for (size_t j = 0; j < e[i].n_runs; j++) {
             reached += e[i].runs[j].reached == 1;
-            if (!isnan(e[i].runs[j].tta_s)) {
+            if (tta_run_succeeded(&e[i].runs[j])) {
                 sum += e[i].runs[j].tta_s;
-                timed++;
+                succeeded++;
             }
         }
         tta_identity id = tta_entry_identity(&e[i]);
+        tta_quality_view v = tta_entry_quality(&e[i]);
         tta_table_set_identity(t, row, &id);
-        tta_table_set_number(t, row, 6, (double)e[i].n_runs);
-        tta_table_set_number(t, row, 7, reached);
-        set_count(t, row, 8, e[i].accelerators, "no system description");
-        /* Replays (and rounds without rules) take the target their runs logged: the rules, which
-         * name the metric, say nothing then, but the target is known. */
-        if (e[i].metric) tta_table_set_text(t, row, 9, e[i].metric);
-        else if (!isnan(e[i].target)) tta_table_set_missing(t, row, 9, "not named by rules for this round (the target is the runs' own)");
-        else tta_table_set_missing(t, row, 9, "no known target for this benchmark");
-        tta_table_set_number_or(t, row, 10, e[i].target, "no known target for this benchmark");
-        if (timed) tta_table_set_number(t, row, 11, sum / timed);
+        tta_table_set_number(t, row, L_RUNS, (double)e[i].n_runs);
+        tta_table_set_number(t, row, L_SUCCEEDED, succeeded);
+        tta_table_set_number(t, row, L_REACHED, reached);
+        set_count(t, row, L_ACC, e[i].accelerators, "no system description");
+        /* Replays (and rounds without rules) take the target their runs logged: the rules of the
+         * round name no metric then; a replay's is its benchmark's latest rule's. */
+        if (e[i].metric) tta_table_set_text(t, row, L_METRIC, e[i].metric);
+        else if (v.metric && !isnan(e[i].target)) tta_table_set_text(t, row, L_METRIC, v.metric);
+        else if (!isnan(e[i].target)) tta_table_set_missing(t, row, L_METRIC, "not named by rules for this round (the target is the runs' own)");
+        else tta_table_set_missing(t, row, L_METRIC, "no known target for this benchmark");
+        tta_table_set_number_or(t, row, L_TARGET, tta_quality_common(&v, e[i].target), "no known target for this benchmark");
+        tta_table_set_text(t, row, L_QUALITY_UNIT, v.unit);
+        if (succeeded) tta_table_set_number(t, row, L_MEAN, sum / succeeded);
+        else tta_table_set_missing(t, row, L_MEAN, "no successful run");
         tta_table_note_flags(t, row, &e[i], NULL);
     }
     return 0;
@@ -153,8 +183,9 @@ int tta_report_ls(sqlite3 *db, const char *what, const tta_filter *f, int format
         size_t n;
         rc = tta_db_entries(db, f, 0, &e, &n, err);
         if (rc != TTA_OK) return rc;
-        t = runs ? tta_table_new(run_columns, sizeof run_columns / sizeof run_columns[0])
-                 : tta_table_new(entry_columns, sizeof entry_columns / sizeof entry_columns[0]);
+        tta_column cols[L_COUNT];
+        entry_columns(tta_entries_all_accuracy(e, n), cols);
+        t = runs ? tta_table_new(run_columns, sizeof run_columns / sizeof run_columns[0]) : tta_table_new(cols, L_COUNT);
         rc = runs ? ls_runs(e, n, t) : ls_entries(e, n, t);
         tta_entries_free(e, n);
     }

@@ -63,6 +63,9 @@ typedef struct {
 } page_ctx;
 
 typedef int (*report_fn)(sqlite3 *, const tta_filter *, const tta_report_options *, FILE *, char **);
+/* A kind that speaks common/error.h's convention: its code reaches the exit status (compare's
+ * TTA_EUSAGE for entries of different benchmarks). */
+typedef int (*status_fn)(sqlite3 *, const tta_filter *, const tta_report_options *, FILE *, tta_error *);
 typedef int (*section_fn)(const page_ctx *, buf *page, char **err);
 
 typedef struct {
@@ -76,6 +79,7 @@ typedef struct {
     tta_plot_builder plot;
     /* any other kind: */
     report_fn run;
+    status_fn run_status; /* instead of run */
     /* on the HTML page, in increasing place (0: not on it); a table kind's section is its heading,
      * a figure per benchmark and its table; the others have their own. */
     int place;
@@ -86,7 +90,7 @@ typedef struct {
     int at_top;          /* the section goes above the others, built after them (it links to them) */
 } report_kind;
 
-static int run_compare(sqlite3 *db, const tta_filter *f, const tta_report_options *o, FILE *out, char **err) {
+static int run_compare(sqlite3 *db, const tta_filter *f, const tta_report_options *o, FILE *out, tta_error *err) {
     (void)f;
     return tta_report_compare(db, o->operand[0], o->operand[1], o->format, out, err);
 }
@@ -142,9 +146,11 @@ static const report_kind kinds[] = {
      .place = 4, .heading = "Scaling with accelerators",
      .caption = "Speedup over each series' smallest system; the grey line is linear scaling", .pairs_only = 1},
     {.name = "curves",
-     .help = "  curves     per entry and epoch: mean and std of the evaluation quality across runs\n",
+     .help = "  curves [--x progress|time]   per entry and progress value (the benchmark's unit: epochs,\n"
+             "             Msamples, Mtokens, steps): mean time, mean and std of the evaluation quality across runs\n"
+             "             (accuracies in percent); --x time: the plot against time (min)\n",
      .with_curves = 1, .table = tta_curves_table, .plot = tta_curves_plot,
-     .place = 2, .heading = "Quality curves", .caption = "Mean quality per epoch with a ± std band, and the target"},
+     .place = 2, .heading = "Quality curves", .caption = "Mean quality against progress with a ± std band, and the target"},
     {.name = "comm",
      .help = "  comm       per replayed entry (tta replay; published logs have no time breakdown): workers K,\n"
              "             runs, epochs, time per epoch (training + evaluation) and its shares: exposed\n"
@@ -175,18 +181,19 @@ static const report_kind kinds[] = {
              "             compared epoch, unseen and shifted accuracy, gap, Welch's test, and a verdict\n",
      .run = run_verify, .place = 10, .section = verify_section},
     {.name = "compare", .operands = 2,
-     .help = "  compare A B   two entries (ids from `tta ls entries`, or round/division/submitter/system/\n"
-             "             benchmark): ratio of mean TTAs with a bootstrap CI, Welch's t, Mann-Whitney U, runs\n"
-             "             needed to tell a 5% difference\n",
-     .run = run_compare},
+     .help = "  compare A B   two entries of one benchmark (ids from `tta ls entries`, or round/division/\n"
+             "             submitter/system/benchmark): ratio of the successful runs' mean TTAs with a bootstrap CI,\n"
+             "             Welch's t, Mann-Whitney U, runs needed to tell a 5% difference; notes where rulesets,\n"
+             "             metrics, targets or divisions differ\n",
+     .run_status = run_compare},
     {.name = "rcp",
      .help = "  rcp --rcp-dir DIR   MLCommons' RCP checker's verdict per entry: DIR is a training_X.Y.Z folder of\n"
              "             rcps_<name>.json, or a folder of them (../shared/rcp: each round its own rules); verdict,\n"
              "             the checker's message, reference and submission means, normalization\n",
      .run = run_rcp},
     {.name = "threshold",
-     .help = "  threshold --at LIST   each run's TTA and epochs at other thresholds: LIST is 0.70,0.75 or\n"
-             "             FROM:TO:STEP, in the stored scale (fractions; BLEU points; DAWNBench percent)\n",
+     .help = "  threshold --at LIST   each run's TTA and progress at other thresholds: LIST is 0.70,0.75 or\n"
+             "             FROM:TO:STEP, accuracies as fractions (DAWNBench's too), BLEU in points, else as logged\n",
      .run = run_threshold},
     {.name = "profile",
      .help = "  profile [--profile ID] [--memory-svg FILE]   a profile stored by `tta profile` (ID, else the latest)\n"
@@ -230,9 +237,11 @@ int tta_report_check(const char *kind, const tta_report_options *o, tta_error *e
         return rc;
     }
     if (o->runs && strcmp(kind, "energy") != 0) return tta_fail(err, TTA_EUSAGE, "--runs goes with energy");
+    if (o->x_time && strcmp(kind, "curves") != 0 && k->run != run_html)
+        return tta_fail(err, TTA_EUSAGE, "--x goes with curves (and html)");
     if (k->run == run_html && o->n_operands != 1)
         return tta_fail(err, TTA_EUSAGE, "html needs the output file: html OUT.html");
-    if (k->run == run_compare && o->n_operands != 2)
+    if (k->run_status == run_compare && o->n_operands != 2)
         return tta_fail(err, TTA_EUSAGE, "compare needs two entries: A B");
     if (k->run == run_rcp && !o->rcp_dir)
         return tta_fail(err, TTA_EUSAGE,
@@ -262,7 +271,7 @@ static int run_table_kind(sqlite3 *db, const report_kind *k, const tta_filter *f
             tta_entry_data *sub = entries_of(e, n, benches[b], &m);
             char *path = plot_path(svg_path, benches[b], nb > 1);
             buf svg = {0};
-            k->plot(sub, m, &svg);
+            k->plot(sub, m, o, &svg);
             rc = tta_write_file(path, &svg, err);
             if (rc == 0 && nb > 1) fprintf(stderr, "tta report: wrote %s\n", path);
             buf_free(&svg);
@@ -271,7 +280,7 @@ static int run_table_kind(sqlite3 *db, const report_kind *k, const tta_filter *f
         }
         if (nb == 0) {
             buf svg = {0};
-            k->plot(e, 0, &svg);
+            k->plot(e, 0, o, &svg);
             rc = tta_write_file(svg_path, &svg, err);
             buf_free(&svg);
         }
@@ -287,6 +296,7 @@ int tta_report_run(sqlite3 *db, const char *kind, const tta_filter *f, const tta
     int rc = tta_report_check(kind, o, err);
     if (rc != TTA_OK) return rc;
     const report_kind *k = kind_named(kind);
+    if (k->run_status) return k->run_status(db, f ? f : &all, o, out, err);
     char *why = NULL;
     if (k->table) rc = run_table_kind(db, k, f ? f : &all, o, out, &why);
     else rc = k->run(db, f ? f : &all, o, out, &why);
@@ -307,8 +317,9 @@ static void section_done(tta_report_progress_fn progress, void *ctx, size_t *don
     if (progress) progress(ctx, *done, total);
 }
 
-/* A table kind's section: its heading, a figure per benchmark, its table. */
-static void table_section(const report_kind *k, const tta_entry_data *e, size_t n, buf *page, buf *svg) {
+/* A table kind's section: its heading, a figure per benchmark (plotted with o), its table. */
+static void table_section(const report_kind *k, const tta_entry_data *e, size_t n, const tta_report_options *o,
+                          buf *page, buf *svg) {
     tta_html_heading(page, k->heading);
     tta_table *t = k->table(e, n);
     if (tta_table_rows(t) > 0) {
@@ -322,7 +333,7 @@ static void table_section(const report_kind *k, const tta_entry_data *e, size_t 
             tta_table *st = k->pairs_only ? k->table(sub, m) : NULL;
             if (!st || tta_table_rows(st) > 0) {
                 buf_clear(svg);
-                k->plot(sub, m, svg);
+                k->plot(sub, m, o, svg);
                 buf cap = {0};
                 buf_printf(&cap, "%s: %s", benches[b], k->caption);
                 tta_html_figure(page, buf_str(svg), buf_str(&cap));
@@ -378,7 +389,7 @@ static int run_html(sqlite3 *db, const tta_filter *f, const tta_report_options *
     int rc = 0;
     for (size_t k = 0; k < n_order && rc == 0; k++) {
         if (!order[k]->table) continue;
-        table_section(order[k], e, n, &page, &svg);
+        table_section(order[k], e, n, o, &page, &svg);
         section_done(o->progress, o->progress_ctx, &done, n_steps);
     }
     for (size_t k = 0; k < n_order && rc == 0; k++)

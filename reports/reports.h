@@ -40,6 +40,7 @@ typedef struct {
     size_t n_thresholds;
     int64_t profile_id;                  /* profile: --profile (0: the latest) */
     const char *memory_svg;              /* profile: --memory-svg (NULL: none) */
+    int x_time;                          /* curves: the plot's x axis is time (min), not progress (--x time) */
     const char *generated_at;            /* html: the timestamp printed on the page (it never reads the clock) */
     tta_report_progress_fn progress;     /* html: told how far the page is (NULL: nobody) */
     void *progress_ctx;
@@ -54,7 +55,8 @@ void tta_report_help(FILE *out);
  * no kind is called name. */
 int tta_report_operands(const char *name);
 /* Checks that kind exists and that o gives what it needs (its operands, rcp's --rcp-dir,
- * threshold's --at, --runs only with energy), before any database is opened. TTA_OK, else
+ * threshold's --at, --runs only with energy, --x time only with curves and html), before any
+ * database is opened. TTA_OK, else
  * TTA_EUSAGE with err saying what is missing. */
 int tta_report_check(const char *kind, const tta_report_options *o, tta_error *err);
 /* Runs report kind over the entries of f (NULL: all) in the database: results to out in

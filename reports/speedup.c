@@ -197,7 +197,8 @@ static void add_speedup_bar(const tta_entry_summary *base, const tta_entry_summa
     b->n++;
 }
 
-void tta_speedup_plot(const tta_entry_data *e, size_t n, buf *svg) {
+void tta_speedup_plot(const tta_entry_data *e, size_t n, const tta_report_options *o, buf *svg) {
+    (void)o; /* no option changes this plot */
     tta_entry_summary *s = summarize_all(e, n);
     speedup_bars b = {0};
     each_pair(s, n, add_speedup_bar, &b);
@@ -381,7 +382,8 @@ static int compare_by_x(const void *a, const void *b, void *ctx) {
     return (u > v) - (u < v);
 }
 
-void tta_scaling_plot(const tta_entry_data *e, size_t n, buf *svg) {
+void tta_scaling_plot(const tta_entry_data *e, size_t n, const tta_report_options *o, buf *svg) {
+    (void)o; /* no option changes this plot */
     tta_entry_summary *s = summarize_all(e, n);
     scaling_points p = {.e = e, .s = s, .base_of = callocCheck(n ? n : 1, sizeof(size_t))};
     each_series_member(e, s, n, add_scaling_point, &p);

@@ -20,6 +20,7 @@
 #include "reports/render.h"
 #include "reports/reports.h"
 #include "reports/summary.h"
+#include "reports/units.h"
 
 /* ---- bands of accelerator counts --------------------------------------------------------------- */
 
@@ -259,6 +260,12 @@ static const tta_column trend_columns[C_COUNT] = {
     [C_ACC_RATIO] = {"accelerators_ratio", "acc ratio (×)", TTA_COL_NUMBER, 2, 0},
 };
 
+/* A target of entry e (a rule's) in the common quality scale (units.h). */
+static double common_target(const tta_entry_data *e, double target) {
+    tta_quality_view v = tta_entry_quality(e);
+    return tta_quality_common(&v, target);
+}
+
 /* "0.759", "0.759 (was 0.749)", "win_rate 0.5 (was pro_move_prediction 0.4)"; "90 & 0.15" for two
  * targets. */
 static void target_text(buf *b, const tta_entry_data *e, const tta_entry_data *prev, int changed) {
@@ -270,8 +277,8 @@ static void target_text(buf *b, const tta_entry_data *e, const tta_entry_data *p
         if (k) buf_puts(b, " (was ");
         if (metric_changed && x->metric) buf_printf(b, "%s ", x->metric);
         if (isnan(x->target)) buf_puts(b, "none");
-        else buf_printf(b, "%.6g", x->target);
-        if (!isnan(x->target2)) buf_printf(b, " & %.6g", x->target2);
+        else buf_printf(b, "%.6g", common_target(x, x->target));
+        if (!isnan(x->target2)) buf_printf(b, " & %.6g", common_target(x, x->target2));
         if (k) buf_putc(b, ')');
     }
 }
@@ -292,11 +299,11 @@ static void trend_row(tta_table *t, const trend_data *d, const trend_series *se,
     const tta_entry_data *rule = r->rule;
     if (rule->metric) tta_table_set_text(t, row, C_METRIC, rule->metric);
     else tta_table_set_missing(t, row, C_METRIC, "no rule for the benchmark in this round");
-    tta_table_set_number_or(t, row, C_TARGET, rule->target, "no known target");
-    if (!isnan(rule->target2)) tta_table_set_number(t, row, C_TARGET2, rule->target2);
+    tta_table_set_number_or(t, row, C_TARGET, common_target(rule, rule->target), "no known target");
+    if (!isnan(rule->target2)) tta_table_set_number(t, row, C_TARGET2, common_target(rule, rule->target2));
     if (p) {
         tta_table_set_bool(t, row, C_TARGET_CHANGED, r->target_changed);
-        tta_table_set_number_or(t, row, C_PREV_TARGET, p->rule->target, "no known target");
+        tta_table_set_number_or(t, row, C_PREV_TARGET, common_target(p->rule, p->rule->target), "no known target");
     } else {
         tta_table_set_missing(t, row, C_TARGET_CHANGED, "first round of the benchmark in the selection");
         tta_table_set_missing(t, row, C_PREV_TARGET, "first round of the benchmark in the selection");

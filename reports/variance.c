@@ -348,7 +348,8 @@ tta_table *tta_variance_table(const tta_entry_data *e, size_t n) {
     return t;
 }
 
-void tta_variance_plot(const tta_entry_data *e, size_t n, buf *svg) {
+void tta_variance_plot(const tta_entry_data *e, size_t n, const tta_report_options *o, buf *svg) {
+    (void)o; /* no option changes this plot */
     tta_strip_group *g = callocCheck(n ? n : 1, sizeof *g);
     double **values = callocCheck(n ? n : 1, sizeof *values);
     char **names = callocCheck(n ? n : 1, sizeof *names);

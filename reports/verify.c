@@ -9,6 +9,7 @@
 #include "reports/dataset.h"
 #include "reports/render.h"
 #include "reports/reports.h"
+#include "reports/units.h"
 #include "stats/stats.h"
 
 void tta_verify_add(tta_verify_sample *s, double x) {
@@ -54,8 +55,8 @@ void tta_verify_curve_side(const tta_run_data *const *runs, size_t n, double sca
 int tta_verify_claim_side(sqlite3 *db, const tta_entry_data *e, double threshold, int at_epoch,
                           tta_verify_side *out, tta_error *err) {
     assert(db && e && out);
-    /* DAWNBench's accuracies are percentages: so is then its target */
-    double scale = !isnan(e->target) && e->target > 1 ? 0.01 : 1;
+    /* to fractions, the common scale of accuracies (units.h): DAWNBench's are percentages */
+    double scale = 1.0 / tta_entry_quality(e).divisor;
     size_t n = e->n_runs < TTA_VERIFY_MAX_RUNS ? e->n_runs : TTA_VERIFY_MAX_RUNS;
     const tta_run_data *runs[TTA_VERIFY_MAX_RUNS];
     double unseen[TTA_VERIFY_MAX_RUNS], shifted[TTA_VERIFY_MAX_RUNS];

@@ -19,6 +19,7 @@
 #include "reports/dataset.h"
 #include "reports/render.h"
 #include "reports/reports.h"
+#include "reports/units.h"
 
 /* One comparison: runs of one replay entry that replay one claim in one way. */
 typedef struct {
@@ -204,7 +205,7 @@ static int verification_of(sqlite3 *db, const comparison *c, verification *v) {
         return -1;
     }
     int at = c->stop_at_target ? -1 : c->compared_epoch;
-    double scale = !isnan(c->replay->target) && c->replay->target > 1 ? 0.01 : 1;
+    double scale = 1.0 / tta_entry_quality(c->replay).divisor; /* to fractions (units.h) */
     tta_verify_curve_side(c->runs, c->n, scale, c->threshold, at, c->unseen, c->shifted, &v->replay);
     v->claim_name = tta_entry_name(claim);
     v->replay_name = tta_entry_name(c->replay);
