@@ -390,6 +390,8 @@ typedef struct {
     int64_t seed;
     double run_start_s; /* NAN when absent */
     double run_stop_s;  /* NAN when absent */
+    double init_start_s; /* the first init_start record's time; NAN when absent */
+    double init_stop_s;  /* the last init_stop's; NAN when absent */
     tta_run_status status;
     double target;      /* eval_target / quality target logged by the run; NAN when not logged */
     double target2;     /* second target (maskrcnn SEGM) when logged; NAN otherwise */

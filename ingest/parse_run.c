@@ -308,6 +308,7 @@ void tta_rb_init(tta_run_builder *b, tta_parsed_file *f, const tta_path_meta *pm
     tta_run_record *r = &f->run;
     r->run_index = pm->run_index;
     r->run_start_s = r->run_stop_s = NAN;
+    r->init_start_s = r->init_stop_s = NAN;
     r->target = r->target2 = NAN;
     r->global_batch_size = r->train_samples = r->eval_samples = NAN;
     r->tta_s = NAN;
@@ -469,7 +470,9 @@ void tta_rb_record(tta_run_builder *b, const tta_log_record *rec) {
         }
         break;
     case 9:
-        if (KEY_IS(k, "run_start") && !b->have_start) {
+        if (KEY_IS(k, "init_stop")) {
+            if (!isnan(rec->time_s)) r->init_stop_s = rec->time_s; /* the last one */
+        } else if (KEY_IS(k, "run_start") && !b->have_start) {
             r->run_start_s = rec->time_s;
             b->have_start = 1;
         } else if (KEY_IS(k, "tta_round") && !b->log_round) {
@@ -478,7 +481,9 @@ void tta_rb_record(tta_run_builder *b, const tta_log_record *rec) {
         }
         break;
     case 10:
-        if (KEY_IS(k, "epoch_stop")) mark(b, 0, m.epoch_num, rec->time_s, 0);
+        if (KEY_IS(k, "init_start")) {
+            if (isnan(r->init_start_s)) r->init_start_s = rec->time_s; /* the first one */
+        } else if (KEY_IS(k, "epoch_stop")) mark(b, 0, m.epoch_num, rec->time_s, 0);
         else if (KEY_IS(k, "block_stop")) mark(b, 1, m.first_epoch, rec->time_s, 0);
         else if (KEY_IS(k, "eval_error")) { /* the RCP checker reads its progress as an evaluation's */
             b->cp_now.epoch_num = m.epoch_num;

@@ -373,6 +373,32 @@ TEST(one_element_list_is_its_number) {
     tta_parsed_free(&f);
 }
 
+/* Initialisation times: the first init_start, the last init_stop. */
+TEST(init_times) {
+    /* Dell v4.1 gnn: four ranks' init_start, one init_stop. */
+    tta_parsed_file f = parse_path("fixtures/quirks/sysjson_failed.txt");
+    CHECK_NEAR(f.run.init_start_s, 1728426049.120, 1e-6);
+    CHECK_NEAR(f.run.init_stop_s, 1728426269.735, 1e-6);
+    tta_parsed_free(&f);
+    /* Google v0.7 tpu-v3-8192-TF ssd result_0 (whole): run_start logged 15.4 h before init_stop. */
+    f = parse_path("fixtures/quirks/run_start_before_init.txt");
+    CHECK_NEAR(f.run.init_start_s, 1592854705.841, 1e-6);
+    CHECK_NEAR(f.run.init_stop_s, 1592855321.271, 1e-6);
+    CHECK_NEAR(f.run.run_start_s, 1592800000.0, 1e-6);
+    CHECK_NEAR(f.run.init_stop_s - f.run.run_start_s, 55321.271, 1e-3);
+    tta_parsed_free(&f);
+    f = parse_text("x/log.txt", ":::MLLOG {\"time_ms\": 1000, \"key\": \"init_start\", \"value\": null}\n"
+                                ":::MLLOG {\"time_ms\": 1100, \"key\": \"init_start\", \"value\": null}\n"
+                                ":::MLLOG {\"time_ms\": 2000, \"key\": \"init_stop\", \"value\": null}\n"
+                                ":::MLLOG {\"time_ms\": 2500, \"key\": \"init_stop\", \"value\": null}\n"
+                                ":::MLLOG {\"time_ms\": 3000, \"key\": \"run_start\", \"value\": null}\n");
+    CHECK(f.run.init_start_s == 1.0 && f.run.init_stop_s == 2.5);
+    tta_parsed_free(&f);
+    f = parse_text("x/log.txt", ":::MLLOG {\"time_ms\": 3000, \"key\": \"run_start\", \"value\": null}\n");
+    CHECK(isnan(f.run.init_start_s) && isnan(f.run.init_stop_s));
+    tta_parsed_free(&f);
+}
+
 int main(void) {
     RUN(resnet_entry_1_node);
     RUN(resnet_entry_2_nodes);
@@ -390,5 +416,6 @@ int main(void) {
     RUN(auxiliary_copies_skipped);
     RUN(failed_sysjson_is_not_unreadable);
     RUN(one_element_list_is_its_number);
+    RUN(init_times);
     return test_summary();
 }

@@ -18,6 +18,7 @@ TEST(gnmt_entry) {
         tta_parsed_file f = parse_path(path);
         const tta_run_record *r = &f.run;
         CHECK(f.format == TTA_FMT_MLPERF_V05 && !f.failed);
+        CHECK(isnan(r->init_start_s) && isnan(r->init_stop_s)); /* v0.5 logs no init_start/init_stop */
         CHECK_STR(r->round, "v0.5");
         CHECK_STR(r->submitter, "google");
         CHECK_STR(r->system, "cloud_v3.8"); /* the platform folder: "tpu" alone is every TPU */
