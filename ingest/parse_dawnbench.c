@@ -84,6 +84,7 @@ int tta_parse_dawnbench_tsv(tta_parsed_file *f, const char *data, size_t len, co
     tta_run_record *r = &f->run;
     char *entry = tta_dawnbench_entry_name(pm->stem, &f->arena, &r->run_index);
     r->run_start_s = r->run_stop_s = r->target = r->target2 = NAN;
+    r->init_start_s = r->init_stop_s = NAN; /* DAWNBench logs no initialisation */
     r->global_batch_size = r->train_samples = r->eval_samples = r->tta_s = NAN;
 
     cJSON *desc = desc_text ? tta_parse_description_json(desc_text, desc_len, 0) : NULL;

@@ -260,9 +260,27 @@ static void parse_hardware(tta_parsed_file *f, const char *s, int *count, char *
 
 /* ---- descriptions ---- */
 
-/* Sums v0.5 entry.json style "nodes": [{"num_nodes", "num_accelerators", "accelerator", "cpu"}]. */
+/* The pod-slice size an accelerator name ends in ("tpuv3-512", "tpuv2-8": a hyphen, then only
+ * digits), or -1 ("Tesla V100-SXM2-16GB", "NA" and other names spell none). */
+static int slice_size(const char *name) {
+    const char *dash = name ? strrchr(name, '-') : NULL;
+    if (!dash || !isdigit((unsigned char)dash[1])) return -1;
+    long n = 0;
+    for (const char *c = dash + 1; *c; c++) {
+        if (!isdigit((unsigned char)*c) || n > 1000000L) return -1;
+        n = n * 10 + (*c - '0');
+    }
+    return (int)n;
+}
+
+/* Sums v0.5 entry.json style "nodes": [{"num_nodes", "num_accelerators", "accelerator", "cpu"}]
+ * into s's nodes, accelerators and accelerators_per_node (each stays as it is when already set).
+ * A group's num_accelerators counts each node's accelerators, except where the group's
+ * accelerator names a pod slice of exactly that size ("accelerator": "tpuv3-512",
+ * "num_accelerators": 512 on 32 hosts): then it counts the slice, the whole group's
+ * (docs/ingest.md, "Systems"). */
 static void read_node_list(tta_parsed_file *f, const cJSON *list, tta_system_record *s) {
-    int nodes = 0, accs = 0, any = 0;
+    int nodes = 0, accs = 0, any = 0, first_per_node = -1;
     const cJSON *e;
     cJSON_ArrayForEach(e, list) {
         cJSON *parsed = object_in_string(e);
@@ -270,18 +288,21 @@ static void read_node_list(tta_parsed_file *f, const cJSON *list, tta_system_rec
         if (!cJSON_IsObject(node)) continue;
         int nn = count_of(member(node, NAMES("num_nodes", "number_of_nodes", "nodes")));
         int na = count_of(member(node, NAMES("num_accelerators", "accelerators_per_node", "accelerators")));
+        char *model = text_of(f, member(node, NAMES("accelerator", "accelerator_model_name")));
         if (nn < 0) nn = 1;
+        int group = na < 0 ? -1 : na > 0 && slice_size(model) == na ? na : nn * na;
         if (!any) {
-            s->accelerators_per_node = na;
-            if (!s->accelerator_model) s->accelerator_model = text_of(f, member(node, NAMES("accelerator", "accelerator_model_name")));
+            first_per_node = group >= 0 && nn > 0 && group % nn == 0 ? group / nn : na;
+            if (!s->accelerator_model) s->accelerator_model = model;
             if (!s->host_processor) s->host_processor = text_of(f, member(node, NAMES("cpu", "host_processor_model_name")));
         }
         nodes += nn;
-        accs = accs < 0 || na < 0 ? -1 : accs + nn * na;
+        accs = accs < 0 || group < 0 ? -1 : accs + group;
         any = 1;
         if (parsed) cJSON_Delete(parsed);
     }
     if (!any) return;
+    if (s->accelerators_per_node < 0) s->accelerators_per_node = first_per_node;
     if (s->nodes < 0) s->nodes = nodes;
     if (s->accelerators < 0) s->accelerators = accs;
 }

@@ -97,6 +97,18 @@ static double span_number(tta_json_span s) {
     return tta_json_span_number(s, &v, NULL) ? v : NAN;
 }
 
+/* A count as MLCommons' RCP checker reads it: a number (or a string holding one), or a list of
+ * exactly one such number ("value": [3872218]), which the checker's NumPy arithmetic takes as
+ * that number; NAN otherwise. */
+static double span_count(tta_json_span s) {
+    if (s.type != TTA_JSON_ARRAY) return span_number(s);
+    tta_json_iter it;
+    tta_json_span e, more;
+    tta_json_iter_init(&it, s);
+    if (!tta_json_array_next(&it, &e) || tta_json_array_next(&it, &more) || e.type == TTA_JSON_ARRAY) return NAN;
+    return span_number(e);
+}
+
 /* Hyperparameters: the optimizer and schedule settings, batch sizes and the like. */
 typedef struct {
     const char *text;
@@ -176,7 +188,7 @@ void tta_meta_member(tta_meta_fields *m, tta_json_span k, tta_json_span v) {
         if (KEY_IS(key, "step_num")) m->step_num = span_number(v);
         break;
     case 13:
-        if (KEY_IS(key, "samples_count")) m->samples = m->samples_count = span_number(v);
+        if (KEY_IS(key, "samples_count")) m->samples = m->samples_count = span_count(v);
         break;
     case 15:
         if (KEY_IS(key, "first_epoch_num")) m->first_epoch = span_number(v);
@@ -458,7 +470,9 @@ void tta_rb_record(tta_run_builder *b, const tta_log_record *rec) {
         }
         break;
     case 9:
-        if (KEY_IS(k, "run_start") && !b->have_start) {
+        if (KEY_IS(k, "init_stop")) {
+            if (!isnan(rec->time_s)) r->init_stop_s = rec->time_s; /* the last one */
+        } else if (KEY_IS(k, "run_start") && !b->have_start) {
             r->run_start_s = rec->time_s;
             b->have_start = 1;
         } else if (KEY_IS(k, "tta_round") && !b->log_round) {
@@ -467,7 +481,9 @@ void tta_rb_record(tta_run_builder *b, const tta_log_record *rec) {
         }
         break;
     case 10:
-        if (KEY_IS(k, "epoch_stop")) mark(b, 0, m.epoch_num, rec->time_s, 0);
+        if (KEY_IS(k, "init_start")) {
+            if (isnan(r->init_start_s)) r->init_start_s = rec->time_s; /* the first one */
+        } else if (KEY_IS(k, "epoch_stop")) mark(b, 0, m.epoch_num, rec->time_s, 0);
         else if (KEY_IS(k, "block_stop")) mark(b, 1, m.first_epoch, rec->time_s, 0);
         else if (KEY_IS(k, "eval_error")) { /* the RCP checker reads its progress as an evaluation's */
             b->cp_now.epoch_num = m.epoch_num;
@@ -496,7 +512,7 @@ void tta_rb_record(tta_run_builder *b, const tta_log_record *rec) {
     case 13:
         if (KEY_IS(k, "eval_accuracy")) add_eval(b, rec, &m, epoch_logged);
         else if (KEY_IS(k, "train_samples")) {
-            double v = span_number(rec->value);
+            double v = span_count(rec->value);
             b->cp_now.train_samples = v;
             if (isnan(r->train_samples)) r->train_samples = v;
             /* Logged after an evaluation that carried no progress (BERT v0.7 prints it at the

@@ -17,6 +17,7 @@ TEST(cifar10_entry) {
     CHECK_STR(r->platform, "V100 (AWS p3.2xlarge)");
     CHECK(r->run_index == -1);
     CHECK(r->run_start_s == 0);
+    CHECK(isnan(r->init_start_s) && isnan(r->init_stop_s)); /* no initialisation logged */
     CHECK_NEAR(r->run_stop_s, 74.041416, 1e-9);
     CHECK(r->status == TTA_RUN_SUCCESS);
     CHECK(r->n_evals == 24 && r->n_epochs == 24);

@@ -325,6 +325,80 @@ TEST(auxiliary_copies_skipped) {
     tta_parsed_free(&f);
 }
 
+/* A failed system-description script (Dell v4.1 gnn, its shell trace trimmed; the two SYSJSON
+ * lines edited to what the script echoes when it prints nothing): not records MLCommons' tools
+ * read, so not unreadable records; the run is whole. */
+TEST(failed_sysjson_is_not_unreadable) {
+    tta_parsed_file f = parse_path("fixtures/quirks/sysjson_failed.txt");
+    const tta_run_record *r = &f.run;
+    CHECK(f.format == TTA_FMT_MLLOG && !f.failed);
+    CHECK(r->unreadable_records == 0);
+    CHECK(f.n_events == 70); /* the :::MLLOG records, and no sysjson event */
+    CHECK(count_key(&f, "sysjson") == 0);
+    CHECK(r->status == TTA_RUN_SUCCESS);
+    CHECK_NEAR(r->run_start_s, 1728426269.735, 1e-6);
+    CHECK_NEAR(r->run_stop_s, 1728427497.11, 1e-6);
+    CHECK(r->n_evals == 15);
+    tta_parsed_free(&f);
+    /* A broken :::MLLOG record still is one. */
+    f = parse_text("x/log.txt", ":::SYSJSON \n"
+                                ":::MLLOG {\"time_ms\": 1000, \"key\": \"run_start\", \"value\": null}\n"
+                                ":::MLLOG {\"time_ms\": 2000, \"key\": \"eval_accuracy\", \"value\": 0.5, \"meta\n"
+                                ":::MLLOG {\"time_ms\": 3000, \"key\": \"run_stop\", \"value\": null, \"metadata\": {\"status\": \"success\"}}\n");
+    CHECK(!f.failed && f.run.unreadable_records == 1 && f.run.first_unreadable_line == 3);
+    tta_parsed_free(&f);
+}
+
+/* "value": [2604162]: the Graphcore v2.0 BERT excerpt (fixtures/mlperf/v2.0/...) with its
+ * train_samples edited into a one-element list, which MLCommons' RCP checker reads as the number
+ * (read_submission_file returns [2604162]; a folder of such runs gets the verdict the numbers get). */
+TEST(one_element_list_is_its_number) {
+    tta_parsed_file f = parse_path("fixtures/quirks/train_samples_list.txt");
+    const tta_run_record *r = &f.run;
+    CHECK(!f.failed);
+    CHECK(r->train_samples == 2604162);
+    CHECK(r->cp_train_samples == 2604162);
+    CHECK(r->cp_status == TTA_RUN_SUCCESS);
+    tta_parsed_free(&f);
+    /* samples_count (llama2_70b_lora's convergence point) likewise; a list of two is no count. */
+    f = parse_text("x/log.txt",
+                   ":::MLLOG {\"time_ms\": 1000, \"key\": \"run_start\", \"value\": null}\n"
+                   ":::MLLOG {\"time_ms\": 1500, \"key\": \"train_samples\", \"value\": [3901, 1]}\n"
+                   ":::MLLOG {\"time_ms\": 2000, \"key\": \"eval_accuracy\", \"value\": [0.92], \"metadata\": {\"samples_count\": [2688]}}\n"
+                   ":::MLLOG {\"time_ms\": 3000, \"key\": \"run_stop\", \"value\": null, \"metadata\": {\"status\": \"success\"}}\n");
+    CHECK(!f.failed && f.run.n_evals == 1);
+    if (f.run.n_evals == 1) CHECK(f.run.evals[0].samples == 2688 && f.run.evals[0].quality == 0.92);
+    CHECK(f.run.cp_samples_count == 2688);
+    CHECK(isnan(f.run.train_samples) && isnan(f.run.cp_train_samples));
+    tta_parsed_free(&f);
+}
+
+/* Initialisation times: the first init_start, the last init_stop. */
+TEST(init_times) {
+    /* Dell v4.1 gnn: four ranks' init_start, one init_stop. */
+    tta_parsed_file f = parse_path("fixtures/quirks/sysjson_failed.txt");
+    CHECK_NEAR(f.run.init_start_s, 1728426049.120, 1e-6);
+    CHECK_NEAR(f.run.init_stop_s, 1728426269.735, 1e-6);
+    tta_parsed_free(&f);
+    /* Google v0.7 tpu-v3-8192-TF ssd result_0 (whole): run_start logged 15.4 h before init_stop. */
+    f = parse_path("fixtures/quirks/run_start_before_init.txt");
+    CHECK_NEAR(f.run.init_start_s, 1592854705.841, 1e-6);
+    CHECK_NEAR(f.run.init_stop_s, 1592855321.271, 1e-6);
+    CHECK_NEAR(f.run.run_start_s, 1592800000.0, 1e-6);
+    CHECK_NEAR(f.run.init_stop_s - f.run.run_start_s, 55321.271, 1e-3);
+    tta_parsed_free(&f);
+    f = parse_text("x/log.txt", ":::MLLOG {\"time_ms\": 1000, \"key\": \"init_start\", \"value\": null}\n"
+                                ":::MLLOG {\"time_ms\": 1100, \"key\": \"init_start\", \"value\": null}\n"
+                                ":::MLLOG {\"time_ms\": 2000, \"key\": \"init_stop\", \"value\": null}\n"
+                                ":::MLLOG {\"time_ms\": 2500, \"key\": \"init_stop\", \"value\": null}\n"
+                                ":::MLLOG {\"time_ms\": 3000, \"key\": \"run_start\", \"value\": null}\n");
+    CHECK(f.run.init_start_s == 1.0 && f.run.init_stop_s == 2.5);
+    tta_parsed_free(&f);
+    f = parse_text("x/log.txt", ":::MLLOG {\"time_ms\": 3000, \"key\": \"run_start\", \"value\": null}\n");
+    CHECK(isnan(f.run.init_start_s) && isnan(f.run.init_stop_s));
+    tta_parsed_free(&f);
+}
+
 int main(void) {
     RUN(resnet_entry_1_node);
     RUN(resnet_entry_2_nodes);
@@ -340,5 +414,8 @@ int main(void) {
     RUN(malformed_records);
     RUN(power);
     RUN(auxiliary_copies_skipped);
+    RUN(failed_sysjson_is_not_unreadable);
+    RUN(one_element_list_is_its_number);
+    RUN(init_times);
     return test_summary();
 }

@@ -18,6 +18,7 @@ TEST(gnmt_entry) {
         tta_parsed_file f = parse_path(path);
         const tta_run_record *r = &f.run;
         CHECK(f.format == TTA_FMT_MLPERF_V05 && !f.failed);
+        CHECK(isnan(r->init_start_s) && isnan(r->init_stop_s)); /* v0.5 logs no init_start/init_stop */
         CHECK_STR(r->round, "v0.5");
         CHECK_STR(r->submitter, "google");
         CHECK_STR(r->system, "cloud_v3.8"); /* the platform folder: "tpu" alone is every TPU */
@@ -87,6 +88,41 @@ TEST(entry_json) {
     tta_parsed_free(&f);
 }
 
+/* The node group of google/research_v3.512/resnet-tpuv3-512/results/tpu/entry.json (v0.5 corpus,
+ * verbatim): 512 is the tpuv3-512 slice on 32 hosts, not 512 per host. */
+static const char tpu_pod_entry[] =
+    "{\"division\": \"closed\", \"status\": \"research\", \"hardware\": \"tpuv3-512 + tpuv2-8\",\n"
+    " \"nodes\": [{\"num_nodes\": 32, \"cpu\": \"Intel Skylake\", \"num_cores\": 0, \"num_vcpus\": 32,\n"
+    " \"accelerator\": \"tpuv3-512\", \"num_accelerators\": 512, \"sys_mem_size\": 120}]}";
+
+TEST(entry_json_pod_slice) {
+    tta_parsed_file f = parse_text("v0.5.0/google/research_v3.512/resnet-tpuv3-512/results/tpu/entry.json", tpu_pod_entry);
+    CHECK(f.format == TTA_FMT_ENTRY_JSON && !f.failed);
+    CHECK_STR(f.system.accelerator_model, "tpuv3-512");
+    CHECK(f.system.nodes == 32);
+    CHECK(f.system.accelerators == 512);
+    CHECK(f.system.accelerators_per_node == 16);
+    tta_parsed_free(&f);
+    /* research_v3.32: tpuv3-32 on 2 hosts */
+    f = parse_text("v0.5.0/google/research_v3.32/ssd-tpuv3-32/results/tpu/entry.json",
+                   "{\"division\": \"closed\", \"nodes\": [{\"num_nodes\": 2, \"accelerator\": \"tpuv3-32\", "
+                   "\"num_accelerators\": 32}]}");
+    CHECK(f.system.nodes == 2 && f.system.accelerators == 32 && f.system.accelerators_per_node == 16);
+    tta_parsed_free(&f);
+    /* Synthetic: a GPU pod (DGX-2H, 36 nodes of 16 V100): the name ends in "-32GB", no slice size,
+     * so 16 is per node. */
+    f = parse_text("v0.5.0/nvidia/results/dgx2h_n36/entry.json",
+                   "{\"division\": \"closed\", \"nodes\": [{\"num_nodes\": 36, \"accelerator\": \"Tesla V100-SXM3-32GB\", "
+                   "\"num_accelerators\": 16}]}");
+    CHECK(f.system.nodes == 36 && f.system.accelerators == 576 && f.system.accelerators_per_node == 16);
+    tta_parsed_free(&f);
+    /* Synthetic: a slice name whose size is not the count (8 per host of a tpuv2-8 each): per node. */
+    f = parse_text("v0.5.0/x/results/y/entry.json",
+                   "{\"nodes\": [{\"num_nodes\": 4, \"accelerator\": \"tpuv2-8\", \"num_accelerators\": 2}]}");
+    CHECK(f.system.nodes == 4 && f.system.accelerators == 8 && f.system.accelerators_per_node == 2);
+    tta_parsed_free(&f);
+}
+
 TEST(intel_ncf_noise_and_failure) {
     tta_parsed_file f = parse_path("fixtures/mlperf/v0.5/v0.5.0/intel/intel_ncf_submission/results/skx8180/ncf/result_0.txt");
     const tta_run_record *r = &f.run;
@@ -137,6 +173,7 @@ int main(void) {
     RUN(gnmt_values);
     RUN(gnmt_float_bleu);
     RUN(entry_json);
+    RUN(entry_json_pod_slice);
     RUN(intel_ncf_noise_and_failure);
     RUN(intel_resnet);
     return test_summary();

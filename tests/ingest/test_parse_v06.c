@@ -46,6 +46,9 @@ TEST(nvidia_resnet_details) {
         CHECK_NEAR(r->evals[14].quality, 0.762, 1e-12);
     }
     CHECK(isnan(r->target)); /* NVIDIA v0.6 logs no eval_target */
+    /* :::MLL init times: the first of 8 init_start (ranks), the one init_stop */
+    CHECK_NEAR(r->init_start_s, 1560881721.098, 1e-6);
+    CHECK_NEAR(r->init_stop_s, 1560881731.835, 1e-6);
     CHECK(!isnan(r->global_batch_size));
     CHECK(r->n_epochs > 0);
     /* Events: a record's value and metadata are spans of its JSON. */
@@ -131,6 +134,8 @@ TEST(intel_minigo_python_dicts) {
     CHECK(str_is(f.events[0].key, "submission_org"));
     CHECK_NEAR(r->run_start_s, 1560873710.141025, 1e-6);
     CHECK_NEAR(r->run_stop_s, 1560875622.040346, 1e-6);
+    CHECK_NEAR(r->init_start_s, 1560873523.355233, 1e-6); /* a Python-dict record */
+    CHECK_NEAR(r->init_stop_s, 1560873710.140646, 1e-6);
     CHECK(r->status == TTA_RUN_SUCCESS);
     CHECK(r->n_evals == 15);
     if (r->n_evals == 15) CHECK(r->evals[0].epoch == 0 && r->evals[14].quality == 0.51);
@@ -188,6 +193,7 @@ TEST(alibaba_text_form) {
         CHECK(r->run_start_s == start[i]);
         CHECK(r->run_stop_s == stop[i]);
         CHECK(r->status == TTA_RUN_UNKNOWN); /* a bare run_stop */
+        CHECK(isnan(r->init_start_s) && isnan(r->init_stop_s)); /* the text form logs none */
         CHECK(r->n_evals == 20);
         if (r->n_evals == 20) {
             CHECK_NEAR(r->evals[0].quality, first[i], 1e-12); /* "14.48800%" */
