@@ -111,8 +111,8 @@ typedef struct {
     int64_t seed;
     int succeeded;      /* 1: it has a duration and its run_stop says success, or says nothing and its
                            last evaluation meets the target (v0.5 NVIDIA, Alibaba v0.6) */
-    int time_suspect;   /* 1: a flag says its duration cannot be trusted (impossible_timing,
-                           far_outside_entry): tta's own statistics leave it out and say so */
+    int time_suspect;   /* 1: its duration cannot be trusted (not positive, or flag far_outside_entry):
+                           tta's own statistics leave it out and say so */
     char *flags;        /* its flags' names, comma-separated in name order (run_flags); NULL when none */
     char *flag_reasons; /* their reasons, "; "-separated in the same order; NULL when none */
     tta_curve_point *curve; /* only when loaded with curves */

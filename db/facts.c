@@ -162,8 +162,11 @@ static const char refresh_sql[] =
     " JOIN entries oe ON oe.id = o.entry_id JOIN rule_rounds orr ON orr.round = oe.round AND orr.ord < rr.ord"
     " JOIN sources s ON s.id = o.source_id"
     " WHERE r.run_start > 0 GROUP BY f.run_id);"
-    "UPDATE run_facts SET time_suspect = EXISTS (SELECT 1 FROM run_flags g WHERE g.run_id = run_facts.run_id"
-    "   AND g.flag IN ('impossible_timing', 'far_outside_entry'))"
+    /* A duration that is not positive, or far outside its entry, is no time to trust. A run_start
+     * before the initialisation alone is not: v0.7 Intel logs carry an init block written after the
+     * runs by another script (generate_submission_details.py), before durations that agree. */
+    "UPDATE run_facts SET time_suspect = COALESCE(tta_s <= 0, 0) OR EXISTS (SELECT 1 FROM run_flags g"
+    "   WHERE g.run_id = run_facts.run_id AND g.flag = 'far_outside_entry')"
     " WHERE run_id IN (SELECT run_id FROM temp.fact_runs);"
     "DELETE FROM facts_pending;"
     "DELETE FROM temp.fact_runs;";

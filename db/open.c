@@ -250,8 +250,8 @@ int tta_db_open_readonly(const char *path, sqlite3 **out, tta_error *err) {
         if (tta_db_open(path, &rw, &why) == TTA_OK)
             sqlite3_close(rw);
         else
-            fprintf(stderr, "tta: %s (the database keeps older benchmark rules; run `tta ingest` to refresh them)\n",
-                    why.text);
+            fprintf(stderr, "tta: %s (the answers follow the database's older rules or facts; run `tta ingest` to"
+                    " refresh them)\n", why.text);
     }
     *out = db;
     return TTA_OK;

@@ -287,7 +287,7 @@ static void variance_row(tta_table *t, const tta_entry_summary *summary) {
     if (s.time_suspect) time_suspect_note(t, row, &s);
     if (s.success_unmet) success_unmet_note(t, row, e);
     /* the other flags (the notes above explain these) */
-    tta_table_note_flags(t, row, e, s.time_suspect ? "success_unmet,unreadable_record,impossible_timing,far_outside_entry"
+    tta_table_note_flags(t, row, e, s.time_suspect ? "success_unmet,unreadable_record,far_outside_entry"
                                                    : "success_unmet,unreadable_record");
 }
 

@@ -50,8 +50,8 @@ CREATE TABLE run_facts (
     accelerator_model TEXT,
     success_unmet     INTEGER NOT NULL, -- the log says success, but its last evaluation misses the target (or has none)
     succeeded         INTEGER NOT NULL, -- it has a duration and run_stop says success (or says nothing, and reached)
-    time_suspect      INTEGER NOT NULL  -- 1: a flag says its duration cannot be trusted (impossible_timing,
-                                        -- far_outside_entry): tta's own statistics leave it out and say so
+    time_suspect      INTEGER NOT NULL  -- 1: its duration cannot be trusted (not positive, or far_outside_entry):
+                                        -- tta's own statistics leave it out and say so
 );
 
 -- Why a run is suspect, one row per flag (docs/database.md lists them): its name and one sentence.
