@@ -4,7 +4,7 @@
 #ifndef TTA_CLI_H
 #define TTA_CLI_H
 
-#include "db/db.h"
+#include "db/reader.h"
 #include "ingest/ingest.h"
 #include "replay/replay.h"
 #include "reports/reports.h"

@@ -9,7 +9,7 @@ static const char ls_help[] =
     "usage: tta ls runs|entries|systems [filters] [--format table|csv|json|markdown]\n"
     "\n"
     "  runs      one row per run: round, division, submitter, system, benchmark, file, status,\n"
-    "            reached (the last evaluation meets the target), tta_s (run_stop - run_start; DAWNBench:\n"
+    "            reached (the last evaluation meets the target), tta_s (from run_start to run_stop; DAWNBench:\n"
     "            time of the first epoch at the threshold), epochs (at the first evaluation meeting the\n"
     "            target), accelerators, global_batch_size\n"
     "  entries   one row per entry (submitter's system on a benchmark in a round and division)\n"

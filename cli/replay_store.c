@@ -94,7 +94,7 @@ int cli_store_profile_json(const tta_cli *cli, const char *what, const char *jso
     int rc = 0;
     tta_error err;
     if (tta_db_open(cli->db_path, &db, &err) != TTA_OK ||
-        (!strcmp(what, "peaks") ? tta_store_peaks(db, json, &err) : tta_store_profile(db, json, sweep, id, &err)) != TTA_OK) {
+        (!strcmp(what, "peaks") ? tta_ingest_peaks(db, json, &err) : tta_ingest_profile(db, json, sweep, id, &err)) != TTA_OK) {
         fprintf(stderr, "tta profile: storing the %s in %s: %s\n", what, cli->db_path, err.text);
         rc = 1;
     }

@@ -1,7 +1,7 @@
 /* checkpointer.c: a thread that runs passive WAL checkpoints while an ingest writes
  * (db.h says why). The writer's connection tells it about commits through SQLite's
  * WAL hook; a passive checkpoint never blocks the writer or readers, it copies what it can. */
-#include "db/db.h"
+#include "db/writer.h"
 
 #include <pthread.h>
 #include <stdlib.h>

@@ -8,7 +8,7 @@
  */
 #include <assert.h>
 
-#include "db/db.h"
+#include "db/writer.h"
 #include "db/query.h"
 #include "common/check.h"
 
@@ -31,7 +31,7 @@ static const char fact_runs_sql[] =
     "CREATE TEMP TABLE IF NOT EXISTS fact_runs(run_id INTEGER PRIMARY KEY, entry_id INTEGER, status TEXT,"
     "  ruleset TEXT, progress_rule TEXT, target REAL, target2 REAL, hib INTEGER, hib2 INTEGER, metric TEXT,"
     "  metric2 TEXT, unit TEXT, quality_scale TEXT, train_set_size REAL, tta_s REAL, system_id INTEGER,"
-    "  checker_progress REAL)";
+    "  checker_progress REAL, to_threshold INTEGER, converged INTEGER)";
 
 /* The statements, in order; prepared once per writer (a batch of files runs them all). */
 static const char refresh_sql[] =
@@ -44,7 +44,9 @@ static const char refresh_sql[] =
     "   COALESCE(b.higher_is_better, 1),"
     "   CASE WHEN b.target IS NOT NULL THEN b.higher_is_better2 ELSE COALESCE(b.higher_is_better, 1) END,"
     "   b.metric, b.metric2, COALESCE(b.progress_unit, 'epochs'), b.quality_scale, b.train_set_size,"
-    "   CASE WHEN e.round = 'dawnbench' THEN r.dawnbench_tta ELSE r.run_stop - r.run_start END,"
+    /* the duration; DAWNBench ranks by the time to the threshold instead (below, once each
+     * evaluation's verdict is known) */
+    "   CASE WHEN e.round = 'dawnbench' THEN NULL ELSE r.run_stop - r.run_start END,"
     "   (SELECT x.id FROM systems x WHERE x.round = e.round AND x.submitter = e.submitter AND x.name = e.system"
     "     ORDER BY x.id DESC LIMIT 1),"
     /* the convergence point as MLCommons' RCP checker reads it: at the last run_stop, and only
@@ -55,7 +57,9 @@ static const char refresh_sql[] =
     "        WHEN b.progress = 'samples_count' THEN r.cp_samples_count"
     "        WHEN b.progress = 'train_samples' THEN r.cp_train_samples"
     "        WHEN b.progress = 'first_passing_step_num' THEN r.cp_first_passing_step"
-    "        WHEN b.progress = 'first_passing_samples_count' THEN r.cp_first_passing_samples END"
+    "        WHEN b.progress = 'first_passing_samples_count' THEN r.cp_first_passing_samples END,"
+    "   e.round = 'dawnbench',"
+    "   COALESCE(r.cp_status, r.status) = 'success'" /* converged, as the RCP checker reads it */
     " FROM runs r JOIN entries e ON e.id = r.entry_id"
     " LEFT JOIN rule_rounds rr ON rr.round = e.round"
     " LEFT JOIN benchmark_rules b ON b.ruleset = rr.ruleset AND b.benchmark = e.benchmark"
@@ -72,12 +76,16 @@ static const char refresh_sql[] =
     "    AND (f.target2 IS NULL OR (v.quality2 IS NOT NULL AND " MEETS("v.quality2", "f.target2", "f.hib2") "))"
     "   THEN 1 ELSE 0 END FROM temp.fact_runs f WHERE f.run_id = v.run_id)"
     " WHERE v.run_id IN (SELECT run_id FROM temp.fact_runs) AND v.meets IS NULL;"
+    /* DAWNBench: the time of the first evaluation at the threshold (its TSV's first row there) */
+    "UPDATE temp.fact_runs SET tta_s = (SELECT v.time - r.run_start FROM evaluations v, runs r"
+    "   WHERE r.id = fact_runs.run_id AND v.run_id = r.id AND v.meets = 1 ORDER BY v.seq LIMIT 1)"
+    " WHERE to_threshold;"
 
     "DELETE FROM run_facts WHERE run_id IN (SELECT run_id FROM temp.fact_runs);"
     "INSERT INTO run_facts(run_id, ruleset, progress_rule, tta_s, reached, last_quality, progress, progress_unit,"
     "  epochs, samples_to_target, target, target2, higher_is_better, higher_is_better2, metric, metric2,"
     "  quality_scale, train_set_size, accelerators, nodes, accelerator_model, success_unmet, succeeded,"
-    "  time_suspect)"
+    "  converged, time_suspect)"
     " SELECT run_id, ruleset, progress_rule, tta_s, reached, last_quality, progress, unit,"
     /* epochs: progress in epochs where epochs mean something. The checker's samples over the
      * rules' training-set size; a first meeting's samples over the training-set size the runs
@@ -93,7 +101,7 @@ static const char refresh_sql[] =
     /* succeeded: a duration, and run_stop says success, or says nothing (v0.5 NVIDIA, Alibaba
      * v0.6 log a bare run_stop) and the last evaluation meets the target */
     "   CASE WHEN tta_s IS NULL THEN 0 WHEN status = 'success' THEN 1"
-    "        WHEN status = 'unknown' AND reached = 1 THEN 1 ELSE 0 END, 0"
+    "        WHEN status = 'unknown' AND reached = 1 THEN 1 ELSE 0 END, COALESCE(converged, 0), 0"
     " FROM (SELECT f.*, sy.accelerators, sy.nodes, sy.accelerator_model,"
     "   f.progress_rule IS NOT NULL AND f.progress_rule <> 'epoch_of_first_meeting' AS checker,"
     /* reached: the last evaluation meets; for benchmarks that converge at their first passing

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "common/check.h"
-#include "db/db.h"
+#include "db/reader.h"
 
 /* Runs sql (one statement, binding text parameters 1..n_text and then the integer int_param
  * when has_int) and copies the first row's first column into *text (when text is not NULL) or

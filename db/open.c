@@ -9,7 +9,7 @@
 #include "common/check.h"
 #include "common/hash.h"
 #include "common/rules.h"
-#include "db/db.h"
+#include "db/writer.h"
 #include "db/query.h"
 
 extern const char *const tta_migrations[];

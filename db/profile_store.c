@@ -9,7 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "common/check.h"
-#include "db/db.h"
+#include "db/writer.h"
 
 /* A number member, or NAN when absent or not a number. */
 static double num(const cJSON *o, const char *key) {

@@ -10,7 +10,7 @@
 #include <sqlite3.h>
 
 #include "common/error.h"
-#include "db/db.h"
+#include "db/reader.h"
 
 /* One text field of the filter over column col: its exact value (case-insensitive) when :name is
  * bound, its regular expression when :name_re is (REGEXP, filter.c; never both). */

@@ -22,8 +22,8 @@ static const char entries_sql[] =
 
 /* Each run: converged when its last run_stop says success, its convergence point and batch size. */
 static const char runs_sql[] =
-    "SELECT t.entry_id, t.file, COALESCE(r.cp_status, r.status) = 'success', t.progress, t.global_batch_size"
-    " FROM run_tta t JOIN runs r ON r.id = t.run_id JOIN entries e ON e.id = t.entry_id"
+    "SELECT t.entry_id, t.file, x.converged, t.progress, t.global_batch_size"
+    " FROM run_tta t JOIN run_facts x ON x.run_id = t.run_id JOIN entries e ON e.id = t.entry_id"
     " WHERE" DB_ENTRY_FILTER("e") " ORDER BY e.round, e.division, e.submitter, e.system, e.benchmark, e.id, t.file";
 
 void tta_rcp_entries_free(tta_rcp_entry_row *e, size_t n) {

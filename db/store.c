@@ -1,6 +1,6 @@
 /* store.c: the writer: parsed files into SQLite with prepared statements, files grouped into
  * transactions of about 8 MB of input or 0.5 s (db.h, "The writer", says why). */
-#include "db/db.h"
+#include "db/writer.h"
 #include "db/query.h"
 
 #include <assert.h>
@@ -70,11 +70,11 @@ static const char *const statement_sql[ST_COUNT] = {
     [ST_SYSTEM_DIVISION] = "SELECT division FROM systems WHERE round = ?1 AND submitter = ?2 AND name = ?3"
                            " AND division IS NOT NULL ORDER BY id DESC LIMIT 1",
     [ST_INSERT_RUN] = "INSERT INTO runs(source_id, entry_id, run_index, platform, seed, run_start, run_stop, status,"
-                      " target, target2, global_batch_size, train_samples, eval_samples, dawnbench_tta,"
+                      " target, target2, global_batch_size, train_samples, eval_samples,"
                       " cp_epoch_num, cp_samples_count, cp_train_samples, cp_first_passing_step,"
                       " cp_first_passing_samples, cp_status, unreadable_records, first_unreadable_line, init_start, init_stop)"
                       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
-                      " ?19, ?20, ?21, ?22, ?23, ?24)",
+                      " ?19, ?20, ?21, ?22, ?23)",
     [ST_INSERT_EVENT] = "INSERT INTO event_log(run_id, n, records, files) VALUES (?1, ?2, ?3, ?4)",
     [ST_INSERT_EVAL] = "INSERT INTO evaluations(run_id, seq, time, epoch, samples, quality, quality2)"
                        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
@@ -378,18 +378,17 @@ static int write_run(tta_store *s, const tta_db_file *f, int64_t source_id, int6
     bind_real(st, 11, r->global_batch_size);
     bind_real(st, 12, r->train_samples);
     bind_real(st, 13, r->eval_samples);
-    bind_real(st, 14, r->tta_s);
-    bind_real(st, 15, r->cp_epoch_num);
-    bind_real(st, 16, r->cp_samples_count);
-    bind_real(st, 17, r->cp_train_samples);
-    bind_real(st, 18, r->cp_first_passing_step);
-    bind_real(st, 19, r->cp_first_passing_samples);
+    bind_real(st, 14, r->cp_epoch_num);
+    bind_real(st, 15, r->cp_samples_count);
+    bind_real(st, 16, r->cp_train_samples);
+    bind_real(st, 17, r->cp_first_passing_step);
+    bind_real(st, 18, r->cp_first_passing_samples);
     /* NULL without a run_stop record: the checker then has no status to read. */
-    bind_text(st, 20, r->cp_status == TTA_RUN_UNKNOWN ? NULL : tta_run_status_name(r->cp_status));
-    sqlite3_bind_int64(st, 21, r->unreadable_records);
-    bind_count(st, 22, r->unreadable_records ? (int)r->first_unreadable_line : -1);
-    bind_real(st, 23, r->init_start_s);
-    bind_real(st, 24, r->init_stop_s);
+    bind_text(st, 19, r->cp_status == TTA_RUN_UNKNOWN ? NULL : tta_run_status_name(r->cp_status));
+    sqlite3_bind_int64(st, 20, r->unreadable_records);
+    bind_count(st, 21, r->unreadable_records ? (int)r->first_unreadable_line : -1);
+    bind_real(st, 22, r->init_start_s);
+    bind_real(st, 23, r->init_stop_s);
     int rc = exec_stmt(st);
     if (rc != SQLITE_OK) return rc;
     int64_t run_id = sqlite3_last_insert_rowid(s->db);

@@ -34,8 +34,3 @@ const char *tta_dawnbench_metric_column(const char *b) {
     const tta_rule *r = b ? tta_rules_find(tta_rules_builtin(), "dawnbench", b) : NULL;
     return r ? r->log_key : NULL;
 }
-
-double tta_dawnbench_threshold(const char *b) {
-    const tta_rule *r = b ? tta_rules_find(tta_rules_builtin(), "dawnbench", b) : NULL;
-    return r ? r->target : NAN;
-}

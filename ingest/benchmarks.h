@@ -23,9 +23,8 @@ const tta_rule *tta_benchmark_rule(const char *canonical, const char *round);
 tta_quality_scale tta_benchmark_scale(const char *canonical, const char *round);
 
 /* DAWNBench: the TSV column holding a task's primary metric ("top1Accuracy", "top5Accuracy",
- * "f1Score") and its threshold in percent; NULL / NAN for other names. */
+ * "f1Score"); NULL for other names. */
 const char *tta_dawnbench_metric_column(const char *canonical);
-double tta_dawnbench_threshold(const char *canonical);
 
 /* Compares round names "vX.Y": <0, 0, >0; unknown rounds sort first. */
 int tta_round_compare(const char *a, const char *b);

@@ -8,6 +8,7 @@
  * however large the tree.
  */
 #include "ingest/ingest.h"
+#include "db/writer.h"
 
 #include <assert.h>
 #include <math.h>

@@ -86,4 +86,14 @@ int tta_ingest_paths(sqlite3 *db, const char *const *paths, int n_paths, const t
  * events, bytes, seconds; docs/output-formats.md), else one line on diag. */
 void tta_ingest_write_summary(const tta_ingest_stats *stats, int json, FILE *out, FILE *diag);
 
+/* Stores one profile of a training step: json is the object `tta profile --format json` prints,
+ * sweep groups the profiles of one batch sweep (0: none; the first of a sweep passes -1 and its
+ * own id becomes the sweep's); *id (when not NULL) gets its id. TTA_OK; TTA_EINPUT ("profile:
+ * <field>: reason") or TTA_EDB with nothing stored. (profiles.c) */
+int tta_ingest_profile(sqlite3 *db, const char *json, int64_t sweep, int64_t *id, tta_error *err);
+
+/* Stores one host's measured peaks: json is `tta profile --peaks --format json`'s object. TTA_OK;
+ * TTA_EINPUT or TTA_EDB with nothing stored. */
+int tta_ingest_peaks(sqlite3 *db, const char *json, tta_error *err);
+
 #endif

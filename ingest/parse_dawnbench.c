@@ -3,8 +3,9 @@
  * The TSV gives the run: one row per epoch with the hours since the start and the task's
  * quality columns, found by header name (the order varies; one file starts with a byte-order
  * mark). The sibling <stem>.json gives the identity (author, hardware) and the hyperparameters
- * (its "misc" block; the dispatcher finds and reads it: parse.h). TTA is DAWNBench's rule: the time of the first row at the task's
- * threshold (docs/ingest.md).
+ * (its "misc" block; the dispatcher finds and reads it: parse.h). Its TTA, DAWNBench's rule (the
+ * time of the first row at the task's threshold), is the writer's to work out from the rules, as
+ * every run's facts are (db/facts.c; docs/ingest.md).
  */
 #include <cjson/cJSON.h>
 #include <ctype.h>
@@ -85,7 +86,7 @@ int tta_parse_dawnbench_tsv(tta_parsed_file *f, const char *data, size_t len, co
     char *entry = tta_dawnbench_entry_name(pm->stem, &f->arena, &r->run_index);
     r->run_start_s = r->run_stop_s = r->target = r->target2 = NAN;
     r->init_start_s = r->init_stop_s = NAN; /* DAWNBench logs no initialisation */
-    r->global_batch_size = r->train_samples = r->eval_samples = r->tta_s = NAN;
+    r->global_batch_size = r->train_samples = r->eval_samples = NAN;
 
     cJSON *desc = desc_text ? tta_parse_description_json(desc_text, desc_len, 0) : NULL;
     if (desc && !cJSON_IsObject(desc)) {
@@ -186,13 +187,12 @@ int tta_parse_dawnbench_tsv(tta_parsed_file *f, const char *data, size_t len, co
         tta_parse_fail(f, bad_line ? bad_line : header_line, "%s", bad_line ? "TSV row is not numbers (and no data row)" : "TSV has no data row");
         return 0;
     }
-    /* Qualities in percent: a column that is all at or below 1 was written as fractions. */
-    double threshold = tta_dawnbench_threshold(task);
+    /* Qualities in percent: a column that is all at or below 1 was written as fractions. (The
+     * time to the threshold is the writer's to work out, from the rules: db/facts.c.) */
     for (size_t i = 0; i < r->n_evals; i++) {
         tta_eval *e = &r->evals[i];
         if (all_fraction) e->quality *= 100.0;
         if (all_fraction2 && !isnan(e->quality2)) e->quality2 *= 100.0;
-        if (isnan(r->tta_s) && !isnan(threshold) && e->quality >= threshold - 1e-9) r->tta_s = e->time_s;
     }
     r->run_start_s = 0.0;
     r->run_stop_s = r->evals[r->n_evals - 1].time_s;

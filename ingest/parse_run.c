@@ -311,7 +311,6 @@ void tta_rb_init(tta_run_builder *b, tta_parsed_file *f, const tta_path_meta *pm
     r->init_start_s = r->init_stop_s = NAN;
     r->target = r->target2 = NAN;
     r->global_batch_size = r->train_samples = r->eval_samples = NAN;
-    r->tta_s = NAN;
     r->status = TTA_RUN_UNKNOWN;
     r->cp_status = TTA_RUN_UNKNOWN;
     r->cp_epoch_num = r->cp_samples_count = r->cp_train_samples = NAN;

@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #include "common/file.h"
-#include "db/db.h"
+#include "db/writer.h"
 #include "ingest/arena.h"
 
 typedef enum {

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "db/db.h"
+#include "db/reader.h"
 #include "reports/reports.h"
 #include "stats/stats.h"
 

@@ -17,7 +17,7 @@
 
 #include "common/error.h"
 #include "common/buf.h"
-#include "db/db.h" /* the database handle and the selection of entries, tta_filter */
+#include "db/reader.h" /* the database handle and the selection of entries, tta_filter */
 #include "replay/replay.h" /* tta_replay_result: verify sets replays beside a claim */
 
 /* Output formats (render.h's tta_out_format values). */

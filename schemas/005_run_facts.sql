@@ -30,7 +30,8 @@ CREATE TABLE run_facts (
     run_id            INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
     ruleset           TEXT,     -- the round's ruleset; NULL for rounds without rules (replays)
     progress_rule     TEXT,     -- benchmark_rules.progress; NULL without a rule
-    tta_s             REAL,     -- duration: run_stop - run_start; DAWNBench: the first epoch at the threshold
+    tta_s             REAL,     -- duration: run_stop - run_start; DAWNBench: the time of the first evaluation at
+                                -- the threshold (runs.dawnbench_tta is no longer written)
     reached           INTEGER,  -- the last evaluation meets the target(s) (any, for first_passing rules); NULL unknown
     last_quality      REAL,     -- quality of the last evaluation
     progress          REAL,     -- the convergence point in progress_unit (docs/database.md)
@@ -50,6 +51,7 @@ CREATE TABLE run_facts (
     accelerator_model TEXT,
     success_unmet     INTEGER NOT NULL, -- the log says success, but its last evaluation misses the target (or has none)
     succeeded         INTEGER NOT NULL, -- it has a duration and run_stop says success (or says nothing, and reached)
+    converged         INTEGER NOT NULL, -- its last run_stop says success: converged as MLCommons' RCP checker reads it
     time_suspect      INTEGER NOT NULL  -- 1: its duration cannot be trusted (not positive, or far_outside_entry):
                                         -- tta's own statistics leave it out and say so
 );

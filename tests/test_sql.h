@@ -7,7 +7,8 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "db/db.h"
+#include "db/reader.h"
+#include "db/writer.h"
 
 /* Removes the database file path and its -wal and -shm companions (missing ones are fine). */
 static inline void test_db_unlink(const char *path) {

@@ -58,11 +58,37 @@ REPLAY_FUNCTION_LINES = 120
 SOURCE_EXT = (".c", ".h", ".cu")
 
 
+# db/ has two contracts over its base header (docs/architecture.md): each module that reaches the
+# database takes one of them, never the other.
+DB_BASE = "db/db.h"
+DB_CONTRACTS = {"db/reader.h": "the readers' (queries)", "db/writer.h": "the writer's (records, writer, facts)"}
+DB_CONTRACT_OF = {"reports": "db/reader.h", "cli": "db/reader.h", "ingest": "db/writer.h"}
+# A run's facts are worked out in one file (the writer's, at write time); nowhere else does code
+# derive one from a run's raw columns: these patterns in a string literal (SQL) or in code.
+FACTS_HOME = "db/facts.c"
+FACTS_SQL = [
+    (re.compile(r"run_stop\s*-\s*run_start"), "a duration from run_stop - run_start"),
+    (re.compile(r"\bdawnbench_tta\b"), "DAWNBench's time to the threshold"),
+    (re.compile(r"\bcp_(?:epoch_num|samples_count|train_samples|first_passing_\w+|status)\b"),
+     "the RCP checker's convergence point candidates (runs.cp_*)"),
+    (re.compile(r"1e-6\s*\*\s*abs\("), "an evaluation's verdict against its target"),
+]
+# ... and the writer stores the candidates it derives from (INSERT names the columns).
+FACTS_RAW_OK = {"db/store.c"}
+FACTS_CODE = [
+    (re.compile(r"run_stop_s\s*-"), "a duration from run_stop_s - run_start_s"),
+]
+FACTS_CODE_MODULES = {"reports", "cli", "stats"}
+
+
 def public_headers(module, headers):
-    """The headers of module that other modules may include: <module>/<module>.h, or, for
-    common (small independent utilities, each with its contract), every header it has."""
+    """The headers of module that other modules may include: <module>/<module>.h (db: its base
+    header and its two contracts), or, for common (small independent utilities, each with its
+    contract), every header it has."""
     if module == "common":
         return set(headers)
+    if module == "db":
+        return {DB_BASE} | set(DB_CONTRACTS)
     return {"%s/%s.h" % (module, module)}
 
 
@@ -582,7 +608,57 @@ def check_errors(tree, fail):
                          "and fills a tta_error (common/error.h)" % (h, a.line, c.text))
 
 
-RULES = ["circles", "order", "sql", "size", "headers", "identity", "errors"]
+def check_contracts(tree, fail):
+    """reports/ and cli/ include (and call) db/'s readers' contract only, ingest/ the writer's only;
+    through another module's header too (cli includes ingest/ingest.h)."""
+    names = {}
+    for h in [DB_BASE] + sorted(DB_CONTRACTS):
+        names[h] = {t.text for t in tree.files[h].toks if t.kind == "id"} if h in tree.files else set()
+    for p, u in sorted(tree.files.items()):
+        m = module_of(p)
+        own = DB_CONTRACT_OF.get(m)
+        if not own:
+            continue
+        other = [h for h in DB_CONTRACTS if h != own]
+        for line, inc in u.includes:
+            q = tree.resolve_include(p, inc)
+            if q in other:
+                fail("contracts", "%s:%d: includes %s, %s contract: %s/ takes %s, %s"
+                     % (p, line, q, DB_CONTRACTS[q], m, own, DB_CONTRACTS[own]))
+    edges = tree.graphs()[1]
+    for a in sorted(edges):
+        m = module_of(a)
+        own = DB_CONTRACT_OF.get(m)
+        if not own:
+            continue
+        for b in sorted(edges[a]):
+            if module_of(b) != "db":
+                continue
+            wrong = [t for t in edges[a][b] if t not in names[own] and t not in names[DB_BASE]]
+            if wrong:
+                fail("contracts", "%s calls %s of %s, outside %s (%s contract, the one %s/ takes)"
+                     % (a, ties_text(wrong), b, own, DB_CONTRACTS[own], m))
+
+
+def check_facts(tree, fail):
+    """No file but FACTS_HOME derives a run's facts (FACTS_SQL in string literals; FACTS_CODE in
+    the code of reports/, cli/ and stats/)."""
+    for p, u in sorted(tree.files.items()):
+        if p == FACTS_HOME or module_of(p) not in MODULES:
+            continue
+        for line, text in [g for d in [u.toks] + u.directives for g in literal_groups(d)]:
+            for rx, what in FACTS_SQL:
+                if rx.search(text) and not (p in FACTS_RAW_OK and "cp_" in rx.pattern):
+                    fail("facts", "%s:%d: derives %s (\"%s\"): a run's facts are worked out in %s and read from "
+                         "run_facts" % (p, line, what, short(text), FACTS_HOME))
+        if module_of(p) in FACTS_CODE_MODULES:
+            code = " ".join(t.text for t in u.toks if t.kind not in ("str", "chr", "lc", "bc", "ws", "nl"))
+            for rx, what in FACTS_CODE:
+                if rx.search(code):
+                    fail("facts", "%s: derives %s: a run's facts are read as stored (tta_run_data)" % (p, what))
+
+
+RULES = ["circles", "order", "sql", "size", "headers", "identity", "errors", "contracts", "facts"]
 
 
 def run(root, build, out=sys.stdout, graph=False):
@@ -598,6 +674,8 @@ def run(root, build, out=sys.stdout, graph=False):
     check_headers(tree, fail)
     check_identity(tree, fail)
     check_errors(tree, fail)
+    check_contracts(tree, fail)
+    check_facts(tree, fail)
     print("check_arch: %s: %d files of %s; %s" % (tree.root, len(tree.files), " ".join(MODULES), tree.how), file=out)
     for rule, text in failures:
         print("FAIL %s: %s" % (rule, text), file=out)
@@ -700,6 +778,21 @@ CASES = [
     ("an identity column defined again in a macro of reports/", "identity", {
         "reports/dataset.c": '#define MY_ROUND {"round", "rnd", TTA_COL_TEXT, 0, 0}\n' + CLEAN["reports/dataset.c"]},
      ['reports/dataset.c:1: defines the identity column "round" again']),
+    ("ingest includes and calls db/'s readers' contract", "contracts", {
+        "db/reader.h": '#ifndef DR_H\n#define DR_H\n#include "db/db.h"\nint tta_db_runs(void);\n#endif\n',
+        "db/query.c": CLEAN["db/query.c"].replace('#include "db/db.h"\n', '#include "db/reader.h"\n') +
+        "int tta_db_runs(void) { return tta_db_count(\"runs\"); }\n",
+        "ingest/ingest.c": CLEAN["ingest/ingest.c"].replace('#include "db/db.h"\n', '#include "db/reader.h"\n')
+        .replace('tta_db_count("runs")', "tta_db_runs()")},
+     ["ingest/ingest.c:3: includes db/reader.h, the readers' (queries) contract"]),
+    ("a report derives a run's duration", "facts", {
+        "reports/dataset.c": CLEAN["reports/dataset.c"] + "struct run { double run_start_s, run_stop_s; };\n"
+        "double run_duration(const struct run *r) { return r->run_stop_s - r->run_start_s; }\n"},
+     ["reports/dataset.c: derives a duration from run_stop_s - run_start_s"]),
+    ("a query of db/ derives a duration in its SQL", "facts", {
+        "db/query.c": CLEAN["db/query.c"] + 'static const char *d = "SELECT run_stop - run_start FROM runs";\n'
+        "const char *tta_db_duration_sql(void) { return d; }\n"},
+     ["db/query.c:4: derives a duration from run_stop - run_start"]),
     ("a char **err parameter in a public header", "errors", {
         "ingest/ingest.h": CLEAN["ingest/ingest.h"].replace("int tta_ingest(const char *path);",
                                                             "int tta_ingest(const char *path);\n"

@@ -27,4 +27,4 @@ for archive in "$corpus"/mlperf-training-v*.tar.zst "$corpus"/dawnbench.tar.zst;
     "$TTA" --db "$db" ingest --quiet "$work/tree/$name" >/dev/null 2>"$work/ingest.err" || true
     rm -rf "${work:?}/tree/$name"
 done
-python3 "$here/run_facts.py" "$TTA" "$db"
+python3 "$here/run_facts.py" "$TTA" "$db" --corpus

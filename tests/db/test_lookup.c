@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "db/db.h"
+#include "db/reader.h"
 #include "test_sql.h"
 #include "tta_test.h"
 
@@ -23,7 +23,7 @@ static int write_run(tta_store *s, const char *path, const char *round, const ch
     tta_run_record r = {.round = (char *)round, .division = "closed", .submitter = (char *)submitter,
                         .system = (char *)system, .benchmark = (char *)benchmark, .run_index = run_index,
                         .run_start_s = NAN, .run_stop_s = NAN, .target = NAN, .target2 = NAN,
-                        .global_batch_size = NAN, .train_samples = NAN, .eval_samples = NAN, .tta_s = NAN,
+                        .global_batch_size = NAN, .train_samples = NAN, .eval_samples = NAN,
                         .hparams = hp, .n_hparams = n_hp, .cp_epoch_num = NAN, .cp_samples_count = NAN,
                         .cp_train_samples = NAN, .cp_first_passing_step = NAN, .cp_first_passing_samples = NAN};
     tta_db_file f = {.path = path, .format = "dawnbench-tsv", .size = 10, .hash = 7, .kind = TTA_DB_FILE_RUN,

@@ -6,7 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "db/db.h"
+#include "db/reader.h"
+#include "db/writer.h"
 #include "test_sql.h"
 #include "tta_test.h"
 

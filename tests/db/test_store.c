@@ -10,7 +10,8 @@
 #include <unistd.h>
 
 #include "common/buf.h"
-#include "db/db.h"
+#include "db/reader.h"
+#include "db/writer.h"
 #include "ingest/parsed.h"
 #include "ingest/records.h"
 #include "test_sql.h"
@@ -78,7 +79,6 @@ static void make_run(tta_parsed_file *f, const char *path, const char *round, co
     f->run.global_batch_size = 256;
     f->run.train_samples = NAN;
     f->run.eval_samples = NAN;
-    f->run.tta_s = NAN;
     /* As the builder leaves them: the checker's reading at run_stop (the last evaluation). */
     f->run.cp_status = status;
     f->run.cp_epoch_num = n ? (double)n : NAN;

@@ -27,7 +27,7 @@ TEST(cifar10_entry) {
         CHECK(r->evals[23].quality == 94.08);
         CHECK(r->epochs[1].start_s == r->epochs[0].stop_s);
     }
-    CHECK_NEAR(r->tta_s, 74.041416, 1e-9); /* the first row at 94% top-1: the last */
+    CHECK_NEAR(time_reaching(r, 94.0), 74.041416, 1e-9); /* the first row at 94% top-1: the last */
     /* misc: every key, as JSON */
     const tta_kv *lr = hparam(r, "learningRate");
     CHECK(lr && str_is(lr->value, "{\"type\":\"piecewiseLinear\",\"epochs\":[0,5,24],\"values\":[0,0.4,0]}"));
@@ -53,7 +53,7 @@ TEST(bom_crlf_and_reordered_columns) {
     CHECK(!f.failed);
     CHECK(r->n_evals == 200);
     if (r->n_evals == 200) CHECK(r->evals[0].quality == 43.18 && r->evals[199].quality == 95.15);
-    CHECK_NEAR(r->tta_s, 2136.1788, 1e-9);
+    CHECK_NEAR(time_reaching(r, 94.0), 2136.1788, 1e-9);
     CHECK_NEAR(r->run_stop_s, 7763.0976, 1e-9);
     CHECK_STR(r->submitter, "Chen Wang");
     tta_parsed_free(&f);
@@ -67,7 +67,7 @@ TEST(bom_crlf_and_reordered_columns) {
         CHECK(r->evals[112].quality == 93.35);
         CHECK(r->evals[0].quality == 19.74 && r->evals[0].quality2 == 7.21);
     }
-    CHECK_NEAR(r->tta_s, 1161696.3649778366, 1e-6);
+    CHECK_NEAR(time_reaching(r, 93.0), 1161696.3649778366, 1e-6);
     tta_parsed_free(&f);
 }
 
@@ -87,7 +87,7 @@ TEST(claims) {
         CHECK(r->has_seed && r->seed == i);
         CHECK(r->n_evals == 15);
         CHECK_NEAR(r->run_stop_s, stop[i], 1e-6);
-        CHECK_NEAR(r->tta_s, tta[i], 1e-6);
+        CHECK_NEAR(time_reaching(r, 88.0), tta[i], 1e-6);
         CHECK(epoch_reaching(r, 88.0) == reach[i]);
         const tta_kv *u = hparam(r, "unseenAccuracy");
         CHECK(u != NULL);
@@ -101,7 +101,7 @@ TEST(malformed_tsv) {
     CHECK(f.format == TTA_FMT_DAWNBENCH_TSV && !f.failed);
     CHECK(f.run.n_evals == 2);
     if (f.run.n_evals == 2) CHECK(f.run.evals[1].quality == 95 && f.run.evals[1].time_s == 5400 && f.run.evals[1].line == 4);
-    CHECK(f.run.tta_s == 5400);
+    CHECK(time_reaching(&f.run, 94.0) == 5400);
     tta_parsed_free(&f);
     /* No usable row: failed at the first bad row. */
     f = parse_text("x/a.tsv", "epoch\thours\ttop1Accuracy\n\n1\tsoon\t50\n2\t1\t\n");

@@ -70,7 +70,6 @@ TEST(resnet_run_details) {
     CHECK(r->train_samples == 1281167);
     CHECK(r->eval_samples == 50000);
     CHECK(isnan(r->target));
-    CHECK(isnan(r->tta_s));
     /* Epoch marks from epoch_start/epoch_stop: 41 epochs, each stopping after it starts. */
     CHECK(r->n_epochs == 41);
     for (size_t i = 0; i < r->n_epochs; i++) CHECK(r->epochs[i].stop_s >= r->epochs[i].start_s);

@@ -59,6 +59,13 @@ static inline double epoch_reaching(const tta_run_record *r, double target) {
     return NAN;
 }
 
+/* The time of the first evaluation meeting target (higher is better); NAN when none does. */
+static inline double time_reaching(const tta_run_record *r, double target) {
+    for (size_t i = 0; i < r->n_evals; i++)
+        if (r->evals[i].quality >= target - 1e-6 * fabs(target)) return r->evals[i].time_s;
+    return NAN;
+}
+
 /* The number of events with key. */
 static inline size_t count_key(const tta_parsed_file *f, const char *key) {
     size_t n = 0;
