@@ -181,6 +181,54 @@ TEST(run_tta_flags_and_two_metrics) {
     sqlite3_close(db);
 }
 
+/* The facts follow what is written: a run far outside its entry is flagged and left out of the
+ * entry's statistics until it is removed; a run published again in a later round names the
+ * earlier one; new rules work out every fact again (the triggers of schema 5 and db/facts.c). */
+TEST(facts_follow_changes) {
+    sqlite3 *db;
+    tta_error err;
+    tta_store *s = open_store(&db);
+    tta_parsed_file f;
+    double q[] = {0.70, 0.76};
+    const char *paths[] = {"c/result_1.txt", "c/result_2.txt", "c/result_3.txt", "c/result_4.txt"};
+    for (int i = 0; i < 4; i++) {
+        make_run(&f, paths[i], "v3.1", "resnet", "closed", q, 2, TTA_RUN_SUCCESS);
+        f.run.run_start_s = 1000 + 10000.0 * i;
+        f.run.run_stop_s = f.run.run_start_s + (i == 3 ? 6000 : 200 + i); /* the last: 30x the others */
+        CHECK(write_parsed(s, &f, &err) == TTA_OK);
+    }
+    /* the first run again, in a later round */
+    make_run(&f, "d/result_1.txt", "v4.0", "resnet", "closed", q, 2, TTA_RUN_SUCCESS);
+    f.run.run_start_s = 1000;
+    f.run.run_stop_s = 1200;
+    CHECK(write_parsed(s, &f, &err) == TTA_OK);
+    CHECK(tta_store_flush(s, &err) == TTA_OK); /* each commit works out the facts it needs */
+    CHECK(test_query_real(db, "SELECT count(*) FROM facts_pending") == 0);
+    CHECK(test_query_real(db, "SELECT count(*) FROM run_facts") == 5);
+    CHECK(test_query_real(db, "SELECT time_suspect FROM run_tta WHERE file = 'c/result_4.txt'") == 1);
+    CHECK(test_query_real(db, "SELECT count(*) FROM run_tta WHERE file = 'c/result_4.txt'"
+                              " AND flags = 'far_outside_entry' AND flag_reasons LIKE '100.00 min against the median%'") == 1);
+    CHECK(test_query_real(db, "SELECT count(*) FROM run_tta WHERE file LIKE 'c/%' AND flags = ''") == 3);
+    CHECK(test_query_real(db, "SELECT count(*) FROM run_tta WHERE file = 'd/result_1.txt' AND flags = 'republished'"
+                              " AND flag_reasons = 'the same run as c/result_1.txt of round v3.1 (equal run_start)'") == 1);
+    /* removing the odd run works its entry out again; removing the original clears the copy's flag */
+    CHECK(tta_store_forget(s, "c/result_4.txt", &err) == TTA_OK);
+    CHECK(tta_store_forget(s, "c/result_1.txt", &err) == TTA_OK);
+    CHECK(tta_store_finish(s, &err) == TTA_OK);
+    CHECK(test_query_real(db, "SELECT count(*) FROM run_facts") == 3);
+    CHECK(test_query_real(db, "SELECT count(*) FROM run_flags") == 0);
+    /* new rules: every verdict and fact again (here: the copy of the rules is made stale) */
+    sqlite3_exec(db, "UPDATE rule_meta SET value = 'stale' WHERE key = 'fingerprint';"
+                     "UPDATE run_facts SET reached = NULL, tta_s = NULL;", NULL, NULL, NULL);
+    tta_store_close(s);
+    sqlite3_close(db);
+    CHECK(tta_db_open(db_path, &db, &err) == TTA_OK);
+    CHECK(test_query_real(db, "SELECT count(*) FROM facts_pending") == 0);
+    CHECK(test_query_real(db, "SELECT count(*) FROM run_tta WHERE reached = 1 AND tta_s > 0") == 3);
+    CHECK(test_query_real(db, "SELECT count(*) FROM evaluations WHERE meets IS NULL") == 0);
+    sqlite3_close(db);
+}
+
 TEST(replace_and_failed_files) {
     sqlite3 *db;
     tta_error err;
@@ -509,6 +557,7 @@ TEST(events_view_puts_paths_back) {
 int main(void) {
     RUN(run_tta_view_rules);
     RUN(run_tta_flags_and_two_metrics);
+    RUN(facts_follow_changes);
     RUN(replace_and_failed_files);
     RUN(division_from_system_description);
     RUN(records_encoding);
