@@ -6,6 +6,7 @@
 #include "common/buf.h"
 #include "common/check.h"
 #include "reports/dataset.h"
+#include "reports/builders.h"
 #include "reports/render.h"
 #include "reports/summary.h"
 #include "reports/reports.h"
@@ -43,8 +44,8 @@ static const tta_column compare_columns[M_COUNT] = {
 /* The successful runs' TTAs of e; returns how many. */
 static size_t successful_ttas(const tta_entry_data *e, double *out) {
     size_t k = 0;
-    for (size_t i = 0; i < e->n_runs; i++)
-        if (tta_run_succeeded(&e->runs[i]))
+    for (size_t i = 0; i < e->n_runs; i++) /* a time a flag says cannot be trusted is left out (noted) */
+        if (tta_run_succeeded(&e->runs[i]) && !e->runs[i].time_suspect)
             out[k++] = e->runs[i].tta_s;
     return k;
 }
@@ -107,6 +108,8 @@ int tta_report_compare(sqlite3 *db, const char *a_spec, const char *b_spec, int 
     tta_table *t = tta_table_new(compare_columns, M_COUNT);
     size_t row = tta_table_add_row(t);
     char *name_a = tta_entry_name(ea), *name_b = tta_entry_name(eb);
+    tta_table_note_flags(t, row, ea, NULL); /* which runs are flagged; time_suspect ones are not compared */
+    tta_table_note_flags(t, row, eb, NULL);
     tta_table_set_number(t, row, M_ID_A, (double)ea->id);
     tta_table_set_number(t, row, M_ID_B, (double)eb->id);
     tta_table_set_text(t, row, M_A, name_a);

@@ -307,6 +307,7 @@ static void add_scaling_row(size_t base, size_t j, size_t series, void *ctx) {
     size_t row = tta_table_add_row(t);
     tta_identity id = tta_entry_identity(&e[j]);
     tta_table_set_identity(t, row, &id);
+    tta_table_note_flags(t, row, &e[j], NULL);
     tta_table_set_number(t, row, K_BASE_ENTRY, (double)e[base].id);
     tta_table_set_text(t, row, K_BASE, e[base].system);
     tta_table_set_number_or(t, row, K_ACC, e[j].accelerators > 0 ? e[j].accelerators : NAN,

@@ -105,6 +105,13 @@ def corpus_checks():
     variance = tta_out("report", "variance", "--round", "v0.7", "--submitter", "Google", "--system", "tpu-v3-8192-TF",
                        "--benchmark", "ssd")
     check("result_0.txt" in variance, "report variance names the v0.7 ssd run it leaves out:\n" + variance)
+    # compare leaves the suspect run out and names it
+    ids = con.execute("SELECT DISTINCT entry_id FROM run_tta WHERE round = 'v0.7' AND benchmark = 'ssd'"
+                      " AND submitter = 'Google' ORDER BY system = 'tpu-v3-8192-TF' DESC LIMIT 2").fetchall()
+    compare = tta_out("report", "compare", str(ids[0][0]), str(ids[1][0]), "--format", "json")
+    row = json.loads(compare)[0]
+    check("far_outside_entry result_0.txt" in row.get("note", "") and row["runs_a"] == 4,
+          "compare names the suspect run and compares 4 runs of its entry:\n" + compare[:600])
     # the others of that entry are not flagged
     others = con.execute("SELECT count(*) FROM run_tta WHERE file LIKE '%/v0.7/Google/results/tpu-v3-8192-TF/ssd/%'"
                          " AND flags = ''").fetchone()[0]
