@@ -112,6 +112,14 @@ def corpus_checks():
     row = json.loads(compare)[0]
     check("far_outside_entry result_0.txt" in row.get("note", "") and row["runs_a"] == 4,
           "compare names the suspect run and compares 4 runs of its entry:\n" + compare[:600])
+    # ... and so does the HTML page, in the variance section's footnotes
+    import os, tempfile
+    page = os.path.join(tempfile.mkdtemp(prefix="tta-facts-page."), "v07.html")
+    tta_out("report", "html", page, "--round", "v0.7")
+    with open(page, encoding="utf-8") as f:
+        html = f.read()
+    check("whose time cannot be trusted" in html and "922.50 min against the median" in html,
+          "the v0.7 page names the suspect ssd run in a footnote")
     # the others of that entry are not flagged
     others = con.execute("SELECT count(*) FROM run_tta WHERE file LIKE '%/v0.7/Google/results/tpu-v3-8192-TF/ssd/%'"
                          " AND flags = ''").fetchone()[0]
