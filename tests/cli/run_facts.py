@@ -114,10 +114,11 @@ def corpus_checks():
           "compare names the suspect run and compares 4 runs of its entry:\n" + compare[:600])
     # ... and so does the HTML page, in the variance section's footnotes
     import os, tempfile
-    page = os.path.join(tempfile.mkdtemp(prefix="tta-facts-page."), "v07.html")
-    tta_out("report", "html", page, "--round", "v0.7")
-    with open(page, encoding="utf-8") as f:
-        html = f.read()
+    with tempfile.TemporaryDirectory(prefix="tta-facts-page.") as d:
+        page = os.path.join(d, "v07.html")
+        tta_out("report", "html", page, "--round", "v0.7")
+        with open(page, encoding="utf-8") as f:
+            html = f.read()
     check("whose time cannot be trusted" in html and "922.50 min against the median" in html,
           "the v0.7 page names the suspect ssd run in a footnote")
     # the others of that entry are not flagged
