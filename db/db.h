@@ -327,7 +327,7 @@ int tta_db_host_peaks(sqlite3 *db, const char *host, int threads, tta_host_peaks
 int tta_db_entry_of_description(sqlite3 *db, const char *path, int64_t *entry, tta_error *err);
 
 /* The entry that `tta replay` / `tta verify` runs of system on benchmark were stored under
- * (round "local", submitter "replay"). *entry is -1 unless TTA_OK. */
+ * (round TTA_REPLAY_ROUND, submitter TTA_REPLAY_SUBMITTER: common/replay_log.h). *entry is -1 unless TTA_OK. */
 int tta_db_replay_entry(sqlite3 *db, const char *system, const char *benchmark, int64_t *entry, tta_error *err);
 
 /* What an entry says of itself: its benchmark, and the "model" of its system's latest

@@ -10,6 +10,7 @@
 #include <cjson/cJSON.h>
 
 #include "common/check.h"
+#include "common/replay_log.h"
 #include "db/query.h"
 
 static const char breakdown_sql[] =
@@ -18,7 +19,7 @@ static const char breakdown_sql[] =
     "  j.value ->> '$[3].backward_s', j.value ->> '$[3].optimizer_s', j.value ->> '$[3].comm_exposed_s',"
     "  j.value ->> '$[3].comm_total_s', j.value ->> '$[3].eval_s', j.value -> '$[3].rank_comm_total_s'"
     " FROM entries e JOIN runs r ON r.entry_id = e.id JOIN event_log l ON l.run_id = r.id, json_each(l.records) j"
-    " WHERE e.round = 'local' AND" DB_ENTRY_FILTER("e") " AND instr(l.records, '\"tta_epoch_breakdown\"') > 0"
+    " WHERE e.round = '" TTA_REPLAY_ROUND "' AND" DB_ENTRY_FILTER("e") " AND instr(l.records, '\"tta_epoch_breakdown\"') > 0"
     "  AND j.value ->> '$[2]' IN ('tta_world_size', 'tta_epoch_breakdown')"
     " ORDER BY r.entry_id, r.id, CAST(j.key AS INTEGER)";
 

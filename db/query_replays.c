@@ -9,12 +9,13 @@
 #include <string.h>
 
 #include "common/check.h"
+#include "common/replay_log.h"
 #include "db/query.h"
 
 static const char links_sql[] =
     "SELECT r.entry_id, r.id, j.value ->> '$[2]', j.value ->> '$[3]'"
     " FROM entries e JOIN runs r ON r.entry_id = e.id JOIN event_log l ON l.run_id = r.id, json_each(l.records) j"
-    " WHERE e.round = 'local' AND instr(l.records, '\"tta_replay_of\"') > 0"
+    " WHERE e.round = '" TTA_REPLAY_ROUND "' AND instr(l.records, '\"tta_replay_of\"') > 0"
     "  AND j.value ->> '$[2]' IN ('tta_replay_of', 'tta_to_schedule_end', 'eval_target', 'tta_unseen_accuracy',"
     "                            'tta_shifted_accuracy')"
     " ORDER BY r.entry_id, r.id, CAST(j.key AS INTEGER)";

@@ -16,7 +16,7 @@ const char *tta_benchmark_canonical(const char *name, size_t n, const char *roun
 int tta_benchmark_is_dawnbench(const char *canonical);
 
 /* The rule of a benchmark in a round; for a round the rules do not know (NULL, a replay's
- * "local"), the latest ruleset's. NULL for an unknown benchmark. */
+ * TTA_REPLAY_ROUND), the latest ruleset's. NULL for an unknown benchmark. */
 const tta_rule *tta_benchmark_rule(const char *canonical, const char *round);
 
 /* How the benchmark's quality is stored (its rule's scale; TTA_SCALE_ASIS when unknown). */

@@ -103,7 +103,7 @@ typedef struct {
     long pending_eval;     /* index of the last evaluation still without samples, or -1 */
     const char *log_benchmark; /* canonical, from submission_benchmark or the v0.5 line */
     char *log_org, *log_platform, *log_division;
-    char *log_round; /* tta_round: the round a replay log names ("local") */
+    char *log_round; /* TTA_KEY_ROUND: the round a replay log names (TTA_REPLAY_ROUND) */
     char *sys_division, *sys_submitter, *sys_name; /* from a :::SYSJSON record */
     uint32_t first_bad_line;
     char first_bad_reason[96];

@@ -16,6 +16,7 @@
 
 #include "common/check.h"
 #include "common/hash.h"
+#include "common/replay_log.h"
 #include "ingest/benchmarks.h"
 #include "ingest/parse_common.h"
 
@@ -460,8 +461,8 @@ void tta_rb_record(tta_run_builder *b, const tta_log_record *rec) {
         if (KEY_IS(k, "run_start") && !b->have_start) {
             r->run_start_s = rec->time_s;
             b->have_start = 1;
-        } else if (KEY_IS(k, "tta_round") && !b->log_round) {
-            /* tta's replays name their round ("local"): no path says it */
+        } else if (KEY_IS(k, TTA_KEY_ROUND) && !b->log_round) {
+            /* tta's replays name their round (TTA_REPLAY_ROUND): no path says it */
             b->log_round = tta_parsed_string(f, rec->value);
         }
         break;

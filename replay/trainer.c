@@ -32,6 +32,7 @@
 
 #include "common/buf.h"
 #include "common/check.h"
+#include "common/replay_log.h"
 #include "replay/checkpoint.h"
 #include "replay/data.h"
 #include "replay/engine.h"
@@ -233,9 +234,9 @@ static int open_log(run_state *r, tta_error *err) {
 static void log_header(run_state *r) {
     const tta_replay_spec *spec = r->spec;
     tta_mllog *log = r->log;
-    tta_mllog_string(log, "tta_round", "local");
+    tta_mllog_string(log, TTA_KEY_ROUND, TTA_REPLAY_ROUND);
     tta_mllog_string(log, "submission_benchmark", spec->benchmark);
-    tta_mllog_string(log, "submission_org", "replay");
+    tta_mllog_string(log, "submission_org", TTA_REPLAY_SUBMITTER);
     tta_mllog_string(log, "submission_division", "open");
     tta_mllog_string(log, "submission_platform", r->opt->system ? r->opt->system : "local");
     tta_mllog_string(log, "submission_status", "onprem");
