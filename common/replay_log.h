@@ -16,4 +16,33 @@
 /* The log key (and system description member) that names a replay's round. */
 #define TTA_KEY_ROUND "tta_round"
 
+/* tta's own records of a run (every such key starts "tta_"): the data-parallel workers K (a
+ * number, once), and per epoch its time breakdown (an object of tta_breakdown_names' members,
+ * seconds, and TTA_BREAKDOWN_RANK_COMM; metadata epoch_num). */
+#define TTA_KEY_WORLD_SIZE "tta_world_size"
+#define TTA_KEY_EPOCH_BREAKDOWN "tta_epoch_breakdown"
+
+/* The fields of a time breakdown, in the order the log writes them: training time of the epoch,
+ * waiting for data, forward, backward, optimizer, communication exposed (the training thread's
+ * time in communication calls) and in all (each bucket's duration, hidden or not), evaluation. */
+typedef enum {
+    TTA_BREAKDOWN_EPOCH_S,
+    TTA_BREAKDOWN_DATA_S,
+    TTA_BREAKDOWN_FORWARD_S,
+    TTA_BREAKDOWN_BACKWARD_S,
+    TTA_BREAKDOWN_OPTIMIZER_S,
+    TTA_BREAKDOWN_COMM_EXPOSED_S,
+    TTA_BREAKDOWN_COMM_TOTAL_S,
+    TTA_BREAKDOWN_EVAL_S,
+    TTA_BREAKDOWN_FIELDS
+} tta_breakdown_field;
+
+/* Each field's name: its member in the record's value (replay/ writes it, ingest/ reads it) and
+ * its column in the database's replay_epoch_breakdown (db/ builds its SQL from these). */
+extern const char *const tta_breakdown_names[TTA_BREAKDOWN_FIELDS];
+
+/* The breakdown's member holding each rank's comm_total_s, an array in rank order (column
+ * comm_total_s of replay_rank_comm). */
+#define TTA_BREAKDOWN_RANK_COMM "rank_comm_total_s"
+
 #endif

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "common/error.h"
+#include "common/replay_log.h"
 
 /* ---- Opening and the schema (open.c) ---------------------------------------------------- */
 
@@ -177,7 +178,8 @@ void tta_rcp_entries_free(tta_rcp_entry_row *e, size_t n);
 
 /* ---- Time breakdown records of replayed runs (query_breakdown.c) -------------------------- */
 
-/* One tta_world_size or tta_epoch_breakdown record of a run's log (docs/replay.md). */
+/* One world size or time breakdown record of a run's log (TTA_KEY_WORLD_SIZE, TTA_KEY_EPOCH_BREAKDOWN:
+ * common/replay_log.h; docs/replay.md), as stored in the replay tables. */
 typedef struct {
     int64_t entry_id, run_id;
     int is_world_size; /* 1: a tta_world_size record (world_size); 0: a tta_epoch_breakdown */
@@ -189,9 +191,9 @@ typedef struct {
     size_t n_ranks;
 } tta_epoch_breakdown;
 
-/* The breakdown and world size records of the runs of f (NULL: all) of round local (replays; no
- * published log has them), by entry, run and position
- * in the log. TTA_OK with *out (free with tta_epoch_breakdowns_free); TTA_EINPUT or TTA_EDB. */
+/* The world size and breakdown records of the runs of f (NULL: all) that logged them (replays; no
+ * published log has them): by entry and run, each run's world size first, then its breakdowns in
+ * log order. TTA_OK with *out (free with tta_epoch_breakdowns_free); TTA_EINPUT or TTA_EDB. */
 int tta_db_epoch_breakdowns(sqlite3 *db, const tta_filter *f, tta_epoch_breakdown **out, size_t *n,
                             tta_error *err);
 void tta_epoch_breakdowns_free(tta_epoch_breakdown *b, size_t n);
@@ -376,6 +378,19 @@ typedef struct {
     tta_str value; /* JSON text */
 } tta_kv;
 
+/* ---- Replay records (what the writer stores of tta's own records of a replay log) ------------ */
+
+/* One time breakdown record of a replay log (TTA_KEY_EPOCH_BREAKDOWN, common/replay_log.h): a row
+ * of replay_epoch_breakdown, with its ranks' rows of replay_rank_comm. */
+typedef struct {
+    double epoch;                      /* its metadata epoch_num; NAN when absent */
+    double seconds[TTA_BREAKDOWN_FIELDS]; /* by tta_breakdown_field; NAN where the record lacks the
+                                          member or it is not a number */
+    double *rank_comm_s;               /* n_ranks: each rank's comm_total_s (NAN: not a number); NULL
+                                          when the record has no such array */
+    uint32_t n_ranks;
+} tta_breakdown_record;
+
 /* One training run (an MLPerf result log or a DAWNBench TSV). */
 typedef struct {
     /* Identity: round ("v0.5", "v0.6", "v0.7", ..., "dawnbench", "local"), division ("closed",
@@ -413,6 +428,13 @@ typedef struct {
     /* Records the format reader could not read (broken JSON, no key...): MLCommons' parser
      * rejects such a file, so its summarizer drops the run from the official score. */
     uint32_t unreadable_records, first_unreadable_line;
+    /* tta's replay logs (common/replay_log.h; stored in replay_runs, replay_epoch_breakdown and
+     * replay_rank_comm): TTA_KEY_WORLD_SIZE's value (the last logged; NAN when not a number) when
+     * has_world_size, and every time breakdown record in log order. */
+    int has_world_size;
+    double world_size;
+    tta_breakdown_record *breakdowns;
+    size_t n_breakdowns;
 } tta_run_record;
 
 /* A system description (systems/<name>.json, or v0.5 entry.json, or a DAWNBench entry JSON). */

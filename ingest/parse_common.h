@@ -92,7 +92,7 @@ typedef struct {
     const tta_path_meta *pm;
     int zero_based_epochs; /* v0.5 and the text form: eval_accuracy's "epoch" counts from 0 */
     int bleu_is_fraction;  /* :::MLLOG logs BLEU as a fraction of 1 */
-    size_t cap_events, cap_evals, cap_epochs, cap_blocks, cap_hparams;
+    size_t cap_events, cap_evals, cap_epochs, cap_blocks, cap_hparams, cap_breakdowns;
     tta_epoch_mark *blocks; /* block_start/block_stop marks (used when there are no epoch marks) */
     size_t n_blocks;
     tta_index_map hparam_keys, epoch_index, block_index, eval_seen;

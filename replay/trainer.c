@@ -110,28 +110,33 @@ typedef struct {
 /* ------------------------------------------------------------------------------------------ */
 /* The run                                                                                      */
 
-/* Writes the tta_epoch_breakdown record of one epoch (seconds, summed over the epoch's steps;
- * rank_comm_total_s: each rank's communication time). */
+/* Writes the time breakdown record of one epoch (TTA_KEY_EPOCH_BREAKDOWN: seconds summed over the
+ * epoch's steps, the members common/replay_log.h names; TTA_BREAKDOWN_RANK_COMM: each rank's
+ * communication time). */
 static void log_breakdown(run_state *r, const phase_times *pt, const double *rank_comm, int epoch) {
     buf v = {0}, meta = {0};
-    buf_puts(&v, "{\"epoch_s\": ");
-    buf_json_number(&v, pt->epoch);
-    const char *names[] = {"data_s", "forward_s", "backward_s", "optimizer_s", "comm_exposed_s", "comm_total_s",
-                           "eval_s"};
-    const double vals[] = {pt->data, pt->forward, pt->backward, pt->optimizer, pt->comm_exposed, pt->comm_total,
-                           pt->eval};
-    for (int i = 0; i < 7; i++) {
-        buf_printf(&v, ", \"%s\": ", names[i]);
+    const double vals[TTA_BREAKDOWN_FIELDS] = {
+        [TTA_BREAKDOWN_EPOCH_S] = pt->epoch,
+        [TTA_BREAKDOWN_DATA_S] = pt->data,
+        [TTA_BREAKDOWN_FORWARD_S] = pt->forward,
+        [TTA_BREAKDOWN_BACKWARD_S] = pt->backward,
+        [TTA_BREAKDOWN_OPTIMIZER_S] = pt->optimizer,
+        [TTA_BREAKDOWN_COMM_EXPOSED_S] = pt->comm_exposed,
+        [TTA_BREAKDOWN_COMM_TOTAL_S] = pt->comm_total,
+        [TTA_BREAKDOWN_EVAL_S] = pt->eval,
+    };
+    for (int i = 0; i < TTA_BREAKDOWN_FIELDS; i++) {
+        buf_printf(&v, "%s\"%s\": ", i ? ", " : "{", tta_breakdown_names[i]);
         buf_json_number(&v, vals[i]);
     }
-    buf_puts(&v, ", \"rank_comm_total_s\": [");
+    buf_puts(&v, ", \"" TTA_BREAKDOWN_RANK_COMM "\": [");
     for (int k = 0; k < r->K; k++) {
         if (k) buf_puts(&v, ", ");
         buf_json_number(&v, rank_comm[k]);
     }
     buf_puts(&v, "]}");
     buf_printf(&meta, "\"epoch_num\": %d", epoch);
-    tta_mllog_event_json(r->log, TTA_MLLOG_POINT, "tta_epoch_breakdown", buf_str(&v), buf_str(&meta));
+    tta_mllog_event_json(r->log, TTA_MLLOG_POINT, TTA_KEY_EPOCH_BREAKDOWN, buf_str(&v), buf_str(&meta));
     buf_free(&v);
     buf_free(&meta);
 }
@@ -243,7 +248,7 @@ static void log_header(run_state *r) {
     tta_mllog_event_json(log, TTA_MLLOG_START, "init_start", "null", NULL);
     tta_mllog_number(log, "seed", (double)r->seed);
     tta_mllog_number(log, "global_batch_size", spec->batch_size * r->K);
-    tta_mllog_number(log, "tta_world_size", r->K);
+    tta_mllog_number(log, TTA_KEY_WORLD_SIZE, r->K);
     if (spec->origin) tta_mllog_string(log, "tta_replay_of", spec->origin);
     /* how the run ends, so that a report reading the stored run compares it as it ran: 1 goes on
      * past the target to the schedule's end (DAWNBench, `tta verify`), 0 stops there (MLPerf) */
