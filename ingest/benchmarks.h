@@ -27,7 +27,8 @@ tta_quality_scale tta_benchmark_scale(const char *canonical, const char *round);
 const char *tta_dawnbench_metric_column(const char *canonical);
 double tta_dawnbench_threshold(const char *canonical);
 
-/* Compares round names "vX.Y": <0, 0, >0; unknown rounds sort first. */
+/* Compares rounds by their order in the rules (schemas/benchmark_rules.json "rounds", in time
+ * order): <0, 0, >0; rounds the rules do not know sort first. */
 int tta_round_compare(const char *a, const char *b);
 
 #endif
