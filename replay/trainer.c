@@ -32,6 +32,7 @@
 
 #include "common/buf.h"
 #include "common/check.h"
+#include "common/profile_json.h"
 #include "common/replay_log.h"
 #include "replay/checkpoint.h"
 #include "replay/data.h"
@@ -142,40 +143,49 @@ static void log_breakdown(run_state *r, const phase_times *pt, const double *ran
 }
 
 /* The tta_memory record: bytes by category, exact from the trainer's allocations (as `tta
- * profile` reports them). */
+ * profile` reports them, under the same names: common/profile_json.h). */
 static void log_memory(run_state *r, size_t data_bytes) {
     size_t mem[TTA_MEM_COUNT];
     tta_model_memory(r->s.m, mem);
+    static const tta_profile_memory order[] = {TTA_PMEM_WEIGHTS, TTA_PMEM_BUFFERS, TTA_PMEM_WEIGHT_GRADS,
+                                               TTA_PMEM_OPTIMIZER_STATE, TTA_PMEM_FEATURE_MAPS, TTA_PMEM_WORKSPACE,
+                                               TTA_PMEM_EVAL, TTA_PMEM_DATA};
+    size_t bytes[TTA_PMEM_COUNT] = {
+        [TTA_PMEM_WEIGHTS] = mem[TTA_MEM_WEIGHTS],
+        [TTA_PMEM_BUFFERS] = mem[TTA_MEM_BUFFERS],
+        [TTA_PMEM_WEIGHT_GRADS] = mem[TTA_MEM_WEIGHT_GRADS],
+        [TTA_PMEM_OPTIMIZER_STATE] = tta_optim_state_bytes(&r->s.optim),
+        [TTA_PMEM_FEATURE_MAPS] = mem[TTA_MEM_ACTIVATIONS] + mem[TTA_MEM_ACT_GRADS] + mem[TTA_MEM_SAVED],
+        [TTA_PMEM_WORKSPACE] = mem[TTA_MEM_WORKSPACE],
+        [TTA_PMEM_EVAL] = mem[TTA_MEM_EVAL],
+        [TTA_PMEM_DATA] = data_bytes,
+    };
     buf v = {0};
-    buf_printf(&v,
-               "{\"weights\": %zu, \"buffers\": %zu, \"weight_grads\": %zu, \"optimizer_state\": %zu, "
-               "\"feature_maps\": %zu, \"workspace\": %zu, \"eval\": %zu, \"data\": %zu}",
-               mem[TTA_MEM_WEIGHTS], mem[TTA_MEM_BUFFERS], mem[TTA_MEM_WEIGHT_GRADS],
-               tta_optim_state_bytes(&r->s.optim),
-               mem[TTA_MEM_ACTIVATIONS] + mem[TTA_MEM_ACT_GRADS] + mem[TTA_MEM_SAVED], mem[TTA_MEM_WORKSPACE],
-               mem[TTA_MEM_EVAL], data_bytes);
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
+        buf_printf(&v, "%s\"%s\": %zu", i ? ", " : "{", tta_profile_memory_names[order[i]], bytes[order[i]]);
+    buf_putc(&v, '}');
     tta_mllog_event_json(r->log, TTA_MLLOG_POINT, "tta_memory", buf_str(&v), NULL);
     buf_free(&v);
 }
 
 /* The tta_layer_profile record: per layer, analytic FLOPs and bytes of one training step and the
  * measured seconds per step, averaged over the run's steps (the model's per-op timers; a layer
- * fused into another has no time of its own). */
+ * fused into another has no time of its own); members named as a profile's layers are. */
 static void log_layer_profile(run_state *r, long steps) {
     int nl;
     const tta_layer_stats *st = tta_model_layer_stats(r->s.m, &nl);
     buf v = {0};
-    buf_printf(&v, "{\"steps\": %ld, \"layers\": [", steps);
+    buf_printf(&v, "{\"steps\": %ld, \"" TTA_PROFILE_LAYERS "\": [", steps);
     for (int i = 0; i < nl; i++) {
-        buf_puts(&v, i ? ", {\"name\": " : "{\"name\": ");
+        buf_puts(&v, i ? ", {\"" TTA_LAYER_NAME "\": " : "{\"" TTA_LAYER_NAME "\": ");
         buf_json_string(&v, st[i].name, strlen(st[i].name));
-        buf_puts(&v, ", \"type\": ");
+        buf_puts(&v, ", \"" TTA_LAYER_TYPE "\": ");
         buf_json_string(&v, st[i].type, strlen(st[i].type));
-        buf_puts(&v, ", \"flops\": ");
+        buf_printf(&v, ", \"%s\": ", tta_profile_layer_names[TTA_LAYER_FLOPS]);
         buf_json_number(&v, st[i].flops_fwd + st[i].flops_bwd);
-        buf_puts(&v, ", \"bytes\": ");
+        buf_printf(&v, ", \"%s\": ", tta_profile_layer_names[TTA_LAYER_BYTES]);
         buf_json_number(&v, st[i].bytes_fwd + st[i].bytes_bwd);
-        buf_puts(&v, ", \"time_s\": ");
+        buf_printf(&v, ", \"%s\": ", tta_profile_layer_names[TTA_LAYER_TIME_S]);
         buf_json_number(&v, steps > 0 ? (st[i].time_fwd + st[i].time_bwd) / (double)steps : 0);
         buf_puts(&v, "}");
     }
