@@ -17,10 +17,17 @@
 #define TTA_KEY_ROUND "tta_round"
 
 /* tta's own records of a run (every such key starts "tta_"): the data-parallel workers K (a
- * number, once), and per epoch its time breakdown (an object of tta_breakdown_names' members,
+ * number, once), what the run replays and how it ran (below), and per epoch its time breakdown (an object of tta_breakdown_names' members,
  * seconds, and TTA_BREAKDOWN_RANK_COMM; metadata epoch_num). */
 #define TTA_KEY_WORLD_SIZE "tta_world_size"
 #define TTA_KEY_EPOCH_BREAKDOWN "tta_epoch_breakdown"
+/* The claim a run replays ("<round>/<division>/<submitter>/<system>/<benchmark>"), whether it went
+ * on past the target to the schedule's end (1) or stopped there (0), and the final model's
+ * accuracy on the unseen and the shifted data (after run_stop). */
+#define TTA_KEY_REPLAY_OF "tta_replay_of"
+#define TTA_KEY_TO_SCHEDULE_END "tta_to_schedule_end"
+#define TTA_KEY_UNSEEN_ACCURACY "tta_unseen_accuracy"
+#define TTA_KEY_SHIFTED_ACCURACY "tta_shifted_accuracy"
 
 /* The fields of a time breakdown, in the order the log writes them: training time of the epoch,
  * waiting for data, forward, backward, optimizer, communication exposed (the training thread's

@@ -204,14 +204,15 @@ void tta_epoch_breakdowns_free(tta_epoch_breakdown *b, size_t n);
 typedef struct {
     int64_t entry_id, run_id;       /* the replay's entry (round local, submitter replay) and run */
     char *claim;                    /* tta_replay_of: the claim's round/division/submitter/system/benchmark */
-    double target;                  /* eval_target: the validation accuracy it was to reach; NAN when not logged */
+    double target;                  /* eval_target (runs.target): the validation accuracy it was to reach; NAN
+                                       when not logged */
     int to_schedule_end;            /* tta_to_schedule_end: 1 ran on past the target to the schedule's end,
                                        0 stopped at it; -1 not logged (replays stored before it was) */
     double unseen_acc, shifted_acc; /* the final model's, after run_stop; NAN when not logged */
 } tta_replay_link;
 
-/* Every stored run of round local (where replays are filed) whose log names the claim it replays
- * (tta_replay_of), by entry and run.
+/* Every stored run whose log names the claim it replays (tta_replay_of, stored typed in
+ * replay_runs: only replays log it), by entry and run.
  * TTA_OK with *out (free with tta_replay_links_free; none: NULL, 0); TTA_EDB. */
 int tta_db_replay_links(sqlite3 *db, tta_replay_link **out, size_t *n, tta_error *err);
 void tta_replay_links_free(tta_replay_link *l, size_t n);
@@ -429,10 +430,16 @@ typedef struct {
      * rejects such a file, so its summarizer drops the run from the official score. */
     uint32_t unreadable_records, first_unreadable_line;
     /* tta's replay logs (common/replay_log.h; stored in replay_runs, replay_epoch_breakdown and
-     * replay_rank_comm): TTA_KEY_WORLD_SIZE's value (the last logged; NAN when not a number) when
-     * has_world_size, and every time breakdown record in log order. */
-    int has_world_size;
+     * replay_rank_comm). replay_logged: the log gave one of the run's own records below (a row of
+     * replay_runs): TTA_KEY_WORLD_SIZE's value (the last logged; NAN when not a number or none),
+     * and the first string of TTA_KEY_REPLAY_OF (NULL), the first number of TTA_KEY_TO_SCHEDULE_END
+     * (1 when not 0; -1 none), TTA_KEY_UNSEEN_ACCURACY and TTA_KEY_SHIFTED_ACCURACY (NAN none); and
+     * every time breakdown record in log order. */
+    int replay_logged;
     double world_size;
+    char *replay_of;
+    int to_schedule_end;
+    double unseen_accuracy, shifted_accuracy;
     tta_breakdown_record *breakdowns;
     size_t n_breakdowns;
 } tta_run_record;

@@ -86,7 +86,8 @@ static const char *const statement_sql[ST_COUNT] = {
                         " time, key, value) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
     [ST_INSERT_ENTRY_FILE] = "INSERT INTO entry_files(source_id, round, submitter, system, benchmark, kind,"
                              " scaling_factor, score_min, content) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-    [ST_INSERT_REPLAY_RUN] = "INSERT INTO replay_runs(run_id, world_size) VALUES (?1, ?2)",
+    [ST_INSERT_REPLAY_RUN] = "INSERT INTO replay_runs(run_id, world_size, replay_of, to_schedule_end, unseen_accuracy,"
+                             " shifted_accuracy) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     [ST_INSERT_RANK_COMM] = "INSERT INTO replay_rank_comm(run_id, seq, rank, comm_total_s) VALUES (?1, ?2, ?3, ?4)",
 };
 
@@ -362,17 +363,22 @@ static int insert_rows(tta_store *s, int kind, int64_t run_id, const void *rows,
     return SQLITE_OK;
 }
 
-/* Writes the replay records of run r (run_id): its world size and time breakdowns with their
- * ranks' communication. SQLite's code. */
+/* Writes the replay records of run r (run_id): its own row (world size, the claim it replays, how
+ * it ran, its final accuracies) and its time breakdowns with their ranks' communication. SQLite's
+ * code. */
 static int write_replay_records(tta_store *s, int64_t run_id, const tta_run_record *r) {
     int rc;
-    if (r->has_world_size) {
+    if (r->replay_logged) {
         sqlite3_stmt *st = s->st[ST_INSERT_REPLAY_RUN];
         sqlite3_bind_int64(st, 1, run_id);
         if (isfinite(r->world_size) && fabs(r->world_size) < 9.2e18)
             sqlite3_bind_int64(st, 2, (int64_t)r->world_size);
         else
             sqlite3_bind_null(st, 2);
+        bind_text(st, 3, r->replay_of);
+        bind_count(st, 4, r->to_schedule_end);
+        bind_real(st, 5, r->unseen_accuracy);
+        bind_real(st, 6, r->shifted_accuracy);
         if ((rc = exec_stmt(st)) != SQLITE_OK) return rc;
     }
     for (size_t i = 0; i < r->n_breakdowns; i++) {

@@ -304,7 +304,8 @@ void tta_rb_init(tta_run_builder *b, tta_parsed_file *f, const tta_path_meta *pm
     r->cp_status = TTA_RUN_UNKNOWN;
     r->cp_epoch_num = r->cp_samples_count = r->cp_train_samples = NAN;
     r->cp_first_passing_step = r->cp_first_passing_samples = NAN;
-    r->world_size = NAN;
+    r->world_size = r->unseen_accuracy = r->shifted_accuracy = NAN;
+    r->to_schedule_end = -1;
     b->cp_now.epoch_num = b->cp_now.samples_count = b->cp_now.train_samples = NAN;
     b->cp_stop = b->cp_now;
 }
@@ -424,15 +425,30 @@ static void add_breakdown(tta_run_builder *b, const tta_log_record *rec, double 
 }
 
 /* tta's own records of a replay log (keys starting "tta_", common/replay_log.h) that the database
- * keeps typed: the world size and the per-epoch time breakdown. */
+ * keeps typed: the per-epoch time breakdown, and the run's world size (the last), the claim it
+ * replays (the first string), how it ran and its final accuracies (the first numbers). */
 static void read_replay_record(tta_run_builder *b, const tta_log_record *rec, double epoch) {
     tta_run_record *r = &b->f->run;
-    if (KEY_IS(rec->key, TTA_KEY_EPOCH_BREAKDOWN)) {
+    tta_str k = rec->key;
+    double v = json_number(rec->value);
+    if (KEY_IS(k, TTA_KEY_EPOCH_BREAKDOWN)) {
         add_breakdown(b, rec, epoch);
-    } else if (KEY_IS(rec->key, TTA_KEY_WORLD_SIZE)) {
-        r->has_world_size = 1;
-        r->world_size = span_number(rec->value);
+        return;
     }
+    if (KEY_IS(k, TTA_KEY_WORLD_SIZE)) {
+        r->world_size = span_number(rec->value);
+    } else if (KEY_IS(k, TTA_KEY_REPLAY_OF)) {
+        if (!r->replay_of) r->replay_of = tta_parsed_string(b->f, rec->value);
+    } else if (KEY_IS(k, TTA_KEY_TO_SCHEDULE_END)) {
+        if (r->to_schedule_end < 0 && !isnan(v)) r->to_schedule_end = v != 0;
+    } else if (KEY_IS(k, TTA_KEY_UNSEEN_ACCURACY)) {
+        if (isnan(r->unseen_accuracy)) r->unseen_accuracy = v;
+    } else if (KEY_IS(k, TTA_KEY_SHIFTED_ACCURACY)) {
+        if (isnan(r->shifted_accuracy)) r->shifted_accuracy = v;
+    } else {
+        return;
+    }
+    r->replay_logged = 1;
 }
 
 /* :::SYSJSON: the system description printed into the log (later rounds). */

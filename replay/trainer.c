@@ -259,10 +259,10 @@ static void log_header(run_state *r) {
     tta_mllog_number(log, "seed", (double)r->seed);
     tta_mllog_number(log, "global_batch_size", spec->batch_size * r->K);
     tta_mllog_number(log, TTA_KEY_WORLD_SIZE, r->K);
-    if (spec->origin) tta_mllog_string(log, "tta_replay_of", spec->origin);
+    if (spec->origin) tta_mllog_string(log, TTA_KEY_REPLAY_OF, spec->origin);
     /* how the run ends, so that a report reading the stored run compares it as it ran: 1 goes on
      * past the target to the schedule's end (DAWNBench, `tta verify`), 0 stops there (MLPerf) */
-    tta_mllog_number(log, "tta_to_schedule_end", r->opt->to_schedule_end ? 1 : 0);
+    tta_mllog_number(log, TTA_KEY_TO_SCHEDULE_END, r->opt->to_schedule_end ? 1 : 0);
     tta_mllog_number(log, "tta_local_batch_size", spec->batch_size);
     tta_mllog_number(log, "opt_base_learning_rate",
                      tta_lr_at(&spec->schedule, spec->schedule.warmup_epochs) * tta_replay_lr_factor(spec, r->K, 1e9));
@@ -490,8 +490,8 @@ static int finish(run_state *r, int rc, tta_error *err) {
         tta_dataset shifted = tta_data_shifted(&r->unseen, 2, 0.05, 0x5eed);
         out->unseen_acc = tta_session_accuracy(&r->s, &r->unseen);
         out->shifted_acc = tta_session_accuracy(&r->s, &shifted);
-        if (log) tta_mllog_number(log, "tta_unseen_accuracy", out->unseen_acc);
-        if (log) tta_mllog_number(log, "tta_shifted_accuracy", out->shifted_acc);
+        if (log) tta_mllog_number(log, TTA_KEY_UNSEEN_ACCURACY, out->unseen_acc);
+        if (log) tta_mllog_number(log, TTA_KEY_SHIFTED_ACCURACY, out->shifted_acc);
         tta_dataset_free(&shifted);
     }
     size_t np = r->s.n_params;

@@ -3,10 +3,16 @@
 -- any other record; the log's records stay in event_log too. A breakdown column is named as the
 -- log's member (tta_breakdown_names): db/ builds its SQL of these columns from those names.
 
--- One row per run whose log gives tta_world_size (the last one logged).
+-- One row per run whose log gives one of tta's own run records (tta_world_size, tta_replay_of,
+-- tta_to_schedule_end, tta_unseen_accuracy, tta_shifted_accuracy): a replay. Its eval_target is
+-- runs.target.
 CREATE TABLE replay_runs (
-    run_id     INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
-    world_size INTEGER                      -- data-parallel workers K; NULL when not a number
+    run_id           INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+    world_size       INTEGER,               -- data-parallel workers K (the last logged); NULL none
+    replay_of        TEXT,                  -- the claim it replays, round/division/submitter/system/benchmark
+    to_schedule_end  INTEGER,               -- 1: went on past the target to the schedule's end; 0: stopped
+    unseen_accuracy  REAL,                  -- the final model's, on data never trained on (after run_stop)
+    shifted_accuracy REAL                   -- the same on a shifted copy of it
 );
 
 -- One row per tta_epoch_breakdown record: seconds of one epoch, summed over its steps (NULL where
@@ -38,13 +44,31 @@ CREATE TABLE replay_rank_comm (
 
 -- Replays stored before this version: the same rows, once, from their stored records
 -- (event_log.records elements are [line, time, key, value, metadata, epoch_num, samples, ...]).
-INSERT INTO replay_runs(run_id, world_size)
-SELECT l.run_id,
-       (SELECT CASE WHEN json_type(j.value, '$[3]') IN ('integer', 'real') THEN CAST(j.value ->> '$[3]' AS INTEGER) END
-        FROM json_each(l.records) j WHERE j.value ->> '$[2]' = 'tta_world_size'
-        ORDER BY CAST(j.key AS INTEGER) DESC LIMIT 1)
-FROM event_log l
-WHERE instr(l.records, '"tta_world_size"') > 0;
+CREATE TEMP TABLE old_run_records AS
+SELECT l.run_id, CAST(j.key AS INTEGER) AS pos, j.value ->> '$[2]' AS key, json_type(j.value, '$[3]') AS type,
+       j.value ->> '$[3]' AS value
+FROM event_log l, json_each(l.records) j
+WHERE (instr(l.records, '"tta_world_size"') > 0 OR instr(l.records, '"tta_replay_of"') > 0
+       OR instr(l.records, '"tta_to_schedule_end"') > 0 OR instr(l.records, '"tta_unseen_accuracy"') > 0
+       OR instr(l.records, '"tta_shifted_accuracy"') > 0)
+  AND j.value ->> '$[2]' IN ('tta_world_size', 'tta_replay_of', 'tta_to_schedule_end', 'tta_unseen_accuracy',
+                             'tta_shifted_accuracy');
+
+INSERT INTO replay_runs(run_id, world_size, replay_of, to_schedule_end, unseen_accuracy, shifted_accuracy)
+SELECT r.run_id,
+       (SELECT CASE WHEN type IN ('integer', 'real') THEN CAST(value AS INTEGER) END FROM old_run_records x
+        WHERE x.run_id = r.run_id AND key = 'tta_world_size' ORDER BY pos DESC LIMIT 1),
+       (SELECT value FROM old_run_records x
+        WHERE x.run_id = r.run_id AND key = 'tta_replay_of' AND type = 'text' ORDER BY pos LIMIT 1),
+       (SELECT value <> 0 FROM old_run_records x
+        WHERE x.run_id = r.run_id AND key = 'tta_to_schedule_end' AND type IN ('integer', 'real') ORDER BY pos LIMIT 1),
+       (SELECT value FROM old_run_records x
+        WHERE x.run_id = r.run_id AND key = 'tta_unseen_accuracy' AND type IN ('integer', 'real') ORDER BY pos LIMIT 1),
+       (SELECT value FROM old_run_records x
+        WHERE x.run_id = r.run_id AND key = 'tta_shifted_accuracy' AND type IN ('integer', 'real') ORDER BY pos LIMIT 1)
+FROM (SELECT DISTINCT run_id FROM old_run_records) r;
+
+DROP TABLE old_run_records;
 
 CREATE TEMP TABLE old_breakdowns AS
 SELECT l.run_id, row_number() OVER (PARTITION BY l.run_id ORDER BY CAST(j.key AS INTEGER)) - 1 AS seq, j.value AS v

@@ -1,8 +1,10 @@
-/* test_replay_records.c: a replay log's own records (world size, per-epoch time breakdown with each
- * rank's communication) as typed rows: ingest's parser fills them through the writer, every column
- * equals what the log's record says (read back from the events view), fields that are missing or
- * not numbers are NULL, tta_db_epoch_breakdowns reads them in log order, a re-ingest replaces them,
- * and migration 006 fills the same rows from an older database's stored records. */
+/* test_replay_records.c: a replay log's own records (world size, the claim it replays and how it
+ * ran, final accuracies, per-epoch time breakdown with each rank's communication) as typed rows:
+ * ingest's parser fills them through the writer, every column equals what the log's record says
+ * (read back from the events view), fields that are missing or not numbers are NULL, the first of
+ * a repeated record counts (the last world size), tta_db_epoch_breakdowns and tta_db_replay_links
+ * read them, a re-ingest replaces them, and migration 006 fills the same rows from an older
+ * database's stored records. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -30,6 +32,14 @@ static const char replay_log[] =
     "\"value\": \"replay\", \"metadata\": {}}\n"
     ":::MLLOG {\"namespace\": \"\", \"time_ms\": 1700000000000, \"event_type\": \"POINT\", \"key\": \"tta_world_size\", "
     "\"value\": 2, \"metadata\": {}}\n"
+    ":::MLLOG {\"namespace\": \"\", \"time_ms\": 1700000000000, \"event_type\": \"POINT\", \"key\": \"tta_replay_of\", "
+    "\"value\": 7, \"metadata\": {}}\n"
+    ":::MLLOG {\"namespace\": \"\", \"time_ms\": 1700000000000, \"event_type\": \"POINT\", \"key\": \"tta_replay_of\", "
+    "\"value\": \"dawnbench/open/anchors/mlp/fashion-mnist\", \"metadata\": {}}\n"
+    ":::MLLOG {\"namespace\": \"\", \"time_ms\": 1700000000000, \"event_type\": \"POINT\", \"key\": "
+    "\"tta_to_schedule_end\", \"value\": 1, \"metadata\": {}}\n"
+    ":::MLLOG {\"namespace\": \"\", \"time_ms\": 1700000000000, \"event_type\": \"POINT\", \"key\": \"eval_target\", "
+    "\"value\": 0.78, \"metadata\": {}}\n"
     ":::MLLOG {\"namespace\": \"\", \"time_ms\": 1700000001000, \"event_type\": \"INTERVAL_START\", \"key\": "
     "\"run_start\", \"value\": null, \"metadata\": {}}\n"
     ":::MLLOG {\"namespace\": \"\", \"time_ms\": 1700000002000, \"event_type\": \"POINT\", \"key\": "
@@ -43,15 +53,28 @@ static const char replay_log[] =
     ":::MLLOG {\"namespace\": \"\", \"time_ms\": 1700000004000, \"event_type\": \"POINT\", \"key\": "
     "\"tta_epoch_breakdown\", \"value\": {\"epoch_s\": 3}, \"metadata\": {\"epoch_num\": 3}}\n"
     ":::MLLOG {\"namespace\": \"\", \"time_ms\": 1700000005000, \"event_type\": \"INTERVAL_END\", \"key\": "
-    "\"run_stop\", \"value\": null, \"metadata\": {\"status\": \"success\"}}\n";
+    "\"run_stop\", \"value\": null, \"metadata\": {\"status\": \"success\"}}\n"
+    ":::MLLOG {\"namespace\": \"\", \"time_ms\": 1700000006000, \"event_type\": \"POINT\", \"key\": "
+    "\"tta_unseen_accuracy\", \"value\": 0.8125, \"metadata\": {}}\n"
+    ":::MLLOG {\"namespace\": \"\", \"time_ms\": 1700000006000, \"event_type\": \"POINT\", \"key\": "
+    "\"tta_unseen_accuracy\", \"value\": 0.5, \"metadata\": {}}\n"
+    ":::MLLOG {\"namespace\": \"\", \"time_ms\": 1700000006000, \"event_type\": \"POINT\", \"key\": "
+    "\"tta_shifted_accuracy\", \"value\": 0.625, \"metadata\": {}}\n";
+
+/* A run that replays nothing and logged no run record of tta's: no replay_runs row. */
+static const char plain_log[] =
+    ":::MLLOG {\"namespace\": \"\", \"time_ms\": 1700000000000, \"event_type\": \"POINT\", \"key\": "
+    "\"submission_benchmark\", \"value\": \"generated\", \"metadata\": {}}\n"
+    ":::MLLOG {\"namespace\": \"\", \"time_ms\": 1700000001000, \"event_type\": \"INTERVAL_START\", \"key\": "
+    "\"run_start\", \"value\": null, \"metadata\": {}}\n";
 
 static const char log_path[] = "logs/replay/results/box-cpu-1t-x2/generated/result_0.txt";
 
-/* Parses text as the replay log and stores it in db (a new store, committed). */
-static void ingest_log(sqlite3 *db, const char *text, uint64_t hash) {
+/* Parses text as the log at path and stores it in db (a new store, committed). */
+static void ingest_at(sqlite3 *db, const char *path, const char *text, uint64_t hash) {
     tta_parsed_file f = {0};
     f.hash = hash;
-    CHECK(tta_parse_buffer(log_path, text, strlen(text), &f) == 0);
+    CHECK(tta_parse_buffer(path, text, strlen(text), &f) == 0);
     CHECK(!f.failed);
     tta_store *s = NULL;
     CHECK(tta_store_open(db, &s, NULL) == TTA_OK);
@@ -63,10 +86,13 @@ static void ingest_log(sqlite3 *db, const char *text, uint64_t hash) {
     tta_parsed_free(&f);
 }
 
+/* Parses text as the replay log and stores it in db. */
+static void ingest_log(sqlite3 *db, const char *text, uint64_t hash) { ingest_at(db, log_path, text, hash); }
+
 /* Every replay row as one text (the whole content of the three tables, ordered). */
 static char *dump_rows(sqlite3 *db) {
     static const char *const sql[] = {
-        "SELECT run_id, world_size FROM replay_runs ORDER BY run_id",
+        "SELECT * FROM replay_runs ORDER BY run_id",
         "SELECT * FROM replay_epoch_breakdown ORDER BY run_id, seq",
         "SELECT * FROM replay_rank_comm ORDER BY run_id, seq, rank",
     };
@@ -94,6 +120,18 @@ TEST(typed_rows_equal_the_log) {
     ingest_log(db, replay_log, 1);
     CHECK(test_query_real(db, "SELECT count(*) FROM replay_runs") == 1);
     CHECK(test_query_real(db, "SELECT world_size FROM replay_runs") == 2);
+    /* the first string names the claim, the first numbers count */
+    CHECK(test_query_real(db, "SELECT count(*) FROM replay_runs WHERE replay_of = 'dawnbench/open/anchors/mlp/fashion-mnist'"
+                              " AND to_schedule_end = 1 AND unseen_accuracy = 0.8125 AND shifted_accuracy = 0.625") == 1);
+    tta_replay_link *links = NULL;
+    size_t n_links = 0;
+    CHECK(tta_db_replay_links(db, &links, &n_links, NULL) == TTA_OK && n_links == 1);
+    if (n_links == 1) {
+        CHECK(!strcmp(links[0].claim, "dawnbench/open/anchors/mlp/fashion-mnist"));
+        CHECK(links[0].target == 0.78 && links[0].to_schedule_end == 1);
+        CHECK(links[0].unseen_acc == 0.8125 && links[0].shifted_acc == 0.625);
+    }
+    tta_replay_links_free(links, n_links);
     CHECK(test_query_real(db, "SELECT count(*) FROM replay_epoch_breakdown") == 3);
     CHECK(test_query_real(db, "SELECT count(*) FROM replay_epoch_breakdown WHERE epoch = seq + 1") == 3);
     /* every field of every breakdown: the column is the record's member when it is a number */
@@ -143,6 +181,11 @@ TEST(typed_rows_equal_the_log) {
     tta_filter other = {.round = "v0.7"};
     CHECK(tta_db_epoch_breakdowns(db, &other, &b, &n, &err) == TTA_OK && n == 0);
     tta_epoch_breakdowns_free(b, n);
+
+    /* a run without tta's records has no row */
+    ingest_at(db, "logs/other/results/box/generated/result_1.txt", plain_log, 3);
+    CHECK(test_query_real(db, "SELECT count(*) FROM runs") == 2);
+    CHECK(test_query_real(db, "SELECT count(*) FROM replay_runs") == 1);
 
     /* the file changed: its rows are replaced, none are left over */
     char *changed = strdupCheck(replay_log);
