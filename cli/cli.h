@@ -43,7 +43,7 @@ int cli_filter_option(int argc, char **argv, int *i, tta_filter *f, tta_error *e
 int cli_format_option(int argc, char **argv, int *i, int *format);
 
 /* Ingests the runs of a batch (their logs and the system description beside them) under round
- * "local", submitter "replay" (replay_store.c): 0, or 1 with the reason printed as "tta <cmd>: ...". */
+ * TTA_REPLAY_ROUND, submitter TTA_REPLAY_SUBMITTER (common/replay_log.h; replay_store.c): 0, or 1 with the reason printed as "tta <cmd>: ...". */
 int cli_store_replays(const tta_cli *cli, const char *cmd, const tta_replay_batch *b);
 
 /* Ingests a DAWNBench entry file (and its .tsv beside it) and builds a replay SPEC from the

@@ -10,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "common/buf.h"
+#include "common/replay_log.h"
 #include "replay/replay.h"
 
 static const char replay_help[] =
@@ -21,7 +22,7 @@ static const char replay_help[] =
     "Re-executes the training recipe in SPEC (a JSON file, schemas/replay-spec.schema.json) on this\n"
     "machine, with MLPerf's timing rules, once per seed (the spec's seeds, or --runs N from --seed S).\n"
     "Each run writes a :::MLLOG log under DIR/replay/results/<system>/<benchmark>/ (DIR: --log-dir, default\n"
-    "tta-logs) and is ingested into the database as round \"local\", submitter \"replay\".\n"
+    "tta-logs) and is ingested into the database as round \"" TTA_REPLAY_ROUND "\", submitter \"" TTA_REPLAY_SUBMITTER "\".\n"
     "--from ENTRY.json: a DAWNBench entry (its .tsv beside it, when there is one, is read too) is ingested\n"
     "and the SPEC built from its own description (misc: optimizer, momentum, weightDecay, batchSize,\n"
     "learningRate; its model, or --model NAME; the data in --data DIR); each run logs tta_replay_of, the\n"

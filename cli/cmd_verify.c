@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "common/replay_log.h"
 
 static const char verify_help[] =
     "usage: tta verify ENTRY [--runs N] [--stop-at-target] [--max-epochs E] [--threshold T] [--threads N]\n"
@@ -26,7 +27,7 @@ static const char verify_help[] =
     "validation accuracy to reach (a fraction, or a percentage above 1; default 0.88, the Fashion-MNIST\n"
     "threshold), for the claim and the replays alike.\n"
     "The runs are logged under DIR/replay/results/ (DIR: --log-dir, default tta-logs) and ingested as round\n"
-    "\"local\", submitter \"replay\", each log naming the claim (tta_replay_of).\n"
+    "\"" TTA_REPLAY_ROUND "\", submitter \"" TTA_REPLAY_SUBMITTER "\", each log naming the claim (tta_replay_of).\n"
     "Rows: runs reaching the threshold, epochs to it, TTA, time per epoch, validation accuracy, unseen and\n"
     "shifted accuracy, generalization gap; columns: claim and replay (mean ± std (runs)), and Welch's test\n"
     "of the difference; then a verdict. CSV and JSON carry the means, stds, counts, p values and the entry\n"
@@ -121,7 +122,7 @@ int cmd_verify(const tta_cli *cli, int argc, char **argv) {
     tta_verify_replay_side(batch.runs, done, &replay);
     char *name = tta_entry_name(e);
     buf replay_name = {0}, out = {0};
-    buf_printf(&replay_name, "local/open/replay/%s/%s", batch.system, spec.benchmark);
+    buf_printf(&replay_name, TTA_REPLAY_ROUND "/open/" TTA_REPLAY_SUBMITTER "/%s/%s", batch.system, spec.benchmark);
     tta_verify_context ctx = {.claim_entry_id = e->id, .replay_entry_id = replay_id, .claim_name = name,
                               .replay_name = buf_str(&replay_name), .threshold = spec.target,
                               .stop_at_target = stop_at_target, .compared_epoch = compared,

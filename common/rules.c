@@ -155,6 +155,10 @@ static void parse_rule(parse_ctx *c, const cJSON *o, const cJSON *sources, tta_r
     r->train_set_size = opt_number(c, o, "train_set_size", where);
     double runs = opt_number(c, o, "runs_required", where);
     r->runs_required = isnan(runs) ? 0 : (int)runs;
+    double scored = opt_number(c, o, "runs_scored", where);
+    if (!isnan(scored) && (scored < 3 || scored != floor(scored) || (r->runs_required && scored > r->runs_required)))
+        fail(c, "%s: \"runs_scored\" must be a whole number from 3 (an olympic mean) to runs_required", where);
+    r->runs_scored = isnan(scored) ? 0 : (int)scored;
     r->olympic_drop = (int)req_number(c, o, "olympic_drop", where);
     r->max_failed = (int)req_number(c, o, "max_failed", where);
     int rcp = opt_bool(c, o, "rcp", where);
@@ -192,6 +196,52 @@ static void parse_rule(parse_ctx *c, const cJSON *o, const cJSON *sources, tta_r
     r->sources_json = cJSON_PrintUnformatted(src);
 }
 
+/* A source citation (one key of "sources", or several separated by spaces): a failure when it is
+ * missing or names a key the file does not define. */
+static void cited_source(parse_ctx *c, const cJSON *sources, const char *text, const char *where) {
+    if (!text || !*text) {
+        fail(c, "%s: \"source\" must name the source of its facts", where);
+        return;
+    }
+    for (const char *p = text; *p;) {
+        while (*p == ' ') p++;
+        size_t n = strcspn(p, " ");
+        if (!n) break;
+        char key[64];
+        snprintf(key, sizeof key, "%.*s", (int)(n < sizeof key ? n : sizeof key - 1), p);
+        if (!cJSON_GetObjectItemCaseSensitive(sources, key)) {
+            fail(c, "%s: source \"%s\" is not defined in \"sources\"", where, key);
+            return;
+        }
+        p += n;
+    }
+}
+
+/* "summary_columns": per ruleset of "rounds", the summarizer's benchmark columns (strings). */
+static void parse_columns(parse_ctx *c, const cJSON *doc, const cJSON *sources, tta_rules *out) {
+    const cJSON *cols = req_array(c, doc, "summary_columns"), *it;
+    if (c->failed) return;
+    out->columns = callocCheck((size_t)cJSON_GetArraySize(cols) + 1, sizeof *out->columns);
+    cJSON_ArrayForEach(it, cols) {
+        char where[48];
+        snprintf(where, sizeof where, "summary_columns[%zu]", out->n_columns);
+        tta_rule_columns *rc = &out->columns[out->n_columns++];
+        rc->ruleset = req_string(c, it, "ruleset", where);
+        cited_source(c, sources, opt_string(c, it, "source", where), where);
+        int known = 0;
+        for (size_t i = 0; rc->ruleset && i < out->n_rounds && !known; i++)
+            known = out->rounds[i].ruleset && !strcmp(out->rounds[i].ruleset, rc->ruleset);
+        if (rc->ruleset && !known) fail(c, "%s: ruleset %s governs no round of \"rounds\"", where, rc->ruleset);
+        const cJSON *names = req_array(c, it, "benchmarks"), *x;
+        if (c->failed) return;
+        rc->benchmarks = callocCheck((size_t)cJSON_GetArraySize(names) + 1, sizeof *rc->benchmarks);
+        cJSON_ArrayForEach(x, names) {
+            if (!cJSON_IsString(x) || !x->valuestring[0]) fail(c, "%s: \"benchmarks\" must hold names", where);
+            else rc->benchmarks[rc->n_benchmarks++] = x->valuestring;
+        }
+    }
+}
+
 /* Contract in rules.h. */
 int tta_rules_parse(const char *json, size_t len, const char *origin, tta_rules *out, tta_error *err) {
     memset(out, 0, sizeof *out);
@@ -224,7 +274,10 @@ int tta_rules_parse(const char *json, size_t len, const char *origin, tta_rules 
         tta_rule_round *rr = &out->rounds[out->n_rounds++];
         rr->round = req_string(&c, it, "round", where);
         rr->ruleset = req_string(&c, it, "ruleset", where);
+        rr->suite = req_string(&c, it, "suite", where);
+        cited_source(&c, sources, opt_string(&c, it, "source", where), where);
     }
+    parse_columns(&c, doc, sources, out);
     out->aliases = callocCheck((size_t)cJSON_GetArraySize(aliases) + 1, sizeof *out->aliases);
     cJSON_ArrayForEach(it, aliases) {
         char where[32];
@@ -270,6 +323,8 @@ done:
 
 void tta_rules_free(tta_rules *r) {
     for (size_t i = 0; i < r->n_rules; i++) cJSON_free((void *)r->rules[i].sources_json);
+    for (size_t i = 0; i < r->n_columns; i++) free(r->columns[i].benchmarks);
+    free(r->columns);
     free(r->rounds);
     free(r->aliases);
     free(r->rules);
@@ -304,6 +359,17 @@ const char *tta_rules_ruleset(const tta_rules *r, const char *round) {
     if (!round) return NULL;
     for (size_t i = 0; i < r->n_rounds; i++)
         if (!strcasecmp(r->rounds[i].round, round)) return r->rounds[i].ruleset;
+    return NULL;
+}
+
+int tta_rules_is_mlperf_round(const tta_rules *r, const char *round) {
+    int i = tta_rules_round_order(r, round);
+    return i >= 0 && r->rounds[i].suite && !strcmp(r->rounds[i].suite, "mlperf");
+}
+
+const tta_rule_columns *tta_rules_summary_columns(const tta_rules *r, const char *ruleset) {
+    for (size_t i = 0; ruleset && i < r->n_columns; i++)
+        if (!strcmp(r->columns[i].ruleset, ruleset)) return &r->columns[i];
     return NULL;
 }
 

@@ -53,6 +53,9 @@ typedef struct {
     int progress_in_epochs;   /* 1 when progress_unit is "epochs" */
     double train_set_size;    /* samples per epoch; NAN when the rules give none */
     int runs_required;        /* 0 when unknown */
+    int runs_scored;          /* 0: every run counts, as the summarizer scores; N: the olympic mean of the
+                                 first N runs that converge, in run order (v0.5 NCF: "Run 100, use first 50
+                                 that converge") */
     int olympic_drop;         /* runs dropped from each end by olympic scoring */
     int max_failed;           /* runs that may fail and still give a score */
     int rcp;                  /* 1: the ruleset's RCP checker judges it */
@@ -63,7 +66,16 @@ typedef struct {
 typedef struct {
     const char *round;   /* "v3.1", "dawnbench" */
     const char *ruleset; /* "3.1.0", "dawnbench" */
+    const char *suite;   /* the benchmark suite it is a round of: "mlperf", "dawnbench" */
 } tta_rule_round;
+
+/* The benchmark columns of a ruleset's results table as MLCommons' result summarizer writes them:
+ * names as the results folders spell them, in its order. */
+typedef struct {
+    const char *ruleset;
+    const char **benchmarks;
+    size_t n_benchmarks;
+} tta_rule_columns;
 
 typedef struct {
     const char *name;      /* lowercase, '_' for '-' and ' ' */
@@ -80,6 +92,8 @@ typedef struct {
     size_t n_aliases;
     tta_rule *rules;
     size_t n_rules;
+    tta_rule_columns *columns; /* the rulesets the summarizer has a column list for */
+    size_t n_columns;
     void *owner; /* the parsed document that the strings point into */
 } tta_rules;
 
@@ -100,6 +114,14 @@ void tta_rules_free(tta_rules *r);
 
 /* The ruleset of a round ("v3.1" -> "3.1.0"), or NULL when the rules do not know the round. */
 const char *tta_rules_ruleset(const tta_rules *r, const char *round);
+
+/* 1 when the rules know round as a round of MLPerf (suite "mlperf": scored by MLCommons' result
+ * summarizer), else 0 (DAWNBench, replays, rounds the rules do not know). */
+int tta_rules_is_mlperf_round(const tta_rules *r, const char *round);
+
+/* The summarizer's benchmark columns of ruleset ("0.7.0"), or NULL when it has none (0.5.0,
+ * DAWNBench, NULL). */
+const tta_rule_columns *tta_rules_summary_columns(const tta_rules *r, const char *ruleset);
 
 /* Position of a round in time (0 = oldest), -1 when unknown. */
 int tta_rules_round_order(const tta_rules *r, const char *round);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "common/check.h"
+#include "common/replay_log.h"
 #include "db/reader.h"
 
 /* Runs sql (one statement, binding text parameters 1..n_text and then the integer int_param
@@ -46,7 +47,8 @@ int tta_db_replay_entry(sqlite3 *db, const char *system, const char *benchmark, 
     *entry = -1;
     const char *texts[2] = {system, benchmark};
     return first_value(db, system,
-                       "SELECT id FROM entries WHERE round = 'local' AND submitter = 'replay' AND system = ?1"
+                       "SELECT id FROM entries WHERE round = '" TTA_REPLAY_ROUND "' AND submitter = '" TTA_REPLAY_SUBMITTER
+                       "' AND system = ?1"
                        " AND benchmark = ?2 ORDER BY id LIMIT 1",
                        texts, 2, 0, 0, NULL, entry, err);
 }

@@ -1,45 +1,68 @@
-/* query_breakdown.c: the per-epoch time breakdown records that `tta replay` logs
- * (tta_epoch_breakdown, with tta_world_size) of a selection's runs, read from the stored event
- * logs of round local (where every replay is filed: published logs have no breakdown and are not
- * read); instr() skips, unparsed, the local logs that hold none. */
+/* query_breakdown.c: the per-epoch time breakdown that `tta replay` logs (TTA_KEY_EPOCH_BREAKDOWN,
+ * with TTA_KEY_WORLD_SIZE) of a selection's runs, read from the typed tables ingest fills from
+ * those records (replay_runs, replay_epoch_breakdown, replay_rank_comm;
+ * schemas/006_replay_records.sql). Only replays log them: published runs have no rows there. */
 #include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <cjson/cJSON.h>
-
+#include "common/buf.h"
 #include "common/check.h"
+#include "common/replay_log.h"
 #include "db/query.h"
 
-static const char breakdown_sql[] =
-    "SELECT r.entry_id, r.id, j.value ->> '$[2]', j.value ->> '$[3]',"
-    "  j.value ->> '$[3].epoch_s', j.value ->> '$[3].data_s', j.value ->> '$[3].forward_s',"
-    "  j.value ->> '$[3].backward_s', j.value ->> '$[3].optimizer_s', j.value ->> '$[3].comm_exposed_s',"
-    "  j.value ->> '$[3].comm_total_s', j.value ->> '$[3].eval_s', j.value -> '$[3].rank_comm_total_s'"
-    " FROM entries e JOIN runs r ON r.entry_id = e.id JOIN event_log l ON l.run_id = r.id, json_each(l.records) j"
-    " WHERE e.round = 'local' AND" DB_ENTRY_FILTER("e") " AND instr(l.records, '\"tta_epoch_breakdown\"') > 0"
-    "  AND j.value ->> '$[2]' IN ('tta_world_size', 'tta_epoch_breakdown')"
-    " ORDER BY r.entry_id, r.id, CAST(j.key AS INTEGER)";
+/* Columns of the query: entry, run, seq (-1: the run's world size row), world size, epoch, the
+ * fields (common/replay_log.h order), rank, that rank's comm_total_s. */
+enum { COL_ENTRY, COL_RUN, COL_SEQ, COL_WORLD, COL_EPOCH, COL_FIELDS };
+#define COL_RANK (COL_FIELDS + TTA_BREAKDOWN_FIELDS)
+#define COL_RANK_COMM (COL_RANK + 1)
 
-/* The JSON array of column i as numbers (NAN for an element that is not one); none when the
- * column is not an array. */
-static void rank_col(sqlite3_stmt *st, int i, tta_epoch_breakdown *b) {
-    const unsigned char *text = sqlite3_column_text(st, i);
-    cJSON *a = text ? cJSON_Parse((const char *)text) : NULL;
-    if (cJSON_IsArray(a) && cJSON_GetArraySize(a) > 0) {
-        b->n_ranks = (size_t)cJSON_GetArraySize(a);
-        b->rank_comm_total_s = mallocCheck(b->n_ranks * sizeof *b->rank_comm_total_s);
-        size_t k = 0;
-        const cJSON *x;
-        cJSON_ArrayForEach(x, a) b->rank_comm_total_s[k++] = cJSON_IsNumber(x) ? x->valuedouble : NAN;
-    }
-    cJSON_Delete(a);
+/* The query (caller frees): each run's world size row first, then its breakdowns in log order,
+ * one row per rank (a breakdown without ranks: one row, rank NULL). The field columns are named
+ * as common/replay_log.h names them. */
+static char *breakdown_sql(void) {
+    buf b = {0};
+    buf_puts(&b, "SELECT r.entry_id, r.id, -1, w.world_size, NULL");
+    for (int i = 0; i < TTA_BREAKDOWN_FIELDS; i++) buf_puts(&b, ", NULL");
+    buf_puts(&b, ", NULL, NULL FROM entries e JOIN runs r ON r.entry_id = e.id JOIN replay_runs w ON w.run_id = r.id"
+                 " WHERE" DB_ENTRY_FILTER("e") " UNION ALL SELECT r.entry_id, r.id, b.seq, NULL, b.epoch");
+    for (int i = 0; i < TTA_BREAKDOWN_FIELDS; i++) buf_printf(&b, ", b.%s", tta_breakdown_names[i]);
+    buf_printf(&b,
+               ", k.rank, k.comm_total_s FROM entries e JOIN runs r ON r.entry_id = e.id"
+               " JOIN replay_epoch_breakdown b ON b.run_id = r.id"
+               " LEFT JOIN replay_rank_comm k ON k.run_id = b.run_id AND k.seq = b.seq"
+               " WHERE" DB_ENTRY_FILTER("e") " ORDER BY 1, 2, 3, %d",
+               COL_RANK + 1);
+    return buf_take(&b);
 }
 
 void tta_epoch_breakdowns_free(tta_epoch_breakdown *b, size_t n) {
     for (size_t i = 0; i < n; i++) free(b[i].rank_comm_total_s);
     free(b);
+}
+
+/* A new breakdown (or world size) record from the row st is on. */
+static void start_record(sqlite3_stmt *st, tta_epoch_breakdown *x) {
+    memset(x, 0, sizeof *x);
+    x->entry_id = sqlite3_column_int64(st, COL_ENTRY);
+    x->run_id = sqlite3_column_int64(st, COL_RUN);
+    if (sqlite3_column_int64(st, COL_SEQ) < 0) {
+        x->is_world_size = 1;
+        x->world_size = sqlite3_column_int(st, COL_WORLD);
+        return;
+    }
+    double *v[TTA_BREAKDOWN_FIELDS] = {
+        [TTA_BREAKDOWN_EPOCH_S] = &x->epoch_s,
+        [TTA_BREAKDOWN_DATA_S] = &x->data_s,
+        [TTA_BREAKDOWN_FORWARD_S] = &x->forward_s,
+        [TTA_BREAKDOWN_BACKWARD_S] = &x->backward_s,
+        [TTA_BREAKDOWN_OPTIMIZER_S] = &x->optimizer_s,
+        [TTA_BREAKDOWN_COMM_EXPOSED_S] = &x->comm_exposed_s,
+        [TTA_BREAKDOWN_COMM_TOTAL_S] = &x->comm_total_s,
+        [TTA_BREAKDOWN_EVAL_S] = &x->eval_s,
+    };
+    for (int k = 0; k < TTA_BREAKDOWN_FIELDS; k++) *v[k] = db_col_real(st, COL_FIELDS + k);
 }
 
 int tta_db_epoch_breakdowns(sqlite3 *db, const tta_filter *f, tta_epoch_breakdown **out, size_t *n_out,
@@ -48,26 +71,25 @@ int tta_db_epoch_breakdowns(sqlite3 *db, const tta_filter *f, tta_epoch_breakdow
     *out = NULL;
     *n_out = 0;
     sqlite3_stmt *st;
-    int rc = db_prepare_filtered(db, breakdown_sql, f, &st, "loading the time breakdown", err);
+    char *sql = breakdown_sql();
+    int rc = db_prepare_filtered(db, sql, f, &st, "loading the time breakdown", err);
+    free(sql);
     if (rc != TTA_OK) return rc;
     tta_epoch_breakdown *b = NULL;
     size_t n = 0, cap = 0;
+    int64_t seq = -1;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        growArray(b, &cap, n + 1);
-        tta_epoch_breakdown *x = &b[n++];
-        memset(x, 0, sizeof *x);
-        x->entry_id = sqlite3_column_int64(st, 0);
-        x->run_id = sqlite3_column_int64(st, 1);
-        const char *key = (const char *)sqlite3_column_text(st, 2);
-        if (key && !strcmp(key, "tta_world_size")) {
-            x->is_world_size = 1;
-            x->world_size = sqlite3_column_int(st, 3);
-            continue;
+        int64_t run = sqlite3_column_int64(st, COL_RUN), row_seq = sqlite3_column_int64(st, COL_SEQ);
+        /* the next rank of the breakdown before, or a new record */
+        if (!(n > 0 && !b[n - 1].is_world_size && b[n - 1].run_id == run && seq == row_seq && row_seq >= 0)) {
+            growArray(b, &cap, n + 1);
+            start_record(st, &b[n++]);
+            seq = row_seq;
         }
-        double *v[8] = {&x->epoch_s, &x->data_s, &x->forward_s, &x->backward_s, &x->optimizer_s,
-                        &x->comm_exposed_s, &x->comm_total_s, &x->eval_s};
-        for (int k = 0; k < 8; k++) *v[k] = db_col_number(st, 4 + k);
-        rank_col(st, 12, x);
+        tta_epoch_breakdown *x = &b[n - 1];
+        if (x->is_world_size || sqlite3_column_type(st, COL_RANK) == SQLITE_NULL) continue;
+        x->rank_comm_total_s = reallocCheck(x->rank_comm_total_s, (x->n_ranks + 1) * sizeof *x->rank_comm_total_s);
+        x->rank_comm_total_s[x->n_ranks++] = db_col_real(st, COL_RANK_COMM);
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {

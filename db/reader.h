@@ -5,6 +5,7 @@
 #ifndef TTA_DB_READER_H
 #define TTA_DB_READER_H
 
+#include "common/replay_log.h"
 #include "db/db.h"
 
 /* ---- Selecting entries: the filter every report applies (filter.c) ------------------------ */
@@ -140,7 +141,8 @@ void tta_rcp_entries_free(tta_rcp_entry_row *e, size_t n);
 
 /* ---- Time breakdown records of replayed runs (query_breakdown.c) -------------------------- */
 
-/* One tta_world_size or tta_epoch_breakdown record of a run's log (docs/replay.md). */
+/* One world size or time breakdown record of a run's log (TTA_KEY_WORLD_SIZE, TTA_KEY_EPOCH_BREAKDOWN:
+ * common/replay_log.h; docs/replay.md), as stored in the replay tables. */
 typedef struct {
     int64_t entry_id, run_id;
     int is_world_size; /* 1: a tta_world_size record (world_size); 0: a tta_epoch_breakdown */
@@ -152,9 +154,9 @@ typedef struct {
     size_t n_ranks;
 } tta_epoch_breakdown;
 
-/* The breakdown and world size records of the runs of f (NULL: all) of round local (replays; no
- * published log has them), by entry, run and position
- * in the log. TTA_OK with *out (free with tta_epoch_breakdowns_free); TTA_EINPUT or TTA_EDB. */
+/* The world size and breakdown records of the runs of f (NULL: all) that logged them (replays; no
+ * published log has them): by entry and run, each run's world size first, then its breakdowns in
+ * log order. TTA_OK with *out (free with tta_epoch_breakdowns_free); TTA_EINPUT or TTA_EDB. */
 int tta_db_epoch_breakdowns(sqlite3 *db, const tta_filter *f, tta_epoch_breakdown **out, size_t *n,
                             tta_error *err);
 void tta_epoch_breakdowns_free(tta_epoch_breakdown *b, size_t n);
@@ -165,14 +167,15 @@ void tta_epoch_breakdowns_free(tta_epoch_breakdown *b, size_t n);
 typedef struct {
     int64_t entry_id, run_id;       /* the replay's entry (round local, submitter replay) and run */
     char *claim;                    /* tta_replay_of: the claim's round/division/submitter/system/benchmark */
-    double target;                  /* eval_target: the validation accuracy it was to reach; NAN when not logged */
+    double target;                  /* eval_target (runs.target): the validation accuracy it was to reach; NAN
+                                       when not logged */
     int to_schedule_end;            /* tta_to_schedule_end: 1 ran on past the target to the schedule's end,
                                        0 stopped at it; -1 not logged (replays stored before it was) */
     double unseen_acc, shifted_acc; /* the final model's, after run_stop; NAN when not logged */
 } tta_replay_link;
 
-/* Every stored run of round local (where replays are filed) whose log names the claim it replays
- * (tta_replay_of), by entry and run.
+/* Every stored run whose log names the claim it replays (tta_replay_of, stored typed in
+ * replay_runs: only replays log it), by entry and run.
  * TTA_OK with *out (free with tta_replay_links_free; none: NULL, 0); TTA_EDB. */
 int tta_db_replay_links(sqlite3 *db, tta_replay_link **out, size_t *n, tta_error *err);
 void tta_replay_links_free(tta_replay_link *l, size_t n);
@@ -290,7 +293,7 @@ int tta_db_host_peaks(sqlite3 *db, const char *host, int threads, tta_host_peaks
 int tta_db_entry_of_description(sqlite3 *db, const char *path, int64_t *entry, tta_error *err);
 
 /* The entry that `tta replay` / `tta verify` runs of system on benchmark were stored under
- * (round "local", submitter "replay"). *entry is -1 unless TTA_OK. */
+ * (round TTA_REPLAY_ROUND, submitter TTA_REPLAY_SUBMITTER: common/replay_log.h). *entry is -1 unless TTA_OK. */
 int tta_db_replay_entry(sqlite3 *db, const char *system, const char *benchmark, int64_t *entry, tta_error *err);
 
 /* What an entry says of itself: its benchmark, and the "model" of its system's latest

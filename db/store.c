@@ -34,6 +34,9 @@ enum {
     ST_INSERT_EPOCHS,  /* BULK_ROWS epochs at once */
     ST_INSERT_HPARAMS, /* BULK_ROWS hyperparameters at once */
     ST_INSERT_ENTRY_FILE,
+    ST_INSERT_REPLAY_RUN,  /* replay records (schemas/006_replay_records.sql) */
+    ST_INSERT_BREAKDOWN,   /* its text is built from the field names (breakdown_insert_sql) */
+    ST_INSERT_RANK_COMM,
     ST_COUNT
 };
 
@@ -84,6 +87,9 @@ static const char *const statement_sql[ST_COUNT] = {
                         " time, key, value) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
     [ST_INSERT_ENTRY_FILE] = "INSERT INTO entry_files(source_id, round, submitter, system, benchmark, kind,"
                              " scaling_factor, score_min, content) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+    [ST_INSERT_REPLAY_RUN] = "INSERT INTO replay_runs(run_id, world_size, replay_of, to_schedule_end, unseen_accuracy,"
+                             " shifted_accuracy) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    [ST_INSERT_RANK_COMM] = "INSERT INTO replay_rank_comm(run_id, seq, rank, comm_total_s) VALUES (?1, ?2, ?3, ?4)",
 };
 
 struct tta_store {
@@ -132,9 +138,23 @@ const char *tta_run_status_name(tta_run_status s) {
 
 size_t tta_db_max_value_bytes(sqlite3 *db) { return (size_t)sqlite3_limit(db, SQLITE_LIMIT_LENGTH, -1); }
 
+/* The insert of a time breakdown row: run_id, seq, epoch, then one column per field, named as
+ * common/replay_log.h names them (caller frees). */
+static char *breakdown_insert_sql(void) {
+    buf b = {0};
+    buf_puts(&b, "INSERT INTO replay_epoch_breakdown(run_id, seq, epoch");
+    for (int i = 0; i < TTA_BREAKDOWN_FIELDS; i++) buf_printf(&b, ", %s", tta_breakdown_names[i]);
+    buf_puts(&b, ") VALUES (?, ?, ?");
+    for (int i = 0; i < TTA_BREAKDOWN_FIELDS; i++) buf_puts(&b, ", ?");
+    buf_putc(&b, ')');
+    return buf_take(&b);
+}
+
 /* The SQL of statement i: statement_sql, or for a multi-row statement its single-row
- * statement's text with BULK_ROWS groups of placeholders (caller frees). */
+ * statement's text with BULK_ROWS groups of placeholders, or the breakdown's insert (caller
+ * frees). */
 static char *statement_text(int i) {
+    if (i == ST_INSERT_BREAKDOWN) return breakdown_insert_sql();
     for (int k = 0; k < BULK_COUNT; k++) {
         if (bulk_statements[k].bulk != i) continue;
         const char *single = statement_sql[bulk_statements[k].single];
@@ -351,6 +371,44 @@ static int insert_rows(tta_store *s, int kind, int64_t run_id, const void *rows,
     return SQLITE_OK;
 }
 
+/* Writes the replay records of run r (run_id): its own row (world size, the claim it replays, how
+ * it ran, its final accuracies) and its time breakdowns with their ranks' communication. SQLite's
+ * code. */
+static int write_replay_records(tta_store *s, int64_t run_id, const tta_run_record *r) {
+    int rc;
+    if (r->replay_logged) {
+        sqlite3_stmt *st = s->st[ST_INSERT_REPLAY_RUN];
+        sqlite3_bind_int64(st, 1, run_id);
+        if (isfinite(r->world_size) && fabs(r->world_size) < 9.2e18)
+            sqlite3_bind_int64(st, 2, (int64_t)r->world_size);
+        else
+            sqlite3_bind_null(st, 2);
+        bind_text(st, 3, r->replay_of);
+        bind_count(st, 4, r->to_schedule_end);
+        bind_real(st, 5, r->unseen_accuracy);
+        bind_real(st, 6, r->shifted_accuracy);
+        if ((rc = exec_stmt(st)) != SQLITE_OK) return rc;
+    }
+    for (size_t i = 0; i < r->n_breakdowns; i++) {
+        const tta_breakdown_record *b = &r->breakdowns[i];
+        sqlite3_stmt *st = s->st[ST_INSERT_BREAKDOWN];
+        sqlite3_bind_int64(st, 1, run_id);
+        sqlite3_bind_int64(st, 2, (int64_t)i);
+        bind_real(st, 3, b->epoch);
+        for (int k = 0; k < TTA_BREAKDOWN_FIELDS; k++) bind_real(st, 4 + k, b->seconds[k]);
+        if ((rc = exec_stmt(st)) != SQLITE_OK) return rc;
+        st = s->st[ST_INSERT_RANK_COMM];
+        for (uint32_t k = 0; k < b->n_ranks; k++) {
+            sqlite3_bind_int64(st, 1, run_id);
+            sqlite3_bind_int64(st, 2, (int64_t)i);
+            sqlite3_bind_int64(st, 3, k);
+            bind_real(st, 4, b->rank_comm_s[k]);
+            if ((rc = exec_stmt(st)) != SQLITE_OK) return rc;
+        }
+    }
+    return SQLITE_OK;
+}
+
 /* Writes the run of f; the source row is source_id. */
 static int write_run(tta_store *s, const tta_db_file *f, int64_t source_id, int64_t *events) {
     const tta_run_record *r = f->run;
@@ -407,7 +465,8 @@ static int write_run(tta_store *s, const tta_db_file *f, int64_t source_id, int6
 
     if ((rc = insert_rows(s, BULK_EVALS, run_id, r->evals, r->n_evals, bind_eval)) != SQLITE_OK) return rc;
     if ((rc = insert_rows(s, BULK_EPOCHS, run_id, r->epochs, r->n_epochs, bind_epoch)) != SQLITE_OK) return rc;
-    return insert_rows(s, BULK_HPARAMS, run_id, r->hparams, r->n_hparams, bind_hparam);
+    if ((rc = insert_rows(s, BULK_HPARAMS, run_id, r->hparams, r->n_hparams, bind_hparam)) != SQLITE_OK) return rc;
+    return write_replay_records(s, run_id, r);
 }
 
 static int write_system(tta_store *s, const tta_db_file *f, int64_t source_id) {

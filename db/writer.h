@@ -4,6 +4,7 @@
 #ifndef TTA_DB_WRITER_H
 #define TTA_DB_WRITER_H
 
+#include "common/replay_log.h"
 #include "db/db.h"
 
 /* ---- What the writer stores (filled by ingest's parsers) -------------------------------- */
@@ -37,6 +38,19 @@ typedef struct {
     tta_str key;
     tta_str value; /* JSON text */
 } tta_kv;
+
+/* ---- Replay records (what the writer stores of tta's own records of a replay log) ------------ */
+
+/* One time breakdown record of a replay log (TTA_KEY_EPOCH_BREAKDOWN, common/replay_log.h): a row
+ * of replay_epoch_breakdown, with its ranks' rows of replay_rank_comm. */
+typedef struct {
+    double epoch;                      /* its metadata epoch_num; NAN when absent */
+    double seconds[TTA_BREAKDOWN_FIELDS]; /* by tta_breakdown_field; NAN where the record lacks the
+                                          member or it is not a number */
+    double *rank_comm_s;               /* n_ranks: each rank's comm_total_s (NAN: not a number); NULL
+                                          when the record has no such array */
+    uint32_t n_ranks;
+} tta_breakdown_record;
 
 /* One training run (an MLPerf result log or a DAWNBench TSV). */
 typedef struct {
@@ -75,6 +89,19 @@ typedef struct {
     /* Records the format reader could not read (broken JSON, no key...): MLCommons' parser
      * rejects such a file, so its summarizer drops the run from the official score. */
     uint32_t unreadable_records, first_unreadable_line;
+    /* tta's replay logs (common/replay_log.h; stored in replay_runs, replay_epoch_breakdown and
+     * replay_rank_comm). replay_logged: the log gave one of the run's own records below (a row of
+     * replay_runs): TTA_KEY_WORLD_SIZE's value (the last logged; NAN when not a number or none),
+     * and the first string of TTA_KEY_REPLAY_OF (NULL), the first number of TTA_KEY_TO_SCHEDULE_END
+     * (1 when not 0; -1 none), TTA_KEY_UNSEEN_ACCURACY and TTA_KEY_SHIFTED_ACCURACY (NAN none); and
+     * every time breakdown record in log order. */
+    int replay_logged;
+    double world_size;
+    char *replay_of;
+    int to_schedule_end;
+    double unseen_accuracy, shifted_accuracy;
+    tta_breakdown_record *breakdowns;
+    size_t n_breakdowns;
 } tta_run_record;
 
 /* A system description (systems/<name>.json, or v0.5 entry.json, or a DAWNBench entry JSON). */

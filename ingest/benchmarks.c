@@ -6,8 +6,8 @@
 #include <string.h>
 
 int tta_round_compare(const char *a, const char *b) {
-    double x = a && (a[0] == 'v' || a[0] == 'V') ? strtod(a + 1, NULL) : -1;
-    double y = b && (b[0] == 'v' || b[0] == 'V') ? strtod(b + 1, NULL) : -1;
+    const tta_rules *rules = tta_rules_builtin();
+    int x = tta_rules_round_order(rules, a), y = tta_rules_round_order(rules, b);
     return x < y ? -1 : x > y ? 1 : 0;
 }
 

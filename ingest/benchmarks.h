@@ -16,7 +16,7 @@ const char *tta_benchmark_canonical(const char *name, size_t n, const char *roun
 int tta_benchmark_is_dawnbench(const char *canonical);
 
 /* The rule of a benchmark in a round; for a round the rules do not know (NULL, a replay's
- * "local"), the latest ruleset's. NULL for an unknown benchmark. */
+ * TTA_REPLAY_ROUND), the latest ruleset's. NULL for an unknown benchmark. */
 const tta_rule *tta_benchmark_rule(const char *canonical, const char *round);
 
 /* How the benchmark's quality is stored (its rule's scale; TTA_SCALE_ASIS when unknown). */
@@ -26,7 +26,8 @@ tta_quality_scale tta_benchmark_scale(const char *canonical, const char *round);
  * "f1Score"); NULL for other names. */
 const char *tta_dawnbench_metric_column(const char *canonical);
 
-/* Compares round names "vX.Y": <0, 0, >0; unknown rounds sort first. */
+/* Compares rounds by their order in the rules (schemas/benchmark_rules.json "rounds", in time
+ * order): <0, 0, >0; rounds the rules do not know sort first. */
 int tta_round_compare(const char *a, const char *b);
 
 #endif

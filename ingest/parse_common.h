@@ -92,7 +92,7 @@ typedef struct {
     const tta_path_meta *pm;
     int zero_based_epochs; /* v0.5 and the text form: eval_accuracy's "epoch" counts from 0 */
     int bleu_is_fraction;  /* :::MLLOG logs BLEU as a fraction of 1 */
-    size_t cap_events, cap_evals, cap_epochs, cap_blocks, cap_hparams;
+    size_t cap_events, cap_evals, cap_epochs, cap_blocks, cap_hparams, cap_breakdowns;
     tta_epoch_mark *blocks; /* block_start/block_stop marks (used when there are no epoch marks) */
     size_t n_blocks;
     tta_index_map hparam_keys, epoch_index, block_index, eval_seen;
@@ -103,7 +103,7 @@ typedef struct {
     long pending_eval;     /* index of the last evaluation still without samples, or -1 */
     const char *log_benchmark; /* canonical, from submission_benchmark or the v0.5 line */
     char *log_org, *log_platform, *log_division;
-    char *log_round; /* tta_round: the round a replay log names ("local") */
+    char *log_round; /* TTA_KEY_ROUND: the round a replay log names (TTA_REPLAY_ROUND) */
     char *sys_division, *sys_submitter, *sys_name; /* from a :::SYSJSON record */
     uint32_t first_bad_line;
     char first_bad_reason[96];

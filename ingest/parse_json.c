@@ -18,6 +18,7 @@
 
 #include "common/buf.h"
 #include "common/check.h"
+#include "common/replay_log.h"
 #include "ingest/benchmarks.h"
 #include "ingest/parse_common.h"
 #include "ingest/parsers.h"
@@ -413,8 +414,8 @@ int tta_parse_description(tta_parsed_file *f, const char *data, size_t len, cons
     } else {
         read_system(f, d, s);
         if (!s->division && pm->division) s->division = (char *)pm->division;
-        /* tta's replays file their logs and systems under the round the log names ("local"). */
-        const char *round = text_of(f, member(d, NAMES("tta_round")));
+        /* tta's replays file their logs and systems under the round the log names (TTA_REPLAY_ROUND). */
+        const char *round = text_of(f, member(d, NAMES(TTA_KEY_ROUND)));
         if (round) s->round = (char *)round;
     }
     char *raw = cJSON_PrintUnformatted(d);

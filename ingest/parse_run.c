@@ -16,6 +16,7 @@
 
 #include "common/check.h"
 #include "common/hash.h"
+#include "common/replay_log.h"
 #include "ingest/benchmarks.h"
 #include "ingest/parse_common.h"
 
@@ -315,6 +316,8 @@ void tta_rb_init(tta_run_builder *b, tta_parsed_file *f, const tta_path_meta *pm
     r->cp_status = TTA_RUN_UNKNOWN;
     r->cp_epoch_num = r->cp_samples_count = r->cp_train_samples = NAN;
     r->cp_first_passing_step = r->cp_first_passing_samples = NAN;
+    r->world_size = r->unseen_accuracy = r->shifted_accuracy = NAN;
+    r->to_schedule_end = -1;
     b->cp_now.epoch_num = b->cp_now.samples_count = b->cp_now.train_samples = NAN;
     b->cp_stop = b->cp_now;
 }
@@ -403,6 +406,63 @@ static void add_eval(tta_run_builder *b, const tta_log_record *rec, const tta_me
     r->n_evals++;
 }
 
+/* A number the value holds as a JSON number; NAN otherwise (a string or an object is not read as
+ * one: the breakdown's fields are numbers or unknown). */
+static double json_number(tta_json_span v) { return v.type == TTA_JSON_NUMBER ? span_number(v) : NAN; }
+
+/* A time breakdown record of a replay log (TTA_KEY_EPOCH_BREAKDOWN): its fields by the names
+ * common/replay_log.h gives them, and each rank's communication time. */
+static void add_breakdown(tta_run_builder *b, const tta_log_record *rec, double epoch) {
+    tta_run_record *r = &b->f->run;
+    growArray(r->breakdowns, &b->cap_breakdowns, r->n_breakdowns + 1);
+    tta_breakdown_record *x = &r->breakdowns[r->n_breakdowns++];
+    *x = (tta_breakdown_record){.epoch = epoch};
+    tta_json_span v;
+    for (int i = 0; i < TTA_BREAKDOWN_FIELDS; i++)
+        x->seconds[i] = rec->value.type == TTA_JSON_OBJECT && tta_json_find(rec->value, tta_breakdown_names[i], &v)
+                            ? json_number(v)
+                            : NAN;
+    if (rec->value.type != TTA_JSON_OBJECT || !tta_json_find(rec->value, TTA_BREAKDOWN_RANK_COMM, &v) ||
+        v.type != TTA_JSON_ARRAY)
+        return;
+    tta_json_iter it;
+    tta_json_span e;
+    uint32_t n = 0;
+    tta_json_iter_init(&it, v);
+    while (tta_json_array_next(&it, &e)) n++;
+    if (n == 0) return;
+    x->rank_comm_s = tta_arena_alloc(&b->f->arena, n * sizeof *x->rank_comm_s);
+    tta_json_iter_init(&it, v);
+    while (tta_json_array_next(&it, &e)) x->rank_comm_s[x->n_ranks++] = json_number(e);
+}
+
+/* tta's own records of a replay log (keys starting "tta_", common/replay_log.h) that the database
+ * keeps typed: the per-epoch time breakdown, and the run's world size (the last), the claim it
+ * replays (the first string), how it ran and its final accuracies (the first numbers). */
+static void read_replay_record(tta_run_builder *b, const tta_log_record *rec, double epoch) {
+    tta_run_record *r = &b->f->run;
+    tta_str k = rec->key;
+    double v = json_number(rec->value);
+    if (KEY_IS(k, TTA_KEY_EPOCH_BREAKDOWN)) {
+        add_breakdown(b, rec, epoch);
+        return;
+    }
+    if (KEY_IS(k, TTA_KEY_WORLD_SIZE)) {
+        r->world_size = span_number(rec->value);
+    } else if (KEY_IS(k, TTA_KEY_REPLAY_OF)) {
+        if (!r->replay_of) r->replay_of = tta_parsed_string(b->f, rec->value);
+    } else if (KEY_IS(k, TTA_KEY_TO_SCHEDULE_END)) {
+        if (r->to_schedule_end < 0 && !isnan(v)) r->to_schedule_end = v != 0;
+    } else if (KEY_IS(k, TTA_KEY_UNSEEN_ACCURACY)) {
+        if (isnan(r->unseen_accuracy)) r->unseen_accuracy = v;
+    } else if (KEY_IS(k, TTA_KEY_SHIFTED_ACCURACY)) {
+        if (isnan(r->shifted_accuracy)) r->shifted_accuracy = v;
+    } else {
+        return;
+    }
+    r->replay_logged = 1;
+}
+
 /* :::SYSJSON: the system description printed into the log (later rounds). */
 static void read_sysjson(tta_run_builder *b, tta_json_span v) {
     tta_json_span x;
@@ -443,6 +503,7 @@ void tta_rb_record(tta_run_builder *b, const tta_log_record *rec) {
     if (!b->first_record_line) b->first_record_line = rec->line;
 
     tta_str k = rec->key;
+    if (k.n > 4 && k.p[0] == 't' && memcmp(k.p, "tta_", 4) == 0) read_replay_record(b, rec, m.epoch_num);
     switch (k.n) {
     case 4:
         if (KEY_IS(k, "seed")) goto seed;
@@ -474,8 +535,8 @@ void tta_rb_record(tta_run_builder *b, const tta_log_record *rec) {
         } else if (KEY_IS(k, "run_start") && !b->have_start) {
             r->run_start_s = rec->time_s;
             b->have_start = 1;
-        } else if (KEY_IS(k, "tta_round") && !b->log_round) {
-            /* tta's replays name their round ("local"): no path says it */
+        } else if (KEY_IS(k, TTA_KEY_ROUND) && !b->log_round) {
+            /* tta's replays name their round (TTA_REPLAY_ROUND): no path says it */
             b->log_round = tta_parsed_string(f, rec->value);
         }
         break;

@@ -54,6 +54,7 @@ void tta_parsed_free(tta_parsed_file *f) {
     free(f->run.evals);
     free(f->run.epochs);
     free(f->run.hparams);
+    free(f->run.breakdowns);
     free(f->power.samples);
     free(f->entry_files);
     tta_arena_free(&f->arena);

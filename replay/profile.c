@@ -17,6 +17,7 @@
 
 #include "common/buf.h"
 #include "common/check.h"
+#include "common/profile_json.h"
 #include "replay/data.h"
 #include "replay/engine.h"
 #include "replay/replay.h"
@@ -304,57 +305,79 @@ static void json_num(buf *b, double v) {
 }
 
 void tta_profile_json(const tta_profile_result *r, const char *host, const char *spec_path, buf *b) {
-    buf_puts(b, "{\"host\": ");
+    buf_puts(b, "{\"" TTA_PROFILE_HOST "\": ");
     buf_json_string(b, host, strlen(host));
-    buf_puts(b, ", \"spec\": ");
+    buf_puts(b, ", \"" TTA_PROFILE_SPEC "\": ");
     buf_json_string(b, spec_path ? spec_path : "", spec_path ? strlen(spec_path) : 0);
-    buf_puts(b, ", \"model\": ");
+    buf_puts(b, ", \"" TTA_PROFILE_MODEL "\": ");
     buf_json_string(b, r->model, strlen(r->model));
-    buf_puts(b, ", \"device\": ");
+    buf_puts(b, ", \"" TTA_PROFILE_DEVICE "\": ");
     buf_json_string(b, r->device, strlen(r->device));
-    buf_printf(b, ", \"threads\": %d, \"batch\": %d, \"warmup_steps\": %d, \"settled\": %s, \"measured_steps\": %d",
+    buf_printf(b,
+               ", \"" TTA_PROFILE_THREADS "\": %d, \"" TTA_PROFILE_BATCH "\": %d, \"" TTA_PROFILE_WARMUP_STEPS
+               "\": %d, \"" TTA_PROFILE_SETTLED "\": %s, \"" TTA_PROFILE_MEASURED_STEPS "\": %d",
                r->threads, r->batch, r->warmup_steps, r->settled ? "true" : "false", r->measured_steps);
-    const char *k1[] = {"step_s", "samples_per_s", "flops_per_step", "bytes_per_step", "gflops", "intensity"};
-    const double v1[] = {r->step_s, r->samples_per_s, r->flops_per_step, r->bytes_per_step, r->gflops, r->intensity};
-    for (int i = 0; i < 6; i++) {
-        buf_printf(b, ", \"%s\": ", k1[i]);
+    const double v1[TTA_PROFILE_RATES] = {
+        [TTA_PROFILE_STEP_S] = r->step_s,         [TTA_PROFILE_SAMPLES_PER_S] = r->samples_per_s,
+        [TTA_PROFILE_FLOPS_PER_STEP] = r->flops_per_step, [TTA_PROFILE_BYTES_PER_STEP] = r->bytes_per_step,
+        [TTA_PROFILE_GFLOPS] = r->gflops,         [TTA_PROFILE_INTENSITY] = r->intensity,
+    };
+    for (int i = 0; i < TTA_PROFILE_RATES; i++) {
+        buf_printf(b, ", \"%s\": ", tta_profile_rate_names[i]);
         json_num(b, v1[i]);
     }
-    buf_puts(b, ", \"phases\": {");
-    const char *k2[] = {"data_s", "forward_s", "backward_s", "optimizer_s", "layers_s", "unattributed_s"};
-    const double v2[] = {r->data_s, r->forward_s, r->backward_s, r->optimizer_s, r->layers_s, r->unattributed_s};
-    for (int i = 0; i < 6; i++) {
-        buf_printf(b, "%s\"%s\": ", i ? ", " : "", k2[i]);
+    buf_puts(b, ", \"" TTA_PROFILE_PHASES "\": {");
+    const double v2[TTA_PHASES] = {
+        [TTA_PHASE_DATA_S] = r->data_s,           [TTA_PHASE_FORWARD_S] = r->forward_s,
+        [TTA_PHASE_BACKWARD_S] = r->backward_s,   [TTA_PHASE_OPTIMIZER_S] = r->optimizer_s,
+        [TTA_PHASE_LAYERS_S] = r->layers_s,       [TTA_PHASE_UNATTRIBUTED_S] = r->unattributed_s,
+    };
+    for (int i = 0; i < TTA_PHASES; i++) {
+        buf_printf(b, "%s\"%s\": ", i ? ", " : "", tta_profile_phase_names[i]);
         json_num(b, v2[i]);
     }
-    buf_puts(b, "}, \"memory\": {");
-    const char *k3[] = {"weights", "weight_grads", "optimizer_state", "feature_maps", "workspace", "data", "total",
-                        "buffers", "activations", "activation_grads", "saved", "eval", "host_copies",
-                        "allocator_total"};
-    const size_t v3[] = {r->mem_weights, r->mem_weight_grads, r->mem_optimizer_state, r->mem_feature_maps,
-                         r->mem_workspace, r->mem_data, r->mem_total, r->mem_buffers, r->mem_activations,
-                         r->mem_activation_grads, r->mem_saved, r->mem_eval, r->mem_host_copies,
-                         r->allocator_total};
-    for (int i = 0; i < 14; i++) buf_printf(b, "%s\"%s\": %zu", i ? ", " : "", k3[i], v3[i]);
-    buf_puts(b, "}, \"layers\": [");
+    buf_puts(b, "}, \"" TTA_PROFILE_MEMORY "\": {");
+    const size_t v3[TTA_PMEM_COUNT] = {
+        [TTA_PMEM_WEIGHTS] = r->mem_weights,
+        [TTA_PMEM_WEIGHT_GRADS] = r->mem_weight_grads,
+        [TTA_PMEM_OPTIMIZER_STATE] = r->mem_optimizer_state,
+        [TTA_PMEM_FEATURE_MAPS] = r->mem_feature_maps,
+        [TTA_PMEM_WORKSPACE] = r->mem_workspace,
+        [TTA_PMEM_DATA] = r->mem_data,
+        [TTA_PMEM_TOTAL] = r->mem_total,
+        [TTA_PMEM_BUFFERS] = r->mem_buffers,
+        [TTA_PMEM_ACTIVATIONS] = r->mem_activations,
+        [TTA_PMEM_ACTIVATION_GRADS] = r->mem_activation_grads,
+        [TTA_PMEM_SAVED] = r->mem_saved,
+        [TTA_PMEM_EVAL] = r->mem_eval,
+        [TTA_PMEM_HOST_COPIES] = r->mem_host_copies,
+        [TTA_PMEM_ALLOCATOR_TOTAL] = r->allocator_total,
+    };
+    for (int i = 0; i < TTA_PMEM_COUNT; i++)
+        buf_printf(b, "%s\"%s\": %zu", i ? ", " : "", tta_profile_memory_names[i], v3[i]);
+    buf_puts(b, "}, \"" TTA_PROFILE_LAYERS "\": [");
     for (int i = 0; i < r->n_layers; i++) {
         const tta_profile_layer *L = &r->layers[i];
-        buf_puts(b, i ? ",\n  {\"name\": " : "\n  {\"name\": ");
+        buf_puts(b, i ? ",\n  {\"" TTA_LAYER_NAME "\": " : "\n  {\"" TTA_LAYER_NAME "\": ");
         buf_json_string(b, L->name, strlen(L->name));
-        buf_puts(b, ", \"type\": ");
+        buf_puts(b, ", \"" TTA_LAYER_TYPE "\": ");
         buf_json_string(b, L->type, strlen(L->type));
-        buf_puts(b, ", \"fused_into\": ");
+        buf_puts(b, ", \"" TTA_LAYER_FUSED_INTO "\": ");
         if (L->fused_into[0]) buf_json_string(b, L->fused_into, strlen(L->fused_into));
         else buf_puts(b, "null");
-        const char *k4[] = {"flops", "bytes", "time_s", "time_fwd_s", "time_bwd_s", "gflops", "intensity"};
-        const double v4[] = {L->flops, L->bytes, L->time_s, L->time_fwd_s, L->time_bwd_s, L->gflops, L->intensity};
-        for (int j = 0; j < 7; j++) {
-            buf_printf(b, ", \"%s\": ", k4[j]);
+        const double v4[TTA_LAYER_NUMBERS] = {
+            [TTA_LAYER_FLOPS] = L->flops,           [TTA_LAYER_BYTES] = L->bytes,
+            [TTA_LAYER_TIME_S] = L->time_s,         [TTA_LAYER_TIME_FWD_S] = L->time_fwd_s,
+            [TTA_LAYER_TIME_BWD_S] = L->time_bwd_s, [TTA_LAYER_GFLOPS] = L->gflops,
+            [TTA_LAYER_INTENSITY] = L->intensity,
+        };
+        for (int j = 0; j < TTA_LAYER_NUMBERS; j++) {
+            buf_printf(b, ", \"%s\": ", tta_profile_layer_names[j]);
             json_num(b, v4[j]);
         }
         buf_puts(b, "}");
     }
-    buf_puts(b, "], \"step_trace_s\": [");
+    buf_puts(b, "], \"" TTA_PROFILE_STEP_TRACE "\": [");
     for (int i = 0; i < r->n_trace; i++) {
         if (i) buf_puts(b, ", ");
         json_num(b, r->step_trace[i]);

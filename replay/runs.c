@@ -12,6 +12,7 @@
 
 #include "common/buf.h"
 #include "common/check.h"
+#include "common/replay_log.h"
 #include "replay/comm.h"
 #include "replay/replay.h"
 
@@ -46,7 +47,8 @@ static int write_system_json(const char *log_dir, const char *system, const char
     FILE *f = fopen(path, "w");
     if (!f) return -1;
     buf j = {0};
-    buf_puts(&j, "{\n  \"tta_round\": \"local\",\n  \"submitter\": \"replay\",\n  \"division\": \"open\",\n");
+    buf_puts(&j, "{\n  \"" TTA_KEY_ROUND "\": \"" TTA_REPLAY_ROUND "\",\n  \"submitter\": \"" TTA_REPLAY_SUBMITTER
+             "\",\n  \"division\": \"open\",\n");
     buf_puts(&j, "  \"status\": \"onprem\",\n  \"system_name\": ");
     buf_json_string(&j, system, strlen(system));
     buf_printf(&j, ",\n  \"number_of_nodes\": 1,\n  \"accelerators_per_node\": %d,\n", workers);

@@ -32,6 +32,8 @@
 
 #include "common/buf.h"
 #include "common/check.h"
+#include "common/profile_json.h"
+#include "common/replay_log.h"
 #include "replay/checkpoint.h"
 #include "replay/data.h"
 #include "replay/engine.h"
@@ -109,67 +111,81 @@ typedef struct {
 /* ------------------------------------------------------------------------------------------ */
 /* The run                                                                                      */
 
-/* Writes the tta_epoch_breakdown record of one epoch (seconds, summed over the epoch's steps;
- * rank_comm_total_s: each rank's communication time). */
+/* Writes the time breakdown record of one epoch (TTA_KEY_EPOCH_BREAKDOWN: seconds summed over the
+ * epoch's steps, the members common/replay_log.h names; TTA_BREAKDOWN_RANK_COMM: each rank's
+ * communication time). */
 static void log_breakdown(run_state *r, const phase_times *pt, const double *rank_comm, int epoch) {
     buf v = {0}, meta = {0};
-    buf_puts(&v, "{\"epoch_s\": ");
-    buf_json_number(&v, pt->epoch);
-    const char *names[] = {"data_s", "forward_s", "backward_s", "optimizer_s", "comm_exposed_s", "comm_total_s",
-                           "eval_s"};
-    const double vals[] = {pt->data, pt->forward, pt->backward, pt->optimizer, pt->comm_exposed, pt->comm_total,
-                           pt->eval};
-    for (int i = 0; i < 7; i++) {
-        buf_printf(&v, ", \"%s\": ", names[i]);
+    const double vals[TTA_BREAKDOWN_FIELDS] = {
+        [TTA_BREAKDOWN_EPOCH_S] = pt->epoch,
+        [TTA_BREAKDOWN_DATA_S] = pt->data,
+        [TTA_BREAKDOWN_FORWARD_S] = pt->forward,
+        [TTA_BREAKDOWN_BACKWARD_S] = pt->backward,
+        [TTA_BREAKDOWN_OPTIMIZER_S] = pt->optimizer,
+        [TTA_BREAKDOWN_COMM_EXPOSED_S] = pt->comm_exposed,
+        [TTA_BREAKDOWN_COMM_TOTAL_S] = pt->comm_total,
+        [TTA_BREAKDOWN_EVAL_S] = pt->eval,
+    };
+    for (int i = 0; i < TTA_BREAKDOWN_FIELDS; i++) {
+        buf_printf(&v, "%s\"%s\": ", i ? ", " : "{", tta_breakdown_names[i]);
         buf_json_number(&v, vals[i]);
     }
-    buf_puts(&v, ", \"rank_comm_total_s\": [");
+    buf_puts(&v, ", \"" TTA_BREAKDOWN_RANK_COMM "\": [");
     for (int k = 0; k < r->K; k++) {
         if (k) buf_puts(&v, ", ");
         buf_json_number(&v, rank_comm[k]);
     }
     buf_puts(&v, "]}");
     buf_printf(&meta, "\"epoch_num\": %d", epoch);
-    tta_mllog_event_json(r->log, TTA_MLLOG_POINT, "tta_epoch_breakdown", buf_str(&v), buf_str(&meta));
+    tta_mllog_event_json(r->log, TTA_MLLOG_POINT, TTA_KEY_EPOCH_BREAKDOWN, buf_str(&v), buf_str(&meta));
     buf_free(&v);
     buf_free(&meta);
 }
 
 /* The tta_memory record: bytes by category, exact from the trainer's allocations (as `tta
- * profile` reports them). */
+ * profile` reports them, under the same names: common/profile_json.h). */
 static void log_memory(run_state *r, size_t data_bytes) {
     size_t mem[TTA_MEM_COUNT];
     tta_model_memory(r->s.m, mem);
+    static const tta_profile_memory order[] = {TTA_PMEM_WEIGHTS, TTA_PMEM_BUFFERS, TTA_PMEM_WEIGHT_GRADS,
+                                               TTA_PMEM_OPTIMIZER_STATE, TTA_PMEM_FEATURE_MAPS, TTA_PMEM_WORKSPACE,
+                                               TTA_PMEM_EVAL, TTA_PMEM_DATA};
+    size_t bytes[TTA_PMEM_COUNT] = {
+        [TTA_PMEM_WEIGHTS] = mem[TTA_MEM_WEIGHTS],
+        [TTA_PMEM_BUFFERS] = mem[TTA_MEM_BUFFERS],
+        [TTA_PMEM_WEIGHT_GRADS] = mem[TTA_MEM_WEIGHT_GRADS],
+        [TTA_PMEM_OPTIMIZER_STATE] = tta_optim_state_bytes(&r->s.optim),
+        [TTA_PMEM_FEATURE_MAPS] = mem[TTA_MEM_ACTIVATIONS] + mem[TTA_MEM_ACT_GRADS] + mem[TTA_MEM_SAVED],
+        [TTA_PMEM_WORKSPACE] = mem[TTA_MEM_WORKSPACE],
+        [TTA_PMEM_EVAL] = mem[TTA_MEM_EVAL],
+        [TTA_PMEM_DATA] = data_bytes,
+    };
     buf v = {0};
-    buf_printf(&v,
-               "{\"weights\": %zu, \"buffers\": %zu, \"weight_grads\": %zu, \"optimizer_state\": %zu, "
-               "\"feature_maps\": %zu, \"workspace\": %zu, \"eval\": %zu, \"data\": %zu}",
-               mem[TTA_MEM_WEIGHTS], mem[TTA_MEM_BUFFERS], mem[TTA_MEM_WEIGHT_GRADS],
-               tta_optim_state_bytes(&r->s.optim),
-               mem[TTA_MEM_ACTIVATIONS] + mem[TTA_MEM_ACT_GRADS] + mem[TTA_MEM_SAVED], mem[TTA_MEM_WORKSPACE],
-               mem[TTA_MEM_EVAL], data_bytes);
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
+        buf_printf(&v, "%s\"%s\": %zu", i ? ", " : "{", tta_profile_memory_names[order[i]], bytes[order[i]]);
+    buf_putc(&v, '}');
     tta_mllog_event_json(r->log, TTA_MLLOG_POINT, "tta_memory", buf_str(&v), NULL);
     buf_free(&v);
 }
 
 /* The tta_layer_profile record: per layer, analytic FLOPs and bytes of one training step and the
  * measured seconds per step, averaged over the run's steps (the model's per-op timers; a layer
- * fused into another has no time of its own). */
+ * fused into another has no time of its own); members named as a profile's layers are. */
 static void log_layer_profile(run_state *r, long steps) {
     int nl;
     const tta_layer_stats *st = tta_model_layer_stats(r->s.m, &nl);
     buf v = {0};
-    buf_printf(&v, "{\"steps\": %ld, \"layers\": [", steps);
+    buf_printf(&v, "{\"steps\": %ld, \"" TTA_PROFILE_LAYERS "\": [", steps);
     for (int i = 0; i < nl; i++) {
-        buf_puts(&v, i ? ", {\"name\": " : "{\"name\": ");
+        buf_puts(&v, i ? ", {\"" TTA_LAYER_NAME "\": " : "{\"" TTA_LAYER_NAME "\": ");
         buf_json_string(&v, st[i].name, strlen(st[i].name));
-        buf_puts(&v, ", \"type\": ");
+        buf_puts(&v, ", \"" TTA_LAYER_TYPE "\": ");
         buf_json_string(&v, st[i].type, strlen(st[i].type));
-        buf_puts(&v, ", \"flops\": ");
+        buf_printf(&v, ", \"%s\": ", tta_profile_layer_names[TTA_LAYER_FLOPS]);
         buf_json_number(&v, st[i].flops_fwd + st[i].flops_bwd);
-        buf_puts(&v, ", \"bytes\": ");
+        buf_printf(&v, ", \"%s\": ", tta_profile_layer_names[TTA_LAYER_BYTES]);
         buf_json_number(&v, st[i].bytes_fwd + st[i].bytes_bwd);
-        buf_puts(&v, ", \"time_s\": ");
+        buf_printf(&v, ", \"%s\": ", tta_profile_layer_names[TTA_LAYER_TIME_S]);
         buf_json_number(&v, steps > 0 ? (st[i].time_fwd + st[i].time_bwd) / (double)steps : 0);
         buf_puts(&v, "}");
     }
@@ -233,20 +249,20 @@ static int open_log(run_state *r, tta_error *err) {
 static void log_header(run_state *r) {
     const tta_replay_spec *spec = r->spec;
     tta_mllog *log = r->log;
-    tta_mllog_string(log, "tta_round", "local");
+    tta_mllog_string(log, TTA_KEY_ROUND, TTA_REPLAY_ROUND);
     tta_mllog_string(log, "submission_benchmark", spec->benchmark);
-    tta_mllog_string(log, "submission_org", "replay");
+    tta_mllog_string(log, "submission_org", TTA_REPLAY_SUBMITTER);
     tta_mllog_string(log, "submission_division", "open");
     tta_mllog_string(log, "submission_platform", r->opt->system ? r->opt->system : "local");
     tta_mllog_string(log, "submission_status", "onprem");
     tta_mllog_event_json(log, TTA_MLLOG_START, "init_start", "null", NULL);
     tta_mllog_number(log, "seed", (double)r->seed);
     tta_mllog_number(log, "global_batch_size", spec->batch_size * r->K);
-    tta_mllog_number(log, "tta_world_size", r->K);
-    if (spec->origin) tta_mllog_string(log, "tta_replay_of", spec->origin);
+    tta_mllog_number(log, TTA_KEY_WORLD_SIZE, r->K);
+    if (spec->origin) tta_mllog_string(log, TTA_KEY_REPLAY_OF, spec->origin);
     /* how the run ends, so that a report reading the stored run compares it as it ran: 1 goes on
      * past the target to the schedule's end (DAWNBench, `tta verify`), 0 stops there (MLPerf) */
-    tta_mllog_number(log, "tta_to_schedule_end", r->opt->to_schedule_end ? 1 : 0);
+    tta_mllog_number(log, TTA_KEY_TO_SCHEDULE_END, r->opt->to_schedule_end ? 1 : 0);
     tta_mllog_number(log, "tta_local_batch_size", spec->batch_size);
     tta_mllog_number(log, "opt_base_learning_rate",
                      tta_lr_at(&spec->schedule, spec->schedule.warmup_epochs) * tta_replay_lr_factor(spec, r->K, 1e9));
@@ -474,8 +490,8 @@ static int finish(run_state *r, int rc, tta_error *err) {
         tta_dataset shifted = tta_data_shifted(&r->unseen, 2, 0.05, 0x5eed);
         out->unseen_acc = tta_session_accuracy(&r->s, &r->unseen);
         out->shifted_acc = tta_session_accuracy(&r->s, &shifted);
-        if (log) tta_mllog_number(log, "tta_unseen_accuracy", out->unseen_acc);
-        if (log) tta_mllog_number(log, "tta_shifted_accuracy", out->shifted_acc);
+        if (log) tta_mllog_number(log, TTA_KEY_UNSEEN_ACCURACY, out->unseen_acc);
+        if (log) tta_mllog_number(log, TTA_KEY_SHIFTED_ACCURACY, out->shifted_acc);
         tta_dataset_free(&shifted);
     }
     size_t np = r->s.n_params;

@@ -27,6 +27,7 @@
 
 #include "common/buf.h"
 #include "common/check.h"
+#include "common/rules.h"
 #include "reports/builders.h"
 #include "reports/dataset.h"
 #include "reports/render.h"
@@ -34,43 +35,14 @@
 #include "reports/summary.h"
 
 /* ---- the summarizer's benchmark columns --------------------------------------------------------
- * mlcommons/logging@7bbf792 mlperf_logging/benchmark_meta.py, _ALL_ALLOWED_BENCHMARKS['training']:
- * the benchmark columns of each ruleset, in the summarizer's order and spelling (its column is the
+ * Each ruleset's benchmark columns, in the summarizer's order and spelling (its column is the
  * results folder's name; tta maps it to its canonical benchmark through benchmark_aliases: rgat is
- * tta's gnn). get_allowed_benchmarks looks up the ruleset ("0.7.0"), then its "X.Y". Rulesets
- * without a list (0.5.0, DAWNBench, replays) get a column per benchmark the selection has. */
-static const struct {
-    const char *ruleset;
-    const char *benchmarks[11];
-} summarizer_columns[] = {
-    {"0.6", {"resnet", "ssd", "maskrcnn", "gnmt", "transformer", "ncf", "minigo"}},
-    {"0.7", {"bert", "dlrm", "gnmt", "maskrcnn", "minigo", "resnet", "ssd", "transformer"}},
-    {"1.0", {"bert", "dlrm", "maskrcnn", "minigo", "resnet", "ssd", "rnnt", "unet3d"}},
-    {"1.1", {"bert", "dlrm", "maskrcnn", "minigo", "resnet", "ssd", "rnnt", "unet3d"}},
-    {"2.0", {"bert", "dlrm", "maskrcnn", "minigo", "resnet", "ssd", "rnnt", "unet3d"}},
-    {"2.1", {"bert", "dlrm", "maskrcnn", "minigo", "resnet", "ssd", "rnnt", "unet3d"}},
-    {"3.0", {"bert", "dlrm_dcnv2", "gpt3", "maskrcnn", "resnet", "ssd", "rnnt", "unet3d"}},
-    {"3.1", {"bert", "dlrm_dcnv2", "gpt3", "maskrcnn", "resnet", "ssd", "rnnt", "unet3d", "stable_diffusion"}},
-    /* 4.0 lists stable_diffusion twice; the summarizer's column dict keeps the first */
-    {"4.0", {"bert", "dlrm_dcnv2", "gpt3", "resnet", "ssd", "unet3d", "stable_diffusion", "llama2_70b_lora", "gnn"}},
-    {"4.1", {"bert", "dlrm_dcnv2", "gpt3", "ssd", "stable_diffusion", "llama2_70b_lora", "gnn"}},
-    {"5.0", {"bert", "dlrm_dcnv2", "retinanet", "stable_diffusion", "llama2_70b_lora", "rgat", "llama31_405b"}},
-    {"5.1", {"llama31_8b", "dlrm_dcnv2", "retinanet", "flux1", "llama2_70b_lora", "rgat", "llama31_405b"}},
-    {"6.0", {"llama31_8b", "dlrm_dcnv2", "flux1", "llama2_70b_lora", "llama31_405b", "gpt_oss_20b", "deepseekv3_671b"}},
-    {"6.1", {"llama31_8b", "flux1", "llama2_70b_lora", "gpt_oss_20b", "deepseekv3_671b", "qwen35_397b_grpo"}},
-};
+ * tta's gnn), are rules data: "summary_columns" of schemas/benchmark_rules.json, with their source.
+ * Rulesets without a list (0.5.0, DAWNBench, replays) get a column per benchmark the selection has. */
 
-/* The summarizer's benchmark list for ruleset ("0.7.0": the exact key, else "0.7"), or NULL. */
-static const char *const *summarizer_benchmarks(const char *ruleset) {
-    if (!ruleset) return NULL;
-    char shortened[16];
-    const char *dot = strrchr(ruleset, '.');
-    snprintf(shortened, sizeof shortened, "%.*s", dot ? (int)(dot - ruleset) : 0, ruleset);
-    for (int pass = 0; pass < 2; pass++)
-        for (size_t i = 0; i < sizeof summarizer_columns / sizeof summarizer_columns[0]; i++)
-            if (!strcmp(summarizer_columns[i].ruleset, pass ? shortened : ruleset))
-                return summarizer_columns[i].benchmarks;
-    return NULL;
+/* The summarizer's benchmark columns of ruleset ("0.7.0"), or NULL. */
+static const tta_rule_columns *summarizer_columns(const char *ruleset) {
+    return tta_rules_summary_columns(tta_rules_builtin(), ruleset);
 }
 
 /* ---- Python's str() of values --------------------------------------------------------------- */
@@ -453,7 +425,7 @@ static void describe_row(summary_row *r, const tta_system_row *sys, const char *
     /* tta does not read results/<system>/privateid.json (none is published): empty, as the
      * summarizer writes it without --generate_private_ids */
     set_text(r, O_PRIVATE_ID, "");
-    if (ruleset && summarizer_benchmarks(ruleset)) {
+    if (ruleset && summarizer_columns(ruleset)) {
         const char *submitter = r->text[O_SUBMITTER] && d ? r->text[O_SUBMITTER] : r->submitter;
         buf_clear(&b);
         url_prefix(&b, ruleset);
@@ -567,9 +539,9 @@ static void round_columns(sqlite3 *db, round_table *t, const tta_entry_data *e, 
     const char *ruleset = NULL;
     for (size_t i = 0; i < n; i++)
         if (!strcmp(e[i].round, t->round) && e[i].ruleset) ruleset = e[i].ruleset;
-    const char *const *names = summarizer_benchmarks(ruleset);
-    for (size_t i = 0; names && i < 11 && names[i]; i++)
-        add_bench(t, &cap, names[i], canonical_benchmark(db, t->round, names[i]));
+    const tta_rule_columns *names = summarizer_columns(ruleset);
+    for (size_t i = 0; names && i < names->n_benchmarks; i++)
+        add_bench(t, &cap, names->benchmarks[i], canonical_benchmark(db, t->round, names->benchmarks[i]));
     char **extra = NULL;
     size_t n_extra = 0, cap_extra = 0;
     for (size_t i = 0; i < n; i++) {

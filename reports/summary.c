@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/check.h"
+#include "common/rules.h"
 
 /* Counts of data (samples, tokens) run to millions per entry: shown in millions. Anything else
  * the rules may count (optimizer steps) is shown as counted. */
@@ -47,7 +48,7 @@ const char *tta_run_progress_problem(const tta_entry_data *e, const tta_run_data
     return NULL;
 }
 
-int tta_entry_is_mlperf(const tta_entry_data *e) { return e->round && e->round[0] == 'v'; }
+int tta_entry_is_mlperf(const tta_entry_data *e) { return tta_rules_is_mlperf_round(tta_rules_builtin(), e->round); }
 
 int tta_run_succeeded(const tta_run_data *r) { return r->succeeded; }
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/replay_log.h"
 #include "common/rules.h"
 
 /* Contract in units.h. */
@@ -13,7 +14,7 @@ tta_quality_view tta_entry_quality(const tta_entry_data *e) {
     tta_quality_view v = {.divisor = 1, .accuracy = 0, .unit = "as logged", .metric = e->metric};
     const tta_rule *latest = tta_rules_latest(rules, e->benchmark);
     if (!v.metric && latest) v.metric = latest->metric;
-    if (e->round && !strcmp(e->round, "local")) {
+    if (e->round && !strcmp(e->round, TTA_REPLAY_ROUND)) {
         /* tta's replay logs write eval_accuracy as a fraction (docs/replay.md) */
         v.accuracy = 1;
         v.unit = "fraction";

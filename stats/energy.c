@@ -212,7 +212,7 @@ tta_energy_score tta_energy_score_of(const double *tta_s, const int *success, co
     assert(end <= n_ok);
     double t_sum = 0, e_sum = 0, node_sum = 0, ic_sum = 0;
     for (size_t p = k; p < end; p++) t_sum += order[p].time_s;
-    /* v0.5/v0.6 NCF scores other runs (the first 50 that converged): not this slice. */
+    /* a rule with runs_scored (v0.5 NCF: the first 50 that converged) scores other runs: not this slice. */
     double t_mean = t_sum / (double)s.score.n_used;
     if (fabs(t_mean - s.score.score) > 1e-9 * fabs(s.score.score)) {
         free(order);

@@ -1,7 +1,6 @@
 /* score.c: the official MLPerf score (the result summarizer's olympic mean) and the runs the rules
  * require per benchmark and round. */
 #include <assert.h>
-#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,28 +11,14 @@
 #include "common/rules.h"
 #include "stats/stats.h"
 
-/* v0.5/v0.6 NCF: "Run 100, use first 50 that converge" (training rules 0.5-0.6). */
-#define NCF_RUNS_USED 50
-
-/* Parses an MLPerf round ("v0.7", "0.7", "v1.0.0") into major and minor; 0 on success. */
-static int parse_round(const char *round, long *major, long *minor) {
-    if (!round) return -1;
-    const char *p = round[0] == 'v' || round[0] == 'V' ? round + 1 : round;
-    if (!isdigit((unsigned char)p[0])) return -1;
-    char *end;
-    *major = strtol(p, &end, 10);
-    if (*end != '.' || !isdigit((unsigned char)end[1])) return -1;
-    *minor = strtol(end + 1, &end, 10);
-    return *end == '\0' || *end == '.' ? 0 : -1;
+/* The rule of benchmark in round (schemas/benchmark_rules.json), or NULL. */
+static const tta_rule *rule_of(const char *benchmark, const char *round) {
+    return tta_rules_find(tta_rules_builtin(), round, benchmark);
 }
 
 /* The rules' minimum number of runs (schemas/benchmark_rules.json: runs_required). */
 size_t tta_required_runs(const char *benchmark, const char *round) {
-    long major, minor;
-    if (!benchmark || parse_round(round, &major, &minor) != 0) return 0;
-    char name[32];
-    snprintf(name, sizeof name, "v%ld.%ld", major, minor);
-    const tta_rule *r = tta_rules_find(tta_rules_builtin(), name, benchmark);
+    const tta_rule *r = rule_of(benchmark, round);
     return r && r->runs_required > 0 ? (size_t)r->runs_required : 0;
 }
 
@@ -44,13 +29,6 @@ size_t tta_max_dropped_runs(const char *benchmark) {
     return r && r->olympic_drop > 0 ? (size_t)r->olympic_drop : 1;
 }
 
-/* NCF before v0.7 ran 100 times and scored the first 50 that converged. */
-static int ncf_first_fifty(const char *benchmark, const char *round) {
-    long major, minor;
-    return benchmark && !strcmp(benchmark, "ncf") && parse_round(round, &major, &minor) == 0 && major == 0 &&
-           minor < 7;
-}
-
 static tta_score no_score(tta_score s, tta_reason reason) {
     s.score = NAN;
     s.n_used = 0;
@@ -59,18 +37,20 @@ static tta_score no_score(tta_score s, tta_reason reason) {
     return s;
 }
 
-/* Olympic mean of the first NCF_RUNS_USED successful runs in run order. */
-static tta_score score_ncf(tta_score s, const double *times, const int *success, size_t n) {
-    double *used = mallocCheck(NCF_RUNS_USED * sizeof *used);
+/* Olympic mean of the first used successful runs in run order (the rule's runs_scored: v0.5 NCF,
+ * "use first 50 that converge"). */
+static tta_score score_first_converged(tta_score s, const double *times, const int *success, size_t n,
+                                       size_t used_runs) {
+    double *used = mallocCheck(used_runs * sizeof *used);
     size_t k = 0;
-    for (size_t i = 0; i < n && k < NCF_RUNS_USED; i++)
+    for (size_t i = 0; i < n && k < used_runs; i++)
         if (success[i] && !isnan(times[i])) used[k++] = times[i];
     double mean = tta_olympic_mean(used, k, 1, 1);
     free(used);
     if (isnan(mean)) return no_score(s, n ? TTA_TOO_FEW_RUNS : TTA_NO_VALUES);
     s.score = mean;
     s.n_used = k - 2;
-    if (k < NCF_RUNS_USED) s.reason = TTA_FEWER_CONVERGED_THAN_USED;
+    if (k < used_runs) s.reason = TTA_FEWER_CONVERGED_THAN_USED;
     return s;
 }
 
@@ -78,11 +58,12 @@ static tta_score score_ncf(tta_score s, const double *times, const int *success,
 tta_score tta_official_score(const double *times, const int *success, size_t n, const char *benchmark,
                              const char *round) {
     assert(n == 0 || (times && success));
+    const tta_rule *rule = rule_of(benchmark, round);
     tta_score s = {.score = NAN, .n_runs = n, .required = tta_required_runs(benchmark, round),
                    .max_dropped = tta_max_dropped_runs(benchmark)};
     for (size_t i = 0; i < n; i++) s.n_dropped += !(success[i] && !isnan(times[i]));
-    if (ncf_first_fifty(benchmark, round)) {
-        s = score_ncf(s, times, success, n);
+    if (rule && rule->runs_scored > 0) {
+        s = score_first_converged(s, times, success, n, (size_t)rule->runs_scored);
     } else if (n == 0) {
         return no_score(s, TTA_NO_VALUES);
     } else if (s.n_dropped > s.max_dropped) {

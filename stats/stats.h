@@ -39,7 +39,7 @@ typedef enum {
     TTA_TOO_MANY_FAILED,           /* more runs failed than olympic scoring may drop: no score */
     TTA_TOO_FEW_RUNS,              /* nothing left after the olympic slice */
     TTA_FEWER_RUNS_THAN_REQUIRED,  /* warning: value computed, but the rules require more runs */
-    TTA_FEWER_CONVERGED_THAN_USED, /* warning: v0.5/v0.6 NCF has fewer than 50 converged runs */
+    TTA_FEWER_CONVERGED_THAN_USED, /* warning: fewer converged runs than the rule's runs_scored (v0.5 NCF: 50) */
     TTA_NO_EPOCHS,                 /* no run reached the target with its epochs logged */
     TTA_NO_VARIANCE,               /* TTA identical in every run: no variance to decompose */
     TTA_NUMERICAL_ERROR,           /* a GSL routine reported an error */
@@ -93,10 +93,11 @@ typedef struct {
     const char *why;
 } tta_score;
 
-/* Runs the MLPerf Training rules require: 5 for resnet, ssd, maskrcnn, retinanet and dlrm; 40 for
- * unet3d; 3 for gpt3, llama31_405b, deepseekv3_671b, qwen35_397b_grpo; 100 for ncf (v0.5/v0.6:
- * "run 100, use the first 50 that converge"); 10 for the others. 0 when the benchmark is unknown or
- * round is not an MLPerf round ("v0.7", "0.7", "v1.0.0"; not "dawnbench" or NULL). */
+/* Runs the MLPerf Training rules require (schemas/benchmark_rules.json runs_required of the
+ * benchmark in round, "v0.7"): 5 for resnet, ssd, maskrcnn, retinanet and dlrm; 40 for unet3d; 3 for
+ * gpt3, llama31_405b, deepseekv3_671b, qwen35_397b_grpo; 100 for v0.5 ncf ("run 100, use the first
+ * 50 that converge"); 10 for the others. 0 when the rules have no such benchmark in the round
+ * ("dawnbench", NULL, an unknown round). */
 size_t tta_required_runs(const char *benchmark, const char *round);
 
 /* How many of the fastest runs the summarizer always drops (and of the slowest, less the failed
@@ -106,8 +107,9 @@ size_t tta_max_dropped_runs(const char *benchmark);
 /* The MLCommons result summarizer's score (mlperf_logging/result_summarizer, 4.1.59): with d runs
  * that did not succeed and k = tta_max_dropped_runs, more than k failed runs give no score; else the
  * successful times are sorted and sorted[k : n_success - (k - d)] averaged (a failed run stands for
- * a slowest one). v0.5/v0.6 NCF instead averages the first 50 successful runs in the given order
- * (run order) without their fastest and slowest. success[i] != 0 marks a successful run. */
+ * a slowest one). Where the rule gives runs_scored N (v0.5 NCF: 50), the first N successful runs in
+ * the given order (run order) are averaged instead, without their fastest and slowest.
+ * success[i] != 0 marks a successful run. */
 tta_score tta_official_score(const double *times, const int *success, size_t n, const char *benchmark,
                              const char *round);
 

@@ -22,6 +22,11 @@ The rules (docs/architecture.md, issue 13), each printed as FAIL lines naming fi
             listed in IDENTITY_OWN.
   errors    a module's public header speaks common/error.h: no char **err parameter (a malloc'd
             message) and no char *err, size_t errlen pair (a caller's buffer).
+  names     the round and submitter of every replay are spelt once, in common/replay_log.h
+            (TTA_REPLAY_ROUND, TTA_REPLAY_SUBMITTER): no other file has the string literal "local",
+            nor SQL text quoting 'local' or 'replay'; outside cli/ (whose command is named "replay")
+            no string literal "replay" either. A literal that is another thing, and says why, is
+            listed in NAMES_OWN.
 
 Calls are read from the build's object files (`nm`, under $TTA_BUILD_DIR or --build: every
 <dir>/CMakeFiles/<target>.dir/.../<file>.c.o); a source file without a fresh object (no build
@@ -53,6 +58,15 @@ IDENTITY_HOME = "reports/builders.h"
 IDENTITY_OWN = {
     ("reports/results_table.c", "system", "system name"):
         "the result summarizer's column: the description's system_name, not the results folder",
+}
+# The replays' round and submitter, and the one file that spells them.
+REPLAY_NAMES = ("local", "replay")
+REPLAY_NAMES_HOME = "common/replay_log.h"
+# Literals outside REPLAY_NAMES_HOME that spell one of them but are another thing: (file, word) -> why.
+NAMES_OWN = {
+    ("replay/trainer.c", "local"): "the system name of a run given none (tta_replay_options.system NULL)",
+    ("replay/checkpoint.c", "local"): "the system name of a run given none (tta_replay_options.system NULL)",
+    ("reports/verify.c", "replay"): "the key of the comparison's column of the replay side",
 }
 REPLAY_FUNCTION_LINES = 120
 SOURCE_EXT = (".c", ".h", ".cu")
@@ -658,7 +672,28 @@ def check_facts(tree, fail):
                     fail("facts", "%s: derives %s: a run's facts are read as stored (tta_run_data)" % (p, what))
 
 
-RULES = ["circles", "order", "sql", "size", "headers", "identity", "errors", "contracts", "facts"]
+
+
+def check_names(tree, fail):
+    """The replays' round and submitter are the macros of common/replay_log.h, in C and in SQL."""
+    for p, u in sorted(tree.files.items()):
+        if p == REPLAY_NAMES_HOME:
+            continue
+        for toks in [u.toks] + u.directives:
+            for t in toks:
+                if t.kind != "str":
+                    continue
+                body = t.text[t.text.index('"') + 1:]
+                body = body[:-1] if body.endswith('"') else body
+                for word in REPLAY_NAMES:
+                    exact = body == word and (word != "replay" or module_of(p) != "cli")
+                    if (exact or "'%s'" % word in body) and (p, word) not in NAMES_OWN:
+                        fail("names", '%s:%d: spells the replays\' %s "%s": take TTA_REPLAY_%s from %s'
+                             % (p, t.line, "round" if word == "local" else "submitter", word,
+                                "ROUND" if word == "local" else "SUBMITTER", REPLAY_NAMES_HOME))
+
+
+RULES = ["circles", "order", "sql", "size", "headers", "identity", "errors", "names", "contracts", "facts"]
 
 
 def run(root, build, out=sys.stdout, graph=False):
@@ -674,6 +709,7 @@ def run(root, build, out=sys.stdout, graph=False):
     check_headers(tree, fail)
     check_identity(tree, fail)
     check_errors(tree, fail)
+    check_names(tree, fail)
     check_contracts(tree, fail)
     check_facts(tree, fail)
     print("check_arch: %s: %d files of %s; %s" % (tree.root, len(tree.files), " ".join(MODULES), tree.how), file=out)
@@ -803,6 +839,12 @@ CASES = [
                                                             "int tta_replay_run(int epochs);\n"
                                                             "int tta_replay_load(char *errbuf, size_t errlen);")},
      ["replay/replay.h:4: a char *errbuf, size_t parameter pair"]),
+    ("the replays' round spelt in db/'s SQL", "names", {
+        "db/query.c": CLEAN["db/query.c"].replace("WHERE id = ?1", "WHERE id = ?1 AND round = 'local'")},
+     ["db/query.c:2: spells the replays' round \"local\""]),
+    ("the replays' submitter spelt in ingest/", "names", {
+        "ingest/parse.c": CLEAN["ingest/parse.c"] + 'const char *org = "replay";\n'},
+     ["ingest/parse.c:3: spells the replays' submitter \"replay\""]),
     ("a call from cli to a reports function its public header does not declare", "headers", {
         "cli/main.c": '#include "cli/cli.h"\nint dataset_load(void);\n'
                       'int main(int argc, char **argv) { return cmd_ls(argc, argv) + dataset_load(); }\n'}),

@@ -44,6 +44,26 @@ check "each replay logged 2 epoch breakdowns" \
     test "$(q "SELECT group_concat(n) FROM (SELECT count(*) n FROM events WHERE key = 'tta_epoch_breakdown' GROUP BY run_id)")" \
     = "$(if [ $rows -eq 2 ]; then echo 2,2; else echo 2; fi)"
 
+# The report reads the typed rows ingest stores (replay_epoch_breakdown, replay_rank_comm,
+# replay_runs); they must say what the logged records say, field by field.
+typed_vs_log="WITH e AS (SELECT run_id, row_number() OVER (PARTITION BY run_id ORDER BY seq) - 1 n, value v
+                         FROM events WHERE key = 'tta_epoch_breakdown')
+  SELECT count(*) FROM e JOIN replay_epoch_breakdown b ON b.run_id = e.run_id AND b.seq = e.n
+  WHERE b.epoch_s IS v ->> '\$.epoch_s' AND b.data_s IS v ->> '\$.data_s' AND b.forward_s IS v ->> '\$.forward_s'
+    AND b.backward_s IS v ->> '\$.backward_s' AND b.optimizer_s IS v ->> '\$.optimizer_s'
+    AND b.comm_exposed_s IS v ->> '\$.comm_exposed_s' AND b.comm_total_s IS v ->> '\$.comm_total_s'
+    AND b.eval_s IS v ->> '\$.eval_s'
+    AND NOT EXISTS (SELECT 1 FROM json_each(v, '\$.rank_comm_total_s') j LEFT JOIN replay_rank_comm k
+                    ON k.run_id = b.run_id AND k.seq = b.seq AND k.rank = j.key WHERE k.comm_total_s IS NOT j.value)
+    AND (SELECT count(*) FROM replay_rank_comm k WHERE k.run_id = b.run_id AND k.seq = b.seq)
+        = json_array_length(v, '\$.rank_comm_total_s')"
+check "the typed breakdown rows equal the logged records ($(q "$typed_vs_log") of $(q "SELECT count(*) FROM events WHERE key = 'tta_epoch_breakdown'"))" \
+    test "$(q "$typed_vs_log")" = "$(q "SELECT count(*) FROM events WHERE key = 'tta_epoch_breakdown'")"
+check "no breakdown row without its record" test "$(q "SELECT count(*) FROM replay_epoch_breakdown")" = \
+    "$(q "SELECT count(*) FROM events WHERE key = 'tta_epoch_breakdown'")"
+check "the typed world sizes equal the logged ones" test "$(q "SELECT group_concat(world_size) FROM replay_runs ORDER BY run_id")" = \
+    "$(q "SELECT group_concat(value) FROM events WHERE key = 'tta_world_size' ORDER BY run_id")"
+
 # ---- JSON contract ----
 "$TTA" --db "$db" report comm --format json >"$work/r.json" 2>"$work/err"
 check "report comm --format json exits 0 ($(head -2 "$work/err"))" test $? -eq 0

@@ -25,7 +25,10 @@ static const char *parse_error(const char *text) {
 
 #define MINIMAL_HEAD                                                                                      \
     "{\"version\": 3, \"sources\": {\"cc\": \"checker\", \"tta\": \"ours\"},"                              \
-    " \"rounds\": [{\"round\": \"v1.0\", \"ruleset\": \"1.0.0\"}, {\"round\": \"v2.0\", \"ruleset\": \"2.0.0\"}],"
+    " \"rounds\": [{\"round\": \"v1.0\", \"ruleset\": \"1.0.0\", \"suite\": \"mlperf\", \"source\": \"cc\"},"           \
+    "            {\"round\": \"v2.0\", \"ruleset\": \"2.0.0\", \"suite\": \"mlperf\", \"source\": \"cc\"},"           \
+    "            {\"round\": \"other\", \"ruleset\": \"o\", \"suite\": \"elsewhere\", \"source\": \"tta\"}],"        \
+    " \"summary_columns\": [{\"ruleset\": \"2.0.0\", \"benchmarks\": [\"b\", \"a\"], \"source\": \"cc\"}],"
 #define RULE(rs, b, extra)                                                                                \
     "{\"ruleset\": \"" rs "\", \"benchmark\": \"" b "\", \"metric\": \"acc\", \"log_key\": \"eval_accuracy\","  \
     " \"higher_is_better\": true, \"target\": 0.5, \"quality_scale\": \"fraction\", \"progress\": \"epoch_num\"," \
@@ -39,7 +42,14 @@ TEST(minimal_file_parses_and_looks_up) {
     tta_rules r;
     tta_error err;
     CHECK(tta_rules_parse(text, strlen(text), "t.json", &r, &err) == TTA_OK);
-    CHECK(r.version == 3 && r.n_rounds == 2 && r.n_rules == 2 && r.n_aliases == 2);
+    CHECK(r.version == 3 && r.n_rounds == 3 && r.n_rules == 2 && r.n_aliases == 2);
+    CHECK(tta_rules_is_mlperf_round(&r, "v1.0") && tta_rules_is_mlperf_round(&r, "V2.0"));
+    CHECK(!tta_rules_is_mlperf_round(&r, "other") && !tta_rules_is_mlperf_round(&r, "v9.9"));
+    CHECK(!tta_rules_is_mlperf_round(&r, NULL));
+    const tta_rule_columns *cols = tta_rules_summary_columns(&r, "2.0.0");
+    CHECK(cols && cols->n_benchmarks == 2 && !strcmp(cols->benchmarks[0], "b") && !strcmp(cols->benchmarks[1], "a"));
+    CHECK(tta_rules_summary_columns(&r, "1.0.0") == NULL && tta_rules_summary_columns(&r, NULL) == NULL);
+    CHECK(tta_rules_find(&r, "v2.0", "b")->runs_scored == 0);
     CHECK_STR(tta_rules_ruleset(&r, "v2.0"), "2.0.0");
     CHECK_STR(tta_rules_ruleset(&r, "V1.0"), "1.0.0");
     CHECK(tta_rules_ruleset(&r, "v9.9") == NULL);
@@ -82,6 +92,21 @@ TEST(malformed_files_say_where) {
                     " \"progress\": \"epoch_num\", \"progress_unit\": \"hours\", \"olympic_drop\": 1,"
                     " \"max_failed\": 1, \"sources\": {\"target\": \"cc\"}}]}");
     CHECK(e && strstr(e, "1.0.0 a: \"progress_unit\" must be epochs, samples, steps or tokens"));
+    e = parse_error(MINIMAL_HEAD " \"aliases\": [], \"benchmarks\": ["
+                    RULE("1.0.0", "a", ", \"runs_required\": 10, \"runs_scored\": 11") "]}");
+    CHECK(e && strstr(e, "1.0.0 a: \"runs_scored\" must be a whole number from 3 (an olympic mean) to runs_required"));
+    e = parse_error("{\"version\": 3, \"sources\": {\"cc\": \"checker\"}, \"rounds\": [{\"round\": \"v1.0\","
+                    " \"ruleset\": \"1.0.0\", \"suite\": \"mlperf\"}], \"summary_columns\": [], \"aliases\": [],"
+                    " \"benchmarks\": []}");
+    CHECK(e && strstr(e, "rounds[0]: \"source\" must name the source of its facts"));
+    e = parse_error("{\"version\": 3, \"sources\": {\"cc\": \"checker\"}, \"rounds\": [{\"round\": \"v1.0\","
+                    " \"ruleset\": \"1.0.0\", \"source\": \"cc\"}], \"summary_columns\": [], \"aliases\": [],"
+                    " \"benchmarks\": []}");
+    CHECK(e && strstr(e, "rounds[0]: \"suite\" must be a non-empty string"));
+    e = parse_error("{\"version\": 3, \"sources\": {\"cc\": \"checker\"}, \"rounds\": [{\"round\": \"v1.0\","
+                    " \"ruleset\": \"1.0.0\", \"suite\": \"mlperf\", \"source\": \"cc\"}], \"summary_columns\":"
+                    " [{\"ruleset\": \"9.0.0\", \"benchmarks\": [], \"source\": \"cc\"}], \"aliases\": [], \"benchmarks\": []}");
+    CHECK(e && strstr(e, "summary_columns[0]: ruleset 9.0.0 governs no round"));
 }
 
 /* The built-in rules: every MLPerf round from v0.5 on has a ruleset with its benchmarks, and the
@@ -109,6 +134,22 @@ TEST(builtin_rules) {
     const tta_rule *mask = tta_rules_find(r, "v0.7", "maskrcnn");
     CHECK(mask && mask->metric2 && mask->target2 == 0.339 && mask->higher_is_better2 == 1);
     CHECK(tta_rules_find(r, "dawnbench", "imagenet")->target == 93.0);
+    /* v0.5 NCF scores the first 50 runs that converge; every other rule scores every run */
+    for (size_t j = 0; j < r->n_rules; j++) {
+        const tta_rule *x = &r->rules[j];
+        int ncf05 = !strcmp(x->ruleset, "0.5.0") && !strcmp(x->benchmark, "ncf");
+        CHECK(x->runs_scored == (ncf05 ? 50 : 0));
+    }
+    /* MLPerf rounds are the v rounds the rules list; DAWNBench and the replays' round are not */
+    for (size_t i = 0; i < r->n_rounds; i++)
+        CHECK(tta_rules_is_mlperf_round(r, r->rounds[i].round) == (r->rounds[i].round[0] == 'v'));
+    CHECK(!tta_rules_is_mlperf_round(r, "dawnbench") && !tta_rules_is_mlperf_round(r, "local"));
+    /* the summarizer's columns: none for 0.5.0, its order for 0.7.0 and 5.1.0 */
+    CHECK(tta_rules_summary_columns(r, "0.5.0") == NULL);
+    const tta_rule_columns *c = tta_rules_summary_columns(r, "0.7.0");
+    CHECK(c && c->n_benchmarks == 8 && !strcmp(c->benchmarks[0], "bert") && !strcmp(c->benchmarks[7], "transformer"));
+    c = tta_rules_summary_columns(r, "5.1.0");
+    CHECK(c && c->n_benchmarks == 7 && !strcmp(c->benchmarks[0], "llama31_8b") && !strcmp(c->benchmarks[5], "rgat"));
 }
 
 int main(void) {

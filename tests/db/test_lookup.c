@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/replay_log.h"
 #include "db/reader.h"
 #include "test_sql.h"
 #include "tta_test.h"
@@ -52,7 +53,7 @@ TEST(lookups) {
     tta_kv first[] = {{span("batchSize"), span("256")}, {span("learningRate"), span("[[0, 0.1]]")}};
     CHECK(write_run(s, "d/mlp-box_2.tsv", "dawnbench", "Acme", "mlp-box", "fashion-mnist", 2, second, 2) == TTA_OK);
     CHECK(write_run(s, "d/mlp-box_1.tsv", "dawnbench", "Acme", "mlp-box", "fashion-mnist", 1, first, 2) == TTA_OK);
-    CHECK(write_run(s, "l/result_0.txt", "local", "replay", "host-cpu-2t", "fashion-mnist", 0, NULL, 0) == TTA_OK);
+    CHECK(write_run(s, "l/result_0.txt", TTA_REPLAY_ROUND, TTA_REPLAY_SUBMITTER, "host-cpu-2t", "fashion-mnist", 0, NULL, 0) == TTA_OK);
     CHECK(tta_store_finish(s, &err) == TTA_OK);
     tta_store_close(s);
 

@@ -1,5 +1,5 @@
 /* test_mllog.c: the :::MLLOG writer: every line is valid JSON in MLCommons' shape, the fake clock
- * gives exact times, and `tta ingest`'s parser reads the log back as a run of round "local" with
+ * gives exact times, and `tta ingest`'s parser reads the log back as a run of round TTA_REPLAY_ROUND with
  * the right start, stop, status, evaluations and target. */
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/replay_log.h"
 #include "ingest/parse.h"
 #include "replay/mllog.h"
 #include "tta_test.h"
@@ -31,9 +32,9 @@ static void write_log(void) {
     tta_mllog *log = tta_mllog_open(path, fake_clock, &t);
     CHECK(log != NULL);
     if (!log) return;
-    CHECK(tta_mllog_string(log, "tta_round", "local") == 0);
+    CHECK(tta_mllog_string(log, TTA_KEY_ROUND, TTA_REPLAY_ROUND) == 0);
     CHECK(tta_mllog_string(log, "submission_benchmark", "fashion-mnist") == 0);
-    CHECK(tta_mllog_string(log, "submission_org", "replay") == 0);
+    CHECK(tta_mllog_string(log, "submission_org", TTA_REPLAY_SUBMITTER) == 0);
     CHECK(tta_mllog_string(log, "submission_division", "open") == 0);
     CHECK(tta_mllog_number(log, "seed", 7) == 0);
     CHECK(tta_mllog_number(log, "global_batch_size", 128) == 0);
@@ -79,7 +80,7 @@ TEST(ingest_reads_it_back) {
     CHECK(tta_parse_file(path, &f) == 0);
     CHECK(!f.failed);
     CHECK(f.format == TTA_FMT_MLLOG);
-    CHECK_STR(f.run.round, "local");
+    CHECK_STR(f.run.round, TTA_REPLAY_ROUND);
     CHECK_STR(f.run.benchmark, "fashion-mnist");
     CHECK_STR(f.run.system, "box-cpu-2t");
     CHECK(f.run.status == TTA_RUN_SUCCESS);

@@ -35,8 +35,9 @@ PROGRESS = {"epoch_of_first_meeting", "epoch_num", "train_samples", "samples_cou
             "first_passing_samples_count"}
 UNITS = {"epochs", "samples", "steps", "tokens"}
 FACTS = ["metric", "log_key", "higher_is_better", "target", "metric2", "target2", "higher_is_better2",
-         "quality_scale", "progress", "progress_unit", "train_set_size", "runs_required", "olympic_drop",
-         "max_failed", "rcp", "rcp_name"]
+         "quality_scale", "progress", "progress_unit", "train_set_size", "runs_required", "runs_scored",
+         "olympic_drop", "max_failed", "rcp", "rcp_name"]
+SUITES = {"mlperf", "dawnbench"}
 REQUIRED = ["ruleset", "benchmark", "metric", "log_key", "higher_is_better", "target", "quality_scale", "progress",
             "progress_unit", "olympic_drop", "max_failed", "rcp", "sources"]
 
@@ -98,6 +99,12 @@ def check_internal(doc):
             continue
         round_names.append(rr["round"])
         round_rulesets.append(rr["ruleset"])
+        for k in rr:
+            if k not in ("round", "ruleset", "suite", "source"):
+                fail(f"rounds[{i}]", f"unknown field \"{k}\"")
+        if rr.get("suite") not in SUITES:
+            fail(f"rounds[{i}]", f"suite \"{rr.get('suite')}\" is not one of {sorted(SUITES)}")
+        cited(f"rounds[{i}] source", rr.get("source"))
         m = re.fullmatch(r"v(\d+)\.(\d+)", rr["round"])
         if m and rr["ruleset"] != f"{m.group(1)}.{m.group(2)}.0":
             fail(f"rounds[{i}]", f"round {rr['round']} governed by ruleset {rr['ruleset']} (expected "
@@ -176,6 +183,10 @@ def check_internal(doc):
                 fail(where, "runs_required must be a positive integer or null")
             elif isinstance(drop, int) and runs < 2 * drop + 1:
                 fail(where, f"runs_required {runs} leaves nothing once {drop} runs are dropped from each end")
+        scored = r.get("runs_scored")
+        if scored is not None and (not isinstance(scored, int) or isinstance(scored, bool) or scored < 3
+                                   or (isinstance(runs, int) and scored > runs)):
+            fail(where, "runs_scored must be an integer from 3 (an olympic mean) to runs_required, or absent")
         if not isinstance(r.get("rcp"), bool):
             fail(where, "\"rcp\" must be true or false")
         if "rcp_name" in r and (not isinstance(r["rcp_name"], str) or not r["rcp_name"]
@@ -215,6 +226,34 @@ def check_internal(doc):
     for rs in dict.fromkeys(round_rulesets):
         if not by_ruleset.get(rs):
             fail(f"ruleset {rs}", "a round's ruleset has no benchmarks")
+
+    # The summarizer's results-table columns: per ruleset of an MLPerf round, once, names that
+    # benchmarks of the rules (or their aliases) go by, each once.
+    alias_to = {}
+    for a in doc.get("aliases", []):
+        alias_to.setdefault(a.get("name"), set()).add(a.get("benchmark"))
+    mlperf_rulesets = {rr.get("ruleset") for rr in rounds if rr.get("suite") == "mlperf"}
+    seen_cols = set()
+    for i, c in enumerate(doc.get("summary_columns", [])):
+        where = f"summary_columns[{i}]"
+        rs, names = c.get("ruleset"), c.get("benchmarks")
+        for k in c:
+            if k not in ("ruleset", "benchmarks", "source"):
+                fail(where, f"unknown field \"{k}\"")
+        cited(f"{where} source", c.get("source"))
+        if rs not in mlperf_rulesets:
+            fail(where, f"ruleset {rs} governs no MLPerf round of \"rounds\"")
+        if rs in seen_cols:
+            fail(where, f"ruleset {rs} listed twice")
+        seen_cols.add(rs)
+        if not isinstance(names, list) or not names or not all(isinstance(n, str) and n for n in names):
+            fail(where, "\"benchmarks\" must be a non-empty list of names")
+            continue
+        if len(set(names)) != len(names):
+            fail(where, "a benchmark column is listed twice")
+        for n in names:  # 0.6's list keeps ncf, which no 0.6.0 rule has: any known benchmark
+            if n not in benchmarks and not (alias_to.get(fold(n), set()) & benchmarks):
+                fail(where, f"column {n} names no benchmark the rules know")
 
     # Aliases.
     order = {name: i for i, name in enumerate(round_names)}
@@ -363,7 +402,7 @@ def literal_assignment(path, name):
     raise KeyError(f"{name} not found in {path}")
 
 
-def check_official(rules, root):
+def check_official(rules, root, doc):
     try:
         import yaml
     except ImportError:
@@ -428,6 +467,15 @@ def check_official(rules, root):
         if short in meta and set(meta[short]) != ours:
             fail(f"ruleset {rs}", f"benchmark_meta.py lists {sorted(set(meta[short]))}, the rules {sorted(ours)}")
 
+    # The results table's columns: benchmark_meta.py's list, in its order, each name once (the
+    # summarizer's column dict keeps the first of a repeated name).
+    columns = {c["ruleset"]: c["benchmarks"] for c in doc.get("summary_columns", [])}
+    for key, names in sorted(meta.items()):
+        rs = key if key.count(".") == 2 else key + ".0"
+        want = list(dict.fromkeys(names))
+        if rs in {r["ruleset"] for r in rules} and columns.get(rs) != want:
+            fail(f"summary_columns {rs}", f"{columns.get(rs)}, benchmark_meta.py's columns {want}")
+
     # Runs, dropped runs and how progress is read, from rcp_checker.py and the summarizer.
     rcp_py = os.path.join(pkg, "rcp_checker", "rcp_checker.py")
     runs = literal_assignment(rcp_py, "submission_runs")["training"]
@@ -482,7 +530,7 @@ def main():
     root = os.environ.get("MLPERF_LOGGING") or "/tmp/mlperf_logging"
     if os.path.isdir(os.path.join(root, "mlperf_logging", "compliance_checker")):
         if not failures:
-            check_official(rules, root)
+            check_official(rules, root, doc)
         else:
             print("skip: the official cross-check needs a consistent file first")
     else:

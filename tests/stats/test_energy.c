@@ -184,7 +184,7 @@ TEST(energy_score_missing_values) {
 }
 
 TEST(energy_score_refuses_another_slice) {
-    /* v0.6 NCF scores the first 50 converged runs in run order (runs 0-49, times 100-149), not the
+    /* v0.5 NCF scores the first 50 converged runs in run order (runs 0-49, times 100-149), not the
      * slice of the fastest: the energy score says so instead of averaging other runs. */
     double t[52];
     int ok[52];
@@ -194,9 +194,9 @@ TEST(energy_score_refuses_another_slice) {
         ok[i] = 1;
         e[i] = run_of(1000);
     }
-    tta_energy_score s = tta_energy_score_of(t, ok, e, 52, "ncf", "v0.6", 1, NULL);
+    tta_energy_score s = tta_energy_score_of(t, ok, e, 52, "ncf", "v0.5", 1, NULL);
     CHECK(s.status == TTA_ENERGY_OTHER_SLICE && isnan(s.energy_j));
-    s = tta_energy_score_of(t, ok, e, 52, "ncf", "v0.7", 1, NULL); /* the summarizer's rule */
+    s = tta_energy_score_of(t, ok, e, 52, "ncf", "v0.7", 1, NULL); /* no NCF rule: the summarizer's slice */
     CHECK(s.status == TTA_ENERGY_OK && s.n_used == 50);
     CHECK_NEAR(s.energy_j, 1000, 1e-9);
 }

@@ -92,7 +92,7 @@ TEST(ncf_first_fifty_converged) {
     tta_score s = tta_official_score(t, ok, 100, "ncf", "v0.5");
     CHECK_NEAR(s.score, 54.5, 1e-12); /* runs 30..79 without 30 and 79: mean of 31..78 */
     CHECK(s.n_used == 48 && s.n_dropped == 30 && s.required == 100 && s.reason == TTA_REASON_NONE);
-    s = tta_official_score(rev, ok, 100, "ncf", "v0.6"); /* runs 30..79 take 69..20 */
+    s = tta_official_score(rev, ok, 100, "ncf", "v0.5"); /* runs 30..79 take 69..20 */
     CHECK_NEAR(s.score, 44.5, 1e-12);
     for (int i = 0; i < 100; i++) ok[i] = i >= 60; /* only 40 converged */
     s = tta_official_score(t, ok, 100, "ncf", "v0.5");
@@ -103,13 +103,13 @@ TEST(ncf_first_fifty_converged) {
 TEST(required_runs) {
     CHECK(tta_required_runs("resnet", "v0.7") == 5);
     CHECK(tta_required_runs("ssd", "v0.6") == 5);
-    CHECK(tta_required_runs("maskrcnn", "1.0") == 5);
+    CHECK(tta_required_runs("maskrcnn", "v1.0") == 5);
     CHECK(tta_required_runs("dlrm", "v0.7") == 5);
     CHECK(tta_required_runs("dlrm_dcnv2", "v3.0") == 10);
     CHECK(tta_required_runs("bert", "v0.7") == 10);
     CHECK(tta_required_runs("minigo", "v0.6") == 10);
     CHECK(tta_required_runs("gnmt", "v0.5") == 10);
-    CHECK(tta_required_runs("unet3d", "v1.0.0") == 40);
+    CHECK(tta_required_runs("unet3d", "v1.0") == 40);
     CHECK(tta_required_runs("ncf", "v0.5") == 100);
     CHECK(tta_required_runs("gpt3", "v3.0") == 3);
     CHECK(tta_required_runs("llama31_405b", "v5.0") == 3);
