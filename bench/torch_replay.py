@@ -15,7 +15,10 @@ schedule, batch size, augmentation, evaluation every epoch and MLPerf-style timi
     torch.no_grad(), batches of 1000) after every epoch, stop at the recipe's target.
 
     /usr/bin/python3 bench/torch_replay.py RECIPE.json [--threads 2] [--max-epochs E]
-                                           [--thresholds 0.88,0.90] [--seed 0]
+                                           [--thresholds 0.88,0.90] [--seed 0] [--device cpu|cuda]
+
+--device cuda (bench/gpu_check): the model, the data and every step on the GPU (the data are copied
+there once, after run_start, as tta's cuda backend does); the clock reads after a synchronize.
 
 Prints one JSON object: per-epoch (time since run_start, train seconds, eval seconds,
 validation accuracy, loss), training samples/s, TTA to each threshold, peak RSS.
@@ -99,14 +102,15 @@ def augment(x, pad, flip, gen):
     n, c, h, w = x.shape
     if pad:
         xp = F.pad(x, (pad, pad, pad, pad))
-        dy = torch.randint(0, 2 * pad + 1, (n,), generator=gen)
-        dx = torch.randint(0, 2 * pad + 1, (n,), generator=gen)
-        rows = (dy[:, None] + torch.arange(h)[None, :])  # n x h
-        cols = (dx[:, None] + torch.arange(w)[None, :])  # n x w
-        x = xp[torch.arange(n)[:, None, None, None], torch.arange(c)[None, :, None, None],
+        d = x.device  # the draws come from the CPU generator (the same on either device), used on x's
+        dy = torch.randint(0, 2 * pad + 1, (n,), generator=gen).to(d)
+        dx = torch.randint(0, 2 * pad + 1, (n,), generator=gen).to(d)
+        rows = (dy[:, None] + torch.arange(h, device=d)[None, :])  # n x h
+        cols = (dx[:, None] + torch.arange(w, device=d)[None, :])  # n x w
+        x = xp[torch.arange(n, device=d)[:, None, None, None], torch.arange(c, device=d)[None, :, None, None],
                rows[:, None, :, None], cols[:, None, None, :]]
     if flip:
-        m = torch.rand(n, generator=gen) < 0.5
+        m = (torch.rand(n, generator=gen) < 0.5).to(x.device)
         x = torch.where(m[:, None, None, None], x.flip(3), x)
     return x
 
@@ -118,7 +122,15 @@ def main():
     ap.add_argument("--max-epochs", type=int, default=0)
     ap.add_argument("--thresholds", default="")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     a = ap.parse_args()
+    if a.device == "cuda" and not torch.cuda.is_available():
+        raise SystemExit("torch_replay.py: --device cuda: this PyTorch (%s) sees no CUDA device" % torch.__version__)
+    dev = torch.device(a.device)
+
+    def sync():
+        if a.device == "cuda":
+            torch.cuda.synchronize()
     with open(a.recipe) as f:
         r = json.load(f)
     torch.set_num_threads(a.threads)
@@ -128,7 +140,7 @@ def main():
     for kv in (r.get("model_params") or "").replace(",", " ").split():
         k, v = kv.split("=")
         params[k] = int(float(v))
-    net = build(r["model"], params)
+    net = build(r["model"], params).to(dev)
     o = r["optimizer"]
     opt = torch.optim.SGD(net.parameters(), lr=0.0, momentum=o.get("momentum", 0), nesterov=o.get("nesterov", False),
                           weight_decay=o.get("weight_decay", 0))
@@ -144,13 +156,14 @@ def main():
     xva = torch.from_numpy(read_idx(idx_path(d, "t10k-images-idx3-ubyte")).astype(np.float32) / 255.0)
     yva = torch.from_numpy(read_idx(idx_path(d, "t10k-labels-idx1-ubyte")))
     n_train = xtr.shape[0] - 10000
-    xtr, ytr = xtr[:n_train], ytr[:n_train]
+    xtr, ytr = xtr[:n_train].to(dev), ytr[:n_train].to(dev).long()
+    xva, yva = xva.to(dev), yva.to(dev).long()
     steps = n_train // bs
     epochs, tta, train_time, trained = [], {}, 0.0, 0
     for epoch in range(1, max_epochs + 1):
         net.train()
         te = time.perf_counter()
-        perm = torch.randperm(n_train, generator=gen)
+        perm = torch.randperm(n_train, generator=gen).to(dev)
         loss_sum = 0.0
         for s in range(steps):
             idx = perm[s * bs:(s + 1) * bs]
@@ -164,6 +177,7 @@ def main():
             loss.backward()
             opt.step()
             loss_sum += loss.item()
+        sync()
         t_train = time.perf_counter() - te
         train_time += t_train
         trained += steps * bs
@@ -174,6 +188,7 @@ def main():
             for i in range(0, xva.shape[0], 1000):
                 correct += (net(xva[i:i + 1000]).argmax(1) == yva[i:i + 1000]).sum().item()
         acc = correct / xva.shape[0]
+        sync()
         now = time.perf_counter()
         epochs.append({"epoch": epoch, "t": now - t0, "train_s": t_train, "eval_s": now - tv, "val_acc": acc,
                        "loss": loss_sum / steps})
@@ -184,7 +199,9 @@ def main():
                 tta[th] = now - t0
         if acc >= thresholds[-1] * (1 - 1e-6):
             break
-    print(json.dumps({"engine": "pytorch " + torch.__version__, "threads": torch.get_num_threads(),
+    print(json.dumps({"engine": "pytorch " + torch.__version__, "device": a.device,
+                      "device_name": torch.cuda.get_device_name(0) if a.device == "cuda" else None,
+                      "threads": torch.get_num_threads(),
                       "recipe": os.path.basename(a.recipe), "epochs": epochs,
                       "samples_per_s": trained / train_time if train_time else None,
                       "s_per_epoch": train_time / len(epochs) if epochs else None,
