@@ -72,7 +72,8 @@ int cli_open_db_readonly(const tta_cli *cli, const char *cmd, sqlite3 **db);
 
 /* cli_open_db_readonly, then tta_filter_validate of f: a value no entry has is an error printed
  * as "tta <cmd>: no benchmark 'resent'; did you mean resnet?" (returns 1, nothing open); a
- * pattern matching nothing a note on stderr (returns 0 with *db open). */
-int cli_open_db_filtered(const tta_cli *cli, const char *cmd, const tta_filter *f, sqlite3 **db);
+ * pattern matching nothing is a note on stderr when say_unmatched (`ls`; the reports say "no
+ * entry matches the filters" themselves) and returns 0 with *db open. */
+int cli_open_db_filtered(const tta_cli *cli, const char *cmd, const tta_filter *f, int say_unmatched, sqlite3 **db);
 
 #endif

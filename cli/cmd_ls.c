@@ -44,7 +44,7 @@ int cmd_ls(const tta_cli *cli, int argc, char **argv) {
     if (strcmp(what, "runs") && strcmp(what, "entries") && strcmp(what, "systems"))
         return cli_usage_error("ls", "cannot list '%s' (runs, entries, systems)", what);
     sqlite3 *db;
-    if (cli_open_db_filtered(cli, "ls", &f, &db)) return 1;
+    if (cli_open_db_filtered(cli, "ls", &f, 1, &db)) return 1;
     tta_error err;
     int rc = tta_report_ls(db, what, &f, format, stdout, &err);
     if (rc != TTA_OK) fprintf(stderr, "tta ls: %s\n", err.text);

@@ -109,7 +109,7 @@ int cmd_report(const tta_cli *cli, int argc, char **argv) {
     tta_error err;
     if (tta_report_check(kind, &o, &err) != TTA_OK) return cli_usage_error("report", "%s", err.text);
     sqlite3 *db;
-    if (cli_open_db_filtered(cli, "report", &f, &db)) return 1;
+    if (cli_open_db_filtered(cli, "report", &f, 0, &db)) return 1;
     char stamp[64];
     time_t now = time(NULL);
     strftime(stamp, sizeof stamp, "%Y-%m-%d %H:%M UTC", gmtime(&now));

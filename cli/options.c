@@ -60,7 +60,7 @@ int cli_open_db_readonly(const tta_cli *cli, const char *cmd, sqlite3 **db) {
     return 0;
 }
 
-int cli_open_db_filtered(const tta_cli *cli, const char *cmd, const tta_filter *f, sqlite3 **db) {
+int cli_open_db_filtered(const tta_cli *cli, const char *cmd, const tta_filter *f, int say_unmatched, sqlite3 **db) {
     if (cli_open_db_readonly(cli, cmd, db)) return 1;
     tta_error note, err;
     int rc = tta_filter_validate(*db, f, &note, &err);
@@ -70,7 +70,7 @@ int cli_open_db_filtered(const tta_cli *cli, const char *cmd, const tta_filter *
         *db = NULL;
         return 1;
     }
-    if (note.code != TTA_OK) fprintf(stderr, "tta %s: %s\n", cmd, note.text);
+    if (say_unmatched && note.code != TTA_OK) fprintf(stderr, "tta %s: %s\n", cmd, note.text);
     return 0;
 }
 
