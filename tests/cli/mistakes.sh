@@ -16,6 +16,7 @@
 set -uo pipefail
 TTA=${TTA:-build/tta}
 cd "${TTA_SOURCE_DIR:-.}"
+case $TTA in /*) ;; *) TTA=$PWD/$TTA ;; esac
 command -v sqlite3 >/dev/null || { echo "SKIPPED: sqlite3 (Debian's sqlite3) is needed to make foreign databases"; exit 77; }
 work=$(mktemp -d /tmp/tta-mistakes.XXXXXX)
 trap 'rm -rf "$work"' EXIT
@@ -119,7 +120,7 @@ check "a new database carries tta's application_id" test "$(sqlite3 "$db" 'PRAGM
 # read-only commands and verify create no database
 mkdir "$work/empty"
 for args in "ls entries" "report variance" "verify 1"; do
-    (cd "$work/empty" && TTA_DB= "$OLDPWD/$TTA" $args >/dev/null 2>"$work/err")
+    (cd "$work/empty" && TTA_DB= "$TTA" $args >/dev/null 2>"$work/err")
     check "tta $args without a database: exit 1" test $? -eq 1
     check "tta $args without a database: says so" grep -q "tta.db: no such database" "$work/err"
     check "tta $args creates no tta.db" test -z "$(ls "$work/empty")"
