@@ -14,20 +14,26 @@ static const char usage_head[] =
     "Time-to-accuracy analysis of MLPerf Training and DAWNBench results.\n"
     "\n"
     "commands:\n"
-    "  ingest [--jobs N] [--format text|json] [--verbose] PATH...   read logs into the database\n"
-    "  ls runs|entries|systems [filters] [--format F] [--wide]   list what is stored\n"
-    "  report KIND [operands] [filters] [--format F] [--svg FILE] ...   a report; KIND is one of\n";
+    "  ingest [--jobs N] [--format text|json] [--quiet] [--verbose] PATH...\n"
+    "        read logs (files or folders) into the database\n"
+    "  ls runs|entries|systems [filters] [--format F] [--wide]\n"
+    "        list what is stored\n"
+    "  report KIND [operands] [filters] [--format F] [--svg FILE] ...\n"
+    "        a report; KIND is one of\n";
 static const char usage_tail[] =
-    "  replay SPEC | --from ENTRY.json [--runs N] [--format json] ...   train a recipe on this machine\n"
-    "  verify ENTRY [--runs N] ...                            replay an ingested entry and check its claim\n"
-    "  profile SPEC | --peaks                                 time, FLOPs and memory of a training step per\n"
-    "                                                         layer; this host's roofs\n"
-    "  help [COMMAND]                                         this text, or COMMAND's options\n"
+    "  replay SPEC | --from ENTRY.json [--runs N] [--format json] ...\n"
+    "        train a recipe on this machine, log and ingest its runs\n"
+    "  verify ENTRY [--runs N] ...\n"
+    "        replay an ingested entry and check its claim\n"
+    "  profile SPEC | --peaks\n"
+    "        time, FLOPs and memory of a training step per layer; this host's roofs\n"
+    "  help [COMMAND]\n"
+    "        this text, or every option of COMMAND\n"
     "\n"
-    "filters: --round R --division D --submitter S --system Y --benchmark B --entry ID (a value no entry\n"
-    "has is an error naming the nearest ones; /RE/ is a regular expression)\n"
+    "filters: --round R --division D --submitter S --system Y --benchmark B --entry ID; a value no\n"
+    "         entry has is an error naming the nearest ones; /RE/ is a regular expression\n"
     "global options: --db PATH (the database: --db PATH, else $TTA_DB, else tta.db in the current\n"
-    "folder), --help, --version\n"
+    "         folder), --help, --version\n"
     "`tta help COMMAND` or `tta COMMAND --help` lists every option of a command.\n";
 
 /* The top-level help: the commands, with the report kinds read from the reports' registry. */
@@ -36,7 +42,7 @@ static void usage(FILE *out) {
     size_t col = 0;
     for (size_t k = 0; tta_report_kind(k); k++) {
         const char *name = tta_report_kind(k);
-        if (col == 0) col = (size_t)fprintf(out, "     ");
+        if (col == 0) col = (size_t)fprintf(out, "       ");
         col += (size_t)fprintf(out, " %s%s", name, tta_report_kind(k + 1) ? "," : "\n");
         if (col > 90 && tta_report_kind(k + 1)) {
             fputc('\n', out);
