@@ -33,14 +33,16 @@ double cli_parse_accuracy(const char *s);
 
 /* If argv[*i] is a filter option (--round, --division, --submitter, --system, --benchmark,
  * --entry ID), stores it in f, advances *i past its value and returns 1; returns 0 when it is
- * not one, -1 when its value is missing or invalid. A text value written /PATTERN/ is a regular
- * expression (db.h, tta_filter): one PCRE2 cannot compile gives -1 with err set to "--OPTION: bad
- * regular expression /PATTERN/: <PCRE2's message> at offset N" (err untouched otherwise). */
+ * not one, -1 when its value is missing or invalid, with err saying so ("--entry needs an entry
+ * id ..."; a text value written /PATTERN/ is a regular expression (db.h, tta_filter): one PCRE2
+ * cannot compile gives "--OPTION: bad regular expression /PATTERN/: <PCRE2's message> at offset
+ * N"). *i is not advanced on -1. */
 int cli_filter_option(int argc, char **argv, int *i, tta_filter *f, tta_error *err);
 
-/* Likewise for --format table|csv|json|markdown, and for --wide (tables on a terminal print
- * every value whole, however wide: sets TTA_WIDE=1 in the environment, read by tta_table_write). */
-int cli_format_option(int argc, char **argv, int *i, int *format);
+/* Likewise for --format table|csv|json|markdown ("--format 'xml': not table, csv, json or
+ * markdown" on -1), and for --wide (tables on a terminal print every value whole, however wide:
+ * sets TTA_WIDE=1 in the environment, read by tta_table_write). */
+int cli_format_option(int argc, char **argv, int *i, int *format, tta_error *err);
 
 /* Ingests the runs of a batch (their logs and the system description beside them) under round
  * TTA_REPLAY_ROUND, submitter TTA_REPLAY_SUBMITTER (common/replay_log.h; replay_store.c): 0, or 1 with the reason printed as "tta <cmd>: ...". */
@@ -67,5 +69,11 @@ int cli_spec_from_entry(sqlite3 *db, int64_t entry, const char *data_dir, tta_re
 
 /* Opens the database read-only for a report, printing the reason on failure (returns 1). */
 int cli_open_db_readonly(const tta_cli *cli, const char *cmd, sqlite3 **db);
+
+/* cli_open_db_readonly, then tta_filter_validate of f: a value no entry has is an error printed
+ * as "tta <cmd>: no benchmark 'resent'; did you mean resnet?" (returns 1, nothing open); a
+ * pattern matching nothing is a note on stderr when say_unmatched (`ls`; the reports say "no
+ * entry matches the filters" themselves) and returns 0 with *db open. */
+int cli_open_db_filtered(const tta_cli *cli, const char *cmd, const tta_filter *f, int say_unmatched, sqlite3 **db);
 
 #endif

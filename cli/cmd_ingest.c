@@ -9,7 +9,7 @@
 #include "ingest/ingest.h"
 
 static const char ingest_help[] =
-    "usage: tta ingest [--jobs N] [--format text|json] [--quiet] PATH...\n"
+    "usage: tta ingest [--jobs N] [--format text|json] [--quiet] [--verbose] PATH...\n"
     "\n"
     "Reads every MLPerf Training log (:::MLPv0.5.0, :::MLL, :::MLLOG), DAWNBench entry (JSON + TSV),\n"
     "system description and power log under each PATH (files or folders, recursively) into the\n"
@@ -19,13 +19,18 @@ static const char ingest_help[] =
     "and, from v1.0 on, logs there not named result_*.txt are skipped and counted (a file given as\n"
     "a PATH is always read). Unchanged files (same\n"
     "content hash) are skipped; changed files replace what they gave before. Each file is stored\n"
-    "whole or not at all. A malformed file is reported as <path>:<line>: <reason> and recorded.\n"
+    "whole or not at all. A malformed file is reported as <path>:<line>: <reason> and recorded. Files\n"
+    "skipped are counted by reason (empty, binary, text without a log's records, where they lie); a\n"
+    "file given itself, and with --verbose every file, gets <path>: skipped: <reason>. Files an\n"
+    "earlier ingest stored under a folder given that are no longer there lose their runs.\n"
     "\n"
     "  --jobs N        parser threads (default: the number of CPUs)\n"
     "  --format text   summary on stderr (default); json: one object on stdout with files,\n"
     "                  ingested, unchanged, failed, skipped, not_results (code_folder, subfolder,\n"
-    "                  not_result, removed), runs, events, bytes, seconds\n"
+    "                  not_result, removed), not_logs (empty, binary, text), vanished, runs,\n"
+    "                  events, bytes, seconds\n"
     "  --quiet         no per-file error lines and no progress line\n"
+    "  --verbose       name every file skipped and every file removed, with the reason\n"
     "\n"
     "On a terminal, one line on stderr shows the progress (files done/walked, MB, runs, MB/s) and is\n"
     "erased before the summary; not when stderr is not a terminal, NO_COLOR is set or with --quiet.\n"
@@ -78,6 +83,8 @@ int cmd_ingest(const tta_cli *cli, int argc, char **argv) {
             }
         } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
             opts.quiet = 1;
+        } else if (strcmp(a, "--verbose") == 0 || strcmp(a, "-v") == 0) {
+            opts.verbose = 1;
         } else if (strcmp(a, "--") == 0) {
             for (i++; i < argc; i++) paths[n_paths++] = argv[i];
         } else if (a[0] == '-' && a[1]) {

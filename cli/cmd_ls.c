@@ -6,7 +6,7 @@
 #include "cli/cli.h"
 
 static const char ls_help[] =
-    "usage: tta ls runs|entries|systems [filters] [--format table|csv|json|markdown]\n"
+    "usage: tta ls runs|entries|systems [filters] [--format table|csv|json|markdown] [--wide]\n"
     "\n"
     "  runs      one row per run: round, division, submitter, system, benchmark, file, status,\n"
     "            reached (the last evaluation meets the target), tta_s (from run_start to run_stop; DAWNBench:\n"
@@ -18,6 +18,8 @@ static const char ls_help[] =
     "filters: --round R --division D --submitter S --system Y --benchmark B --entry ID\n"
     "         a value written /RE/ is a regular expression (PCRE2, case-insensitive, found anywhere in the\n"
     "         value unless anchored): --system '/^dgxa100/', --benchmark '/^(bert|resnet)$/'\n"
+    "         a value no entry has is an error naming the nearest ones the database holds\n"
+    "--wide   tables print every value whole (else they fit the terminal)\n"
     "Tables show minutes; CSV and JSON carry seconds.\n";
 
 int cmd_ls(const tta_cli *cli, int argc, char **argv) {
@@ -29,11 +31,10 @@ int cmd_ls(const tta_cli *cli, int argc, char **argv) {
             fputs(ls_help, stdout);
             return 0;
         }
-        tta_error filter_err = {0};
-        int r = cli_filter_option(argc, argv, &i, &f, &filter_err);
-        if (r == 0) r = cli_format_option(argc, argv, &i, &format);
-        if (r < 0 && filter_err.code != TTA_OK) return cli_usage_error("ls", "%s", filter_err.text);
-        if (r < 0) return cli_usage_error("ls", "option '%s' needs a valid value", argv[i]);
+        tta_error opt_err;
+        int r = cli_filter_option(argc, argv, &i, &f, &opt_err);
+        if (r == 0) r = cli_format_option(argc, argv, &i, &format, &opt_err);
+        if (r < 0) return cli_usage_error("ls", "%s", opt_err.text);
         if (r > 0) continue;
         if (argv[i][0] == '-') return cli_usage_error("ls", "unknown option '%s'", argv[i]);
         if (what) return cli_usage_error("ls", "one of runs, entries or systems, not '%s' too", argv[i]);
@@ -43,7 +44,7 @@ int cmd_ls(const tta_cli *cli, int argc, char **argv) {
     if (strcmp(what, "runs") && strcmp(what, "entries") && strcmp(what, "systems"))
         return cli_usage_error("ls", "cannot list '%s' (runs, entries, systems)", what);
     sqlite3 *db;
-    if (cli_open_db_readonly(cli, "ls", &db)) return 1;
+    if (cli_open_db_filtered(cli, "ls", &f, 1, &db)) return 1;
     tta_error err;
     int rc = tta_report_ls(db, what, &f, format, stdout, &err);
     if (rc != TTA_OK) fprintf(stderr, "tta ls: %s\n", err.text);

@@ -21,6 +21,8 @@ static const char options_help[] =
     "         value unless anchored): --system '/^dgxa100/', --benchmark '/^(bert|resnet)$/'\n"
     "--x progress|time   curves (and html's curves): the plot's x axis in the benchmark's progress unit\n"
     "             (default) or in minutes from run_start\n"
+    "         a value no entry has is an error naming the nearest ones the database holds\n"
+    "--wide       tables print every value whole (else they fit the terminal)\n"
     "--quiet      no progress line (html shows one on a terminal when it takes over a second)\n"
     "Tables show minutes and percentages; CSV and JSON carry seconds and fractions (score_min: minutes).\n"
     "Accuracies are on one scale whatever their source (DAWNBench's percent too): fractions, percent for people.\n"
@@ -93,11 +95,10 @@ int cmd_report(const tta_cli *cli, int argc, char **argv) {
             fputs(options_help, stdout);
             return 0;
         } else {
-            tta_error filter_err = {0};
-            int r = cli_filter_option(argc, argv, &i, &f, &filter_err);
-            if (r == 0) r = cli_format_option(argc, argv, &i, &o.format);
-            if (r < 0 && filter_err.code != TTA_OK) return cli_usage_error("report", "%s", filter_err.text);
-            if (r < 0) return cli_usage_error("report", "option '%s' needs a valid value", argv[i]);
+            tta_error opt_err;
+            int r = cli_filter_option(argc, argv, &i, &f, &opt_err);
+            if (r == 0) r = cli_format_option(argc, argv, &i, &o.format, &opt_err);
+            if (r < 0) return cli_usage_error("report", "%s", opt_err.text);
             if (r > 0) continue;
             if (a[0] == '-') return cli_usage_error("report", "unknown option '%s'", a);
             if (kind && o.n_operands < tta_report_operands(kind)) o.operand[o.n_operands++] = a;
@@ -108,7 +109,7 @@ int cmd_report(const tta_cli *cli, int argc, char **argv) {
     tta_error err;
     if (tta_report_check(kind, &o, &err) != TTA_OK) return cli_usage_error("report", "%s", err.text);
     sqlite3 *db;
-    if (cli_open_db_readonly(cli, "report", &db)) return 1;
+    if (cli_open_db_filtered(cli, "report", &f, 0, &db)) return 1;
     char stamp[64];
     time_t now = time(NULL);
     strftime(stamp, sizeof stamp, "%Y-%m-%d %H:%M UTC", gmtime(&now));

@@ -13,7 +13,7 @@
 
 static const char verify_help[] =
     "usage: tta verify ENTRY [--runs N] [--stop-at-target] [--max-epochs E] [--threshold T] [--threads N]\n"
-    "                  [--log-dir DIR] [--format table|csv|json|markdown]\n"
+    "                  [--log-dir DIR] [--format table|csv|json|markdown] [--wide]\n"
     "\n"
     "Replays an ingested entry (an id from `tta ls entries`, or round/division/submitter/system/benchmark;\n"
     "a DAWNBench entry whose description gives its recipe, such as the Fashion-MNIST claims) N times\n"
@@ -41,6 +41,7 @@ int cmd_verify(const tta_cli *cli, int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int fr;
+        tta_error ferr;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             fputs(verify_help, stdout);
             return 0;
@@ -57,8 +58,8 @@ int cmd_verify(const tta_cli *cli, int argc, char **argv) {
             stop_at_target = 1;
         } else if (!strcmp(a, "--log-dir") && v) {
             log_dir = argv[++i];
-        } else if ((fr = cli_format_option(argc, argv, &i, &format)) != 0) {
-            if (fr < 0) return cli_usage_error("verify", "--format must be table, csv, json or markdown");
+        } else if ((fr = cli_format_option(argc, argv, &i, &format, &ferr)) != 0) {
+            if (fr < 0) return cli_usage_error("verify", "%s", ferr.text);
         } else if (a[0] == '-') {
             return cli_usage_error("verify", "unknown option '%s'", a);
         } else if (!entry_spec) {
@@ -71,7 +72,7 @@ int cmd_verify(const tta_cli *cli, int argc, char **argv) {
     if (runs > TTA_VERIFY_MAX_RUNS) runs = TTA_VERIFY_MAX_RUNS;
     sqlite3 *db;
     tta_error oerr;
-    if (tta_db_open(cli->db_path, &db, &oerr) != TTA_OK) {
+    if (tta_db_open_existing(cli->db_path, &db, &oerr) != TTA_OK) {
         fprintf(stderr, "tta verify: %s\n", oerr.text);
         return 1;
     }

@@ -8,23 +8,49 @@
 
 #include "cli/cli.h"
 
-static const char usage_text[] =
-    "usage: tta [--db PATH] COMMAND [ARGS...]\n"
+static const char usage_head[] =
+    "usage: tta [--db PATH] COMMAND [ARGS...]    (global options may also follow the command)\n"
     "\n"
     "Time-to-accuracy analysis of MLPerf Training and DAWNBench results.\n"
     "\n"
     "commands:\n"
-    "  ingest [--jobs N] [--format text|json] PATH...   read logs into the database\n"
-    "  ls runs|entries|systems [filters] [--format F]     list what is stored\n"
-    "  report KIND [filters] [--format F]                 variance, speedup, scaling, curves, compare,\n"
-    "                                                     rcp, threshold, html (tta report --help)\n"
-    "  replay SPEC [--runs N] [--format json] ...         re-execute a training recipe on this machine\n"
-    "  verify ENTRY [--runs N]                            replay an ingested entry and check its claim\n"
-    "  profile SPEC | --peaks                             time, FLOPs and memory of a training step per\n"
-    "                                                     layer; this host's roofs (tta profile --help)\n"
+    "  ingest [--jobs N] [--format text|json] [--quiet] [--verbose] PATH...\n"
+    "        read logs (files or folders) into the database\n"
+    "  ls runs|entries|systems [filters] [--format F] [--wide]\n"
+    "        list what is stored\n"
+    "  report KIND [operands] [filters] [--format F] [--svg FILE] ...\n"
+    "        a report; KIND is one of\n";
+static const char usage_tail[] =
+    "  replay SPEC | --from ENTRY.json [--runs N] [--format json] ...\n"
+    "        train a recipe on this machine, log and ingest its runs\n"
+    "  verify ENTRY [--runs N] ...\n"
+    "        replay an ingested entry and check its claim\n"
+    "  profile SPEC | --peaks\n"
+    "        time, FLOPs and memory of a training step per layer; this host's roofs\n"
+    "  help [COMMAND]\n"
+    "        this text, or every option of COMMAND\n"
     "\n"
-    "The database is --db PATH, else $TTA_DB, else tta.db in the current folder.\n"
-    "`tta COMMAND --help` describes a command.\n";
+    "filters: --round R --division D --submitter S --system Y --benchmark B --entry ID; a value no\n"
+    "         entry has is an error naming the nearest ones; /RE/ is a regular expression\n"
+    "global options: --db PATH (the database: --db PATH, else $TTA_DB, else tta.db in the current\n"
+    "         folder), --help, --version\n"
+    "`tta help COMMAND` or `tta COMMAND --help` lists every option of a command.\n";
+
+/* The top-level help: the commands, with the report kinds read from the reports' registry. */
+static void usage(FILE *out) {
+    fputs(usage_head, out);
+    size_t col = 0;
+    for (size_t k = 0; tta_report_kind(k); k++) {
+        const char *name = tta_report_kind(k);
+        if (col == 0) col = (size_t)fprintf(out, "       ");
+        col += (size_t)fprintf(out, " %s%s", name, tta_report_kind(k + 1) ? "," : "\n");
+        if (col > 90 && tta_report_kind(k + 1)) {
+            fputc('\n', out);
+            col = 0;
+        }
+    }
+    fputs(usage_tail, out);
+}
 
 typedef struct {
     const char *name;
@@ -77,6 +103,34 @@ static const char *command_name(int argc, char **argv) {
     return i < argc ? argv[i] : NULL;
 }
 
+/* Takes the global options that follow the command word (--db PATH, --db=PATH; up to a "--")
+ * out of argv[from..argc) into cli, closing the gaps; returns the new argc. */
+static int take_global_options(tta_cli *cli, int argc, char **argv, int from) {
+    int out = from;
+    for (int i = from; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0) {
+            while (i < argc) argv[out++] = argv[i++];
+            break;
+        }
+        if (strcmp(argv[i], "--db") == 0 && i + 1 < argc) {
+            cli->db_path = argv[++i];
+        } else if (strncmp(argv[i], "--db=", 5) == 0) {
+            cli->db_path = argv[i] + 5;
+        } else {
+            argv[out++] = argv[i];
+        }
+    }
+    argv[out] = NULL;
+    return out;
+}
+
+/* The command called name; NULL when none is. */
+static const command *find_command(const char *name) {
+    for (size_t c = 0; c < sizeof commands / sizeof commands[0]; c++)
+        if (strcmp(name, commands[c].name) == 0) return &commands[c];
+    return NULL;
+}
+
 int main(int argc, char **argv) {
     quiet_thread_pools(argv, command_name(argc, argv));
     /* Process-wide database settings: must precede the first open. */
@@ -93,23 +147,40 @@ int main(int argc, char **argv) {
             cli.db_path = argv[i] + 5;
             i++;
         } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            fputs(usage_text, stdout);
+            usage(stdout);
             return 0;
         } else if (strcmp(argv[i], "--version") == 0) {
             puts("tta 0.1.0");
             return 0;
         } else {
-            fprintf(stderr, "tta: unknown option '%s'\n%s", argv[i], usage_text);
+            fprintf(stderr, "tta: unknown option '%s'\n", argv[i]);
+            usage(stderr);
             return 2;
         }
     }
     if (i >= argc) {
-        fputs(usage_text, stderr);
+        usage(stderr);
         return 2;
     }
-    for (size_t c = 0; c < sizeof commands / sizeof commands[0]; c++) {
-        if (strcmp(argv[i], commands[c].name) == 0) return commands[c].run(&cli, argc - i, argv + i);
+    argc = take_global_options(&cli, argc, argv, i + 1);
+    if (strcmp(argv[i], "help") == 0) {
+        /* `tta help` is `tta --help`; `tta help COMMAND` is `tta COMMAND --help` */
+        if (i + 1 >= argc) {
+            usage(stdout);
+            return 0;
+        }
+        const command *c = find_command(argv[i + 1]);
+        if (!c) {
+            fprintf(stderr, "tta help: no command '%s'\n", argv[i + 1]);
+            usage(stderr);
+            return 2;
+        }
+        char *help_argv[] = {argv[i + 1], "--help", NULL};
+        return c->run(&cli, 2, help_argv);
     }
-    fprintf(stderr, "tta: unknown command '%s'\n%s", argv[i], usage_text);
+    const command *c = find_command(argv[i]);
+    if (c) return c->run(&cli, argc - i, argv + i);
+    fprintf(stderr, "tta: unknown command '%s'\n", argv[i]);
+    usage(stderr);
     return 2;
 }

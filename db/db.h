@@ -36,10 +36,18 @@ int tta_schema_version(void);
 
 /* Opens (creating if needed) the database at path for writing, sets WAL mode, foreign keys and
  * a busy timeout, applies every pending migration in schemas/ (each in its own transaction) and
- * refreshes the database's copy of the built-in benchmark rules when it differs. Returns TTA_OK
+ * refreshes the database's copy of the built-in benchmark rules when it differs. A database
+ * another program made (an application_id not tta's, or tables without tta's schema) is refused
+ * before anything is written to it; a new one, and an older tta's one (user_version 1..N with
+ * tta's tables), get tta's application_id. Returns TTA_OK
  * and *out, or TTA_EDB (cannot open, not a tta database, a migration failed) or
  * TTA_EUNSUPPORTED (a database written by a newer tta) with *out NULL and err set. */
 int tta_db_open(const char *path, sqlite3 **out, tta_error *err);
+
+/* tta_db_open of a database that must exist already (a command that reads before it writes, such
+ * as `tta verify`): TTA_ENOTFOUND ("<path>: no such database (run `tta ingest PATH...` first)")
+ * with nothing created when path does not exist. */
+int tta_db_open_existing(const char *path, sqlite3 **out, tta_error *err);
 
 /* Opens an existing database read-only (reports). Returns TTA_OK and *out; TTA_ENOTFOUND when
  * path does not exist; TTA_EDB when it cannot be opened or its schema is not this build's (run

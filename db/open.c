@@ -32,6 +32,54 @@ static int user_version(sqlite3 *db) {
     return v;
 }
 
+/* The application_id tta writes into every database it creates (and into an older tta database
+ * the first time a writer opens it): "tta1". */
+#define TTA_APPLICATION_ID 0x74746131
+
+/* The first integer of one-row query sql; -1 when it fails (not a database). */
+static int pragma_int(sqlite3 *db, const char *sql) {
+    sqlite3_stmt *st;
+    int v = -1;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return -1;
+    if (sqlite3_step(st) == SQLITE_ROW) v = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+/* What a database file is to tta, read without changing it. */
+enum { DB_TTA, DB_EMPTY, DB_OLD_TTA, DB_FOREIGN };
+
+/* Tells tta's own databases from others: TTA_OK with *kind DB_TTA (tta's application_id),
+ * DB_EMPTY (no table, no version, no application_id: a new file), DB_OLD_TTA (no application_id
+ * but a user_version and tta's tables: written by a tta before application_id); else TTA_EDB with
+ * "<path>: not a tta database (...); tta leaves it untouched". Reads only. */
+static int identify(sqlite3 *db, const char *path, int *kind, tta_error *err) {
+    int app = pragma_int(db, "PRAGMA application_id");
+    int version = user_version(db);
+    int tables = pragma_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'");
+    int ours = pragma_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('sources',"
+                              " 'entries', 'runs', 'systems')");
+    if (app == -1 && version < 0)
+        return tta_fail(err, TTA_EDB, "%s: not a tta database: %s", path, sqlite3_errmsg(db));
+    if ((unsigned)app == TTA_APPLICATION_ID) {
+        *kind = DB_TTA;
+        return TTA_OK;
+    }
+    if (app != 0)
+        return tta_fail(err, TTA_EDB, "%s: not a tta database (application_id 0x%08x: made by another program); tta"
+                        " leaves it untouched (give tta another --db)", path, (unsigned)app);
+    if (tables == 0 && version == 0) {
+        *kind = DB_EMPTY;
+        return TTA_OK;
+    }
+    if (version >= 1 && ours == 4) {
+        *kind = DB_OLD_TTA;
+        return TTA_OK;
+    }
+    return tta_fail(err, TTA_EDB, "%s: not a tta database (%d table%s, not tta's schema: made by another program); tta"
+                    " leaves it untouched (give tta another --db)", path, tables, tables == 1 ? "" : "s");
+}
+
 /* Applies migrations [from, count) each in its own transaction, bumping user_version.
  * TTA_OK, or TTA_EDB with the failed migration rolled back. */
 static int migrate(sqlite3 *db, const char *path, int from, tta_error *err) {
@@ -186,6 +234,12 @@ int tta_db_open(const char *path, sqlite3 **out, tta_error *err) {
         sqlite3_close(db);
         return TTA_EDB;
     }
+    /* A database another program made is refused before anything is written into it. */
+    int kind;
+    if (identify(db, path, &kind, err) != TTA_OK) {
+        sqlite3_close(db);
+        return TTA_EDB;
+    }
     /* 16 KiB pages for a new database: a run's event log is one JSON array of tens of KB, which
      * 4 KiB pages split into long overflow chains (more pages, more write calls); an existing
      * database keeps its page size. */
@@ -214,8 +268,22 @@ int tta_db_open(const char *path, sqlite3 **out, tta_error *err) {
         sqlite3_close(db);
         return rc;
     }
+    /* Marked as tta's: a new database, or an older tta's one (kept working as before). */
+    if (kind != DB_TTA && sqlite3_exec(db, "PRAGMA application_id = 1953784113", NULL, NULL, NULL) != SQLITE_OK) {
+        db_error(err, path, "cannot mark the database as tta's", db);
+        sqlite3_close(db);
+        return TTA_EDB;
+    }
     *out = db;
     return TTA_OK;
+}
+
+int tta_db_open_existing(const char *path, sqlite3 **out, tta_error *err) {
+    struct stat st;
+    *out = NULL;
+    if (stat(path, &st) != 0)
+        return tta_fail(err, TTA_ENOTFOUND, "%s: no such database (run `tta ingest PATH...` first)", path);
+    return tta_db_open(path, out, err);
 }
 
 int tta_db_open_readonly(const char *path, sqlite3 **out, tta_error *err) {
@@ -230,6 +298,15 @@ int tta_db_open_readonly(const char *path, sqlite3 **out, tta_error *err) {
         db_error(err, path, "cannot open database", db);
         sqlite3_close(db);
         return TTA_EDB;
+    }
+    int kind;
+    if (identify(db, path, &kind, err) != TTA_OK) {
+        sqlite3_close(db);
+        return TTA_EDB;
+    }
+    if (kind == DB_EMPTY) {
+        sqlite3_close(db);
+        return tta_fail(err, TTA_EDB, "%s: an empty database (run `tta ingest PATH...` first)", path);
     }
     int v = user_version(db);
     if (v != (int)tta_migrations_count) {

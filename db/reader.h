@@ -32,6 +32,17 @@ int tta_filter_value_check(const char *value, tta_error *err);
  * and fails with TTA_EINPUT before reading anything. */
 int tta_filter_check(const tta_filter *f, tta_error *err);
 
+/* Is f a mistake (filter_values.c)? Each plain value of f must be one its column holds
+ * (case-insensitively; rounds, divisions, submitters and systems of entries and of system
+ * descriptions, benchmarks of entries) and f->entry_id (when set) an entry's id. TTA_OK when so,
+ * and also when a /PATTERN/ matches no value of its column: then note (when not NULL) gets "no
+ * <field> matches /PATTERN/: no entry matches" (note's code TTA_ENOTFOUND; TTA_OK when every
+ * pattern matches). Else TTA_ENOTFOUND with "no benchmark 'resent'; did you mean resnet?" (the
+ * column's values nearest by edit distance, when any is near) or "no entry 99999 (entries are
+ * numbered 1 to 620; ...)"; TTA_EINPUT for a bad pattern (tta_filter_check's); TTA_EDB. Values
+ * that each exist but select nothing together are no mistake (TTA_OK). */
+int tta_filter_validate(sqlite3 *db, const tta_filter *f, tta_error *note, tta_error *err);
+
 /* ---- Entries, runs and evaluations of a selection (query_entries.c) ----------------------- */
 
 /* One evaluation of a run. */

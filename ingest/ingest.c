@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -29,10 +30,15 @@
 
 typedef enum { RESULT_SKIPPED, RESULT_UNCHANGED, RESULT_PARSED } result_kind;
 
+/* Why a file of no format tta reads was skipped. */
+enum { NOT_LOG_TEXT, NOT_LOG_EMPTY, NOT_LOG_BINARY };
+
 typedef struct {
     result_kind kind;
     tta_skip_kind skip;     /* RESULT_SKIPPED: why (TTA_SKIP_NONE: not a format tta reads) */
     int forget;             /* skipped by where it lies, but stored by an earlier ingest: remove it */
+    int not_log;            /* TTA_SKIP_NONE: why it is no log (a NOT_LOG_* reason) */
+    int named;              /* the path was given itself */
     const char *path;       /* the walked file's path (owned by the walk list) */
     char subfolder[32];     /* TTA_SKIP_SUBFOLDER: the subfolder's name (cut to fit) */
     uint64_t bytes;
@@ -84,6 +90,7 @@ static const tta_stored_source *find_stored(const ingest_work *w, const char *pa
 static file_result *process_file(const ingest_work *w, const tta_walk_file *wf) {
     file_result *r = callocCheck(1, sizeof *r);
     r->path = wf->path;
+    r->named = wf->named;
     tta_error e;
     /* Large files are mapped (memory stays bounded by what the parser touches); small ones are
      * read: mapping and unmapping thousands of them costs more in page faults and TLB
@@ -101,6 +108,9 @@ static file_result *process_file(const ingest_work *w, const tta_walk_file *wf) 
     tta_source_init(&src, wf->path, r->file.data, len);
     if (src.format == TTA_FMT_UNKNOWN) {
         r->kind = RESULT_SKIPPED;
+        r->not_log = len == 0                                            ? NOT_LOG_EMPTY
+                     : memchr(r->file.data, '\0', len < 4096 ? len : 4096) ? NOT_LOG_BINARY
+                                                                         : NOT_LOG_TEXT;
         tta_file_free(&r->file);
         return r;
     }
@@ -201,10 +211,28 @@ static file_result *next_result(ingest_work *w) {
     return r;
 }
 
+/* Why r was skipped, for people. */
+static const char *skip_reason(const file_result *r) {
+    switch (r->skip) {
+    case TTA_SKIP_NONE: break;
+    case TTA_SKIP_CODE_FOLDER: return "a sample log under benchmarks/, not a result";
+    case TTA_SKIP_SUBFOLDER: return "in a subfolder of a results folder: a copy, not a result";
+    case TTA_SKIP_NOT_RESULT: return "not <benchmark>/result_*.txt: the official tools do not read it";
+    }
+    if (r->not_log == NOT_LOG_EMPTY) return "empty";
+    if (r->not_log == NOT_LOG_BINARY) return "binary, not a log";
+    return "no log tta reads (no :::MLLOG, :::MLL or :::MLPv0.5.0 record, no DAWNBench entry, system"
+           " description, power log or scaling.json)";
+}
+
 /* Counts a skipped file by its reason; a subfolder's name is listed once. */
 static void count_skipped(tta_ingest_stats *stats, const file_result *r) {
     switch (r->skip) {
-    case TTA_SKIP_NONE: stats->skipped++; return;
+    case TTA_SKIP_NONE:
+        stats->skipped++;
+        if (r->not_log == NOT_LOG_EMPTY) stats->skipped_empty++;
+        if (r->not_log == NOT_LOG_BINARY) stats->skipped_binary++;
+        return;
     case TTA_SKIP_CODE_FOLDER: stats->skipped_code_folder++; return;
     case TTA_SKIP_NOT_RESULT: stats->skipped_not_result++; return;
     case TTA_SKIP_SUBFOLDER: break;
@@ -237,6 +265,27 @@ static void report_progress(const tta_ingest_options *opts, const tta_store *sto
                              .runs = tta_store_written(store).runs,
                              .seconds = now_seconds() - t0};
     opts->progress(opts->progress_ctx, &p, event);
+}
+
+/* The files an earlier ingest stored under a folder of paths that are no longer there: what they
+ * gave is removed (stats->vanished counts them; --verbose names them). TTA_OK, or TTA_EDB. */
+static int forget_vanished(tta_store *store, const tta_stored_source *stored, size_t n_stored,
+                           const char *const *paths, int n_paths, const tta_ingest_options *opts,
+                           tta_ingest_stats *stats, FILE *diag, tta_error *err) {
+    for (int p = 0; p < n_paths; p++) {
+        struct stat st;
+        if (stat(paths[p], &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+        size_t n = strlen(paths[p]);
+        while (n > 1 && paths[p][n - 1] == '/') n--;
+        for (size_t i = 0; i < n_stored; i++) {
+            const char *path = stored[i].path;
+            if (strncmp(path, paths[p], n) || path[n] != '/' || access(path, F_OK) == 0) continue;
+            if (tta_store_forget(store, path, err) != TTA_OK) return TTA_EDB;
+            stats->vanished++;
+            if (diag && opts && opts->verbose) fprintf(diag, "%s: removed: no longer there\n", path);
+        }
+    }
+    return TTA_OK;
 }
 
 /* Keeps the first problem of an ingest that goes on (a path not walked, a failed file): the
@@ -303,6 +352,11 @@ int tta_ingest_paths(sqlite3 *db, const char *const *paths, int n_paths, const t
         file_result *r = started ? next_result(&w) : process_file(&w, &files.files[done]);
         if (r->kind == RESULT_SKIPPED) {
             count_skipped(stats, r);
+            /* a file given itself is named whatever; with --verbose, every file */
+            if (diag && (r->named || (opts && opts->verbose))) {
+                if (show_progress) report_progress(opts, store, stats, done, files.n, t0, TTA_INGEST_PROGRESS_DIAG);
+                fprintf(diag, "%s: skipped: %s\n", r->path, skip_reason(r));
+            }
             if (r->forget && !db_failed) {
                 if (tta_store_forget(store, r->path, &dberr) != TTA_OK)
                     db_failed = 1;
@@ -339,6 +393,8 @@ int tta_ingest_paths(sqlite3 *db, const char *const *paths, int n_paths, const t
     pthread_mutex_destroy(&w.lock);
     pthread_cond_destroy(&w.not_full);
     pthread_cond_destroy(&w.not_empty);
+    if (!db_failed && forget_vanished(store, stored, n_stored, paths, n_paths, opts, stats, diag, &dberr) != TTA_OK)
+        db_failed = 1;
     tta_stored_sources_free(stored, n_stored);
     if (!db_failed && tta_store_finish(store, &dberr) != TTA_OK) db_failed = 1;
     tta_checkpointer_stop(checkpointer);
@@ -375,19 +431,29 @@ void tta_ingest_write_summary(const tta_ingest_stats *stats, int json, FILE *out
     if (st.removed)
         fprintf(diag, "ingest: removed %lld of those files from the database (stored by an earlier ingest)\n",
                 (long long)st.removed);
+    if (st.skipped)
+        fprintf(diag, "ingest: skipped %lld files that are no logs tta reads: %lld empty, %lld binary, %lld text"
+                " without a log's records (--verbose names them)\n", (long long)st.skipped, (long long)st.skipped_empty,
+                (long long)st.skipped_binary, (long long)(st.skipped - st.skipped_empty - st.skipped_binary));
+    if (st.vanished)
+        fprintf(diag, "ingest: removed %lld files that are no longer in the folders ingested, and their runs, from the"
+                " database (--verbose names them)\n", (long long)st.vanished);
     double mb = st.bytes / 1e6;
     double mbps = st.seconds > 0 ? mb / st.seconds : 0;
     if (json) {
         fprintf(out, "{\"files\": %lld, \"ingested\": %lld, \"unchanged\": %lld, \"failed\": %lld, \"skipped\": %lld, "
                 "\"not_results\": {\"code_folder\": %lld, \"subfolder\": %lld, \"not_result\": %lld, "
-                "\"removed\": %lld}, \"runs\": %lld, \"events\": %lld, \"bytes\": %lld, \"seconds\": %.6f}\n",
+                "\"removed\": %lld}, \"not_logs\": {\"empty\": %lld, \"binary\": %lld, \"text\": %lld}, "
+                "\"vanished\": %lld, \"runs\": %lld, \"events\": %lld, \"bytes\": %lld, \"seconds\": %.6f}\n",
                (long long)st.files, (long long)st.ingested, (long long)st.unchanged, (long long)st.failed,
                (long long)st.skipped, (long long)st.skipped_code_folder, (long long)st.skipped_subfolder,
-               (long long)st.skipped_not_result, (long long)st.removed, (long long)st.runs, (long long)st.events,
+               (long long)st.skipped_not_result, (long long)st.removed, (long long)st.skipped_empty,
+               (long long)st.skipped_binary, (long long)(st.skipped - st.skipped_empty - st.skipped_binary),
+               (long long)st.vanished, (long long)st.runs, (long long)st.events,
                (long long)st.bytes, st.seconds);
     } else {
         fprintf(diag,
-                "ingest: %lld files seen, %lld ingested, %lld unchanged, %lld failed (%lld other files skipped); "
+                "ingest: %lld files seen, %lld ingested, %lld unchanged, %lld failed (%lld other files skipped: no logs); "
                 "%lld runs, %lld events; %.1f MB in %.2f s (%.0f MB/s)\n",
                 (long long)st.files, (long long)st.ingested, (long long)st.unchanged, (long long)st.failed,
                 (long long)st.skipped, (long long)st.runs, (long long)st.events, mb, st.seconds, mbps);

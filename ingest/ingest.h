@@ -35,13 +35,19 @@ typedef void (*tta_ingest_progress_fn)(void *ctx, const tta_ingest_progress *p, 
 typedef struct {
     int jobs;       /* parser threads; <= 0 means the number of online CPUs */
     int quiet;      /* 1: no per-file error lines on diag */
+    int verbose;    /* 1: a line "<path>: skipped: <reason>" on diag for every file skipped (else only
+                     * for the files given themselves as paths), and "<path>: removed: no longer
+                     * there" for every file removed because it left its folder */
     tta_ingest_progress_fn progress; /* NULL: none; owned by the caller, as is progress_ctx */
     void *progress_ctx;
 } tta_ingest_options;
 
 typedef struct {
     int64_t files;     /* files seen that tta reads (recognised formats) */
-    int64_t skipped;   /* files seen that are not logs (READMEs, images, ...) */
+    int64_t skipped;   /* files seen that are not logs (READMEs, images, ...), of which: */
+    int64_t skipped_empty;  /* empty files */
+    int64_t skipped_binary; /* binary files (a NUL byte in the first 4 KiB); the rest: text without a
+                             * log's records */
     /* Files of a format tta reads, found in folders where the official tools read no results
      * (not counted in files nor skipped; docs/ingest.md, "What is read"): */
     int64_t skipped_code_folder; /* under <submitter>/benchmarks/ or benchmark/ (sample logs) */
@@ -49,6 +55,8 @@ typedef struct {
     int64_t skipped_not_result;  /* logs in results folders not named <benchmark>/result_*.txt (v1.0 on) */
     char subfolders[80];         /* those subfolders' names, "raw_logs/, logs/" (", ..." when more) */
     int64_t removed;             /* of those, files an earlier ingest had stored: removed from the database */
+    int64_t vanished;  /* files an earlier ingest stored under a folder given as a path that are no
+                        * longer there: removed from the database with their runs */
     int64_t ingested;  /* stored (new or changed) */
     int64_t unchanged; /* same content hash as already stored: skipped */
     int64_t failed;    /* malformed or unreadable: error recorded in sources, nothing else kept */
@@ -64,7 +72,10 @@ typedef struct {
  * opts->jobs threads and stores with one writer,
  * each file whole or not at all (files are grouped into transactions). A path that cannot be
  * walked gets one line "<path>: <reason>" on diag, and each failed file one line
- * "<path>:<line>: <reason>" (unless quiet) and a row in sources with status 'failed'.
+ * "<path>:<line>: <reason>" (unless quiet) and a row in sources with status 'failed'. A file
+ * skipped gets "<path>: skipped: <reason>" on diag when it was given itself as a path, or with
+ * opts->verbose. Files an earlier ingest stored under a folder given as a path that are no longer
+ * there lose what they gave (stats->vanished).
  *
  * Two outcomes differ, by code:
  *   - the ingest went through: every file that could be read is stored and *stats is complete.
@@ -81,9 +92,10 @@ int tta_ingest_paths(sqlite3 *db, const char *const *paths, int n_paths, const t
                      tta_ingest_stats *stats, FILE *diag, tta_error *err);
 
 /* Writes what an ingest did: one line on diag per reason files were not read (sample logs,
- * subfolders, files the official tools do not read, rows removed), then the summary: one JSON
- * object on out when json (files, ingested, unchanged, failed, skipped, not_results, runs,
- * events, bytes, seconds; docs/output-formats.md), else one line on diag. */
+ * subfolders, files the official tools do not read, rows removed, files that are no logs by why,
+ * files no longer in their folder), then the summary: one JSON
+ * object on out when json (files, ingested, unchanged, failed, skipped, not_results, not_logs,
+ * vanished, runs, events, bytes, seconds; docs/output-formats.md), else one line on diag. */
 void tta_ingest_write_summary(const tta_ingest_stats *stats, int json, FILE *out, FILE *diag);
 
 /* Stores one profile of a training step: json is the object `tta profile --format json` prints,

@@ -103,7 +103,8 @@ typedef struct {
 typedef struct {
     const char *device;   /* "cpu" (or "reference") */
     int threads;
-    const char *log_dir;  /* logs go to <log_dir>/replay/results/<system>/<benchmark>/result_<seed>.txt */
+    const char *log_dir;  /* logs go to <log_dir>/replay/results/<system>/<benchmark>/result_<seed>.txt,
+                           * or result_<N>.txt (N past the folder's logs) where an earlier log has that name */
     const char *system;   /* the system name the runs are filed under */
     int max_epochs;       /* 0: the spec's */
     int to_schedule_end;  /* 1: train to max_epochs whatever the target, as DAWNBench claims do: run_stop
@@ -186,7 +187,8 @@ typedef struct {
 
 /* Runs every seed of spec (data parallel over the ranks of mpirun, unless opt->one_process),
  * each with tta_replay_run, writing the output tree under opt->log_dir: the logs
- * replay/results/<system>/<benchmark>/result_<seed>.txt and the system's description
+ * replay/results/<system>/<benchmark>/result_<seed>.txt (never over an earlier log: result_<N>.txt
+ * then, N past the folder's logs) and the system's description
  * replay/systems/<system>.json, which ingest reads as K accelerators of one node. Stops at the
  * first failed or interrupted run. Fills *out (the caller frees it with tta_replay_batch_free,
  * also on failure: it holds the runs done before it). Returns TTA_OK, or the failed run's code

@@ -22,6 +22,8 @@
  * A run: set_up (untimed: output tree, session, log), load_data (the clock starts), then per
  * epoch train_epoch, evaluate and checkpoint, and finish.
  */
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -223,11 +225,56 @@ static int make_output_tree(run_state *r, tta_error *err) {
     return rc;
 }
 
-/* Resume: the checkpoint, then the log cut back to the same epoch; else a new log. */
+/* A fresh run's log: result_<seed>.txt where no earlier replay left that name, else
+ * result_<N>.txt with N past every result_<n>.txt of the folder, so that a replay never
+ * overwrites an earlier one's log (its runs join the entry with new indices; the log carries its
+ * seed). With checkpoints, <checkpoint>.log names the log, for --resume. */
+static void choose_log_name(run_state *r) {
+    struct stat st;
+    if (stat(r->out->log, &st) == 0) {
+        char *slash = strrchr(r->out->log, '/');
+        *slash = '\0';
+        long next = 0;
+        DIR *d = opendir(r->out->log);
+        struct dirent *de;
+        while (d && (de = readdir(d)) != NULL) {
+            char *end;
+            if (strncmp(de->d_name, "result_", 7) || !isdigit((unsigned char)de->d_name[7])) continue;
+            long n = strtol(de->d_name + 7, &end, 10);
+            if (!strcmp(end, ".txt") && n >= next) next = n + 1;
+        }
+        if (d) closedir(d);
+        *slash = '/';
+        snprintf(slash + 1, sizeof r->out->log - (size_t)(slash + 1 - r->out->log), "result_%ld.txt", next);
+    }
+    if (r->opt->no_checkpoint) return;
+    char side[sizeof r->ckpt_path + 8];
+    snprintf(side, sizeof side, "%s.log", r->ckpt_path);
+    FILE *f = fopen(side, "w");
+    if (f) {
+        fputs(r->out->log, f);
+        fclose(f);
+    }
+}
+
+/* The log a checkpoint belongs to (its <checkpoint>.log), when it names one; else the log keeps
+ * its default name (checkpoints of older builds). */
+static void checkpointed_log_name(run_state *r) {
+    char side[sizeof r->ckpt_path + 8], name[sizeof r->out->log];
+    snprintf(side, sizeof side, "%s.log", r->ckpt_path);
+    FILE *f = fopen(side, "r");
+    if (!f) return;
+    if (fgets(name, sizeof name, f) && name[0]) snprintf(r->out->log, sizeof r->out->log, "%s", name);
+    fclose(f);
+}
+
+/* Resume: the checkpoint, then the log cut back to the same epoch; else a new log (never over an
+ * earlier replay's: choose_log_name). */
 static int open_log(run_state *r, tta_error *err) {
     if (r->opt->resume) {
         int rc = tta_ckpt_load(&r->s, r->ckpt_path, r->spec, r->seed, &r->ck, &r->resumed, err);
         if (rc != TTA_OK) return rc;
+        if (r->resumed && r->rank == 0) checkpointed_log_name(r);
         struct stat st;
         if (r->resumed && r->rank == 0 && (stat(r->out->log, &st) != 0 || st.st_size < r->ck.log_bytes))
             return tta_fail(err, TTA_EINPUT,
@@ -235,6 +282,7 @@ static int open_log(run_state *r, tta_error *err) {
                             r->out->log);
     }
     if (r->rank != 0) return TTA_OK;
+    if (!r->resumed) choose_log_name(r);
     if (r->resumed) {
         r->clock.offset_ms = r->ck.log_time_ms - tta_mllog_wall_clock(NULL);
         r->log = tta_mllog_open_at(r->out->log, (long)r->ck.log_bytes, shifted_clock, &r->clock);

@@ -220,6 +220,8 @@ void tta_report_help(FILE *out) {
     for (size_t k = 0; k < N_KINDS; k++) fputs(kinds[k].help, out);
 }
 
+const char *tta_report_kind(size_t i) { return i < N_KINDS ? kinds[i].name : NULL; }
+
 int tta_report_operands(const char *name) {
     const report_kind *k = kind_named(name);
     return k ? k->operands : -1;

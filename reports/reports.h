@@ -51,6 +51,10 @@ typedef struct {
 
 /* Writes the kinds with their help, the "kinds:" block of `tta report --help`. */
 void tta_report_help(FILE *out);
+
+/* The name of the registry's kind i (0, 1, ...), in the registry's order; NULL past the last
+ * (for lists of the kinds elsewhere, such as `tta --help`). */
+const char *tta_report_kind(size_t i);
 /* Operands that follow the kind's name on the command line (compare: 2, html: 1, else 0); -1 when
  * no kind is called name. */
 int tta_report_operands(const char *name);

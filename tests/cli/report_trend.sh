@@ -132,7 +132,7 @@ print("ok %d" % n_ok)
 PY
 
 # Empty results say why in one line.
-out=$("$TTA" --db "$db" report trend --division open --format json 2>"$work/err")
+out=$("$TTA" --db "$db" report trend --division '/^open$/' --format json 2>"$work/err")
 check "no entry: exit 0 and [] (got '$out')" test "$out" = "[]"
 check "no entry: one line on stderr says why ($(cat "$work/err"))" \
     test "$(wc -l <"$work/err")" -eq 1 -a "$(grep -c 'no entry matches the filters' "$work/err")" -eq 1
@@ -204,9 +204,9 @@ check "and each is named on stderr" grep -q "wrote $work/all-gnmt.svg" "$work/er
 check "html has the trend section" grep -q '<h2>Trend across rounds</h2>' "$work/page.html"
 check "html's trend table has v0.6 rows although the page is v0.7's" grep -q '>sinian<' "$work/page.html"
 check "html's trend plots are inline" grep -q 'resnet: published score per round' "$work/page.html"
-"$TTA" --db "$db" report html --division nosuch "$work/empty.html" 2>/dev/null
+"$TTA" --db "$db" report html --division '/^nosuch$/' "$work/empty.html" 2>/dev/null
 check "html without an entry: the trend section says why in one line" \
-    grep -q 'No entry of the nosuch division matches the page.*no trend to show' "$work/empty.html"
+    grep -q 'No entry of the /^nosuch\$/ division matches the page.*no trend to show' "$work/empty.html"
 
 check "report --help names trend" grep -q '^  trend ' <("$TTA" report --help)
 

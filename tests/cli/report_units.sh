@@ -91,7 +91,7 @@ grep -q 'Msamples' "$work/variance.txt" || { echo "FAIL: the variance table does
 grep -q 'share' "$work/variance.txt" || { echo "FAIL: the variance table's share column is not labelled"; rc=1; }
 head -1 "$work/speedup.csv" | grep -q 'progress_unit' || { echo "FAIL: speedup CSV has no progress_unit"; rc=1; }
 # An empty report says why, in one line on stderr: no entry matches; no entry has a partner.
-for args in "speedup --round v9.9" "scaling --round v9.9" "speedup --benchmark resnet" "scaling --benchmark resnet"; do
+for args in "speedup --round /^v9.9$/" "scaling --round /^v9.9$/" "speedup --benchmark resnet" "scaling --benchmark resnet"; do
     out=$("$TTA" --db "$work/db" report $args --format json 2>"$work/empty.err")
     if [ "$out" != "[]" ] || [ "$(wc -l <"$work/empty.err")" -ne 1 ] || ! grep -q '^tta report [a-z]*: no ' "$work/empty.err"; then
         echo "FAIL: report $args: [] and one line on stderr saying why (got '$out', '$(cat "$work/empty.err")')"; rc=1
