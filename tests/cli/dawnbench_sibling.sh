@@ -28,7 +28,7 @@ cp fixtures/claims/fmnist_mlp_pytorch_seed0.tsv "$work/entry/fmnist_mlp_pytorch_
 cp fixtures/claims/fmnist_mlp_pytorch_seed0.json "$work/entry/fmnist_mlp_pytorch_seed0.json"
 
 out=$("$TTA" --db "$work/db" ingest --format json "$work/entry" 2>"$work/err")
-check "first ingest exits 0 ($(head -2 "$work/err"))" test $? -eq 0
+rc=$?; check "first ingest exits 0 ($(head -2 "$work/err"))" test $rc -eq 0
 check "stores the TSV and its JSON" test "$(field ingested <<<"$out")" = 2
 check "one run" test "$(field runs <<<"$out")" = 1
 check "with the description's momentum" test "$(momentum)" = 0.9

@@ -26,7 +26,7 @@ cat > "$work/mlp.json" <<JSON
  "batch_size": 64, "target": {"metric": "top1", "value": 0.80}, "max_epochs": 2, "seeds": [0]}
 JSON
 "$TTA" --db "$db" profile "$work/mlp.json" --steps 8 --format json > "$work/p.json" 2> "$work/err"
-check "profile exits 0 ($(head -2 "$work/err"))" test $? -eq 0
+rc=$?; check "profile exits 0 ($(head -2 "$work/err"))" test $rc -eq 0
 check "and says where it stored the profile" grep -q "stored as profile 1" "$work/err"
 # Everything numeric below is checked in one Python pass that prints one line per failed claim.
 py_check() { # name, python expression over d (the profile JSON)
@@ -75,7 +75,7 @@ py_check "achieved GFLOP/s = FLOPs per step / step time" \
 
 # A batch sweep: feature maps grow in proportion to the batch, weights do not.
 "$TTA" --db "$db" profile "$work/mlp.json" --steps 3 --batch-sweep 32,128 --format json > "$work/s.json" 2>"$work/err"
-check "batch sweep exits 0 ($(head -2 "$work/err"))" test $? -eq 0
+rc=$?; check "batch sweep exits 0 ($(head -2 "$work/err"))" test $rc -eq 0
 /usr/bin/python3 - "$work/s.json" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))['sweep']
@@ -99,7 +99,7 @@ if command -v sqlite3 >/dev/null; then
         test "$(sqlite3 "$db" "SELECT count(DISTINCT sweep) || '/' || count(*) FROM profiles WHERE sweep IS NOT NULL")" = 1/2
 fi
 "$TTA" --db "$db" report profile --profile 1 --format json > "$work/r.json" 2>"$work/err"
-check "report profile exits 0 ($(head -1 "$work/err"))" test $? -eq 0
+rc=$?; check "report profile exits 0 ($(head -1 "$work/err"))" test $rc -eq 0
 /usr/bin/python3 - "$work/r.json" "$work/p.json" <<'PY'
 import json, sys
 r, p = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))

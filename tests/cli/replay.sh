@@ -23,7 +23,7 @@ cat > "$work/spec.json" <<JSON
  "seeds": [3], "train_subset": 5000}
 JSON
 out=$("$TTA" --db "$work/db" replay "$work/spec.json" --log-dir "$work/logs" --threads 1 --format json 2>"$work/err")
-check "replay exits 0 ($(head -2 "$work/err"))" test $? -eq 0
+rc=$?; check "replay exits 0 ($(head -2 "$work/err"))" test $rc -eq 0
 for key in seed reached epochs tta_s wall_s samples_per_s val_acc unseen_acc shifted_acc log; do
     check "replay JSON has \"$key\"" grep -q "\"$key\": " <<<"$out"
 done
@@ -46,7 +46,7 @@ check "same seed, same threads: same validation accuracy ($a1 / $a2)" test "$a1"
 "$TTA" --db "$work/vdb" ingest fixtures/claims >/dev/null 2>&1
 v=$("$TTA" --db "$work/vdb" verify dawnbench/open/tta\ anchors\ \(PyTorch\ reference\ run\)/fmnist_mlp_pytorch/fashion-mnist \
     --runs 1 --max-epochs 1 --threads 1 --log-dir "$work/vlogs" 2>"$work/err")
-check "verify exits 0 ($(head -2 "$work/err"))" test $? -eq 0
+rc=$?; check "verify exits 0 ($(head -2 "$work/err"))" test $rc -eq 0
 check "verify sets the claim beside the replay" grep -q 'epochs to 88.0% .* 8.0 ± 1.6' <<<"$v"
 check "verify prints unseen and shifted accuracy" grep -q 'shifted accuracy' <<<"$v"
 check "verify ends with a verdict" grep -q '^verdict: ' <<<"$v"
@@ -55,7 +55,7 @@ check "verify of an unknown entry fails (1)" test $? -eq 1
 # --from: a DAWNBench entry file builds the SPEC; the log keeps the link to the entry
 out=$("$TTA" --db "$work/fdb" replay --from fixtures/claims/fmnist_mlp_pytorch_seed0.json --runs 1 --max-epochs 1 \
     --threads 1 --log-dir "$work/flogs" --format json 2>"$work/err")
-check "replay --from exits 0 ($(head -2 "$work/err"))" test $? -eq 0
+rc=$?; check "replay --from exits 0 ($(head -2 "$work/err"))" test $rc -eq 0
 flog=$(grep -o '"log": "[^"]*"' <<<"$out" | cut -d'"' -f4)
 check "its log names the entry it replays" grep -q '"key": "tta_replay_of", "value": "dawnbench/open/tta anchors (PyTorch reference run)/fmnist_mlp_pytorch/fashion-mnist"' "$flog"
 check "with the entry's batch size" grep -q '"key": "global_batch_size", "value": 128' "$flog"

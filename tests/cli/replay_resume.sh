@@ -25,7 +25,7 @@ losses() { grep -o '"key": "tta_train_loss", "value": [0-9.e-]*' "$1" | tr '\n' 
 # the uninterrupted run
 "$TTA" --db "$work/full.db" replay "$work/spec.json" --threads 1 --log-dir "$work/full" --no-checkpoint \
     --format json >"$work/full.json" 2>"$work/err"
-check "an uninterrupted replay exits 0 ($(head -2 "$work/err"))" test $? -eq 0
+rc=$?; check "an uninterrupted replay exits 0 ($(head -2 "$work/err"))" test $rc -eq 0
 full_log=$(grep -o '"log": "[^"]*"' "$work/full.json" | cut -d'"' -f4)
 check "it ran 8 epochs" test "$(grep -c '"key": "epoch_stop"' "$full_log")" -eq 8
 
@@ -60,7 +60,7 @@ cp "$work/good.ckpt" "$ckpt"
 
 "$TTA" --db "$work/db" replay "$work/spec.json" --threads 1 --log-dir "$work/logs" --resume --format json \
     >"$work/b.json" 2>"$work/err"
-check "--resume exits 0 ($(head -2 "$work/err"))" test $? -eq 0
+rc=$?; check "--resume exits 0 ($(head -2 "$work/err"))" test $rc -eq 0
 check "--resume says where it continued" grep -Eq '"resumed_from": [3-8]' "$work/b.json"
 check "the resumed log has one run_start" test "$(grep -c '"key": "run_start"' "$log")" -eq 1
 check "and epochs 1..8 once each" test "$(grep -o '"key": "epoch_stop".*"epoch_num": [0-9]*' "$log" | grep -o '[0-9]*$' | tr '\n' ' ')" = "1 2 3 4 5 6 7 8 "
@@ -82,13 +82,13 @@ if command -v mpirun >/dev/null; then
     "$TTA" --db "$work/m.db" replay "$work/short.json" --threads 1 --log-dir "$work/plain" --format json >"$work/p.json" 2>/dev/null
     mpirun -np 1 "$TTA" --db "$work/m.db" replay "$work/short.json" --threads 1 --log-dir "$work/mpi1" --format json \
         >"$work/m1.json" 2>"$work/err"
-    check "mpirun -np 1 exits 0 ($(head -2 "$work/err"))" test $? -eq 0
+    rc=$?; check "mpirun -np 1 exits 0 ($(head -2 "$work/err"))" test $rc -eq 0
     l1=$(grep -o '"log": "[^"]*"' "$work/p.json" | cut -d'"' -f4); l2=$(grep -o '"log": "[^"]*"' "$work/m1.json" | cut -d'"' -f4)
     check "K = 1 under MPI: the same loss curve as without MPI" test "$(losses "$l1")" = "$(losses "$l2")"
     check "and the same accuracies" test "$(accs "$l1")" = "$(accs "$l2")"
     mpirun -np 2 "$TTA" --db "$work/m.db" replay "$work/short.json" --threads 1 --log-dir "$work/mpi2" --format json \
         >"$work/m2.json" 2>"$work/err"
-    check "mpirun -np 2 exits 0 ($(head -3 "$work/err"))" test $? -eq 0
+    rc=$?; check "mpirun -np 2 exits 0 ($(head -3 "$work/err"))" test $rc -eq 0
     check "one JSON document (rank 0 alone prints)" test "$(grep -c '"runs"' "$work/m2.json")" -eq 1
     check "with 2 workers" grep -q '"workers": 2' "$work/m2.json"
     l3=$(grep -o '"log": "[^"]*"' "$work/m2.json" | cut -d'"' -f4)
@@ -139,7 +139,7 @@ cat > "$work/cifar.json" <<JSON
 JSON
 "$TTA" --db "$work/c.db" replay "$work/cifar.json" --threads 1 --log-dir "$work/clogs" --format json --no-checkpoint \
     >"$work/c.json" 2>"$work/err"
-check "a CIFAR-10 replay of ResNet-9 runs ($(head -2 "$work/err"))" test $? -eq 0
+rc=$?; check "a CIFAR-10 replay of ResNet-9 runs ($(head -2 "$work/err"))" test $rc -eq 0
 check "and learns the separable toy classes" grep -Eq '"val_acc": 0\.[5-9]|"val_acc": 1' "$work/c.json"
 rm "$work/cifar/cifar-10-batches-bin/test_batch.bin"
 "$TTA" --db "$work/c.db" replay "$work/cifar.json" --threads 1 --log-dir "$work/clogs" --no-checkpoint >/dev/null 2>"$work/err"

@@ -28,14 +28,14 @@ JSON
 # ---- the replays ----
 "$TTA" --db "$db" replay "$work/spec.json" --threads 1 --log-dir "$work/logs" --no-checkpoint --format json \
     >"$work/k1.json" 2>"$work/err"
-check "a K = 1 replay exits 0 ($(head -2 "$work/err"))" test $? -eq 0
+rc=$?; check "a K = 1 replay exits 0 ($(head -2 "$work/err"))" test $rc -eq 0
 rows=1 workers="1"
 if command -v mpirun >/dev/null; then
     if [ "$(id -u)" -eq 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
     export ASAN_OPTIONS=detect_leaks=0 # OpenMPI keeps its allocations until exit
     mpirun --oversubscribe -np 2 "$TTA" --db "$db" replay "$work/spec.json" --threads 1 --log-dir "$work/logs" \
         --no-checkpoint --format json >"$work/k2.json" 2>"$work/err"
-    check "a K = 2 replay under mpirun exits 0 ($(head -3 "$work/err"))" test $? -eq 0
+    rc=$?; check "a K = 2 replay under mpirun exits 0 ($(head -3 "$work/err"))" test $rc -eq 0
     rows=2 workers="1 2"
 else
     echo "K = 2 part skipped: mpirun is not installed (Debian's openmpi-bin)"
@@ -66,7 +66,7 @@ check "the typed world sizes equal the logged ones" test "$(q "SELECT group_conc
 
 # ---- JSON contract ----
 "$TTA" --db "$db" report comm --format json >"$work/r.json" 2>"$work/err"
-check "report comm --format json exits 0 ($(head -2 "$work/err"))" test $? -eq 0
+rc=$?; check "report comm --format json exits 0 ($(head -2 "$work/err"))" test $rc -eq 0
 rep="json_each(readfile('$work/r.json'))"
 check "one row per replayed entry ($rows)" test "$(q "SELECT count(*) FROM $rep")" -eq $rows
 check "workers: $workers" test "$(q "SELECT group_concat(value ->> 'workers', ' ') FROM $rep")" = "$workers"
@@ -164,7 +164,7 @@ check "with its table" grep -q 'rank spread' "$work/page.html"
 
 # ---- published logs only: nothing to show ----
 "$TTA" --db "$work/pub.db" ingest fixtures/mlperf fixtures/dawnbench fixtures/claims >/dev/null 2>"$work/err"
-check "ingest of the fixtures exits 0 ($(head -2 "$work/err"))" test $? -eq 0
+rc=$?; check "ingest of the fixtures exits 0 ($(head -2 "$work/err"))" test $rc -eq 0
 out=$("$TTA" --db "$work/pub.db" report comm --format json 2>"$work/err")
 check "published logs: exit 0" test $? -eq 0
 check "published logs: zero rows" test "$out" = "[]"

@@ -64,9 +64,9 @@ PY
 
 # ---- the fixture ----
 "$TTA" --db "$db" ingest fixtures/power >/dev/null 2>"$work/err"
-check "ingest of fixtures/power exits 0 ($(head -2 "$work/err"))" test $? -eq 0
+rc=$?; check "ingest of fixtures/power exits 0 ($(head -2 "$work/err"))" test $rc -eq 0
 "$TTA" --db "$db" report energy --format json >"$work/e.json" 2>"$work/err"
-check "report energy --format json exits 0 ($(head -2 "$work/err"))" test $? -eq 0
+rc=$?; check "report energy --format json exits 0 ($(head -2 "$work/err"))" test $rc -eq 0
 tree=fixtures/power/v4.1
 verdict=$(compare "$work/e.json" tests/expected/energy-fixture.json "$(cd "$tree" && pwd)" 1e-9 0)
 check "per-run energies and the unscaled score x the summarizer's factor equal its values (1e-9): $verdict" test "$verdict" = "ok 1"

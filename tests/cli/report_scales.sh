@@ -37,7 +37,7 @@ cat >"$work/spec.json" <<JSON
  "batch_size": 64, "target": {"metric": "top1", "value": 0.88}, "max_epochs": 1, "seeds": [1]}
 JSON
 "$TTA" --db "$db" replay "$work/spec.json" --threads 1 --log-dir "$work/logs" --no-checkpoint >/dev/null 2>"$work/err"
-check "the replay is stored ($(head -1 "$work/err"))" test $? -eq 0
+rc=$?; check "the replay is stored ($(head -1 "$work/err"))" test $rc -eq 0
 
 # ---- 1. one scale per metric ----
 "$TTA" --db "$db" ls entries --benchmark fashion-mnist --format json >"$work/fm.json"

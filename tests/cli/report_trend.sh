@@ -37,9 +37,9 @@ pycheck() {
 # ---- fixtures ----
 db="$work/fx.db"
 "$TTA" --db "$db" ingest --quiet fixtures/mlperf >/dev/null 2>"$work/err"
-check "ingest of fixtures/mlperf exits 0 ($(head -2 "$work/err"))" test $? -eq 0
+rc=$?; check "ingest of fixtures/mlperf exits 0 ($(head -2 "$work/err"))" test $rc -eq 0
 "$TTA" --db "$db" report trend --benchmark resnet --format json >"$work/fx.json" 2>"$work/err"
-check "report trend --format json exits 0 ($(head -2 "$work/err"))" test $? -eq 0
+rc=$?; check "report trend --format json exits 0 ($(head -2 "$work/err"))" test $rc -eq 0
 
 # By hand from the fixture logs (run time = run_stop - run_start, olympic mean = the 5 sorted times
 # without the fastest and the slowest):
@@ -225,7 +225,7 @@ done
 cdb="$work/corpus.db"
 "$TTA" --db "$cdb" ingest --quiet "$work/v0.5" "$work/v0.6" "$work/v0.7" >/dev/null 2>&1
 "$TTA" --db "$cdb" report trend --benchmark resnet --format json >"$work/trend.json" 2>"$work/err"
-check "corpus: report trend exits 0 ($(head -2 "$work/err"))" test $? -eq 0
+rc=$?; check "corpus: report trend exits 0 ($(head -2 "$work/err"))" test $rc -eq 0
 "$TTA" --db "$cdb" report variance --benchmark resnet --format json >"$work/variance.json" 2>/dev/null
 check "corpus: report variance exits 0" test -s "$work/variance.json"
 

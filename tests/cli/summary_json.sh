@@ -20,12 +20,12 @@ check() { local what="$1"; shift; if "$@"; then ok; else bad "$what"; fi; }
 
 results=fixtures/mlperf/v0.7/NVIDIA
 "$TTA" --db "$work/same.db" ingest "$results" fixtures/summary/v0.7/NVIDIA/summary.json >/dev/null 2>"$work/err"
-check "ingest of the results and summary.json exits 0 ($(head -2 "$work/err"))" test $? -eq 0
+rc=$?; check "ingest of the results and summary.json exits 0 ($(head -2 "$work/err"))" test $rc -eq 0
 "$TTA" --db "$work/changed.db" ingest "$results" fixtures/summary/changed/v0.7/NVIDIA/summary.json >/dev/null 2>"$work/err"
-check "ingest of the results and the changed summary.json exits 0 ($(head -2 "$work/err"))" test $? -eq 0
+rc=$?; check "ingest of the results and the changed summary.json exits 0 ($(head -2 "$work/err"))" test $rc -eq 0
 for db in same changed; do
     "$TTA" --db "$work/$db.db" report variance --format json >"$work/$db.json" 2>"$work/err"
-    check "report variance ($db) exits 0 ($(head -2 "$work/err"))" test $? -eq 0
+    rc=$?; check "report variance ($db) exits 0 ($(head -2 "$work/err"))" test $rc -eq 0
     "$TTA" --db "$work/$db.db" report variance --format csv >"$work/$db.csv" 2>"$work/err"
     check "report variance --format csv ($db) exits 0" test $? -eq 0
 done

@@ -37,7 +37,7 @@ id=$("$TTA" --db "$work/db" ls entries --format csv | awk -F, 'NR > 1 && /fmnist
 # 1. the claim's schedule (capped at epoch 3): the replay goes on past the threshold
 "$TTA" --db "$work/db" verify "$claim" --runs 1 --max-epochs 3 --threshold 0.78 --threads 1 --log-dir "$work/logs" \
     --format json >"$work/v.json" 2>"$work/err"
-check "verify exits 0 ($(head -2 "$work/err"))" test $? -eq 0
+rc=$?; check "verify exits 0 ($(head -2 "$work/err"))" test $rc -eq 0
 check "JSON: mode schedule, compared at epoch 3 of a 15-epoch schedule, cap 3" \
     py "$work/v.json" "j['mode'] == 'schedule' and j['compared_epoch'] == 3 and j['schedule_epochs'] == 15 and j['epoch_cap'] == 3"
 for key in claim_entry_id replay_entry_id claim replay threshold mode compared_epoch schedule_epochs epoch_cap runs rows verdict; do
@@ -78,7 +78,7 @@ check "the log names the claim it replays" grep -q "\"key\": \"tta_replay_of\", 
 # 2. the table says how it was run
 "$TTA" --db "$work/db" verify "$id" --runs 1 --max-epochs 1 --threshold 0.5 --threads 1 --log-dir "$work/logs2" \
     >"$work/v.txt" 2>"$work/err"
-check "verify (table) exits 0 ($(head -2 "$work/err"))" test $? -eq 0
+rc=$?; check "verify (table) exits 0 ($(head -2 "$work/err"))" test $rc -eq 0
 check "the table says the schedule is capped and where accuracies are compared" \
     grep -q 'CAPPED at epoch 1 of 15 (--max-epochs): accuracies compared at epoch 1' "$work/v.txt"
 check "the table has a validation row at epoch 1" grep -q '^validation accuracy at epoch 1 ' "$work/v.txt"
@@ -90,7 +90,7 @@ check "no empty claim cell but shifted accuracy (the claim has none)" \
 # 3. --stop-at-target stops at the threshold (MLPerf)
 "$TTA" --db "$work/db" verify "$claim" --runs 1 --max-epochs 3 --threshold 0.78 --stop-at-target --threads 1 \
     --log-dir "$work/slogs" --format csv >"$work/s.csv" 2>"$work/err"
-check "verify --stop-at-target exits 0 ($(head -2 "$work/err"))" test $? -eq 0
+rc=$?; check "verify --stop-at-target exits 0 ($(head -2 "$work/err"))" test $rc -eq 0
 check "CSV header" grep -q '^measure,unit,test,claim_mean,claim_std,claim_n,replay_mean,replay_std,replay_n,welch_p,claim_entry_id,replay_entry_id,threshold,mode,compared_epoch,note' "$work/s.csv"
 check "CSV: validation accuracy at the stop" grep -q '^validation accuracy at the stop,' "$work/s.csv"
 slog=$(ls "$work"/slogs/replay/results/*/fashion-mnist/result_0.txt)
@@ -110,7 +110,7 @@ check "tta ls runs --round local shows the 4 verify runs, submitter replay" \
 # 5. the stored comparisons (`tta report verify`, and its section of the HTML page), from the database alone:
 # one per way of running (the four verify calls above), each equal to what its `tta verify` printed
 "$TTA" --db "$work/db" report verify --format json >"$work/stored.json" 2>"$work/err"
-check "report verify exits 0 ($(head -2 "$work/err"))" test $? -eq 0
+rc=$?; check "report verify exits 0 ($(head -2 "$work/err"))" test $rc -eq 0
 check "report verify: four comparisons (schedule at epoch 3 and 1, stop at target at 78% and 50%)" \
     /usr/bin/python3 -c "import json,sys; j=json.load(open(sys.argv[1])); sys.exit(0 if sorted((x['mode'], x['compared_epoch'] or 0, x['threshold']) for x in j) == [('schedule', 1, 0.5), ('schedule', 3, 0.78), ('stop_at_target', 0, 0.5), ('stop_at_target', 0, 0.78)] else 1)" "$work/stored.json"
 # same FILE MODE EPOCH THRESHOLD: the stored comparison's rows equal FILE's (tta verify's): counts,
@@ -144,7 +144,7 @@ check "report verify CSV: one header, 8 rows per comparison" \
 check "a filter selects comparisons by their claim (dawnbench: 4) or replay entry (v0.7: none)" \
     test "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))), len(json.load(open(sys.argv[2]))))' "$work/sel.json" "$work/nosel.json")" = "4 0"
 "$TTA" --db "$work/db" report html "$work/page.html" 2>"$work/err"
-check "report html exits 0 ($(head -2 "$work/err"))" test $? -eq 0
+rc=$?; check "report html exits 0 ($(head -2 "$work/err"))" test $rc -eq 0
 check "the page has verify's section: heading, the claim by entry id, a verdict per comparison" \
     bash -c "grep -q '<h2[^>]*>Claims replayed on this machine</h2>' '$work/page.html' && grep -q 'claim *dawnbench/open/tta anchors (PyTorch reference run)/fmnist_mlp_pytorch/fashion-mnist (entry $id)' '$work/page.html' && test \$(grep -c '<p>verdict: ' '$work/page.html') = 4"
 
@@ -160,7 +160,7 @@ if [ -d "$shared/claims" ] && ls "$shared"/claims/*.json >/dev/null 2>&1; then
     # the claim's whole schedule (15 epochs, no cap): compared at the claim's final epoch
     "$TTA" --db "$work/sdb" verify "$claim" --runs 1 --threads 2 --log-dir "$work/shlogs" --format json \
         >"$work/sh.json" 2>"$work/err"
-    check "verify on ../shared/claims exits 0 ($(head -2 "$work/err"))" test $? -eq 0
+    rc=$?; check "verify on ../shared/claims exits 0 ($(head -2 "$work/err"))" test $rc -eq 0
     check "../shared/claims: the 15-epoch schedule run whole, compared at epoch 15, no cap, the claim column full" \
         py "$work/sh.json" "j['mode'] == 'schedule' and j['schedule_epochs'] == 15 and j['compared_epoch'] == 15 and j['epoch_cap'] is None and all(rows[m]['claim_n'] == 3 for m in ['epochs', 'TTA (s)', 'time per epoch (s)', 'validation accuracy', 'unseen accuracy'])"
     shared_mean() { awk -F'\t' -v e="$1" '$1 == e {s += $3; n++} END {printf "%.17g", s / n / 100}' "$shared"/claims/*.tsv; }
