@@ -9,6 +9,8 @@
 #ifndef TTA_COMMON_REPLAY_LOG_H
 #define TTA_COMMON_REPLAY_LOG_H
 
+#include "common/profile_json.h"
+
 /* The round and the submitter of every replay (`tta ls runs --round local`). */
 #define TTA_REPLAY_ROUND "local"
 #define TTA_REPLAY_SUBMITTER "replay"
@@ -51,5 +53,19 @@ extern const char *const tta_breakdown_names[TTA_BREAKDOWN_FIELDS];
 /* The breakdown's member holding each rank's comm_total_s, an array in rank order (column
  * comm_total_s of replay_rank_comm). */
 #define TTA_BREAKDOWN_RANK_COMM "rank_comm_total_s"
+
+/* The run's profile, once each: TTA_KEY_MEMORY, bytes by category (an object of the members
+ * tta_profile_memory_names gives the categories of tta_replay_memory, in that order: what the
+ * trainer allocated, exact), and TTA_KEY_LAYER_PROFILE, an object of TTA_LAYER_PROFILE_STEPS (the
+ * training steps its times average over) and TTA_PROFILE_LAYERS (an array of objects with
+ * TTA_LAYER_NAME, TTA_LAYER_TYPE and tta_profile_layer_names' TTA_LAYER_FLOPS, TTA_LAYER_BYTES
+ * and TTA_LAYER_TIME_S: analytic FLOPs and bytes of one step, measured seconds per step; a
+ * layer fused into another has time 0). The database stores them typed in replay_memory (one
+ * column per category, named as the member) and replay_layers. */
+#define TTA_KEY_MEMORY "tta_memory"
+#define TTA_KEY_LAYER_PROFILE "tta_layer_profile"
+#define TTA_LAYER_PROFILE_STEPS "steps"
+#define TTA_REPLAY_MEMORY_CATEGORIES 8
+extern const tta_profile_memory tta_replay_memory[TTA_REPLAY_MEMORY_CATEGORIES];
 
 #endif

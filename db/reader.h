@@ -172,6 +172,36 @@ int tta_db_epoch_breakdowns(sqlite3 *db, const tta_filter *f, tta_epoch_breakdow
                             tta_error *err);
 void tta_epoch_breakdowns_free(tta_epoch_breakdown *b, size_t n);
 
+/* ---- Profiles of replayed runs (query_replay_profile.c) -------------------------------------- */
+
+/* One layer of a replay's layer profile (TTA_KEY_LAYER_PROFILE, common/replay_log.h), a row of
+ * replay_layers. */
+typedef struct {
+    char *name, *type;   /* NULL where the log's member was not a string */
+    double flops, bytes; /* analytic, of one training step (forward and backward); NAN unknown */
+    double time_s;       /* measured seconds per step (0: fused into another layer); NAN unknown */
+} tta_replay_layer_row;
+
+/* A replayed run's profile as its log gave it (TTA_KEY_MEMORY, TTA_KEY_LAYER_PROFILE), with
+ * what names the run. */
+typedef struct {
+    int64_t entry_id, run_id;
+    char *round, *submitter, *system, *benchmark; /* its entry's */
+    int run_index;                                /* N of result_N.txt; -1 none */
+    int has_memory;                               /* 1: the log gave a memory record */
+    double memory[TTA_REPLAY_MEMORY_CATEGORIES];  /* bytes of category tta_replay_memory[i]; NAN unknown */
+    int has_layers;                               /* 1: the log gave a layer profile */
+    double steps;                                 /* the training steps its times average over; NAN unknown */
+    tta_replay_layer_row *layers;                 /* n_layers, in the record's order */
+    size_t n_layers;
+} tta_replay_profile;
+
+/* The profiles of the runs of f (NULL: all) whose logs gave a memory record or a layer profile
+ * (replays; no published log has them), by entry and run. TTA_OK with *out (free with
+ * tta_replay_profiles_free; none: NULL, 0); TTA_EINPUT or TTA_EDB. */
+int tta_db_replay_profiles(sqlite3 *db, const tta_filter *f, tta_replay_profile **out, size_t *n, tta_error *err);
+void tta_replay_profiles_free(tta_replay_profile *p, size_t n);
+
 /* ---- Replays of claims (query_replays.c) ------------------------------------------------------ */
 
 /* A stored run that replays a claim, as its log says (docs/replay.md). */

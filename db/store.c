@@ -37,6 +37,10 @@ enum {
     ST_INSERT_REPLAY_RUN,  /* replay records (schemas/006_replay_records.sql) */
     ST_INSERT_BREAKDOWN,   /* its text is built from the field names (breakdown_insert_sql) */
     ST_INSERT_RANK_COMM,
+    ST_INSERT_MEMORY,        /* a replay's profile (schemas/007_replay_profile.sql); its text is built
+                                from the category names (memory_insert_sql) */
+    ST_INSERT_LAYER_PROFILE,
+    ST_INSERT_LAYER,
     ST_COUNT
 };
 
@@ -90,6 +94,9 @@ static const char *const statement_sql[ST_COUNT] = {
     [ST_INSERT_REPLAY_RUN] = "INSERT INTO replay_runs(run_id, world_size, replay_of, to_schedule_end, unseen_accuracy,"
                              " shifted_accuracy) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     [ST_INSERT_RANK_COMM] = "INSERT INTO replay_rank_comm(run_id, seq, rank, comm_total_s) VALUES (?1, ?2, ?3, ?4)",
+    [ST_INSERT_LAYER_PROFILE] = "INSERT INTO replay_layer_profiles(run_id, steps) VALUES (?1, ?2)",
+    [ST_INSERT_LAYER] = "INSERT INTO replay_layers(run_id, idx, name, type, flops, bytes, time_s)"
+                        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 };
 
 struct tta_store {
@@ -150,11 +157,25 @@ static char *breakdown_insert_sql(void) {
     return buf_take(&b);
 }
 
+/* The insert of a replay's memory row: run_id, then one column per category of tta_replay_memory,
+ * named as common/profile_json.h names its member (caller frees). */
+static char *memory_insert_sql(void) {
+    buf b = {0};
+    buf_puts(&b, "INSERT INTO replay_memory(run_id");
+    for (int i = 0; i < TTA_REPLAY_MEMORY_CATEGORIES; i++)
+        buf_printf(&b, ", %s", tta_profile_memory_names[tta_replay_memory[i]]);
+    buf_puts(&b, ") VALUES (?");
+    for (int i = 0; i < TTA_REPLAY_MEMORY_CATEGORIES; i++) buf_puts(&b, ", ?");
+    buf_putc(&b, ')');
+    return buf_take(&b);
+}
+
 /* The SQL of statement i: statement_sql, or for a multi-row statement its single-row
- * statement's text with BULK_ROWS groups of placeholders, or the breakdown's insert (caller
- * frees). */
+ * statement's text with BULK_ROWS groups of placeholders, or the breakdown's or the memory's
+ * insert (caller frees). */
 static char *statement_text(int i) {
     if (i == ST_INSERT_BREAKDOWN) return breakdown_insert_sql();
+    if (i == ST_INSERT_MEMORY) return memory_insert_sql();
     for (int k = 0; k < BULK_COUNT; k++) {
         if (bulk_statements[k].bulk != i) continue;
         const char *single = statement_sql[bulk_statements[k].single];
@@ -371,9 +392,40 @@ static int insert_rows(tta_store *s, int kind, int64_t run_id, const void *rows,
     return SQLITE_OK;
 }
 
+/* Writes the profile of replay run r (run_id): its memory row, and its layer profile's row with
+ * one row per layer. SQLite's code. */
+static int write_replay_profile(tta_store *s, int64_t run_id, const tta_run_record *r) {
+    int rc;
+    sqlite3_stmt *st;
+    if (r->has_memory) {
+        st = s->st[ST_INSERT_MEMORY];
+        sqlite3_bind_int64(st, 1, run_id);
+        for (int i = 0; i < TTA_REPLAY_MEMORY_CATEGORIES; i++) bind_real(st, 2 + i, r->memory[i]);
+        if ((rc = exec_stmt(st)) != SQLITE_OK) return rc;
+    }
+    if (!r->has_layer_profile) return SQLITE_OK;
+    st = s->st[ST_INSERT_LAYER_PROFILE];
+    sqlite3_bind_int64(st, 1, run_id);
+    bind_real(st, 2, r->layer_steps);
+    if ((rc = exec_stmt(st)) != SQLITE_OK) return rc;
+    st = s->st[ST_INSERT_LAYER];
+    for (size_t i = 0; i < r->n_layers; i++) {
+        const tta_replay_layer *L = &r->layers[i];
+        sqlite3_bind_int64(st, 1, run_id);
+        sqlite3_bind_int64(st, 2, (int64_t)i);
+        bind_text(st, 3, L->name);
+        bind_text(st, 4, L->type);
+        bind_real(st, 5, L->flops);
+        bind_real(st, 6, L->bytes);
+        bind_real(st, 7, L->time_s);
+        if ((rc = exec_stmt(st)) != SQLITE_OK) return rc;
+    }
+    return SQLITE_OK;
+}
+
 /* Writes the replay records of run r (run_id): its own row (world size, the claim it replays, how
- * it ran, its final accuracies) and its time breakdowns with their ranks' communication. SQLite's
- * code. */
+ * it ran, its final accuracies), its time breakdowns with their ranks' communication, and its
+ * profile (write_replay_profile). SQLite's code. */
 static int write_replay_records(tta_store *s, int64_t run_id, const tta_run_record *r) {
     int rc;
     if (r->replay_logged) {
@@ -406,7 +458,7 @@ static int write_replay_records(tta_store *s, int64_t run_id, const tta_run_reco
             if ((rc = exec_stmt(st)) != SQLITE_OK) return rc;
         }
     }
-    return SQLITE_OK;
+    return write_replay_profile(s, run_id, r);
 }
 
 /* Writes the run of f; the source row is source_id. */

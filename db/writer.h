@@ -52,6 +52,14 @@ typedef struct {
     uint32_t n_ranks;
 } tta_breakdown_record;
 
+/* One layer of a replay log's layer profile (TTA_KEY_LAYER_PROFILE, common/replay_log.h): a row
+ * of replay_layers. */
+typedef struct {
+    char *name, *type;         /* NULL where the member is not a string */
+    double flops, bytes;       /* of one training step, forward and backward; NAN: not a number */
+    double time_s;             /* measured seconds per step; NAN: not a number */
+} tta_replay_layer;
+
 /* One training run (an MLPerf result log or a DAWNBench TSV). */
 typedef struct {
     /* Identity: round ("v0.5", "v0.6", "v0.7", ..., "dawnbench", "local"), division ("closed",
@@ -102,6 +110,17 @@ typedef struct {
     double unseen_accuracy, shifted_accuracy;
     tta_breakdown_record *breakdowns;
     size_t n_breakdowns;
+    /* Its profile (the last of each record counts; stored in replay_memory and replay_layers):
+     * has_memory when TTA_KEY_MEMORY is an object, then memory[i] the bytes of category
+     * tta_replay_memory[i] (NAN: missing or not a number); has_layer_profile when
+     * TTA_KEY_LAYER_PROFILE is an object, then layer_steps (NAN: not a number) and its layers in
+     * order (none when its member is not an array). */
+    int has_memory;
+    double memory[TTA_REPLAY_MEMORY_CATEGORIES];
+    int has_layer_profile;
+    double layer_steps;
+    tta_replay_layer *layers;
+    size_t n_layers;
 } tta_run_record;
 
 /* A system description (systems/<name>.json, or v0.5 entry.json, or a DAWNBench entry JSON). */

@@ -316,7 +316,7 @@ void tta_rb_init(tta_run_builder *b, tta_parsed_file *f, const tta_path_meta *pm
     r->cp_status = TTA_RUN_UNKNOWN;
     r->cp_epoch_num = r->cp_samples_count = r->cp_train_samples = NAN;
     r->cp_first_passing_step = r->cp_first_passing_samples = NAN;
-    r->world_size = r->unseen_accuracy = r->shifted_accuracy = NAN;
+    r->world_size = r->unseen_accuracy = r->shifted_accuracy = r->layer_steps = NAN;
     r->to_schedule_end = -1;
     b->cp_now.epoch_num = b->cp_now.samples_count = b->cp_now.train_samples = NAN;
     b->cp_stop = b->cp_now;
@@ -436,15 +436,70 @@ static void add_breakdown(tta_run_builder *b, const tta_log_record *rec, double 
     while (tta_json_array_next(&it, &e)) x->rank_comm_s[x->n_ranks++] = json_number(e);
 }
 
+/* A replay log's memory record (TTA_KEY_MEMORY), the last one counting: the bytes of each
+ * category of tta_replay_memory by its member's name. A value that is not an object is no record. */
+static void read_memory(tta_run_record *r, tta_json_span value) {
+    if (value.type != TTA_JSON_OBJECT) return;
+    r->has_memory = 1;
+    tta_json_span v;
+    for (int i = 0; i < TTA_REPLAY_MEMORY_CATEGORIES; i++)
+        r->memory[i] = tta_json_find(value, tta_profile_memory_names[tta_replay_memory[i]], &v) ? json_number(v) : NAN;
+}
+
+/* A replay log's layer profile (TTA_KEY_LAYER_PROFILE), the last one counting: its steps and each
+ * layer's name, type, FLOPs, bytes and seconds per step by the members' names (profile_json.h).
+ * A value that is not an object is no record; an element that is not an object, a layer of
+ * nothing known. */
+static void read_layer_profile(tta_run_builder *b, tta_json_span value) {
+    tta_run_record *r = &b->f->run;
+    if (value.type != TTA_JSON_OBJECT) return;
+    tta_json_span v, e;
+    r->has_layer_profile = 1;
+    r->layer_steps = tta_json_find(value, TTA_LAYER_PROFILE_STEPS, &v) ? json_number(v) : NAN;
+    r->layers = NULL;
+    r->n_layers = 0;
+    if (!tta_json_find(value, TTA_PROFILE_LAYERS, &v) || v.type != TTA_JSON_ARRAY) return;
+    tta_json_iter it;
+    size_t n = 0;
+    tta_json_iter_init(&it, v);
+    while (tta_json_array_next(&it, &e)) n++;
+    if (n == 0) return;
+    r->layers = tta_arena_alloc(&b->f->arena, n * sizeof *r->layers);
+    static const int numbers[3] = {TTA_LAYER_FLOPS, TTA_LAYER_BYTES, TTA_LAYER_TIME_S};
+    tta_json_iter_init(&it, v);
+    while (tta_json_array_next(&it, &e)) {
+        tta_replay_layer *L = &r->layers[r->n_layers++];
+        double x[3];
+        tta_json_span m;
+        for (int k = 0; k < 3; k++)
+            x[k] = e.type == TTA_JSON_OBJECT && tta_json_find(e, tta_profile_layer_names[numbers[k]], &m)
+                       ? json_number(m)
+                       : NAN;
+        *L = (tta_replay_layer){.flops = x[0], .bytes = x[1], .time_s = x[2]};
+        if (e.type != TTA_JSON_OBJECT) continue;
+        if (tta_json_find(e, TTA_LAYER_NAME, &m)) L->name = tta_parsed_string(b->f, m);
+        if (tta_json_find(e, TTA_LAYER_TYPE, &m)) L->type = tta_parsed_string(b->f, m);
+    }
+}
+
 /* tta's own records of a replay log (keys starting "tta_", common/replay_log.h) that the database
- * keeps typed: the per-epoch time breakdown, and the run's world size (the last), the claim it
- * replays (the first string), how it ran and its final accuracies (the first numbers). */
+ * keeps typed: the per-epoch time breakdown, the run's memory and layer profile (the last of
+ * each), and the run's world size (the last), the claim it replays (the first string), how it
+ * ran and its final accuracies (the first numbers). */
 static void read_replay_record(tta_run_builder *b, const tta_log_record *rec, double epoch) {
     tta_run_record *r = &b->f->run;
     tta_str k = rec->key;
     double v = json_number(rec->value);
     if (KEY_IS(k, TTA_KEY_EPOCH_BREAKDOWN)) {
         add_breakdown(b, rec, epoch);
+        return;
+    }
+    if (KEY_IS(k, TTA_KEY_MEMORY)) {
+        read_memory(r, rec->value);
+        return;
+    }
+    if (KEY_IS(k, TTA_KEY_LAYER_PROFILE)) {
+        read_layer_profile(b, rec->value);
         return;
     }
     if (KEY_IS(k, TTA_KEY_WORLD_SIZE)) {

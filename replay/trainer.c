@@ -144,14 +144,12 @@ static void log_breakdown(run_state *r, const phase_times *pt, const double *ran
     buf_free(&meta);
 }
 
-/* The tta_memory record: bytes by category, exact from the trainer's allocations (as `tta
- * profile` reports them, under the same names: common/profile_json.h). */
+/* The tta_memory record (TTA_KEY_MEMORY): bytes by category, exact from the trainer's
+ * allocations (as `tta profile` reports them, under the same names: common/profile_json.h), the
+ * categories of tta_replay_memory in its order (common/replay_log.h). */
 static void log_memory(run_state *r, size_t data_bytes) {
     size_t mem[TTA_MEM_COUNT];
     tta_model_memory(r->s.m, mem);
-    static const tta_profile_memory order[] = {TTA_PMEM_WEIGHTS, TTA_PMEM_BUFFERS, TTA_PMEM_WEIGHT_GRADS,
-                                               TTA_PMEM_OPTIMIZER_STATE, TTA_PMEM_FEATURE_MAPS, TTA_PMEM_WORKSPACE,
-                                               TTA_PMEM_EVAL, TTA_PMEM_DATA};
     size_t bytes[TTA_PMEM_COUNT] = {
         [TTA_PMEM_WEIGHTS] = mem[TTA_MEM_WEIGHTS],
         [TTA_PMEM_BUFFERS] = mem[TTA_MEM_BUFFERS],
@@ -163,21 +161,22 @@ static void log_memory(run_state *r, size_t data_bytes) {
         [TTA_PMEM_DATA] = data_bytes,
     };
     buf v = {0};
-    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
-        buf_printf(&v, "%s\"%s\": %zu", i ? ", " : "{", tta_profile_memory_names[order[i]], bytes[order[i]]);
+    for (int i = 0; i < TTA_REPLAY_MEMORY_CATEGORIES; i++)
+        buf_printf(&v, "%s\"%s\": %zu", i ? ", " : "{", tta_profile_memory_names[tta_replay_memory[i]],
+                   bytes[tta_replay_memory[i]]);
     buf_putc(&v, '}');
-    tta_mllog_event_json(r->log, TTA_MLLOG_POINT, "tta_memory", buf_str(&v), NULL);
+    tta_mllog_event_json(r->log, TTA_MLLOG_POINT, TTA_KEY_MEMORY, buf_str(&v), NULL);
     buf_free(&v);
 }
 
-/* The tta_layer_profile record: per layer, analytic FLOPs and bytes of one training step and the
+/* The tta_layer_profile record (TTA_KEY_LAYER_PROFILE): per layer, analytic FLOPs and bytes of one training step and the
  * measured seconds per step, averaged over the run's steps (the model's per-op timers; a layer
  * fused into another has no time of its own); members named as a profile's layers are. */
 static void log_layer_profile(run_state *r, long steps) {
     int nl;
     const tta_layer_stats *st = tta_model_layer_stats(r->s.m, &nl);
     buf v = {0};
-    buf_printf(&v, "{\"steps\": %ld, \"" TTA_PROFILE_LAYERS "\": [", steps);
+    buf_printf(&v, "{\"" TTA_LAYER_PROFILE_STEPS "\": %ld, \"" TTA_PROFILE_LAYERS "\": [", steps);
     for (int i = 0; i < nl; i++) {
         buf_puts(&v, i ? ", {\"" TTA_LAYER_NAME "\": " : "{\"" TTA_LAYER_NAME "\": ");
         buf_json_string(&v, st[i].name, strlen(st[i].name));
@@ -192,7 +191,7 @@ static void log_layer_profile(run_state *r, long steps) {
         buf_puts(&v, "}");
     }
     buf_puts(&v, "]}");
-    tta_mllog_event_json(r->log, TTA_MLLOG_POINT, "tta_layer_profile", buf_str(&v), NULL);
+    tta_mllog_event_json(r->log, TTA_MLLOG_POINT, TTA_KEY_LAYER_PROFILE, buf_str(&v), NULL);
     buf_free(&v);
 }
 

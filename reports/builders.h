@@ -202,6 +202,16 @@ int tta_report_rcp(sqlite3 *db, const tta_filter *f, const char *rcp_dir, int fo
 int tta_report_profile(sqlite3 *db, int64_t profile_id, const tta_report_options *o, const char *memory_svg,
                        FILE *out, char **err);
 
+/* `tta report profile` with an entry filter (f): the profile each selected replay logged of
+ * itself while it trained (replay_log.h's TTA_KEY_MEMORY and TTA_KEY_LAYER_PROFILE, as ingest
+ * stored them): a table of runs (entry, run, system, benchmark, run_index, steps, memory_bytes and
+ * each memory category in bytes: weights, buffers, weight_grads, optimizer_state, feature_maps,
+ * workspace, eval, data; people see MiB) and a table of their layers (run, name, type, flops,
+ * bytes, time_s per step, layers_share of the layers' time, gflops, intensity). JSON: {"runs":
+ * [...], "layers": [...]}; CSV: the layers; a table or Markdown: the runs, then each run's layers
+ * under a line naming it. No replay with a profile in f: empty tables, exit 0. 0, or 1 with *err. */
+int tta_report_replay_profile(sqlite3 *db, const tta_filter *f, int format, FILE *out, char **err);
+
 
 /* `tta report verify`: each claim beside the stored runs that replay it (verify_stored.c), one
  * comparison per replay entry, claim, threshold and way of running (to the schedule's end, capped at

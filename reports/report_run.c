@@ -100,9 +100,30 @@ static int run_rcp(sqlite3 *db, const tta_filter *f, const tta_report_options *o
 static int run_threshold(sqlite3 *db, const tta_filter *f, const tta_report_options *o, FILE *out, char **err) {
     return tta_report_threshold(db, f, o->thresholds, o->n_thresholds, o->format, out, err);
 }
-static int run_profile(sqlite3 *db, const tta_filter *f, const tta_report_options *o, FILE *out, char **err) {
-    (void)f;
-    return tta_report_profile(db, o->profile_id, o, o->memory_svg, out, err);
+/* 1 when f selects something (any name or the entry id), 0 when it selects everything. */
+static int filter_selects(const tta_filter *f) {
+    return f->round || f->division || f->submitter || f->system || f->benchmark || f->entry_id;
+}
+
+/* profile: a profile of `tta profile` (--profile ID, else the latest), or with an entry filter the
+ * profiles the selected replays logged while training; --profile, --svg and --memory-svg are about
+ * the first and are refused with a filter (TTA_EUSAGE). */
+static int run_profile(sqlite3 *db, const tta_filter *f, const tta_report_options *o, FILE *out, tta_error *err) {
+    char *why = NULL;
+    int rc;
+    if (filter_selects(f)) {
+        if (o->profile_id || o->svg_path || o->memory_svg)
+            return tta_fail(err, TTA_EUSAGE, "%s is about a profile of `tta profile`; a filter selects the replays' "
+                            "profiles: give one or the other", o->profile_id ? "--profile" : o->svg_path ? "--svg"
+                                                                                                  : "--memory-svg");
+        rc = tta_report_replay_profile(db, f, o->format, out, &why);
+    } else {
+        rc = tta_report_profile(db, o->profile_id, o, o->memory_svg, out, &why);
+    }
+    if (rc == 0) return TTA_OK;
+    rc = tta_fail(err, TTA_EINPUT, "%s", why ? why : "failed");
+    free(why);
+    return rc;
 }
 static int run_html(sqlite3 *db, const tta_filter *f, const tta_report_options *o, FILE *out, char **err);
 
@@ -199,8 +220,10 @@ static const report_kind kinds[] = {
      .help = "  profile [--profile ID] [--memory-svg FILE]   a profile stored by `tta profile` (ID, else the latest)\n"
              "             and its batch sweep: step time, samples/s, GFLOP/s against the host's SGEMM peak, the\n"
              "             step's phases, memory; per layer FLOPs, bytes, time, GFLOP/s, operational intensity and\n"
-             "             the roofline's attainable GFLOP/s (tta profile --peaks); --svg FILE: the roofline\n",
-     .run = run_profile, .place = 8, .section = profile_section},
+             "             the roofline's attainable GFLOP/s (tta profile --peaks); --svg FILE: the roofline.\n"
+             "             With a filter (--entry ID, --system ...): what each selected replay logged while it\n"
+             "             trained: memory by category, and per layer FLOPs, bytes, time per step, GFLOP/s\n",
+     .run_status = run_profile, .place = 8, .section = profile_section},
     {.name = "html", .operands = 1,
      .help = "  html OUT.html   one self-contained page with the results table of each MLPerf round (sortable),\n"
              "             the tables and plots of variance, curves, speedup and scaling for the selection (and\n"
