@@ -114,7 +114,9 @@ tta_text_options tta_text_options_for(FILE *out);
  *            then one line per footnote ("¹ too few runs (need 5)"). Fits max_width code points:
  *            text columns are shortened first (their middle elided with "…", down to 8), then
  *            headers wrap at spaces, then one space parts the columns; if it still does not fit,
- *            columns with a drop_rank are left out (highest first, and a last line names them)
+ *            columns with a drop_rank are left out (highest first, and a last line counts and names
+ *            them: "3 columns hidden at 80 columns: cv ratio, unit, progress (--wide shows every
+ *            column)")
  *            and only then is text shortened further (down to 5); numbers and whole text are
  *            never cut, so a table of numbers that cannot fit is printed wider. A shortened
  *            column never makes two different values read the same: the cut moves off the
@@ -129,7 +131,16 @@ tta_text_options tta_text_options_for(FILE *out);
  *  markdown  a GitHub table with the cells of the text table (nothing shortened or hoisted),
  *            numbers right-aligned, Markdown punctuation escaped, then the footnotes. */
 void tta_table_render(const tta_table *t, tta_out_format fmt, const tta_text_options *o, buf *out);
-/* tta_table_render with the default options, written to out. */
+/* A copy of t with its rows ordered by sort (column keys separated by commas, each ascending, or
+ * descending written "-key": "tta_mean_s" or "-accelerators,system"; NULL or "" keeps the order):
+ * numbers and booleans by value, text case-insensitively, a missing value after all others in
+ * either direction, ties in t's order (stable); then only its first top rows (0: all). The caller
+ * frees it. NULL with why ("--sort: no column 'x' in this table (its keys: ...)") when a key names
+ * no column of t. */
+tta_table *tta_table_ordered(const tta_table *t, const char *sort, size_t top, buf *why);
+/* tta_table_render with the default options, written to out; ordered first (tta_table_ordered)
+ * when TTA_SORT or TTA_TOP is set (what --sort and --top set), in every format; a sort key the
+ * table lacks is said on stderr and the table keeps its order. */
 void tta_table_write(const tta_table *t, tta_out_format fmt, FILE *out);
 
 /* How people see a table, shared by the text, Markdown and HTML writers: only the columns for

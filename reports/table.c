@@ -855,12 +855,14 @@ static void write_text(const tta_table *t, const tta_text_options *o, buf *out) 
         write_record(&d, max_width, color, out);
     } else {
         buf left_out = {0};
+        size_t shown = k;
         if (!wide) drop_columns(&d, col, &k, max_width, &left_out);
+        size_t nc_hidden = shown - k;
         write_grid(&d, col, k, max_width, color, wide, out);
         if (left_out.len) { /* wrapped as footnotes are */
             buf say = {0};
-            buf_printf(&say, "not shown at %zu columns: %s (--wide shows every column)", max_width,
-                       buf_str(&left_out));
+            buf_printf(&say, "%zu column%s hidden at %zu columns: %s (--wide shows every column)", nc_hidden,
+                       nc_hidden == 1 ? "" : "s", max_width, buf_str(&left_out));
             char **lines;
             size_t n = wrap_words(buf_str(&say), max_width > 20 ? max_width - 2 : 20, 0, &lines);
             for (size_t l = 0; l < n; l++) buf_printf(out, "%s%s\n", l ? "  " : "", lines[l]);
@@ -1081,10 +1083,107 @@ tta_text_options tta_text_options_for(FILE *out) {
     return o;
 }
 
+/* ---- order: --sort and --top ----------------------------------------------------------------- */
+
+/* The sort keys of one ordering: columns and their directions. */
+typedef struct {
+    const tta_table *t;
+    const long *col;
+    const int *desc;
+    size_t n;
+} order_keys;
+
+/* Rows a and b (indexes) by the keys: a missing value after every value whichever the direction,
+ * numbers and booleans by value, text case-insensitively (then bytewise); ties keep the rows'
+ * order (stable). */
+static int cmp_rows(const void *a, const void *b, void *ctx) {
+    const order_keys *k = ctx;
+    size_t ra = *(const size_t *)a, rb = *(const size_t *)b;
+    for (size_t i = 0; i < k->n; i++) {
+        const cell *x = cell_at(k->t, ra, (size_t)k->col[i]), *y = cell_at(k->t, rb, (size_t)k->col[i]);
+        int mx = x->type == CELL_MISSING, my = y->type == CELL_MISSING, c = 0;
+        if (mx || my) {
+            if (mx != my) return mx ? 1 : -1;
+            continue;
+        }
+        if (x->type == CELL_TEXT && y->type == CELL_TEXT) {
+            c = strcasecmp(x->text, y->text);
+            if (!c) c = strcmp(x->text, y->text);
+        } else {
+            c = (x->number > y->number) - (x->number < y->number);
+        }
+        if (c) return k->desc[i] ? -c : c;
+    }
+    return (ra > rb) - (ra < rb);
+}
+
+tta_table *tta_table_ordered(const tta_table *t, const char *sort, size_t top, buf *why) {
+    assert(t && why);
+    size_t n_keys = 0, cap = 1;
+    for (const char *p = sort ? sort : ""; *p; p++) cap += *p == ',';
+    long *col = callocCheck(cap, sizeof *col);
+    int *desc = callocCheck(cap, sizeof *desc);
+    int ok = 1;
+    for (const char *p = sort ? sort : ""; *p && ok;) {
+        const char *end = strchr(p, ',');
+        if (!end) end = p + strlen(p);
+        int d = *p == '-';
+        char *key = strndupCheck(p + d, (size_t)(end - p - d));
+        long j = *key ? tta_table_column(t, key) : -1;
+        if (j < 0) {
+            buf_printf(why, "--sort: no column '%s' in this table (its keys:", key);
+            for (size_t c = 0; c < t->n_cols; c++) buf_printf(why, "%s %s", c ? "," : "", t->cols[c].key);
+            buf_puts(why, ")");
+            ok = 0;
+        } else {
+            col[n_keys] = j;
+            desc[n_keys++] = d;
+        }
+        free(key);
+        p = *end ? end + 1 : end;
+    }
+    tta_table *o = NULL;
+    if (ok) {
+        size_t *rows = callocCheck(t->n_rows + 1, sizeof *rows);
+        for (size_t i = 0; i < t->n_rows; i++) rows[i] = i;
+        order_keys k = {t, col, desc, n_keys};
+        if (n_keys) qsort_r(rows, t->n_rows, sizeof *rows, cmp_rows, &k);
+        size_t n = top && top < t->n_rows ? top : t->n_rows;
+        o = tta_table_new(t->cols, t->n_cols);
+        memcpy(o->whole, t->whole, t->n_cols * sizeof *o->whole);
+        memcpy(o->drop_rank, t->drop_rank, t->n_cols * sizeof *o->drop_rank);
+        for (size_t i = 0; i < n; i++) {
+            size_t r = tta_table_add_row(o);
+            for (size_t j = 0; j < t->n_cols; j++) {
+                cell *c = &o->cells[r * o->n_cols + j];
+                *c = *cell_at(t, rows[i], j);
+                if (c->text) c->text = strdupCheck(c->text);
+            }
+            for (size_t m = 0; m < t->notes[rows[i]].n; m++) tta_table_add_note(o, r, t->notes[rows[i]].reason[m]);
+        }
+        free(rows);
+    }
+    free(col);
+    free(desc);
+    return o;
+}
+
 void tta_table_write(const tta_table *t, tta_out_format fmt, FILE *out) {
-    buf b = {0};
+    buf b = {0}, why = {0};
     tta_text_options o = tta_text_options_for(out);
-    tta_table_render(t, fmt, &o, &b);
+    const char *sort = getenv("TTA_SORT"), *top_text = getenv("TTA_TOP");
+    long top = top_text ? strtol(top_text, NULL, 10) : 0;
+    tta_table *ordered = NULL;
+    if ((sort && *sort) || top > 0) {
+        ordered = tta_table_ordered(t, sort, top > 0 ? (size_t)top : 0, &why);
+        if (!ordered) { /* said, and the table keeps its order (cut to --top all the same) */
+            fprintf(stderr, "tta: %s; the table keeps its order\n", buf_str(&why));
+            ordered = tta_table_ordered(t, NULL, top > 0 ? (size_t)top : 0, &why);
+        }
+    }
+    tta_table_render(ordered ? ordered : t, fmt, &o, &b);
     fwrite(buf_str(&b), 1, b.len, out);
+    tta_table_free(ordered);
+    buf_free(&why);
     buf_free(&b);
 }
