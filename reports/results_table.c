@@ -832,7 +832,7 @@ static void make_columns(const round_table *t, int for_people, summary_columns *
         [O_PROCESSOR] = {"host_processor_model_name", "processor", TTA_COL_TEXT, 0, 0},
         [O_PROCESSORS] = {"host_processors_count", "cpus", TTA_COL_INT, 0, TTA_FOR_SCRIPTS},
         [O_ACCELERATOR] = {"accelerator_model_name", "accelerator", TTA_COL_TEXT, 0, 0},
-        [O_ACCELERATORS] = {"accelerators_count", "acc", TTA_COL_INT, 0, 0},
+        [O_ACCELERATORS] = {"accelerators_count", "accel", TTA_COL_INT, 0, 0},
         [O_FRAMEWORK] = {"framework", "framework", TTA_COL_TEXT, 0, 0},
         [O_NOTES] = {"notes", "notes", TTA_COL_TEXT, 0, TTA_FOR_SCRIPTS},
         [O_PRIVATE_ID] = {"private_id", "private id", TTA_COL_TEXT, 0, TTA_FOR_SCRIPTS},

@@ -72,7 +72,7 @@ static const tta_column speedup_columns[S_COUNT] = {
     [S_BASE_SYSTEM] = {"base_system", "base system", TTA_COL_TEXT, 0, TTA_FOR_ALL},
     [S_SYSTEM] = TTA_SYSTEM_COLUMN,
     [S_BASE_ACC] = {"base_accelerators", "base acc", TTA_COL_INT, 0, TTA_FOR_ALL},
-    [S_ACC] = {"accelerators", "acc", TTA_COL_INT, 0, TTA_FOR_ALL},
+    [S_ACC] = {"accelerators", "accel", TTA_COL_INT, 0, TTA_FOR_ALL},
     [S_BASE_BATCH] = {"base_global_batch_size", "base batch", TTA_COL_INT, 0, TTA_FOR_SCRIPTS},
     [S_BATCH] = {"global_batch_size", "batch", TTA_COL_INT, 0, TTA_FOR_SCRIPTS},
     /* progress and time per unit of progress, each in its entry's unit (the pair's, when they agree) */
@@ -245,7 +245,7 @@ static const tta_column scaling_columns[K_COUNT] = {
     [K_BENCHMARK] = TTA_BENCHMARK_COLUMN,
     [K_BASE] = {"base_system", "series base", TTA_COL_TEXT, 0, TTA_FOR_ALL},
     [K_SYSTEM] = TTA_SYSTEM_COLUMN,
-    [K_ACC] = {"accelerators", "acc", TTA_COL_INT, 0, TTA_FOR_ALL},
+    [K_ACC] = {"accelerators", "accel", TTA_COL_INT, 0, TTA_FOR_ALL},
     [K_UNIT] = {"progress_unit", "unit", TTA_COL_TEXT, 0, TTA_FOR_SCRIPTS},
     [K_UNIT_SHORT] = {"unit_short", "unit", TTA_COL_TEXT, 0, TTA_FOR_PEOPLE},
     [K_TPU] = {"time_per_unit_mean_s", "s/unit", TTA_COL_SECONDS, 1, TTA_FOR_ALL},

@@ -234,6 +234,9 @@ tta_table *tta_verify_table(const tta_verify_context *c, const tta_verify_side *
         {"compared_epoch", "compared epoch", TTA_COL_INT, 0, TTA_FOR_SCRIPTS},
     };
     tta_table *t = tta_table_new(cols, sizeof cols / sizeof cols[0]);
+    /* the measures, claim, replay and test are read whole: a narrow terminal wraps or widens, never cuts them */
+    for (size_t j = 0; j < 5; j++)
+        if (cols[j].audience != TTA_FOR_SCRIPTS) tta_table_set_fit(t, j, 1, 0);
     char label[128];
     /* runs that reached the threshold: a count, not tested */
     tta_verify_sample cr = {0}, rr = {0};
@@ -323,7 +326,10 @@ void tta_verify_write(const tta_verify_context *c, const tta_verify_side *claim,
         tta_table_render(t, TTA_OUT_CSV, NULL, out);
     } else {
         tta_verify_intro(c, replay->runs, out);
-        tta_table_render(t, format == TTA_FORMAT_MARKDOWN ? TTA_OUT_MARKDOWN : TTA_OUT_TABLE, NULL, out);
+        /* laid out for stdout, where `tta verify` and `tta report verify` write it: whole into a pipe
+         * and with --wide, as every table */
+        tta_text_options o = tta_text_options_for(stdout);
+        tta_table_render(t, format == TTA_FORMAT_MARKDOWN ? TTA_OUT_MARKDOWN : TTA_OUT_TABLE, &o, out);
         buf_printf(out, "verdict: %s\n", verdict);
     }
     tta_table_free(t);
