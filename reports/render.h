@@ -119,8 +119,10 @@ tta_text_options tta_text_options_for(FILE *out);
  *            column)")
  *            and only then is text shortened further (down to 5); numbers and whole text are
  *            never cut, so a table of numbers that cannot fit is printed wider. A shortened
- *            column never makes two different values read the same: the cut moves off the
- *            middle, or the column widens, until they differ. o->wide: nothing is shortened or
+ *            value keeps the words that tell it from the column's other values (each cell's cut
+ *            falls where it hides least of them, "modelarts_128…open" beside
+ *            "modelarts_1024…pen"), and a shortened column never makes two different values read
+ *            the same: else the cut moves off the middle, or the column widens, until they differ. o->wide: nothing is shortened or
  *            left out.
  *  csv       RFC 4180: CRLF line ends, a header row of keys plus "note", fields quoted when they
  *            hold a comma, quote, CR or LF; numbers are plain SI values (the shortest form that
@@ -159,6 +161,10 @@ typedef struct {
     char **row_mark;        /* n_rows: the marks of the row's own notes ("²³"), "" when none */
     char **note;            /* n_notes reasons; footnote k is note[k - 1] */
     size_t n_notes;
+    size_t *tells;          /* n_rows * n_cols * 4, for text and path cells: two spans [a, b) of
+                               code points, the words of the cell that tell it from the column's
+                               other values (where it parts from the value sharing its longest
+                               beginning, and from the one sharing its longest end); 0s when none */
 } tta_table_display;
 
 void tta_table_display_init(tta_table_display *d, const tta_table *t);
