@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "reports/builders.h"
+#include "reports/render.h"
 #include "reports/reports.h"
 #include "tta_test.h"
 
@@ -92,6 +93,28 @@ TEST(table_says_why_no_test) {
     buf_free(&out);
 }
 
+/* The verify table's measures, values and tests are never cut, however narrow the terminal (its
+ * notes, such as "no test: no spread, values differ", read whole), and into a pipe (ctest's stdout)
+ * tta_verify_write lays it out whole. */
+TEST(table_never_cuts_notes) {
+    tta_verify_context c = {.claim_name = "claim", .threshold = 0.5, .compared_epoch = 15, .schedule_epochs = 15,
+                            .claim_entry_id = 1, .replay_entry_id = 2};
+    tta_verify_side a, b;
+    sides(&a, &b, (double[]){1, 1, 1}, (double[]){2, 2}, (double[]){0.90, 0.91, 0.92}, (double[]){0.905, 0.915}, 3, 2);
+    tta_table *t = tta_verify_table(&c, &a, &b);
+    tta_text_options o = {.max_width = 40};
+    buf out = {0};
+    tta_table_render(t, TTA_OUT_TABLE, &o, &out);
+    CHECK(strstr(buf_str(&out), "…") == NULL);
+    CHECK(strstr(buf_str(&out), "no test: no spread, values differ") != NULL);
+    tta_table_free(t);
+    buf_clear(&out);
+    tta_verify_write(&c, &a, &b, TTA_FORMAT_TABLE, &out);
+    CHECK(strstr(buf_str(&out), "…") == NULL);
+    CHECK(strstr(buf_str(&out), "generalization gap (val - unseen)") != NULL);
+    buf_free(&out);
+}
+
 TEST(curve_side) {
     /* two DAWNBench-like runs in percent: qualities 80, 88.5, 90 and 87, 89, 91 at epochs 1-3, times 10 s/epoch */
     tta_curve_point p1[3] = {{.epoch = 1, .time_s = 10, .quality = 80}, {.epoch = 2, .time_s = 20, .quality = 88.5},
@@ -126,6 +149,7 @@ int main(void) {
     RUN(verdict_untested_and_missing);
     RUN(verdict_capped_is_inconclusive);
     RUN(table_says_why_no_test);
+    RUN(table_never_cuts_notes);
     RUN(curve_side);
     return test_summary();
 }
