@@ -406,6 +406,7 @@ static void word_around(const char *s, size_t len, size_t p, size_t *a, size_t *
     *b = cp_count(s, hi);
 }
 
+/* A cell of the column being read for its telling words: its text and row. */
 typedef struct {
     const char *s;
     size_t row;
@@ -422,6 +423,7 @@ static size_t shared_bytes(const char *s, const char *t, int reversed) {
     return k;
 }
 
+/* Orders cells by their text bytewise, from the start or (reversed) from the end. */
 static int cmp_tell_key(const void *pa, const void *pb) {
     const tell_key *a = pa, *b = pb;
     if (!a->reversed) return strcmp(a->s, b->s);
