@@ -32,16 +32,18 @@ long cli_parse_positive(const char *s);
 double cli_parse_accuracy(const char *s);
 
 /* If argv[*i] is a filter option (--round, --division, --submitter, --system, --benchmark,
- * --entry ID), stores it in f, advances *i past its value and returns 1; returns 0 when it is
- * not one, -1 when its value is missing or invalid, with err saying so ("--entry needs an entry
- * id ..."; a text value written /PATTERN/ is a regular expression (db.h, tta_filter): one PCRE2
- * cannot compile gives "--OPTION: bad regular expression /PATTERN/: <PCRE2's message> at offset
- * N"). *i is not advanced on -1. */
+ * --accelerator MODEL, --framework F, --availability A, --accelerators MIN:MAX (either side may be
+ * left out: "64:", ":8"), --entry ID), stores it in f, advances *i past its value and returns 1; returns 0 when it
+ * is not one, -1 when its value is missing or invalid, with err saying so ("--entry needs an entry id ..."; a text
+ * value written /PATTERN/ is a regular expression (db.h, tta_filter): one PCRE2 cannot compile gives "--OPTION:
+ * bad regular expression /PATTERN/: <PCRE2's message> at offset N"). *i is not advanced on -1. */
 int cli_filter_option(int argc, char **argv, int *i, tta_filter *f, tta_error *err);
 
 /* Likewise for --format table|csv|json|markdown ("--format 'xml': not table, csv, json or
- * markdown" on -1), and for --wide (tables on a terminal print every value whole, however wide:
- * sets TTA_WIDE=1 in the environment, read by tta_table_write). */
+ * markdown" on -1), for --wide (tables on a terminal print every value whole, however wide: sets
+ * TTA_WIDE=1 in the environment, read by tta_table_write), --sort COL[,COL] (column keys, "-COL"
+ * descending: sets TTA_SORT) and --top N (sets TTA_TOP): tta_table_write orders every table by
+ * them and keeps its first N rows, in every format. */
 int cli_format_option(int argc, char **argv, int *i, int *format, tta_error *err);
 
 /* Ingests the runs of a batch (their logs and the system description beside them) under round

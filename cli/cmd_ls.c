@@ -16,10 +16,14 @@ static const char ls_help[] =
     "  systems   one row per system description\n"
     "\n"
     "filters: --round R --division D --submitter S --system Y --benchmark B --entry ID\n"
+    "         --accelerator MODEL --framework F --availability A (the system description's)\n"
+    "         --accelerators MIN:MAX (MIN: or :MAX: one bound)\n"
     "         a value written /RE/ is a regular expression (PCRE2, case-insensitive, found anywhere in the\n"
     "         value unless anchored): --system '/^dgxa100/', --benchmark '/^(bert|resnet)$/'\n"
     "         a value no entry has is an error naming the nearest ones the database holds\n"
     "--wide   tables print every value whole (else they fit the terminal)\n"
+    "--sort COL[,COL]  order every table by these column keys (CSV/JSON names; -COL descending)\n"
+    "--top N      then keep its first N rows (every format)\n"
     "Tables show minutes; CSV and JSON carry seconds.\n";
 
 int cmd_ls(const tta_cli *cli, int argc, char **argv) {

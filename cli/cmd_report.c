@@ -17,6 +17,8 @@ static const char options_help[] =
     "             against the round, per benchmark): also write the plot as SVG\n"
     "\n"
     "filters: --round R --division D --submitter S --system Y --benchmark B --entry ID\n"
+    "         --accelerator MODEL --framework F --availability A (the system description's)\n"
+    "         --accelerators MIN:MAX (MIN: or :MAX: one bound)\n"
     "         a value written /RE/ is a regular expression (PCRE2, case-insensitive, found anywhere in the\n"
     "         value unless anchored): --system '/^dgxa100/', --benchmark '/^(bert|resnet)$/'\n"
     "--x progress|time   curves (and html's curves): the plot's x axis in the benchmark's progress unit\n"
@@ -24,6 +26,8 @@ static const char options_help[] =
     "         a value no entry has is an error naming the nearest ones the database holds\n"
     "--wide       tables print every value whole (else they fit the terminal)\n"
     "--quiet      no progress line (html shows one on a terminal when it takes over a second)\n"
+    "--sort COL[,COL]  order every table by these column keys (CSV/JSON names; -COL descending)\n"
+    "--top N      then keep its first N rows (every format)\n"
     "Tables show minutes and percentages; CSV and JSON carry seconds and fractions (score_min: minutes).\n"
     "Accuracies are on one scale whatever their source (DAWNBench's percent too): fractions, percent for people.\n"
     "docs/statistics.md gives every formula.\n";

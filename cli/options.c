@@ -7,10 +7,32 @@
 
 #include "cli/cli.h"
 
+/* "MIN:MAX", "MIN:" or ":MAX" (positive whole numbers, MIN <= MAX) into *min and *max (0: no
+ * bound); 0, or -1 when it is not one. */
+static int parse_range(const char *s, int *min, int *max) {
+    const char *colon = strchr(s, ':');
+    if (!colon) return -1;
+    char lo[32] = "";
+    if ((size_t)(colon - s) >= sizeof lo) return -1;
+    memcpy(lo, s, (size_t)(colon - s));
+    long a = *lo ? cli_parse_positive(lo) : 0, b = colon[1] ? cli_parse_positive(colon + 1) : 0;
+    if (a < 0 || b < 0 || a > 1 << 24 || b > 1 << 24 || (a && b && a > b) || (!a && !b)) return -1;
+    *min = (int)a;
+    *max = (int)b;
+    return 0;
+}
+
 int cli_filter_option(int argc, char **argv, int *i, tta_filter *f, tta_error *err) {
-    static const char *const names[] = {"--round", "--division", "--submitter", "--system", "--benchmark"};
-    const char **fields[] = {&f->round, &f->division, &f->submitter, &f->system, &f->benchmark};
-    for (int k = 0; k < 5; k++) {
+    static const char *const names[] = {"--round",       "--division",  "--submitter", "--system",
+                                        "--benchmark",   "--accelerator", "--framework", "--availability"};
+    const char **fields[] = {&f->round,     &f->division,          &f->submitter, &f->system,
+                             &f->benchmark, &f->accelerator_model, &f->framework, &f->availability};
+    if (strcmp(argv[*i], "--accelerators") == 0) {
+        if (*i + 1 >= argc || parse_range(argv[*i + 1], &f->accelerators_min, &f->accelerators_max) != 0) return -1;
+        ++*i;
+        return 1;
+    }
+    for (int k = 0; k < 8; k++) {
         if (strcmp(argv[*i], names[k]) == 0) {
             if (*i + 1 >= argc) return tta_fail(err, TTA_EUSAGE, "%s needs a value", names[k]), -1;
             /* a /PATTERN/ that PCRE2 cannot compile is refused here, before the database is opened */
@@ -37,6 +59,17 @@ int cli_format_option(int argc, char **argv, int *i, int *format, tta_error *err
     if (strcmp(argv[*i], "--wide") == 0) {
         /* read by tta_table_write (reports/render.h): tables print every value whole */
         setenv("TTA_WIDE", "1", 1);
+        return 1;
+    }
+    if (strcmp(argv[*i], "--sort") == 0 || strcmp(argv[*i], "--top") == 0) {
+        /* read by tta_table_write (reports/render.h): every table, in every format, ordered then cut */
+        int top = argv[*i][2] == 't';
+        const char *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+        if (!v || (top ? cli_parse_positive(v) < 0 : (!*v || strstr(v, ",,") || v[strlen(v) - 1] == ',')))
+            return tta_fail(err, TTA_EUSAGE, top ? "--top needs a positive number of rows"
+                                                 : "--sort needs column keys, COL[,COL] (-COL descending)"), -1;
+        ++*i;
+        setenv(top ? "TTA_TOP" : "TTA_SORT", v, 1);
         return 1;
     }
     if (strcmp(argv[*i], "--format") != 0) return 0;

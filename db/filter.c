@@ -22,14 +22,25 @@
 #define DB_REGEX_OPTIONS (PCRE2_CASELESS | PCRE2_UTF | PCRE2_MATCH_INVALID_UTF)
 
 /* The filter's text fields, in tta_filter's order, with the names of their SQL parameters. */
-static const char *const field_names[5] = {"round", "division", "submitter", "system", "benchmark"};
+#define N_TEXT_FIELDS 8
+static const char *const field_names[N_TEXT_FIELDS] = {"round",       "division",  "submitter",   "system",
+                                                       "benchmark",   "accelerator", "framework", "availability"};
 
-static void field_values(const tta_filter *f, const char *v[5]) {
+static void field_values(const tta_filter *f, const char *v[N_TEXT_FIELDS]) {
     v[0] = f->round;
     v[1] = f->division;
     v[2] = f->submitter;
     v[3] = f->system;
     v[4] = f->benchmark;
+    v[5] = f->accelerator_model;
+    v[6] = f->framework;
+    v[7] = f->availability;
+}
+
+/* 1 when f sets a field of the entry's system description. */
+static int filters_system(const tta_filter *f) {
+    return f->accelerator_model || f->framework || f->availability || f->accelerators_min > 0 ||
+           f->accelerators_max > 0;
 }
 
 int tta_filter_is_pattern(const char *value) {
@@ -61,12 +72,14 @@ int tta_filter_value_check(const char *value, tta_error *err) {
 
 int tta_filter_check(const tta_filter *f, tta_error *err) {
     if (!f) return TTA_OK;
-    const char *v[5];
+    const char *v[N_TEXT_FIELDS];
     field_values(f, v);
-    for (int k = 0; k < 5; k++) {
+    for (int k = 0; k < N_TEXT_FIELDS; k++) {
         int rc = tta_filter_value_check(v[k], err);
         if (rc != TTA_OK) return tta_error_context(err, "%s", field_names[k]);
     }
+    if (f->accelerators_min > 0 && f->accelerators_max > 0 && f->accelerators_min > f->accelerators_max)
+        return tta_fail(err, TTA_EINPUT, "accelerators: %d above %d", f->accelerators_min, f->accelerators_max);
     return TTA_OK;
 }
 
@@ -161,9 +174,9 @@ int db_prepare_filtered(sqlite3 *db, const char *sql, const tta_filter *f, sqlit
         *st = NULL;
         return db_fail(err, db, what);
     }
-    const char *v[5];
+    const char *v[N_TEXT_FIELDS];
     field_values(f, v);
-    for (int k = 0; k < 5; k++) {
+    for (int k = 0; k < N_TEXT_FIELDS; k++) {
         char plain[32], re[32];
         snprintf(plain, sizeof plain, ":%s", field_names[k]);
         snprintf(re, sizeof re, ":%s_re", field_names[k]);
@@ -171,8 +184,12 @@ int db_prepare_filtered(sqlite3 *db, const char *sql, const tta_filter *f, sqlit
         bind_named(*st, plain, pattern ? NULL : v[k], -1);
         bind_named(*st, re, pattern ? v[k] + 1 : NULL, pattern ? (int)strlen(v[k]) - 2 : -1);
     }
-    int i = sqlite3_bind_parameter_index(*st, ":entry");
-    if (i) sqlite3_bind_int64(*st, i, f->entry_id);
+    static const char *const ints[4] = {":entry", ":sys", ":acc_min", ":acc_max"};
+    const int64_t values[4] = {f->entry_id, filters_system(f), f->accelerators_min, f->accelerators_max};
+    for (int k = 0; k < 4; k++) {
+        int i = sqlite3_bind_parameter_index(*st, ints[k]);
+        if (i) sqlite3_bind_int64(*st, i, values[k]);
+    }
     return TTA_OK;
 }
 

@@ -18,14 +18,25 @@
     " (:" name " IS NULL OR " col " = :" name " COLLATE NOCASE)"                       \
     " AND (:" name "_re IS NULL OR " col " REGEXP :" name "_re)"
 
+/* The filter's system-description fields over entries table e: when any is set (:sys = 1), the
+ * entry's system description (the last stored for its round, submitter and system, as
+ * query_entries.c joins it) must exist and match each of them. */
+#define DB_SYSTEM_FILTER(e)                                                                                   \
+    " (:sys = 0 OR EXISTS (SELECT 1 FROM systems x WHERE x.id = (SELECT y.id FROM systems y"                 \
+    " WHERE y.round = " e ".round AND y.submitter = " e ".submitter AND y.name = " e ".system"                  \
+    " ORDER BY y.id DESC LIMIT 1) AND" DB_FILTER_TEXT("x.accelerator_model", "accelerator")                    \
+    " AND" DB_FILTER_TEXT("x.framework", "framework") " AND" DB_FILTER_TEXT("x.status", "availability")       \
+    " AND (:acc_min = 0 OR x.accelerators >= :acc_min) AND (:acc_max = 0 OR x.accelerators <= :acc_max)))"
+
 /* The filter over the entries table named e (tta_filter: every field, and the entry id). */
 #define DB_ENTRY_FILTER(e)                                                                                    \
     DB_FILTER_TEXT(e ".round", "round") " AND" DB_FILTER_TEXT(e ".division", "division")                    \
     " AND" DB_FILTER_TEXT(e ".submitter", "submitter") " AND" DB_FILTER_TEXT(e ".system", "system")         \
-    " AND" DB_FILTER_TEXT(e ".benchmark", "benchmark") " AND (:entry = 0 OR " e ".id = :entry)"
+    " AND" DB_FILTER_TEXT(e ".benchmark", "benchmark") " AND (:entry = 0 OR " e ".id = :entry)"            \
+    " AND" DB_SYSTEM_FILTER(e)
 
 /* Prepares sql and binds f's fields to the filter's parameters that sql names (:round, :round_re,
- * ..., :entry; a parameter sql does not name is skipped). f NULL selects everything. TTA_OK with
+ * ..., :entry, :sys, :acc_min, :acc_max; a parameter sql does not name is skipped). f NULL selects everything. TTA_OK with
  * *st (the caller finalizes it); TTA_EINPUT when a pattern of f does not compile (the error names
  * the field); TTA_EDB with "database: <what>: <SQLite's message>" when SQLite refuses. */
 int db_prepare_filtered(sqlite3 *db, const char *sql, const tta_filter *f, sqlite3_stmt **st, const char *what,

@@ -12,11 +12,15 @@
     " accelerators, nodes"
 
 /* The filter over the systems table: a description names its round, division, submitter and
- * system (name); the benchmark and the entry do not apply. */
+ * system (name), its accelerator model, framework, status (availability) and accelerators; the
+ * benchmark and the entry do not apply. */
 static const char systems_sql[] =
     "SELECT " SYSTEM_COLUMNS " FROM systems WHERE" DB_FILTER_TEXT("round", "round") " AND"
     DB_FILTER_TEXT("submitter", "submitter") " AND" DB_FILTER_TEXT("name", "system") " AND"
-    DB_FILTER_TEXT("division", "division") " ORDER BY round, submitter, name";
+    DB_FILTER_TEXT("division", "division") " AND" DB_FILTER_TEXT("accelerator_model", "accelerator") " AND"
+    DB_FILTER_TEXT("framework", "framework") " AND" DB_FILTER_TEXT("status", "availability")
+    " AND (:acc_min = 0 OR accelerators >= :acc_min) AND (:acc_max = 0 OR accelerators <= :acc_max)"
+    " ORDER BY round, submitter, name";
 
 /* As the entries loader picks a system for an entry: the latest stored. */
 static const char latest_sql[] =

@@ -18,6 +18,12 @@
 typedef struct {
     const char *round, *division, *submitter, *system, *benchmark;
     int64_t entry_id;
+    /* The entry's system description (the one the entries query joins: the last stored for its
+     * round, submitter and system); an entry without one matches none of these once set. */
+    const char *accelerator_model; /* "NVIDIA A100-SXM4-40GB (400W)"; a pattern: "/a100/" */
+    const char *framework;         /* "MXNet NGC20.06" */
+    const char *availability;      /* the description's status: available, preview, research, onprem ... */
+    int accelerators_min, accelerators_max; /* total accelerators in [min, max]; 0: no bound */
 } tta_filter;
 
 /* 1 when value is written /PATTERN/ (a regular expression for the filter), else 0. */
@@ -27,9 +33,10 @@ int tta_filter_is_pattern(const char *value);
  * expression /PATTERN/: <PCRE2's message> at offset N" (N counts bytes of PATTERN). */
 int tta_filter_value_check(const char *value, tta_error *err);
 
-/* tta_filter_value_check of every field of f (NULL: TTA_OK); the error starts with the field's
- * name ("system: bad regular expression ..."). Every query below that takes a filter checks it so
- * and fails with TTA_EINPUT before reading anything. */
+/* tta_filter_value_check of every text field of f (NULL: TTA_OK); the error starts with the field's
+ * name ("system: bad regular expression ..."), and a range whose min is above its max is
+ * "accelerators: MIN above MAX". Every query below that takes a filter checks it so and fails with
+ * TTA_EINPUT before reading anything. */
 int tta_filter_check(const tta_filter *f, tta_error *err);
 
 /* Is f a mistake (filter_values.c)? Each plain value of f must be one its column holds

@@ -24,7 +24,15 @@ typedef struct {
     int c, h, w;
     int classes;
     int owner;       /* 1: frees the arrays */
+    float norm_mean, norm_std; /* pixels are (raw - norm_mean) / norm_std, raw in [0, 1]; norm_std 0:
+                                  the raw values themselves (tta_data_normalize) */
 } tta_dataset;
+
+/* Standardises d's images in place: each value v (a pixel / 255, or a channel value in [0, 1])
+ * becomes (v - mean) / std, and d remembers mean and std (a copy made from it, such as
+ * tta_data_shifted's, works in the same scale). std must be > 0; d must not be normalised already.
+ * A view shares its parent's arrays: normalise the parent, or disjoint views once each. */
+void tta_data_normalize(tta_dataset *d, double mean, double std);
 
 /* Reads an IDX image file and its label file (gzip or plain). Returns TTA_OK, or a code with
  * err's text "<path>: reason": the file loader's (common/file.h: TTA_ENOTFOUND for a missing

@@ -1,6 +1,7 @@
-/* data_idx.c: IDX files (MNIST family), the Fashion-MNIST splits, and the shifted copy. */
+/* data_idx.c: IDX files (MNIST family), the Fashion-MNIST splits, the shifted copy, normalisation. */
 #include "replay/data.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -210,6 +211,10 @@ tta_dataset tta_data_shifted(const tta_dataset *d, int max_shift, double sigma, 
     out.labels = mallocCheck((d->n ? d->n : 1) * sizeof *out.labels);
     memcpy(out.labels, d->labels, d->n * sizeof *out.labels);
     out.owner = 1;
+    /* shift, noise and clamp act on the raw values in [0, 1]; a normalised set is read back to
+     * them and the result normalised again, so the copy is in d's scale */
+    int norm = d->norm_std > 0;
+    float mean = norm ? d->norm_mean : 0, std = norm ? d->norm_std : 1;
     uint64_t s = seed;
     for (size_t i = 0; i < d->n; i++) {
         int span = 2 * max_shift + 1;
@@ -220,17 +225,27 @@ tta_dataset tta_data_shifted(const tta_dataset *d, int max_shift, double sigma, 
                 for (int x = 0; x < d->w; x++) {
                     int sy = y - dy, sx = x - dx;
                     float v = (sy >= 0 && sy < d->h && sx >= 0 && sx < d->w)
-                                  ? d->images[i * img + c * plane + (size_t)sy * d->w + sx]
+                                  ? d->images[i * img + c * plane + (size_t)sy * d->w + sx] * std + mean
                                   : 0.0f;
                     if (sigma > 0) {
                         /* Box–Muller */
                         double u1 = uniform01(&s), u2 = uniform01(&s);
                         v += (float)(sigma * sqrt(-2.0 * log(u1 > 0 ? u1 : 1e-300)) * cos(2 * M_PI * u2));
                     }
-                    out.images[i * img + c * plane + (size_t)y * d->w + x] = v < 0 ? 0 : v > 1 ? 1 : v;
+                    v = v < 0 ? 0 : v > 1 ? 1 : v;
+                    out.images[i * img + c * plane + (size_t)y * d->w + x] = norm ? (v - mean) / std : v;
                 }
     }
     return out;
+}
+
+void tta_data_normalize(tta_dataset *d, double mean, double std) {
+    assert(d && std > 0 && d->norm_std == 0);
+    size_t count = d->n * (size_t)d->c * d->h * d->w;
+    float m = (float)mean, inv = (float)(1.0 / std);
+    for (size_t i = 0; i < count; i++) d->images[i] = (d->images[i] - m) * inv;
+    d->norm_mean = m;
+    d->norm_std = (float)std;
 }
 
 void tta_dataset_free(tta_dataset *d) {

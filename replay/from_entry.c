@@ -87,6 +87,18 @@ int tta_replay_spec_from_recipe(const tta_replay_recipe *r, const char *data_dir
                                     .nesterov = opt && strcasestr(opt, "nesterov") != NULL,
                                     .weight_decay = number_of(wd, 0), .beta1 = 0.9, .beta2 = 0.999, .eps = 1e-8};
     s->batch_size = (int)number_of(bs, 0);
+    if (r->input_normalization) {
+        /* misc.inputNormalization: pixel / 255, then (x - mean) / std */
+        cJSON *n = cJSON_Parse(r->input_normalization);
+        const cJSON *nm = cJSON_GetObjectItemCaseSensitive(n, "mean"), *ns = cJSON_GetObjectItemCaseSensitive(n, "std");
+        int ok = cJSON_IsNumber(nm) && cJSON_IsNumber(ns) && ns->valuedouble > 0;
+        if (ok) s->input_mean = nm->valuedouble, s->input_std = ns->valuedouble;
+        cJSON_Delete(n);
+        if (!ok) {
+            tta_fail(err, TTA_EINPUT, "entry %lld: misc.inputNormalization: an object {mean, std} with std > 0", entry);
+            goto out;
+        }
+    }
     s->target = 0.88; /* the Fashion-MNIST threshold tta files these claims under (docs/ingest.md) */
     s->max_epochs = s->schedule.kind == TTA_LR_PIECEWISE_LINEAR ? (int)ceil(s->schedule.epochs[s->schedule.n - 1]) : 15;
     s->n_seeds = 1;

@@ -51,6 +51,8 @@ typedef struct {
     tta_lr_scaling_kind lr_scaling; /* data parallel: how lr follows K (batch_size is per worker) */
     double lr_scaling_warmup;       /* LINEAR: warm-up epochs */
     double lr_scaling_table[65];    /* TABLE: factor for K = index (0: unset) */
+    double input_mean, input_std; /* inputs standardised as (pixel / 255 - input_mean) / input_std, the
+                                     claim's misc.inputNormalization; input_std 0: pixel / 255 alone */
     char *origin;        /* the entry this recipe replays ("dawnbench/open/<author>/<name>/<task>"), or NULL;
                           * logged as tta_replay_of so that a replay keeps its link to the claim */
 } tta_replay_spec;
@@ -149,12 +151,14 @@ typedef struct {
     const char *benchmark;     /* the entry's benchmark ("fashion-mnist") */
     const char *model;         /* its system description's model ("MLP 784-512-512-10, ReLU") */
     const char *optimizer, *momentum, *weight_decay, *batch_size, *learning_rate;
+    const char *input_normalization; /* misc.inputNormalization: {"mean": m, "std": s, ...}; NULL: none */
 } tta_replay_recipe;
 
 /* A SPEC from an entry's description (model "MLP 784-512-512-10" -> mlp, "ResNet9" -> resnet9;
- * learning-rate schedule, optimizer, batch size), data read from data_dir (NULL: the system's
- * Fashion-MNIST). TTA_OK; TTA_EUNSUPPORTED (a task or model replay has no files for) or
- * TTA_EINPUT (no batch size or schedule, a schedule that does not parse), with "entry N: ..."
+ * learning-rate schedule, optimizer, batch size, input normalisation), data read from data_dir
+ * (NULL: the system's Fashion-MNIST). TTA_OK; TTA_EUNSUPPORTED (a task or model replay has no
+ * files for) or TTA_EINPUT (no batch size or schedule, a schedule that does not parse, an input
+ * normalisation without a number mean and a positive std), with "entry N: ..."
  * in err and nothing in *spec to free. */
 int tta_replay_spec_from_recipe(const tta_replay_recipe *recipe, const char *data_dir, tta_replay_spec *spec,
                                 tta_error *err);

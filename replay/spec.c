@@ -148,6 +148,16 @@ int tta_replay_spec_load(const char *path, tta_replay_spec *s, tta_error *err) {
     s->max_epochs = cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(o, "max_epochs")) ? (int)v->valuedouble : 0;
     if (s->max_epochs < 1 || s->max_epochs > 10000) { fail(err, path, "max_epochs", "a whole number from 1 to 10000"); goto out; }
     s->train_subset = cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(o, "train_subset")) ? (long)v->valuedouble : 0;
+    const cJSON *norm = cJSON_GetObjectItemCaseSensitive(o, "input_normalization");
+    if (norm) {
+        const cJSON *nm = cJSON_GetObjectItemCaseSensitive(norm, "mean"), *ns = cJSON_GetObjectItemCaseSensitive(norm, "std");
+        if (!cJSON_IsNumber(nm) || !cJSON_IsNumber(ns) || ns->valuedouble <= 0) {
+            fail(err, path, "input_normalization", "an object {mean, std} with std > 0 (of pixel / 255)");
+            goto out;
+        }
+        s->input_mean = nm->valuedouble;
+        s->input_std = ns->valuedouble;
+    }
     const cJSON *seeds = cJSON_GetObjectItemCaseSensitive(o, "seeds"), *x;
     cJSON_ArrayForEach(x, seeds) if (cJSON_IsNumber(x) && s->n_seeds < 64) s->seeds[s->n_seeds++] = (uint64_t)x->valuedouble;
     if (s->n_seeds == 0) s->seeds[s->n_seeds++] = 0;
@@ -182,8 +192,9 @@ int tta_replay_input_shape(const tta_replay_spec *s, int *c, int *h, int *w, int
     return 0;
 }
 
-int tta_replay_load_data(const tta_replay_spec *s, tta_dataset *train, tta_dataset *unseen, tta_dataset *val,
-                         tta_error *err) {
+/* The spec's dataset as read, each pixel / 255 (or a generated value), not yet normalised. */
+static int load_raw(const tta_replay_spec *s, tta_dataset *train, tta_dataset *unseen, tta_dataset *val,
+                    tta_error *err) {
     const char *k = s->dataset_kind ? s->dataset_kind : "";
     int cifar = !strcmp(k, "cifar10") || !strcmp(k, "cifar100");
     int idx = !strcmp(k, "fashion-mnist") || !strcmp(k, "mnist");
@@ -201,6 +212,18 @@ int tta_replay_load_data(const tta_replay_spec *s, tta_dataset *train, tta_datas
         return TTA_OK;
     }
     return tta_fail(err, TTA_EINPUT, "dataset kind \"%s\": unknown", k);
+}
+
+int tta_replay_load_data(const tta_replay_spec *s, tta_dataset *train, tta_dataset *unseen, tta_dataset *val,
+                         tta_error *err) {
+    int rc = load_raw(s, train, unseen, val, err);
+    if (rc == TTA_OK && s->input_std > 0) {
+        /* the three splits are disjoint (unseen may be a view of the rows after train's) */
+        tta_data_normalize(train, s->input_mean, s->input_std);
+        tta_data_normalize(unseen, s->input_mean, s->input_std);
+        tta_data_normalize(val, s->input_mean, s->input_std);
+    }
+    return rc;
 }
 
 double tta_replay_lr_factor(const tta_replay_spec *s, int workers, double epochs) {

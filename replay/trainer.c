@@ -316,6 +316,10 @@ static void log_header(run_state *r) {
     tta_mllog_number(log, "opt_momentum", spec->optimizer.momentum);
     tta_mllog_number(log, "opt_weight_decay", spec->optimizer.weight_decay);
     tta_mllog_number(log, "eval_target", spec->target);
+    if (spec->input_std > 0) {
+        tta_mllog_number(log, "tta_input_mean", spec->input_mean);
+        tta_mllog_number(log, "tta_input_std", spec->input_std);
+    }
     /* analytic FLOPs (engine.h), for achieved GFLOP/s next to samples/s */
     tta_mllog_number(log, "tta_train_flops_per_sample", tta_model_train_flops(r->s.m) / spec->batch_size);
     tta_mllog_number(log, "tta_eval_flops_per_sample", tta_model_eval_flops_per_sample(r->s.m));

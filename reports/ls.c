@@ -20,7 +20,7 @@ static const tta_column run_columns[] = {
      * succeeded (DAWNBench: the time of the first epoch at the threshold); the key stays tta_s */
     {"tta_s", "duration (min)", TTA_COL_MINUTES, 2, TTA_FOR_ALL},
     {"epochs", "epochs", TTA_COL_NUMBER, 1, TTA_FOR_ALL},
-    {"accelerators", "acc", TTA_COL_INT, 0, TTA_FOR_ALL},
+    {"accelerators", "accel", TTA_COL_INT, 0, TTA_FOR_ALL},
     {"global_batch_size", "batch", TTA_COL_INT, 0, TTA_FOR_ALL},
     {"progress", "progress", TTA_COL_NUMBER, 3, TTA_FOR_SCRIPTS},
     {"progress_unit", "unit", TTA_COL_TEXT, 0, TTA_FOR_SCRIPTS},
@@ -40,7 +40,7 @@ static void entry_columns(int all_accuracy, tta_column *c) {
         [L_RUNS] = {"runs", "runs", TTA_COL_INT, 0, TTA_FOR_ALL},
         [L_SUCCEEDED] = {"succeeded", "ok", TTA_COL_INT, 0, TTA_FOR_ALL},
         [L_REACHED] = {"reached", "reached", TTA_COL_INT, 0, TTA_FOR_ALL},
-        [L_ACC] = {"accelerators", "acc", TTA_COL_INT, 0, TTA_FOR_ALL},
+        [L_ACC] = {"accelerators", "accel", TTA_COL_INT, 0, TTA_FOR_ALL},
         [L_METRIC] = {"metric", "metric", TTA_COL_TEXT, 0, TTA_FOR_ALL},
         [L_TARGET] = tta_quality_column("target", "target", "target (%)", all_accuracy ? 1 : 3, all_accuracy),
         [L_QUALITY_UNIT] = tta_quality_unit_column(all_accuracy),
@@ -57,10 +57,11 @@ static const tta_column system_columns[] = {
     TTA_SYSTEM_COLUMN,
     TTA_DIVISION_COLUMN,
     {"accelerator_model", "accelerator", TTA_COL_TEXT, 0, TTA_FOR_ALL},
-    {"accelerators", "acc", TTA_COL_INT, 0, TTA_FOR_ALL},
+    {"accelerators", "accel", TTA_COL_INT, 0, TTA_FOR_ALL},
     {"nodes", "nodes", TTA_COL_INT, 0, TTA_FOR_ALL},
     {"host_processor", "host processor", TTA_COL_TEXT, 0, TTA_FOR_ALL},
     {"framework", "framework", TTA_COL_TEXT, 0, TTA_FOR_ALL},
+    {"availability", "availability", TTA_COL_TEXT, 0, TTA_FOR_ALL}, /* the description's status */
 };
 
 static void set_count(tta_table *t, size_t row, size_t col, int v, const char *why) {
@@ -163,6 +164,7 @@ static int ls_systems(sqlite3 *db, const tta_filter *f, tta_table *t, tta_error 
         if (s[i].nodes >= 0) tta_table_set_number(t, row, 6, s[i].nodes);
         if (s[i].host_processor) tta_table_set_text(t, row, 7, s[i].host_processor);
         if (s[i].framework) tta_table_set_text(t, row, 8, s[i].framework);
+        if (s[i].status) tta_table_set_text(t, row, 9, s[i].status);
     }
     tta_system_rows_free(s, n);
     return TTA_OK;
@@ -186,6 +188,10 @@ int tta_report_ls(sqlite3 *db, const char *what, const tta_filter *f, int format
         tta_column cols[L_COUNT];
         entry_columns(tta_entries_all_accuracy(e, n), cols);
         t = runs ? tta_table_new(run_columns, sizeof run_columns / sizeof run_columns[0]) : tta_table_new(cols, L_COUNT);
+        if (runs) { /* on a narrow terminal the batch size, then the epochs give way first (said below) */
+            tta_table_set_fit(t, (size_t)tta_table_column(t, "global_batch_size"), 0, 2);
+            tta_table_set_fit(t, (size_t)tta_table_column(t, "epochs"), 0, 1);
+        }
         rc = runs ? ls_runs(e, n, t) : ls_entries(e, n, t);
         tta_entries_free(e, n);
     }

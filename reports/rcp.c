@@ -23,11 +23,11 @@
 
 enum {
     R_ID, R_ROUND, R_RULESET, R_DIVISION, R_SUBMITTER, R_SYSTEM, R_BENCHMARK, R_RUNS, R_BS, R_VERDICT, R_MESSAGE,
-    R_RCP_MEAN, R_MIN_MEAN, R_SUBM_MEAN, R_NORM, R_UNIT, R_COUNT
+    R_RCP_MEAN, R_MIN_MEAN, R_SUBM_MEAN, R_MEAN_UNIT, R_NORM, R_UNIT, R_COUNT
 };
 
 /* People see the verdict with the checker's message, the submission's mean against the smallest
- * passing one and the factor; scripts get every column. The ruleset the entry is checked against
+ * passing one (with its unit) and the factor; scripts get every column. The ruleset the entry is checked against
  * follows its round; the division is for scripts only (rcp_table). */
 static const tta_column rcp_columns[R_COUNT] = {
     [R_ID] = TTA_ENTRY_COLUMN,
@@ -44,6 +44,9 @@ static const tta_column rcp_columns[R_COUNT] = {
     [R_RCP_MEAN] = {"rcp_mean", "rcp mean", TTA_COL_NUMBER, 2, TTA_FOR_SCRIPTS},
     [R_MIN_MEAN] = {"min_mean", "min ok", TTA_COL_NUMBER, 2, TTA_FOR_SCRIPTS},
     [R_SUBM_MEAN] = {"subm_mean", "mean", TTA_COL_NUMBER, 2, TTA_FOR_ALL},
+    /* the mean's unit beside it for people (epochs or samples, as the benchmark's rule counts);
+     * scripts read progress_unit */
+    [R_MEAN_UNIT] = {"mean_unit", "unit", TTA_COL_TEXT, 0, TTA_FOR_PEOPLE},
     [R_NORM] = {"normalization", "norm", TTA_COL_NUMBER, 4, TTA_FOR_ALL},
     [R_UNIT] = {"progress_unit", "unit", TTA_COL_TEXT, 0, TTA_FOR_SCRIPTS},
 };
@@ -165,6 +168,7 @@ int tta_report_rcp(sqlite3 *db, const tta_filter *f, const char *rcp_dir, int fo
         tta_table_set_text(t, row, R_RULESET, x->ruleset);
         tta_table_set_number(t, row, R_RUNS, (double)x->n_runs);
         tta_table_set_text(t, row, R_UNIT, x->unit);
+        tta_table_set_text(t, row, R_MEAN_UNIT, x->unit);
         const char *name = x->rcp_name ? x->rcp_name : x->benchmark;
         buf_clear(&dir);
         buf_clear(&why);

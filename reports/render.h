@@ -114,11 +114,15 @@ tta_text_options tta_text_options_for(FILE *out);
  *            then one line per footnote ("¹ too few runs (need 5)"). Fits max_width code points:
  *            text columns are shortened first (their middle elided with "…", down to 8), then
  *            headers wrap at spaces, then one space parts the columns; if it still does not fit,
- *            columns with a drop_rank are left out (highest first, and a last line names them)
+ *            columns with a drop_rank are left out (highest first, and a last line counts and names
+ *            them: "3 columns hidden at 80 columns: cv ratio, unit, progress (--wide shows every
+ *            column)")
  *            and only then is text shortened further (down to 5); numbers and whole text are
  *            never cut, so a table of numbers that cannot fit is printed wider. A shortened
- *            column never makes two different values read the same: the cut moves off the
- *            middle, or the column widens, until they differ. o->wide: nothing is shortened or
+ *            value keeps the words that tell it from the column's other values (each cell's cut
+ *            falls where it hides least of them, "modelarts_128…open" beside
+ *            "modelarts_1024…pen"), and a shortened column never makes two different values read
+ *            the same: else the cut moves off the middle, or the column widens, until they differ. o->wide: nothing is shortened or
  *            left out.
  *  csv       RFC 4180: CRLF line ends, a header row of keys plus "note", fields quoted when they
  *            hold a comma, quote, CR or LF; numbers are plain SI values (the shortest form that
@@ -129,7 +133,16 @@ tta_text_options tta_text_options_for(FILE *out);
  *  markdown  a GitHub table with the cells of the text table (nothing shortened or hoisted),
  *            numbers right-aligned, Markdown punctuation escaped, then the footnotes. */
 void tta_table_render(const tta_table *t, tta_out_format fmt, const tta_text_options *o, buf *out);
-/* tta_table_render with the default options, written to out. */
+/* A copy of t with its rows ordered by sort (column keys separated by commas, each ascending, or
+ * descending written "-key": "tta_mean_s" or "-accelerators,system"; NULL or "" keeps the order):
+ * numbers and booleans by value, text case-insensitively, a missing value after all others in
+ * either direction, ties in t's order (stable); then only its first top rows (0: all). The caller
+ * frees it. NULL with why ("--sort: no column 'x' in this table (its keys: ...)") when a key names
+ * no column of t. */
+tta_table *tta_table_ordered(const tta_table *t, const char *sort, size_t top, buf *why);
+/* tta_table_render with the default options, written to out; ordered first (tta_table_ordered)
+ * when TTA_SORT or TTA_TOP is set (what --sort and --top set), in every format; a sort key the
+ * table lacks is said on stderr and the table keeps its order. */
 void tta_table_write(const tta_table *t, tta_out_format fmt, FILE *out);
 
 /* How people see a table, shared by the text, Markdown and HTML writers: only the columns for
@@ -148,6 +161,10 @@ typedef struct {
     char **row_mark;        /* n_rows: the marks of the row's own notes ("²³"), "" when none */
     char **note;            /* n_notes reasons; footnote k is note[k - 1] */
     size_t n_notes;
+    size_t *tells;          /* n_rows * n_cols * 4, for text and path cells: two spans [a, b) of
+                               code points, the words of the cell that tell it from the column's
+                               other values (where it parts from the value sharing its longest
+                               beginning, and from the one sharing its longest end); 0s when none */
 } tta_table_display;
 
 void tta_table_display_init(tta_table_display *d, const tta_table *t);

@@ -148,9 +148,13 @@ typedef struct {
     int runs_asked;
 } tta_verify_context;
 
-/* The verdict in one line (static text) from the two sides and their tests. */
+/* The verdict in one line from the two sides and their tests, written into text (len bytes;
+ * TTA_VERIFY_VERDICT_MAX holds every verdict), which it returns. Replays capped (epoch_cap) before
+ * the claim's earliest epoch at the threshold that did not all reach it are "inconclusive: capped
+ * at epoch E, the claim reached the target at epoch C", never "not reproduced". */
+#define TTA_VERIFY_VERDICT_MAX 160
 const char *tta_verify_verdict(const tta_verify_context *c, const tta_verify_side *claim,
-                               const tta_verify_side *replay);
+                               const tta_verify_side *replay, char *text, size_t len);
 
 /* Writes the report in format (TTA_FORMAT_TABLE/CSV/JSON/MARKDOWN) to out: rows = measures (runs
  * that reached the threshold, epochs to threshold, TTA, s/epoch, validation accuracy at the

@@ -804,7 +804,7 @@ static void make_columns(const round_table *t, int for_people, summary_columns *
         [O_PROCESSOR] = {"host_processor_model_name", "processor", TTA_COL_TEXT, 0, 0},
         [O_PROCESSORS] = {"host_processors_count", "cpus", TTA_COL_INT, 0, TTA_FOR_SCRIPTS},
         [O_ACCELERATOR] = {"accelerator_model_name", "accelerator", TTA_COL_TEXT, 0, 0},
-        [O_ACCELERATORS] = {"accelerators_count", "acc", TTA_COL_INT, 0, 0},
+        [O_ACCELERATORS] = {"accelerators_count", "accel", TTA_COL_INT, 0, 0},
         [O_FRAMEWORK] = {"framework", "framework", TTA_COL_TEXT, 0, 0},
         [O_NOTES] = {"notes", "notes", TTA_COL_TEXT, 0, TTA_FOR_SCRIPTS},
         [O_PRIVATE_ID] = {"private_id", "private id", TTA_COL_TEXT, 0, TTA_FOR_SCRIPTS},
@@ -839,8 +839,30 @@ static void make_columns(const round_table *t, int for_people, summary_columns *
     free(key_at);
 }
 
-/* The round's table as a tta_table (columns from make_columns). */
-static tta_table *summary_table(const round_table *t, const summary_columns *c) {
+/* The division as MLCommons' rules and its system-description schema spell it ("closed", "open"),
+ * whatever case a description wrote it in ("Closed"): what people see. */
+static void division_spelled(buf *out, const char *division) {
+    for (const char *p = division; *p; p++) buf_putc(out, (char)tolower((unsigned char)*p));
+}
+
+/* Orders people's rows: by the division as spelled for them (a "Closed" description among the
+ * closed rows), then the summarizer's order (the index: stable). */
+static int compare_people_rows(const void *pa, const void *pb, void *ctx) {
+    const round_table *t = ctx;
+    size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+    const char *x = t->rows[a].text[O_DIVISION], *y = t->rows[b].text[O_DIVISION];
+    int c = x && y ? strcasecmp(x, y) : (x == NULL) - (y == NULL);
+    return c ? c : (a > b) - (a < b);
+}
+
+/* How summary_table writes the division for people: spelled as MLCommons does (division_spelled),
+ * and the rows grouped by it (the HTML page keeps the summarizer's row order: its sort ranks follow
+ * it). */
+enum { PEOPLE_SPELL = 1, PEOPLE_GROUP = 2 };
+
+/* The round's table as a tta_table (columns from make_columns); people: PEOPLE_* flags, 0 for
+ * scripts (the descriptions' text in the summarizer's order). */
+static tta_table *summary_table(const round_table *t, const summary_columns *c, int people) {
     tta_table *tab = tta_table_new(c->cols, c->n_cols);
     /* On a narrow terminal the system's description gives way before its name and scores do:
      * availability first, then the processor, the framework, the accelerator's name. */
@@ -850,8 +872,11 @@ static tta_table *summary_table(const round_table *t, const summary_columns *c) 
                  : role == O_ACCELERATOR ? 1 : 0;
         if (rank) tta_table_set_fit(tab, j, 0, rank);
     }
+    size_t *order = callocCheck(t->n_rows + 1, sizeof *order);
+    for (size_t i = 0; i < t->n_rows; i++) order[i] = i;
+    if ((people & PEOPLE_GROUP) && t->n_rows > 1) qsort_r(order, t->n_rows, sizeof *order, compare_people_rows, (void *)t);
     for (size_t i = 0; i < t->n_rows; i++) {
-        const summary_row *r = &t->rows[i];
+        const summary_row *r = &t->rows[order[i]];
         size_t row = tta_table_add_row(tab);
         for (size_t j = 0; j < c->n_cols; j++) {
             int role = c->role[j];
@@ -869,12 +894,18 @@ static tta_table *summary_table(const round_table *t, const summary_columns *c) 
                 tta_table_set_missing(tab, row, j, r->why[role]);
             } else if (is_count(role)) {
                 tta_table_set_number(tab, row, j, (double)r->count[role]);
+            } else if ((people & PEOPLE_SPELL) && role == O_DIVISION) {
+                buf d = {0};
+                division_spelled(&d, r->text[role]);
+                tta_table_set_text(tab, row, j, buf_str(&d));
+                buf_free(&d);
             } else {
                 tta_table_set_text(tab, row, j, r->text[role]);
             }
         }
         for (size_t k = 0; k < r->n_notes; k++) tta_table_add_note(tab, row, r->notes[k]);
     }
+    free(order);
     return tab;
 }
 
@@ -907,7 +938,7 @@ int tta_report_summary(sqlite3 *db, const tta_filter *f, const tta_report_option
         } else {
             summary_columns c;
             make_columns(t, o->format != TTA_FORMAT_JSON, &c);
-            tta_table *tab = summary_table(t, &c);
+            tta_table *tab = summary_table(t, &c, o->format != TTA_FORMAT_JSON ? PEOPLE_SPELL | PEOPLE_GROUP : 0);
             tta_table_write(tab, (tta_out_format)o->format, out);
             tta_table_free(tab);
             summary_columns_free(&c);
@@ -963,7 +994,7 @@ static int compare_display_rows(const void *pa, const void *pb) {
 static void html_round(const round_table *t, const char *anchors, buf *page) {
     summary_columns c;
     make_columns(t, 1, &c);
-    tta_table *tab = summary_table(t, &c);
+    tta_table *tab = summary_table(t, &c, PEOPLE_SPELL);
     tta_table_display d;
     tta_table_display_init(&d, tab);
     buf id = {0}, text = {0};

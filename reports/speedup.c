@@ -71,8 +71,8 @@ static const tta_column speedup_columns[S_COUNT] = {
     [S_BENCHMARK] = TTA_BENCHMARK_COLUMN,
     [S_BASE_SYSTEM] = {"base_system", "base system", TTA_COL_TEXT, 0, TTA_FOR_ALL},
     [S_SYSTEM] = TTA_SYSTEM_COLUMN,
-    [S_BASE_ACC] = {"base_accelerators", "base acc", TTA_COL_INT, 0, TTA_FOR_ALL},
-    [S_ACC] = {"accelerators", "acc", TTA_COL_INT, 0, TTA_FOR_ALL},
+    [S_BASE_ACC] = {"base_accelerators", "base accel", TTA_COL_INT, 0, TTA_FOR_ALL},
+    [S_ACC] = {"accelerators", "accel", TTA_COL_INT, 0, TTA_FOR_ALL},
     [S_BASE_BATCH] = {"base_global_batch_size", "base batch", TTA_COL_INT, 0, TTA_FOR_SCRIPTS},
     [S_BATCH] = {"global_batch_size", "batch", TTA_COL_INT, 0, TTA_FOR_SCRIPTS},
     /* progress and time per unit of progress, each in its entry's unit (the pair's, when they agree) */
@@ -245,7 +245,7 @@ static const tta_column scaling_columns[K_COUNT] = {
     [K_BENCHMARK] = TTA_BENCHMARK_COLUMN,
     [K_BASE] = {"base_system", "series base", TTA_COL_TEXT, 0, TTA_FOR_ALL},
     [K_SYSTEM] = TTA_SYSTEM_COLUMN,
-    [K_ACC] = {"accelerators", "acc", TTA_COL_INT, 0, TTA_FOR_ALL},
+    [K_ACC] = {"accelerators", "accel", TTA_COL_INT, 0, TTA_FOR_ALL},
     [K_UNIT] = {"progress_unit", "unit", TTA_COL_TEXT, 0, TTA_FOR_SCRIPTS},
     [K_UNIT_SHORT] = {"unit_short", "unit", TTA_COL_TEXT, 0, TTA_FOR_PEOPLE},
     [K_TPU] = {"time_per_unit_mean_s", "s/unit", TTA_COL_SECONDS, 1, TTA_FOR_ALL},
@@ -266,8 +266,26 @@ static int same_series(const tta_entry_data *a, const tta_entry_data *b) {
     return 1;
 }
 
+/* A series' members in the order people read a series: its base first, then by accelerators
+ * (unknown counts last), ties in the entries' order. */
+typedef struct {
+    const tta_entry_data *e;
+    size_t base;
+} member_order;
+
+static int compare_members(const void *pa, const void *pb, void *ctx) {
+    const member_order *o = ctx;
+    size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+    if ((a == o->base) != (b == o->base)) return a == o->base ? -1 : 1;
+    int x = o->e[a].accelerators, y = o->e[b].accelerators;
+    if ((x <= 0) != (y <= 0)) return x <= 0 ? 1 : -1;
+    if (x != y) return x < y ? -1 : 1;
+    return (a > b) - (a < b);
+}
+
 /* Calls fn(base index, member index, ctx) for every member of every scaling series (two
- * entries or more, base = fewest accelerators, fastest among ties). */
+ * entries or more, base = fewest accelerators, fastest among ties), the base first and then by
+ * accelerators (compare_members). */
 static void each_series_member(const tta_entry_data *e, const tta_entry_summary *s, size_t n,
                                void (*fn)(size_t base, size_t j, size_t series, void *), void *ctx) {
     int *done = callocCheck(n ? n : 1, sizeof *done);
@@ -285,8 +303,13 @@ static void each_series_member(const tta_entry_data *e, const tta_entry_summary 
                 base = j;
         }
         if (members < 2 || base == n) continue;
+        size_t *order = mallocCheck(members * sizeof *order), m = 0;
         for (size_t j = i; j < n; j++)
-            if (same_series(&e[i], &e[j])) fn(base, j, series, ctx);
+            if (same_series(&e[i], &e[j])) order[m++] = j;
+        member_order mo = {e, base};
+        qsort_r(order, m, sizeof *order, compare_members, &mo);
+        for (size_t k = 0; k < m; k++) fn(base, order[k], series, ctx);
+        free(order);
         series++;
     }
     free(done);

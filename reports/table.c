@@ -384,6 +384,87 @@ static int footnote(tta_table_display *d, size_t *cap, const char *reason) {
     return (int)d->n_notes;
 }
 
+/* ---- the words that tell a value apart ------------------------------------------------------- */
+
+/* Separators of a name's words: dgxa100_n8_ngc20.06_mxnet, tpu-v3-8, a path. */
+static int is_word_sep(char c) { return c == '_' || c == '-' || c == '.' || c == ' ' || c == '/'; }
+
+/* Code points in the first n bytes of s. */
+static size_t cp_count(const char *s, size_t n) {
+    size_t k = 0;
+    for (size_t i = 0; i < n && s[i]; i++) k += ((unsigned char)s[i] & 0xC0) != 0x80;
+    return k;
+}
+
+/* The word of s (len bytes) around byte p, as code points [*a, *b). */
+static void word_around(const char *s, size_t len, size_t p, size_t *a, size_t *b) {
+    size_t lo = p, hi = p;
+    while (lo > 0 && !is_word_sep(s[lo - 1])) lo--;
+    while (hi < len && !is_word_sep(s[hi])) hi++;
+    if (hi == lo && hi < len) hi++;
+    *a = cp_count(s, lo);
+    *b = cp_count(s, hi);
+}
+
+/* A cell of the column being read for its telling words: its text and row. */
+typedef struct {
+    const char *s;
+    size_t row;
+    int reversed; /* compare from the end */
+} tell_key;
+
+/* Bytes s and t share at their start (or, reversed, at their end). */
+static size_t shared_bytes(const char *s, const char *t, int reversed) {
+    size_t ls = strlen(s), lt = strlen(t), k = 0;
+    if (!reversed)
+        while (s[k] && s[k] == t[k]) k++;
+    else
+        while (k < ls && k < lt && s[ls - 1 - k] == t[lt - 1 - k]) k++;
+    return k;
+}
+
+/* Orders cells by their text bytewise, from the start or (reversed) from the end. */
+static int cmp_tell_key(const void *pa, const void *pb) {
+    const tell_key *a = pa, *b = pb;
+    if (!a->reversed) return strcmp(a->s, b->s);
+    size_t la = strlen(a->s), lb = strlen(b->s);
+    for (size_t k = 0; k < la && k < lb; k++) {
+        unsigned char x = (unsigned char)a->s[la - 1 - k], y = (unsigned char)b->s[lb - 1 - k];
+        if (x != y) return x < y ? -1 : 1;
+    }
+    return (la > lb) - (la < lb);
+}
+
+/* d->tells of text column j: sorted from the start (then from the end), the value sharing a
+ * cell's longest beginning (end) is a neighbour in that order; the word where they part is the
+ * span that tells it apart. */
+static void find_tells(tta_table_display *d, size_t j) {
+    size_t nr = d->n_rows, nc = d->n_cols;
+    tell_key *k = callocCheck(nr + 1, sizeof *k);
+    for (int rev = 0; rev < 2; rev++) {
+        for (size_t i = 0; i < nr; i++) k[i] = (tell_key){d->cell[i * nc + j], i, rev};
+        qsort(k, nr, sizeof *k, cmp_tell_key);
+        /* a run of equal values [g, e) has the same nearest different values on both sides: g - 1, e */
+        for (size_t g = 0, e; g < nr; g = e) {
+            for (e = g + 1; e < nr && strcmp(k[e].s, k[g].s) == 0;) e++;
+            const char *s = k[g].s;
+            size_t len = strlen(s), best = 0;
+            int found = g > 0 || e < nr;
+            if (g > 0) best = shared_bytes(s, k[g - 1].s, rev);
+            if (e < nr && shared_bytes(s, k[e].s, rev) > best) best = shared_bytes(s, k[e].s, rev);
+            if (!found || best >= len) continue;
+            size_t a, b;
+            word_around(s, len, rev ? len - 1 - best : best, &a, &b);
+            for (size_t i = g; i < e; i++) {
+                size_t *t = &d->tells[(k[i].row * nc + j) * 4 + (size_t)rev * 2];
+                t[0] = a;
+                t[1] = b;
+            }
+        }
+    }
+    free(k);
+}
+
 void tta_table_display_init(tta_table_display *d, const tta_table *t) {
     memset(d, 0, sizeof *d);
     size_t *src = callocCheck(t->n_cols + 1, sizeof *src); /* shown column -> table column */
@@ -446,6 +527,9 @@ void tta_table_display_init(tta_table_display *d, const tta_table *t) {
     }
     buf_free(&b);
     free(src);
+    d->tells = callocCheck(nr * nc * 4 + 1, sizeof *d->tells);
+    for (size_t j = 0; j < nc; j++)
+        if ((d->col[j]->kind == TTA_COL_TEXT || d->col[j]->kind == TTA_COL_PATH) && nr > 1) find_tells(d, j);
 }
 
 void tta_table_display_free(tta_table_display *d) {
@@ -465,6 +549,7 @@ void tta_table_display_free(tta_table_display *d) {
     free(d->note_of);
     free(d->row_mark);
     free(d->note);
+    free(d->tells);
     memset(d, 0, sizeof *d);
 }
 
@@ -582,11 +667,69 @@ static size_t natural_width(const tta_table_display *d, size_t j, int first, siz
     return w > hw ? w : hw;
 }
 
+/* tail for cut_cell: each cell's own, the one that hides least of the words telling it apart. */
+#define TAIL_PER_CELL (SIZE_MAX - 1)
+
+/* Code points of [a, b) hidden by removing [h, h + r). */
+static size_t hidden(size_t h, size_t r, size_t a, size_t b) {
+    size_t lo = h > a ? h : a, hi = h + r < b ? h + r : b;
+    return hi > lo ? hi - lo : 0;
+}
+
+/* The tail (code points kept after "…") of a cell of w code points cut to room: the cut that hides
+ * the fewest code points of its telling words (tells: two spans; *lost gets how many), the nearest
+ * the middle among those. */
+static size_t telling_tail(const size_t *tells, size_t w, size_t room, size_t *lost_out) {
+    size_t keep = room > 0 ? room - 1 : 0, r = w - keep, best = SIZE_MAX, tail = keep - keep / 2;
+    for (size_t h = 0; h <= keep; h++) {
+        size_t lost = hidden(h, r, tells[0], tells[1]) + hidden(h, r, tells[2], tells[3]);
+        size_t off = h > keep / 2 ? h - keep / 2 : keep / 2 - h, best_off = keep - tail;
+        best_off = best_off > keep / 2 ? best_off - keep / 2 : keep / 2 - best_off;
+        if (lost < best || (lost == best && off < best_off)) {
+            best = lost;
+            tail = keep - h;
+        }
+    }
+    *lost_out = best;
+    return tail;
+}
+
+/* Appends code points [from, from + n) of s between two "…": the middle of a value whose telling
+ * words neither end can keep. */
+static void put_window(buf *out, const char *s, size_t from, size_t n) {
+    size_t a = cp_offset(s, from), b = cp_offset(s, from + n);
+    buf_puts(out, ELLIPSIS);
+    buf_append(out, s + a, b - a);
+    buf_puts(out, ELLIPSIS);
+}
+
 /* The text of row i's cell in shown column j as the grid writes it in width code points (without
- * the row's marks, which take room from the first column), keeping tail code points after "…". */
+ * the row's marks, which take room from the first column), keeping tail code points after "…"
+ * (TAIL_PER_CELL: the cell's telling_tail). */
 static void cut_cell(const tta_table_display *d, size_t i, size_t j, int first, size_t width, size_t tail, buf *out) {
     size_t mark_w = first ? tta_utf8_width(d->row_mark[i]) : 0, room = width > mark_w ? width - mark_w : 0;
-    put_cut(out, d->cell[i * d->n_cols + j], room, tail);
+    const char *s = d->cell[i * d->n_cols + j];
+    if (tail == TAIL_PER_CELL) {
+        size_t w = tta_utf8_width(s), lost = 0;
+        const size_t *t = &d->tells[(i * d->n_cols + j) * 4];
+        tail = w > room && room > 1 ? telling_tail(t, w, room, &lost) : SIZE_MAX;
+        if (lost > 0 && room > 3) {
+            /* one "…" hides a telling word: show the middle that holds them, "…" at both ends */
+            size_t a = t[1] > t[0] ? t[0] : t[2], b = t[1] > t[0] ? t[1] : t[3];
+            if (t[3] > t[2] && t[2] < a) a = t[2];
+            if (t[3] > t[2] && t[3] > b) b = t[3];
+            size_t n = room - 2;
+            if (b - a <= n && a > 0 && b < w) {
+                size_t from = a - ((n - (b - a)) / 2 < a ? (n - (b - a)) / 2 : a);
+                if (from + n > w - 1) from = w - 1 - n;
+                if (from >= 1) {
+                    put_window(out, s, from, n);
+                    return;
+                }
+            }
+        }
+    }
+    put_cut(out, s, room, tail);
 }
 
 typedef struct {
@@ -624,17 +767,26 @@ static int cuts_keep_apart(const tta_table_display *d, size_t j, int first, size
 /* For a text column cut to *width: the number of code points kept after "…" so that different
  * values still read differently: half of what is kept when that does it, else the split nearest
  * to the middle that does, else the column is widened one code point at a time (up to natural,
- * where nothing is cut). Returns the tail (SIZE_MAX: half), *width possibly widened. */
+ * where nothing is cut). At the width found, each cell's own cut keeping its telling words
+ * (TAIL_PER_CELL) is taken instead when it keeps the values apart too. Returns the tail
+ * (TAIL_PER_CELL, SIZE_MAX: half), *width possibly widened. */
 static size_t keep_apart(const tta_table_display *d, size_t j, int first, size_t *width, size_t natural) {
-    for (; *width < natural; (*width)++) {
-        if (cuts_keep_apart(d, j, first, *width, SIZE_MAX)) return SIZE_MAX;
-        size_t keep = *width > 1 ? *width - 1 : 0, half = keep / 2;
-        for (size_t off = 1; off <= keep; off++) {
-            if (half + off <= keep && cuts_keep_apart(d, j, first, *width, half + off)) return half + off;
-            if (off <= half && cuts_keep_apart(d, j, first, *width, half - off)) return half - off;
+    size_t tail = SIZE_MAX;
+    int found = 0;
+    for (; *width < natural && !found; (*width)++) {
+        if (cuts_keep_apart(d, j, first, *width, SIZE_MAX)) {
+            found = 1;
+            break;
         }
+        size_t keep = *width > 1 ? *width - 1 : 0, half = keep / 2;
+        for (size_t off = 1; off <= keep && !found; off++) {
+            if (half + off <= keep && cuts_keep_apart(d, j, first, *width, half + off)) tail = half + off, found = 1;
+            else if (off <= half && cuts_keep_apart(d, j, first, *width, half - off)) tail = half - off, found = 1;
+        }
+        if (found) break;
     }
-    return SIZE_MAX;
+    if (*width < natural && cuts_keep_apart(d, j, first, *width, TAIL_PER_CELL)) return TAIL_PER_CELL;
+    return tail;
 }
 
 /* Sum of the widths of k columns and the gaps between them. */
@@ -855,12 +1007,14 @@ static void write_text(const tta_table *t, const tta_text_options *o, buf *out) 
         write_record(&d, max_width, color, out);
     } else {
         buf left_out = {0};
+        size_t shown = k;
         if (!wide) drop_columns(&d, col, &k, max_width, &left_out);
+        size_t nc_hidden = shown - k;
         write_grid(&d, col, k, max_width, color, wide, out);
         if (left_out.len) { /* wrapped as footnotes are */
             buf say = {0};
-            buf_printf(&say, "not shown at %zu columns: %s (--wide shows every column)", max_width,
-                       buf_str(&left_out));
+            buf_printf(&say, "%zu column%s hidden at %zu columns: %s (--wide shows every column)", nc_hidden,
+                       nc_hidden == 1 ? "" : "s", max_width, buf_str(&left_out));
             char **lines;
             size_t n = wrap_words(buf_str(&say), max_width > 20 ? max_width - 2 : 20, 0, &lines);
             for (size_t l = 0; l < n; l++) buf_printf(out, "%s%s\n", l ? "  " : "", lines[l]);
@@ -1081,10 +1235,107 @@ tta_text_options tta_text_options_for(FILE *out) {
     return o;
 }
 
+/* ---- order: --sort and --top ----------------------------------------------------------------- */
+
+/* The sort keys of one ordering: columns and their directions. */
+typedef struct {
+    const tta_table *t;
+    const long *col;
+    const int *desc;
+    size_t n;
+} order_keys;
+
+/* Rows a and b (indexes) by the keys: a missing value after every value whichever the direction,
+ * numbers and booleans by value, text case-insensitively (then bytewise); ties keep the rows'
+ * order (stable). */
+static int cmp_rows(const void *a, const void *b, void *ctx) {
+    const order_keys *k = ctx;
+    size_t ra = *(const size_t *)a, rb = *(const size_t *)b;
+    for (size_t i = 0; i < k->n; i++) {
+        const cell *x = cell_at(k->t, ra, (size_t)k->col[i]), *y = cell_at(k->t, rb, (size_t)k->col[i]);
+        int mx = x->type == CELL_MISSING, my = y->type == CELL_MISSING, c = 0;
+        if (mx || my) {
+            if (mx != my) return mx ? 1 : -1;
+            continue;
+        }
+        if (x->type == CELL_TEXT && y->type == CELL_TEXT) {
+            c = strcasecmp(x->text, y->text);
+            if (!c) c = strcmp(x->text, y->text);
+        } else {
+            c = (x->number > y->number) - (x->number < y->number);
+        }
+        if (c) return k->desc[i] ? -c : c;
+    }
+    return (ra > rb) - (ra < rb);
+}
+
+tta_table *tta_table_ordered(const tta_table *t, const char *sort, size_t top, buf *why) {
+    assert(t && why);
+    size_t n_keys = 0, cap = 1;
+    for (const char *p = sort ? sort : ""; *p; p++) cap += *p == ',';
+    long *col = callocCheck(cap, sizeof *col);
+    int *desc = callocCheck(cap, sizeof *desc);
+    int ok = 1;
+    for (const char *p = sort ? sort : ""; *p && ok;) {
+        const char *end = strchr(p, ',');
+        if (!end) end = p + strlen(p);
+        int d = *p == '-';
+        char *key = strndupCheck(p + d, (size_t)(end - p - d));
+        long j = *key ? tta_table_column(t, key) : -1;
+        if (j < 0) {
+            buf_printf(why, "--sort: no column '%s' in this table (its keys:", key);
+            for (size_t c = 0; c < t->n_cols; c++) buf_printf(why, "%s %s", c ? "," : "", t->cols[c].key);
+            buf_puts(why, ")");
+            ok = 0;
+        } else {
+            col[n_keys] = j;
+            desc[n_keys++] = d;
+        }
+        free(key);
+        p = *end ? end + 1 : end;
+    }
+    tta_table *o = NULL;
+    if (ok) {
+        size_t *rows = callocCheck(t->n_rows + 1, sizeof *rows);
+        for (size_t i = 0; i < t->n_rows; i++) rows[i] = i;
+        order_keys k = {t, col, desc, n_keys};
+        if (n_keys) qsort_r(rows, t->n_rows, sizeof *rows, cmp_rows, &k);
+        size_t n = top && top < t->n_rows ? top : t->n_rows;
+        o = tta_table_new(t->cols, t->n_cols);
+        memcpy(o->whole, t->whole, t->n_cols * sizeof *o->whole);
+        memcpy(o->drop_rank, t->drop_rank, t->n_cols * sizeof *o->drop_rank);
+        for (size_t i = 0; i < n; i++) {
+            size_t r = tta_table_add_row(o);
+            for (size_t j = 0; j < t->n_cols; j++) {
+                cell *c = &o->cells[r * o->n_cols + j];
+                *c = *cell_at(t, rows[i], j);
+                if (c->text) c->text = strdupCheck(c->text);
+            }
+            for (size_t m = 0; m < t->notes[rows[i]].n; m++) tta_table_add_note(o, r, t->notes[rows[i]].reason[m]);
+        }
+        free(rows);
+    }
+    free(col);
+    free(desc);
+    return o;
+}
+
 void tta_table_write(const tta_table *t, tta_out_format fmt, FILE *out) {
-    buf b = {0};
+    buf b = {0}, why = {0};
     tta_text_options o = tta_text_options_for(out);
-    tta_table_render(t, fmt, &o, &b);
+    const char *sort = getenv("TTA_SORT"), *top_text = getenv("TTA_TOP");
+    long top = top_text ? strtol(top_text, NULL, 10) : 0;
+    tta_table *ordered = NULL;
+    if ((sort && *sort) || top > 0) {
+        ordered = tta_table_ordered(t, sort, top > 0 ? (size_t)top : 0, &why);
+        if (!ordered) { /* said, and the table keeps its order (cut to --top all the same) */
+            fprintf(stderr, "tta: %s; the table keeps its order\n", buf_str(&why));
+            ordered = tta_table_ordered(t, NULL, top > 0 ? (size_t)top : 0, &why);
+        }
+    }
+    tta_table_render(ordered ? ordered : t, fmt, &o, &b);
     fwrite(buf_str(&b), 1, b.len, out);
+    tta_table_free(ordered);
+    buf_free(&why);
     buf_free(&b);
 }

@@ -240,7 +240,7 @@ enum {
  * selection's, whether or not the band has a best entry. */
 static const tta_column trend_columns[C_COUNT] = {
     [C_BENCHMARK] = TTA_BENCHMARK_COLUMN,
-    [C_BAND] = {"band", "band (acc)", TTA_COL_TEXT, 0, 0},
+    [C_BAND] = {"band", "band (accel)", TTA_COL_TEXT, 0, 0},
     [C_ROUND] = TTA_ROUND_COLUMN,
     [C_DIVISION] = TTA_DIVISION_COLUMN,
     [C_METRIC] = {"metric", "metric", TTA_COL_TEXT, 0, TTA_FOR_SCRIPTS},
@@ -254,10 +254,10 @@ static const tta_column trend_columns[C_COUNT] = {
     [C_ID] = {"id", "id", TTA_COL_INT, 0, 0},
     [C_SUBMITTER] = TTA_SUBMITTER_COLUMN,
     [C_SYSTEM] = TTA_SYSTEM_COLUMN,
-    [C_ACC] = {"accelerators", "acc", TTA_COL_INT, 0, 0},
+    [C_ACC] = {"accelerators", "accel", TTA_COL_INT, 0, 0},
     [C_MEDIAN] = {"median_min", "median (min)", TTA_COL_NUMBER, 3, 0},
     [C_SPEEDUP] = {"speedup", "speedup (×)", TTA_COL_NUMBER, 2, 0},
-    [C_ACC_RATIO] = {"accelerators_ratio", "acc ratio (×)", TTA_COL_NUMBER, 2, 0},
+    [C_ACC_RATIO] = {"accelerators_ratio", "accel ratio (×)", TTA_COL_NUMBER, 2, 0},
 };
 
 /* A target of entry e (a rule's) in the common quality scale (units.h). */
@@ -432,8 +432,8 @@ static void trend_plot(const trend_data *d, const trend_series *se, buf *svg) {
             int acc = d->summary[cell->best].entry->accelerators;
             if (k == 0 && (acc != last_acc || se->rounds[r].target_changed)) {
                 buf b = {0};
-                if (acc > 0) buf_printf(&b, "%d acc", acc);
-                else buf_puts(&b, acc == 0 ? "CPU" : "acc ?");
+                if (acc > 0) buf_printf(&b, "%d accel", acc);
+                else buf_puts(&b, acc == 0 ? "CPU" : "accel ?");
                 if (se->rounds[r].target_changed) buf_puts(&b, ", new target");
                 labels[m] = buf_take(&b);
             }
@@ -446,7 +446,7 @@ static void trend_plot(const trend_data *d, const trend_series *se, buf *svg) {
             continue;
         }
         if (k == 0) snprintf(legend[k], sizeof legend[k], "best (all entries)");
-        else if (k < N_BANDS) snprintf(legend[k], sizeof legend[k], "best at %s acc", bands[k].name);
+        else if (k < N_BANDS) snprintf(legend[k], sizeof legend[k], "best at %s accel", bands[k].name);
         series[ns++] = (tta_series){k < N_BANDS ? legend[k] : "median (all entries)", xs, ys, m, NULL,
                                     k == 0 ? (const char *const *)labels : NULL,
                                     k < N_BANDS ? TTA_MARK_LINE_POINTS : TTA_MARK_LINE, k == N_BANDS,

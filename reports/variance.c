@@ -25,7 +25,7 @@ enum {
 
 static const tta_column variance_columns[C_COUNT] = {
     TTA_IDENTITY_COLUMNS,
-    [C_ACC] = {"accelerators", "acc", TTA_COL_INT, 0, 0},
+    [C_ACC] = {"accelerators", "accel", TTA_COL_INT, 0, 0},
     [C_RUNS] = {"runs", "runs", TTA_COL_INT, 0, 0},
     [C_REACHED] = {"reached", "ok", TTA_COL_INT, 0, 0},
     [C_SCORE] = {"score_min", "score (min)", TTA_COL_NUMBER, 2, 0},

@@ -101,27 +101,54 @@ static int samples_differ(const tta_verify_sample *a, const tta_verify_sample *b
     return fabs(ma - mb) > 1e-9 * fmax(1, fmax(fabs(ma), fabs(mb)));
 }
 
+/* The claim's earliest epoch at the threshold (its runs' smallest), 0 when no claimed run reached it. */
+static int claim_first_epoch(const tta_verify_side *claim) {
+    double m = INFINITY;
+    for (size_t i = 0; i < claim->epochs.n; i++) m = fmin(m, claim->epochs.v[i]);
+    return isinf(m) ? 0 : (int)lround(m);
+}
+
 const char *tta_verify_verdict(const tta_verify_context *c, const tta_verify_side *claim,
-                               const tta_verify_side *replay) {
-    assert(c && claim && replay);
-    if (replay->runs == 0) return "not verified: no replay finished";
-    if (replay->reached == 0) return "not reproduced: no replay reached the threshold";
+                               const tta_verify_side *replay, char *text, size_t len) {
+    assert(c && claim && replay && text && len > 0);
+    const char *v = NULL;
+    int claimed = claim_first_epoch(claim);
+    if (replay->runs == 0) {
+        v = "not verified: no replay finished";
+    } else if (c->epoch_cap > 0 && replay->reached < replay->runs && claimed > c->epoch_cap) {
+        /* a replay stopped before the claim's own epochs to the threshold says nothing about them */
+        snprintf(text, len, "inconclusive: capped at epoch %d, the claim reached the target at epoch %d", c->epoch_cap,
+                 claimed);
+        return text;
+    } else if (replay->reached == 0) {
+        v = "not reproduced: no replay reached the threshold";
+    }
+    if (v) {
+        snprintf(text, len, "%s", v);
+        return text;
+    }
     int de = samples_differ(&claim->epochs, &replay->epochs), dv = samples_differ(&claim->val, &replay->val);
     int du = c->stop_at_target ? -1 : samples_differ(&claim->unseen, &replay->unseen);
     int epochs_differ = de == 1, acc_differ = dv == 1 || du == 1;
     if (epochs_differ && acc_differ)
-        return "not reproduced: epochs to the threshold and accuracy differ from the claim's (Welch p < 0.05)";
-    if (epochs_differ) return "partly reproduced: the threshold is reached, in a different number of epochs than claimed";
-    if (acc_differ)
-        return c->stop_at_target ? "partly reproduced: the accuracy at the stop differs from the claim's"
-               : c->epoch_cap > 0 ? "partly reproduced: the accuracy at the compared epoch differs from the claim's"
-                                  : "partly reproduced: the final accuracy differs from the claim's";
-    if (replay->reached < replay->runs) return "partly reproduced: some replays missed the threshold";
-    if (de < 0) return "consistent with the claim, untested: fewer than 2 runs on a side";
-    return c->stop_at_target ? "reproduced: every replay reached the threshold, in as many epochs as claimed"
-           : c->epoch_cap > 0 ? "reproduced: as many epochs to the threshold and the same accuracy at the compared epoch "
-                                "as claimed"
-                              : "reproduced: as many epochs to the threshold and the same final accuracy as claimed";
+        v = "not reproduced: epochs to the threshold and accuracy differ from the claim's (Welch p < 0.05)";
+    else if (epochs_differ)
+        v = "partly reproduced: the threshold is reached, in a different number of epochs than claimed";
+    else if (acc_differ)
+        v = c->stop_at_target ? "partly reproduced: the accuracy at the stop differs from the claim's"
+            : c->epoch_cap > 0 ? "partly reproduced: the accuracy at the compared epoch differs from the claim's"
+                               : "partly reproduced: the final accuracy differs from the claim's";
+    else if (replay->reached < replay->runs)
+        v = "partly reproduced: some replays missed the threshold";
+    else if (de < 0)
+        v = "consistent with the claim, untested: fewer than 2 runs on a side";
+    else
+        v = c->stop_at_target ? "reproduced: every replay reached the threshold, in as many epochs as claimed"
+            : c->epoch_cap > 0 ? "reproduced: as many epochs to the threshold and the same accuracy at the compared "
+                                 "epoch as claimed"
+                               : "reproduced: as many epochs to the threshold and the same final accuracy as claimed";
+    snprintf(text, len, "%s", v);
+    return text;
 }
 
 enum { C_MEASURE, C_UNIT, C_CLAIM, C_REPLAY, C_TEST, C_CM, C_CS, C_CN, C_RM, C_RS, C_RN, C_P, C_CID, C_RID, C_THRESHOLD,
@@ -207,6 +234,9 @@ tta_table *tta_verify_table(const tta_verify_context *c, const tta_verify_side *
         {"compared_epoch", "compared epoch", TTA_COL_INT, 0, TTA_FOR_SCRIPTS},
     };
     tta_table *t = tta_table_new(cols, sizeof cols / sizeof cols[0]);
+    /* the measures, claim, replay and test are read whole: a narrow terminal wraps or widens, never cuts them */
+    for (size_t j = 0; j < 5; j++)
+        if (cols[j].audience != TTA_FOR_SCRIPTS) tta_table_set_fit(t, j, 1, 0);
     char label[128];
     /* runs that reached the threshold: a count, not tested */
     tta_verify_sample cr = {0}, rr = {0};
@@ -266,7 +296,8 @@ void tta_verify_write(const tta_verify_context *c, const tta_verify_side *claim,
                       int format, buf *out) {
     assert(c && claim && replay && out);
     tta_table *t = tta_verify_table(c, claim, replay);
-    const char *verdict = tta_verify_verdict(c, claim, replay);
+    char verdict_text[TTA_VERIFY_VERDICT_MAX];
+    const char *verdict = tta_verify_verdict(c, claim, replay, verdict_text, sizeof verdict_text);
     if (format == TTA_FORMAT_JSON) {
         buf_puts(out, "{\"claim_entry_id\": ");
         buf_printf(out, "%lld, \"replay_entry_id\": ", (long long)c->claim_entry_id);
@@ -295,7 +326,10 @@ void tta_verify_write(const tta_verify_context *c, const tta_verify_side *claim,
         tta_table_render(t, TTA_OUT_CSV, NULL, out);
     } else {
         tta_verify_intro(c, replay->runs, out);
-        tta_table_render(t, format == TTA_FORMAT_MARKDOWN ? TTA_OUT_MARKDOWN : TTA_OUT_TABLE, NULL, out);
+        /* laid out for stdout, where `tta verify` and `tta report verify` write it: whole into a pipe
+         * and with --wide, as every table */
+        tta_text_options o = tta_text_options_for(stdout);
+        tta_table_render(t, format == TTA_FORMAT_MARKDOWN ? TTA_OUT_MARKDOWN : TTA_OUT_TABLE, &o, out);
         buf_printf(out, "verdict: %s\n", verdict);
     }
     tta_table_free(t);

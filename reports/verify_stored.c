@@ -330,7 +330,9 @@ static void html_one(const verification *v, void *ctx) {
     tta_html_table(h->page, t, NULL);
     tta_table_free(t);
     buf verdict = {0};
-    buf_printf(&verdict, "verdict: %s", tta_verify_verdict(&v->ctx, &v->claim, &v->replay));
+    char verdict_text[TTA_VERIFY_VERDICT_MAX];
+    buf_printf(&verdict, "verdict: %s",
+               tta_verify_verdict(&v->ctx, &v->claim, &v->replay, verdict_text, sizeof verdict_text));
     tta_html_paragraph(h->page, buf_str(&verdict));
     buf_free(&verdict);
 }

@@ -5,7 +5,8 @@
 # run_stop at the threshold and the later epochs after it, accuracies are compared at the compared
 # epoch (the claim's own evaluations at that epoch), the claim column is full, --stop-at-target
 # stops at the threshold, JSON/CSV keys, and the runs are stored as round local; `report verify` and
-# the HTML page read the same comparisons back from the database; with ../shared/claims, a replay of the
+# the HTML page read the same comparisons back from the database; a replay capped before the claim reached
+# the threshold is inconclusive; with ../shared/claims, a replay of the
 # whole 15-epoch schedule compared at the claim's final epoch.
 # Needs Debian's dataset-fashion-mnist (skips without it).
 set -uo pipefail
@@ -148,13 +149,26 @@ rc=$?; check "report html exits 0 ($(head -2 "$work/err"))" test $rc -eq 0
 check "the page has verify's section: heading, the claim by entry id, a verdict per comparison" \
     bash -c "grep -q '<h2[^>]*>Claims replayed on this machine</h2>' '$work/page.html' && grep -q 'claim *dawnbench/open/tta anchors (PyTorch reference run)/fmnist_mlp_pytorch/fashion-mnist (entry $id)' '$work/page.html' && test \$(grep -c '<p>verdict: ' '$work/page.html') = 4"
 
+# 6. capped before the claim's own epochs to the threshold (88%, which the claims reach at epoch 8 or
+# later): inconclusive, never "not reproduced"
+"$TTA" --db "$work/idb" ingest fixtures/claims >/dev/null 2>&1
+"$TTA" --db "$work/idb" verify "$claim" --runs 1 --max-epochs 1 --threads 1 --log-dir "$work/ilogs" --format json \
+    >"$work/i.json" 2>"$work/err"
+check "verify --max-epochs 1 at 88% exits 0 ($(head -2 "$work/err"))" test $? -eq 0
+first88=$(awk -F'\t' '$1 + 0 > 0 && $3 >= 88 {if (!(FILENAME in f)) f[FILENAME] = $1} END {m = 99; for (k in f) if (f[k] < m) m = f[k]; print m}' fixtures/claims/*.tsv)
+check "capped at epoch 1, below the claim's epoch $first88 at 88%: inconclusive" py "$work/i.json" \
+    "j['verdict'] == 'inconclusive: capped at epoch 1, the claim reached the target at epoch $first88'"
+ilog=$(ls "$work"/ilogs/replay/results/*/fashion-mnist/result_0.txt)
+check "a claim without misc.inputNormalization is replayed with pixel / 255 alone (no tta_input_mean logged)" \
+    bash -c "! grep -q '\"key\": \"tta_input_mean\"' '$ilog'"
+
 # usage
 "$TTA" --db "$work/db" verify "$claim" --threshold abc 2>/dev/null
 check "a bad --threshold is a usage error (2)" test $? -eq 2
 "$TTA" --db "$work/db" verify "$claim" --format xml 2>/dev/null
 check "a bad --format is a usage error (2)" test $? -eq 2
 
-# 6. ../shared/claims, when present: the claim's full column from the shared copies
+# 7. ../shared/claims, when present: the claim's full column from the shared copies
 if [ -d "$shared/claims" ] && ls "$shared"/claims/*.json >/dev/null 2>&1; then
     "$TTA" --db "$work/sdb" ingest "$shared/claims" >/dev/null 2>&1
     # the claim's whole schedule (15 epochs, no cap): compared at the claim's final epoch
@@ -172,6 +186,8 @@ if [ -d "$shared/claims" ] && ls "$shared"/claims/*.json >/dev/null 2>&1; then
     sh_acc=$(grep '"key": "eval_accuracy"' "$shlog" | tail -1 | grep -o '"value": [0-9.e-]*' | cut -d' ' -f2)
     check "../shared/claims: the replay's validation accuracy compared is its epoch 15's ($sh_acc)" py "$work/sh.json" \
         "abs(rows['validation accuracy']['replay_mean'] - $sh_acc) < 1e-6"
+    check "../shared/claims: replayed with the claim's misc.inputNormalization (mean 0.28550, std 0.35278 logged)" \
+        bash -c "grep -q '\"key\": \"tta_input_mean\", \"value\": 0.28549' '$shlog' && grep -q '\"key\": \"tta_input_std\", \"value\": 0.35278' '$shlog'"
 else
     echo "note: no $shared/claims: the shared claims part is skipped"
 fi

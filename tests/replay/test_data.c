@@ -52,6 +52,41 @@ TEST(fashion_mnist_splits) {
     tta_dataset_free(&val);
 }
 
+/* The claims' misc.inputNormalization (../shared/claims: pixel / 255, then the training split's
+ * mean 0.28550 and std 0.35278): normalised with them, Fashion-MNIST's training split has mean 0
+ * and std 1; validation and unseen are normalised with the training split's figures; a shifted
+ * copy of a normalised split is the normalised shifted copy of the raw one. */
+TEST(fashion_mnist_normalized) {
+    const double mean = 0.2854989469051361, std = 0.3527843952178955;
+    tta_dataset train, unseen, val, raw_train, raw_unseen, raw_val;
+    tta_error err;
+    CHECK(tta_data_fashion_mnist(dir, &train, &unseen, &val, &err) == TTA_OK);
+    CHECK(tta_data_fashion_mnist(dir, &raw_train, &raw_unseen, &raw_val, &err) == TTA_OK);
+    tta_data_normalize(&train, mean, std);
+    tta_data_normalize(&unseen, mean, std);
+    tta_data_normalize(&val, mean, std);
+    size_t count = train.n * 784;
+    double s1 = 0, s2 = 0;
+    for (size_t k = 0; k < count; k++) s1 += train.images[k], s2 += (double)train.images[k] * train.images[k];
+    double m = s1 / count, sd = sqrt(s2 / count - m * m);
+    CHECK(fabs(m) < 1e-4 && fabs(sd - 1) < 1e-4);
+    /* unseen (rows after train's in one array) normalised once, not twice */
+    CHECK_NEAR(unseen.images[400], (raw_unseen.images[400] - mean) / std, 1e-5);
+    CHECK_NEAR(val.images[400], (raw_val.images[400] - mean) / std, 1e-5);
+    CHECK(unseen.norm_std > 0 && fabs(unseen.norm_mean - mean) < 1e-7);
+    tta_dataset a = tta_data_shifted(&unseen, 2, 0.05, 42), b = tta_data_shifted(&raw_unseen, 2, 0.05, 42);
+    CHECK(a.norm_std == unseen.norm_std);
+    double worst = 0;
+    for (size_t k = 0; k < 784 * 1000; k++) worst = fmax(worst, fabs(a.images[k] - (b.images[k] - mean) / std));
+    CHECK(worst < 1e-4);
+    tta_dataset_free(&a);
+    tta_dataset_free(&b);
+    tta_dataset_free(&train);
+    tta_dataset_free(&val);
+    tta_dataset_free(&raw_train);
+    tta_dataset_free(&raw_val);
+}
+
 TEST(shift_moves_pixels) {
     /* one 1x3x3 image with a single bright pixel at the centre; no noise */
     float px[9] = {0, 0, 0, 0, 1, 0, 0, 0, 0};
@@ -275,6 +310,7 @@ int main(void) {
     if (probe) {
         fclose(probe);
         RUN(fashion_mnist_splits);
+        RUN(fashion_mnist_normalized);
     } else {
         printf("fashion_mnist_splits: skipped (Debian's dataset-fashion-mnist is not installed)\n");
     }

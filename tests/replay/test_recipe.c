@@ -32,6 +32,13 @@ TEST(mlp_entry) {
     CHECK_STR(s.model, "resnet9");
     CHECK(s.model_params == NULL && s.optimizer.kind == TTA_OPT_ADAM && s.optimizer.weight_decay == 0);
     CHECK_STR(s.dataset_path, "/usr/share/datasets/fashion-mnist");
+    CHECK(s.input_std == 0); /* no misc.inputNormalization: pixel / 255 alone */
+    tta_replay_spec_free(&s);
+    /* the claims' misc.inputNormalization (../shared/claims/fmnist_mlp_pytorch_seed0.json) */
+    r.input_normalization = "{\"scale\": \"pixel / 255\", \"mean\": 0.2854989469051361, \"std\": 0.3527843952178955,"
+                            " \"statisticsFrom\": \"the first 50,000 training images (the training split)\"}";
+    CHECK(tta_replay_spec_from_recipe(&r, NULL, &s, &err) == TTA_OK);
+    CHECK(s.input_mean == 0.2854989469051361 && s.input_std == 0.3527843952178955);
     tta_replay_spec_free(&s);
 }
 
@@ -57,6 +64,10 @@ TEST(refusals) {
     CHECK(tta_replay_spec_from_recipe(&r, NULL, &s, &err) == TTA_EINPUT);
     CHECK(!strncmp(err.text, "entry 3: misc.learningRate: ", 28));
     CHECK(tta_replay_spec_from_recipe(&r, NULL, &s, NULL) == TTA_EINPUT); /* NULL error allowed */
+    r.learning_rate = schedule;
+    r.input_normalization = "{\"mean\": 0.28, \"std\": 0}";
+    CHECK(tta_replay_spec_from_recipe(&r, NULL, &s, &err) == TTA_EINPUT);
+    CHECK_STR(err.text, "entry 3: misc.inputNormalization: an object {mean, std} with std > 0");
 }
 
 int main(void) {

@@ -1,9 +1,10 @@
 /* test_spec.c: reading a replay SPEC (replay.h, tta_replay_spec_load): a good one, and each way a
  * file fails, with the path and the reason (a SPEC over 1 MiB once was cut at 1 MiB and then
- * called "not a JSON object"). */
+ * called "not a JSON object"); a SPEC's input_normalization. */
 #include "replay/replay.h"
 #include "tta_test.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,11 +81,39 @@ TEST(broken_specs_name_path_and_reason) {
     CHECK(tta_replay_spec_load(dir, &s, &e) == TTA_EINPUT && strstr(e.text, "is a directory"));
 }
 
+/* "input_normalization": {mean, std} (a claim's misc.inputNormalization as a SPEC says it): read,
+ * applied by tta_replay_load_data to every split, refused without a positive std. */
+TEST(input_normalization) {
+    tta_replay_spec s, raw;
+    tta_error e;
+    write_spec("norm.json", 0, ", \"input_normalization\": {\"mean\": 0.2854989469051361, \"std\": 0.3527843952178955}}\n");
+    CHECK(tta_replay_spec_load(path, &s, &e) == TTA_OK);
+    CHECK(s.input_mean == 0.2854989469051361 && s.input_std == 0.3527843952178955);
+    write_spec("raw.json", 0, "}\n");
+    CHECK(tta_replay_spec_load(path, &raw, &e) == TTA_OK && raw.input_std == 0);
+    tta_dataset t[3], r[3];
+    CHECK(tta_replay_load_data(&s, &t[0], &t[1], &t[2], &e) == TTA_OK);
+    CHECK(tta_replay_load_data(&raw, &r[0], &r[1], &r[2], &e) == TTA_OK);
+    for (int k = 0; k < 3; k++) {
+        CHECK(t[k].norm_std > 0 && r[k].norm_std == 0);
+        CHECK(fabs(t[k].images[7] - (r[k].images[7] - 0.2854989469051361) / 0.3527843952178955) < 1e-5);
+        tta_dataset_free(&t[k]);
+        tta_dataset_free(&r[k]);
+    }
+    tta_replay_spec_free(&s);
+    tta_replay_spec_free(&raw);
+    write_spec("badnorm.json", 0, ", \"input_normalization\": {\"mean\": 0.28, \"std\": -1}}\n");
+    CHECK(tta_replay_spec_load(path, &s, &e) == TTA_EINPUT);
+    CHECK(strstr(e.text, "badnorm.json: input_normalization: an object {mean, std} with std > 0") != NULL);
+    unlink(path);
+}
+
 int main(void) {
     if (!mkdtemp(dir)) return 1;
     RUN(good_spec);
     RUN(spec_over_the_limit_says_so);
     RUN(broken_specs_name_path_and_reason);
+    RUN(input_normalization);
     rmdir(dir);
     return test_summary();
 }
