@@ -32,7 +32,7 @@ static const char verify_help[] =
     "Rows: runs reaching the threshold, epochs to it, TTA, time per epoch, validation accuracy, unseen and\n"
     "shifted accuracy, generalization gap; columns: claim and replay (mean ± std (runs)), and Welch's test\n"
     "of the difference; then a verdict. CSV and JSON carry the means, stds, counts, p values and the entry\n"
-    "ids of the claim and of the stored replays.\n";
+    "ids of the claim and of the stored replays. (--sort and --top do not apply: the rows are measures.)\n";
 
 int cmd_verify(const tta_cli *cli, int argc, char **argv) {
     const char *entry_spec = NULL, *log_dir = "tta-logs";
@@ -59,6 +59,8 @@ int cmd_verify(const tta_cli *cli, int argc, char **argv) {
             stop_at_target = 1;
         } else if (!strcmp(a, "--log-dir") && v) {
             log_dir = argv[++i];
+        } else if (!strcmp(a, "--sort") || !strcmp(a, "--top")) {
+            return cli_usage_error("verify", "%s does not apply: verify's rows are measures, in their order", a);
         } else if ((fr = cli_format_option(argc, argv, &i, &format, &ferr)) != 0) {
             if (fr < 0) return cli_usage_error("verify", "%s", ferr.text);
         } else if (a[0] == '-') {

@@ -75,7 +75,7 @@ for cmd in ingest ls report replay verify profile; do
     for opt in $(grep -ho 'strcmp([a-z]*, *"--[a-z-]*")\|strcmp(argv\[[a-z]*\], *"--[a-z-]*")\|"--[a-z-]*"' $srcs |
         grep -o -- '--[a-z][a-z-]*' | sort -u); do
         [ "$opt" = "--help" ] && continue
-        case $cmd:$opt in verify:--round | verify:--division | verify:--submitter | verify:--system | verify:--benchmark | verify:--entry) continue ;; esac
+        case $cmd:$opt in verify:--round | verify:--division | verify:--submitter | verify:--system | verify:--benchmark | verify:--entry | verify:--accelerator | verify:--accelerators | verify:--availability | verify:--framework) continue ;; esac
         check "tta $cmd --help names $opt" grep -qF -- "$opt" "$work/help"
     done
 done
