@@ -22,7 +22,7 @@ static const char entries_sql[] =
 
 /* Each run: converged when its last run_stop says success, its convergence point and batch size. */
 static const char runs_sql[] =
-    "SELECT t.entry_id, t.file, x.converged, t.progress, t.global_batch_size"
+    "SELECT t.entry_id, t.file, x.converged, t.progress, t.global_batch_size, t.flags"
     " FROM run_tta t JOIN run_facts x ON x.run_id = t.run_id JOIN entries e ON e.id = t.entry_id"
     " WHERE" DB_ENTRY_FILTER("e") " ORDER BY e.round, e.division, e.submitter, e.system, e.benchmark, e.id, t.file";
 
@@ -36,7 +36,10 @@ void tta_rcp_entries_free(tta_rcp_entry_row *e, size_t n) {
         free(e[i].benchmark);
         free(e[i].rcp_name);
         free(e[i].unit);
-        for (size_t j = 0; j < e[i].n_runs; j++) free(e[i].runs[j].file);
+        for (size_t j = 0; j < e[i].n_runs; j++) {
+            free(e[i].runs[j].file);
+            free(e[i].runs[j].flags);
+        }
         free(e[i].runs);
     }
     free(e);
@@ -90,6 +93,7 @@ int tta_db_rcp_entries(sqlite3 *db, const tta_filter *f, tta_rcp_entry_row **out
             .converged = sqlite3_column_int(st, 2),
             .progress = db_col_real(st, 3),
             .global_batch_size = db_col_real(st, 4),
+            .flags = db_col_text(st, 5),
         };
     }
     sqlite3_finalize(st);

@@ -139,6 +139,7 @@ typedef struct {
     int converged;            /* its last run_stop says success */
     double progress;          /* its convergence point (run_tta.progress); NAN unknown */
     double global_batch_size; /* NAN unknown */
+    char *flags;              /* its flags' names, comma-separated (run_tta.flags); "" when none */
 } tta_rcp_run_row;
 
 typedef struct {

@@ -54,6 +54,10 @@ void tta_table_set_identity(tta_table *t, size_t row, const tta_identity *id);
  * leaving out the flags named in explained (comma-separated; NULL: none), which the report
  * explains in notes of its own. No note when no run is flagged. (flags.c) */
 void tta_table_note_flags(tta_table *t, size_t row, const tta_entry_data *e, const char *explained);
+/* The same, the note naming whose runs they are ("flagged runs of bert ..."): for a row that shows
+ * several entries (the results table). */
+void tta_table_note_flags_of(tta_table *t, size_t row, const tta_entry_data *e, const char *explained,
+                             const char *label);
 /* Adds to a run's row a note with the reasons of its flags (none when it has none). */
 void tta_table_note_run_flags(tta_table *t, size_t row, const tta_run_data *r);
 

@@ -109,6 +109,7 @@ tta_table *tta_curves_table(const tta_entry_data *e, size_t n) {
         for (size_t j = 0; j < k; j++) {
             size_t row = tta_table_add_row(t);
             tta_table_set_identity(t, row, &id);
+            if (j == 0) tta_table_note_flags(t, row, &e[i], NULL); /* the entry's flagged runs, once */
             if (by_progress) tta_table_set_number(t, row, Q_PROGRESS, c[j].progress);
             else tta_table_set_missing(t, row, Q_PROGRESS, by_evaluation_why);
             tta_table_set_text(t, row, Q_UNIT_KEY, u.key);
@@ -248,6 +249,7 @@ int tta_report_threshold(sqlite3 *db, const tta_filter *f, const double *thresho
             for (size_t h = 0; h < n_thresholds; h++) {
                 size_t row = tta_table_add_row(t);
                 tta_table_set_identity(t, row, &id);
+                if (h == 0) tta_table_note_run_flags(t, row, run); /* the run's flags, once */
                 tta_table_set_text(t, row, T_FILE, run->file);
                 tta_table_set_number(t, row, T_THRESHOLD, thresholds[h]);
                 tta_table_set_text(t, row, T_UNIT_KEY, u.key);

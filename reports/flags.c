@@ -31,6 +31,11 @@ static const char *run_name(const tta_run_data *r) {
 }
 
 void tta_table_note_flags(tta_table *t, size_t row, const tta_entry_data *e, const char *explained) {
+    tta_table_note_flags_of(t, row, e, explained, NULL);
+}
+
+void tta_table_note_flags_of(tta_table *t, size_t row, const tta_entry_data *e, const char *explained,
+                             const char *label) {
     assert(t && e);
     /* the entry's distinct flags, in the order the runs name them */
     char **flags = NULL;
@@ -51,7 +56,8 @@ void tta_table_note_flags(tta_table *t, size_t row, const tta_entry_data *e, con
         }
     if (!n_flags) return;
     buf b = {0};
-    buf_puts(&b, "flagged runs (tta ls runs says why): ");
+    if (label) buf_printf(&b, "flagged runs of %s (tta ls runs says why): ", label);
+    else buf_puts(&b, "flagged runs (tta ls runs says why): ");
     for (size_t k = 0; k < n_flags; k++) {
         size_t count = 0, listed = 0;
         for (size_t i = 0; i < e->n_runs; i++) count += listed_in(e->runs[i].flags, flags[k], strlen(flags[k]));

@@ -138,6 +138,25 @@ static void no_verdict(tta_table *t, size_t row, const char *why) {
     for (int col = R_VERDICT; col <= R_NORM; col++) tta_table_set_missing(t, row, (size_t)col, why);
 }
 
+/* The row's note naming the entry's flagged runs (run_flags: an aborted run counts as not converged
+ * for the checker; the others are read as logged): up to three by name, then how many more. */
+static void flags_note(tta_table *t, size_t row, const tta_rcp_entry_row *x) {
+    buf b = {0};
+    size_t flagged = 0;
+    for (size_t j = 0; j < x->n_runs; j++) {
+        const tta_rcp_run_row *r = &x->runs[j];
+        if (!r->flags || !*r->flags) continue;
+        if (flagged++ < 3) {
+            const char *name = r->file ? strrchr(r->file, '/') : NULL;
+            buf_printf(&b, "%s%s (%s)", flagged > 1 ? "; " : "flagged runs (tta ls runs says why): ",
+                       name ? name + 1 : r->file ? r->file : "?", r->flags);
+        }
+    }
+    if (flagged > 3) buf_printf(&b, " and %zu more", flagged - 3);
+    if (flagged) tta_table_add_note(t, row, buf_str(&b));
+    buf_free(&b);
+}
+
 int tta_report_rcp(sqlite3 *db, const tta_filter *f, const char *rcp_dir, int format, FILE *out, char **err) {
     static const tta_filter all = {0};
     if (!f) f = &all;
@@ -169,6 +188,7 @@ int tta_report_rcp(sqlite3 *db, const tta_filter *f, const char *rcp_dir, int fo
         tta_table_set_number(t, row, R_RUNS, (double)x->n_runs);
         tta_table_set_text(t, row, R_UNIT, x->unit);
         tta_table_set_text(t, row, R_MEAN_UNIT, x->unit);
+        flags_note(t, row, x);
         const char *name = x->rcp_name ? x->rcp_name : x->benchmark;
         buf_clear(&dir);
         buf_clear(&why);

@@ -904,6 +904,9 @@ static tta_table *summary_table(const round_table *t, const summary_columns *c, 
             }
         }
         for (size_t k = 0; k < r->n_notes; k++) tta_table_add_note(tab, row, r->notes[k]);
+        /* each benchmark's flagged runs (the official score keeps them where the summarizer does) */
+        for (size_t b = 0; b < t->n_bench; b++)
+            if (r->cells[b].entry) tta_table_note_flags_of(tab, row, r->cells[b].entry, NULL, t->bench_name[b]);
     }
     free(order);
     return tab;
