@@ -49,6 +49,10 @@ tta_identity tta_entry_identity(const tta_entry_data *e);
  * no entry). t must have at least one of them. */
 void tta_table_set_identity(tta_table *t, size_t row, const tta_identity *id);
 
+/* A plot's title for entries e[0..n): "<benchmark>: <what>" when they share one benchmark (a page
+ * holds a plot per benchmark: each must say which), else what alone. Appended to out. */
+void tta_plot_title(buf *out, const tta_entry_data *e, size_t n, const char *what);
+
 /* Adds to row a note naming e's flagged runs by flag (run_flags, stored by the writer: "flagged
  * runs (tta ls runs says why): republished result_0.txt, result_1.txt and 8 more; aborted ..."),
  * leaving out the flags named in explained (comma-separated; NULL: none), which the report
@@ -128,6 +132,20 @@ int tta_scaling_explain(sqlite3 *db, const tta_entry_data *e, size_t n, tta_tabl
  * axis) against the round, a line for the best and one per band, the median dashed, a file per
  * benchmark. No row: one line on stderr says why. docs/statistics.md section 14. */
 int tta_report_trend(sqlite3 *db, const tta_filter *f, const tta_report_options *o, FILE *out, char **err);
+
+/* `tta report leaderboard`: per round (time order), division and benchmark of f: ranked_by "time",
+ * and "cost" where an entry of the group gives its cost per hour (DAWNBench); entries (with a score,
+ * or a cost), the best's score_s (MLPerf: published, olympic mean x scaling.json; else the mean TTA
+ * of the successful runs), entry, submitter, system, accelerator_model, accelerators,
+ * accelerator_minutes (accelerators x score in minutes), energy_kwh (the energy score where power
+ * was logged), cost_per_hour_usd and cost_usd (cost per hour x score in hours), and against the
+ * previous round of the division and benchmark that has a best: previous_round, previous_score_s,
+ * previous_entry, speedup (previous / this, of the time or of the cost) and target_changed (the
+ * rules' metric or target differs: a note says from what). docs/statistics.md section 15. */
+int tta_report_leaderboard(sqlite3 *db, const tta_filter *f, const tta_report_options *o, FILE *out, char **err);
+/* The leaderboard's section of the HTML page (heading, paragraph, table) for f; nothing when f
+ * selects no entry. 0, or 1 with *err. */
+int tta_leaderboard_html_section(sqlite3 *db, const tta_filter *f, buf *page, char **err);
 
 /* `tta report comm`: one row per entry whose runs logged tta_epoch_breakdown records (`tta
  * replay`; published logs have none and are not listed): entry (the id of `tta ls entries`),

@@ -190,13 +190,16 @@ void tta_curves_plot(const tta_entry_data *e, size_t n, const tta_report_options
     char xlabel[96];
     if (by_time) snprintf(xlabel, sizeof xlabel, "time from run_start (min)");
     else snprintf(xlabel, sizeof xlabel, "progress (%s)", tta_progress_unit_label(&u));
-    const char *title = by_time ? (any_progress || !n ? "Quality against time: mean and ± std across runs"
-                                                      : "Quality against time (no evaluation logs its progress): mean "
-                                                        "and ± std across runs")
-                                : "Quality against progress: mean and ± std across runs";
-    tta_xy_plot p = {.title = title, .x = {.label = xlabel}, .y = {.label = ylabel}, .series = series,
+    buf title = {0};
+    tta_plot_title(&title, e, n,
+                   by_time ? (any_progress || !n ? "quality against time: mean and ± std across runs"
+                                                 : "quality against time (no evaluation logs its progress): mean "
+                                                   "and ± std across runs")
+                           : "quality against progress: mean and ± std across runs");
+    tta_xy_plot p = {.title = buf_str(&title), .x = {.label = xlabel}, .y = {.label = ylabel}, .series = series,
                      .n_series = n, .hlines = targets, .n_hlines = n_targets};
     tta_svg_xy(svg, &p);
+    buf_free(&title);
     for (size_t i = 0; i < n; i++) {
         free(x[i]);
         free(y[i]);

@@ -120,6 +120,21 @@ static int verify_section(const page_ctx *c, buf *page, char **err) {
 static int run_verify(sqlite3 *db, const tta_filter *f, const tta_report_options *o, FILE *out, char **err) {
     return tta_report_verify(db, f, o->format, out, err);
 }
+/* The leaderboard, inserted at the page's top (above the results tables, which go there before it). */
+static int leaderboard_section(const page_ctx *c, buf *page, char **err) {
+    buf section = {0};
+    int rc = tta_leaderboard_html_section(c->db, c->f, &section, err);
+    if (rc == 0 && section.len) {
+        buf rest = {0};
+        buf_append(&rest, page->data + c->top, page->len - c->top);
+        page->len = c->top;
+        buf_append(page, section.data, section.len);
+        buf_append(page, rest.data, rest.len);
+        buf_free(&rest);
+    }
+    buf_free(&section);
+    return rc;
+}
 static int summary_section(const page_ctx *c, buf *page, char **err) {
     return tta_summary_html_section(c->db, c->f, page, c->top, err);
 }
@@ -169,6 +184,12 @@ static const report_kind kinds[] = {
              "             cell's entry id (<benchmark>_entry); CSV has the result summarizer's columns, rows and\n"
              "             number format, tta's columns after them; needs --round when the database has several\n",
      .run = tta_report_summary, .place = 9, .section = summary_section, .at_top = 1},
+    {.name = "leaderboard",
+     .help = "  leaderboard   per round, division and benchmark: the best score (MLPerf: published; DAWNBench:\n"
+             "             time to the threshold), its entry, accelerators, accelerator-minutes, energy where\n"
+             "             logged, cost (cost per hour x time, DAWNBench: also the best by cost) and the speedup\n"
+             "             over the previous round's best, saying where the target changed\n",
+     .run = tta_report_leaderboard, .place = 11, .section = leaderboard_section, .at_top = 1},
     {.name = "trend",
      .help = "  trend      per benchmark across rounds (time order; closed division unless --division): the best\n"
              "             published score with its entry id, submitter, system and accelerators, the best in each\n"

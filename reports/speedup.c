@@ -204,11 +204,14 @@ void tta_speedup_plot(const tta_entry_data *e, size_t n, const tta_report_option
     each_pair(s, n, add_speedup_bar, &b);
     static const char *const series[] = {"throughput speedup", "TTA speedup"};
     tta_hline one = {1.0, "no speedup"};
-    tta_bar_plot p = {.title = "Throughput speedup against TTA speedup", .y = {.label = "speedup over the base (×)",
+    buf title = {0};
+    tta_plot_title(&title, e, n, "throughput speedup against TTA speedup");
+    tta_bar_plot p = {.title = buf_str(&title), .y = {.label = "speedup over the base (×)",
                       .include_zero = 1}, .categories = (const char *const *)b.names, .n_categories = b.n,
                       .series_names = series, .n_series = 2, .values = b.values, .label_values = 1,
                       .value_decimals = 1, .value_suffix = "×", .hlines = &one, .n_hlines = 1};
     tta_svg_bars(svg, &p);
+    buf_free(&title);
     for (size_t i = 0; i < b.n; i++) free(b.names[i]);
     free(b.names);
     free(b.values);
@@ -423,11 +426,14 @@ void tta_scaling_plot(const tta_entry_data *e, size_t n, const tta_report_option
     }
     double ideal_x[2] = {1, xmax}, ideal_y[2] = {1, xmax};
     series[ns++] = (tta_series){"ideal (linear)", ideal_x, ideal_y, 2, NULL, NULL, TTA_MARK_LINE, 1, 1};
-    tta_xy_plot plot = {.title = "Speedup against accelerators (relative to each series' smallest system)",
+    buf title = {0};
+    tta_plot_title(&title, e, n, "speedup against accelerators (relative to each series' smallest system)");
+    tta_xy_plot plot = {.title = buf_str(&title),
                         .x = {.label = "accelerators / base accelerators", .scale = TTA_AXIS_LOG2},
                         .y = {.label = "speedup over the base (×)", .scale = TTA_AXIS_LOG2},
                         .series = series, .n_series = ns};
     tta_svg_xy(svg, &plot);
+    buf_free(&title);
     for (size_t i = 0; i < ns; i++) free(names[i]);
     free(names);
     free(series);

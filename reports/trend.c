@@ -229,7 +229,7 @@ static int trend_build(sqlite3 *db, const tta_filter *f, trend_data *t, char **e
 
 enum {
     C_BENCHMARK, C_BAND, C_ROUND, C_DIVISION, C_METRIC, C_TARGET, C_TARGET2, C_TARGET_CHANGED, C_PREV_TARGET,
-    C_TARGET_TEXT, C_ENTRIES, C_SCORE, C_ID, C_SUBMITTER, C_SYSTEM, C_ACC, C_MEDIAN, C_SPEEDUP, C_ACC_RATIO,
+    C_TARGET_TEXT, C_ENTRIES, C_SCORE, C_ID, C_SUBMITTER, C_SYSTEM, C_ACC, C_ACC_MIN, C_MEDIAN, C_SPEEDUP, C_ACC_RATIO,
     C_COUNT
 };
 
@@ -255,6 +255,7 @@ static const tta_column trend_columns[C_COUNT] = {
     [C_SUBMITTER] = TTA_SUBMITTER_COLUMN,
     [C_SYSTEM] = TTA_SYSTEM_COLUMN,
     [C_ACC] = {"accelerators", "acc", TTA_COL_INT, 0, 0},
+    [C_ACC_MIN] = {"accelerator_minutes", "acc-min", TTA_COL_NUMBER, 0, 0}, /* the best's acc x score */
     [C_MEDIAN] = {"median_min", "median (min)", TTA_COL_NUMBER, 3, 0},
     [C_SPEEDUP] = {"speedup", "speedup (×)", TTA_COL_NUMBER, 2, 0},
     [C_ACC_RATIO] = {"accelerators_ratio", "acc ratio (×)", TTA_COL_NUMBER, 2, 0},
@@ -321,6 +322,8 @@ static void trend_row(tta_table *t, const trend_data *d, const trend_series *se,
         tta_table_set_text(t, row, C_SYSTEM, e->system);
         if (e->accelerators >= 0) tta_table_set_number(t, row, C_ACC, e->accelerators);
         else tta_table_set_missing(t, row, C_ACC, "no system description");
+        tta_table_set_number_or(t, row, C_ACC_MIN, tta_entry_accelerator_minutes(s),
+                                e->accelerators == 0 ? "no accelerator (CPU only)" : "no system description");
         tta_table_set_number(t, row, C_MEDIAN, cell->median / 60.0);
         if (s->score.why) { /* a score with a warning (fewer runs than the rules require...) */
             buf_printf(&b, "the best's score: %s", s->score.why);

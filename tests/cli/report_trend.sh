@@ -101,7 +101,7 @@ check "the best's id ($id) selects its entry with --entry" test "$sys" = 1
 # Formats.
 header=$("$TTA" --db "$db" report trend --format csv | head -1 | tr -d '\r')
 check "CSV header is the contract" test "$header" = \
-    "benchmark,band,round,division,metric,target,target2,target_changed,previous_target,entries,score_min,id,submitter,system,accelerators,median_min,speedup,accelerators_ratio,note"
+    "benchmark,band,round,division,metric,target,target2,target_changed,previous_target,entries,score_min,id,submitter,system,accelerators,accelerator_minutes,median_min,speedup,accelerators_ratio,note"
 n=$("$TTA" --db "$db" report trend --benchmark resnet --format csv | tail -n +2 | wc -l)
 check "CSV: 7 resnet rows (got $n)" test "$n" -eq 7
 table=$("$TTA" --db "$db" report trend --benchmark resnet)
