@@ -68,7 +68,8 @@ tta_table *tta_curves_table(const tta_entry_data *e, size_t n);
 
 /* TTA of every run as a strip plot, one column per entry (minutes). */
 void tta_variance_plot(const tta_entry_data *e, size_t n, const tta_report_options *o, buf *svg);
-/* Throughput speedup against TTA speedup, grouped bars per pair. */
+/* Throughput speedup against TTA speedup, grouped bars per pair; more than 12 pairs: a point per
+ * pair, TTA speedup against throughput speedup (log2 axes) with the line where they are equal. */
 void tta_speedup_plot(const tta_entry_data *e, size_t n, const tta_report_options *o, buf *svg);
 /* Speedup of time per epoch and of TTA against accelerators (log2 axes) per series, with the
  * ideal (linear) line. */

@@ -14,6 +14,10 @@
 #include "reports/units.h"
 #include "stats/stats.h"
 
+/* A curve of more evaluations than this is drawn as a line without a point per evaluation: on a
+ * plot 700 px wide the points would merge, and each costs the page a mark. */
+#define CURVE_POINTS_MAX 24
+
 /* One row of an entry's curve: the evaluations of its runs at one progress value (or, when the
  * entry logs no progress per evaluation, the k-th evaluation of each run). */
 typedef struct {
@@ -173,7 +177,9 @@ void tta_curves_plot(const tta_entry_data *e, size_t n, const tta_report_options
         /* drawn against progress, an entry that logs none has no point: say where it is */
         if (!by_time && !has_progress[i]) buf_puts(&name, ": no progress logged, see --x time");
         names[i] = buf_take(&name);
-        series[i] = (tta_series){names[i], x[i], y[i], k, err[i], NULL, TTA_MARK_LINE_POINTS, 0, 0};
+        /* a point per evaluation while they can be told apart; a long curve is its line and band */
+        series[i] = (tta_series){names[i], x[i], y[i], k, err[i], NULL,
+                                 k > CURVE_POINTS_MAX ? TTA_MARK_LINE : TTA_MARK_LINE_POINTS, 0, 0};
         /* one target line per distinct target in the common scale */
         tta_quality_view v = tta_entry_quality(&e[i]);
         double target = tta_quality_common(&v, e[i].target) * k_pct;

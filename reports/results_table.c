@@ -984,10 +984,19 @@ static int compare_display_rows(const void *pa, const void *pb) {
     return c ? c : (a > b) - (a < b);
 }
 
+/* Is the results table's column keyed key one whose text the page shows on one line, cut (the
+ * descriptions of the processor, accelerator and framework)? */
+static int is_clipped_column(const char *key) {
+    static const char *const clipped[] = {"host_processor_model_name", "accelerator_model_name", "framework"};
+    for (size_t k = 0; k < sizeof clipped / sizeof clipped[0]; k++)
+        if (!strcmp(key, clipped[k])) return 1;
+    return 0;
+}
+
 /* Appends the round's table as a section: a heading, a paragraph, then a table whose headers sort
  * it (links to #<id>-k<N>, a hidden target per key whose :target sets the cells' CSS order from
  * the row's --k<N>: no script), each score with its entry id below, linked to id="entry-<id>" when
- * anchors holds that anchor. */
+ * anchors holds that anchor; a missing value is blank (its footnote mark kept). */
 static void html_round(const round_table *t, const char *anchors, buf *page) {
     summary_columns c;
     make_columns(t, 1, &c);
@@ -1055,15 +1064,22 @@ static void html_round(const round_table *t, const char *anchors, buf *page) {
         for (size_t j = 0; j < d.n_cols; j++) {
             size_t at = i * d.n_cols + j;
             int numeric = tta_col_kind_is_numeric(d.col[j]->kind), note = d.note_of[at];
-            buf_printf(page, "<td class=\"%s%s\"", numeric ? "num" : "text", note ? " na" : "");
-            if (note > 0) {
+            /* long descriptions (processor, accelerator, framework) take one line, cut with "…" and
+             * whole in the tooltip, so that a row is as tall as its system's name */
+            int clip = !numeric && !note && is_clipped_column(d.col[j]->key);
+            buf_printf(page, "<td class=\"%s%s%s\"", numeric ? "num" : "text", note ? " na" : "", clip ? " clip" : "");
+            if (note > 0 || clip) {
                 buf_puts(page, " title=\"");
-                tta_xml_escape(page, d.note[note - 1]);
+                tta_xml_escape(page, note > 0 ? d.note[note - 1] : d.cell[at]);
                 buf_putc(page, '"');
             }
             buf_putc(page, '>');
-            if (numeric) tta_xml_escape(page, d.cell[at]);
-            else tta_html_escape_breakable(page, d.cell[at]);
+            /* as MLCommons' table: a cell without a value is blank (its footnote mark kept, the
+             * reason in the tooltip) */
+            const char *text = d.cell[at];
+            if (note && !strncmp(text, "n/a", 3)) text += 3;
+            if (numeric) tta_xml_escape(page, text);
+            else tta_html_escape_breakable(page, text);
             if (j == 0) tta_xml_escape(page, d.row_mark[i]);
             const summary_cell *cell = bench_of[j] >= 0 ? &t->rows[i].cells[bench_of[j]] : NULL;
             if (cell && cell->entry) {

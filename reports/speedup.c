@@ -197,11 +197,55 @@ static void add_speedup_bar(const tta_entry_summary *base, const tta_entry_summa
     b->n++;
 }
 
+/* More pairs than this are drawn as points, not bars: the bars' labels would no longer be read. */
+#define SPEEDUP_BARS_MAX 12
+
+/* The pairs as points: TTA speedup against throughput speedup (log2 axes), with the line where
+ * they are equal (a pair below it gained less in TTA than in throughput). */
+static void speedup_scatter(const tta_entry_data *e, size_t n, const speedup_bars *b, buf *svg) {
+    double *x = mallocCheck((b->n ? b->n : 1) * sizeof *x), *y = mallocCheck((b->n ? b->n : 1) * sizeof *y);
+    double lo = INFINITY, hi = 0;
+    for (size_t i = 0; i < b->n; i++) {
+        x[i] = b->values[i * 2];
+        y[i] = b->values[i * 2 + 1];
+        for (int k = 0; k < 2; k++) {
+            double v = k ? y[i] : x[i];
+            if (v > 0 && v < lo) lo = v;
+            if (v > 0 && v > hi) hi = v;
+        }
+    }
+    if (!(lo < hi)) lo = 0.5, hi = 2;
+    double dx[2] = {lo, hi}, dy[2] = {lo, hi};
+    tta_series series[2] = {
+        {"a pair of entries", x, y, b->n, NULL, NULL, TTA_MARK_POINTS, 0, 0},
+        {"TTA speedup = throughput speedup", dx, dy, 2, NULL, NULL, TTA_MARK_LINE, 1, 1},
+    };
+    buf title = {0}, what = {0};
+    buf_printf(&what, "TTA speedup against throughput speedup, %zu pairs", b->n);
+    tta_plot_title(&title, e, n, buf_str(&what));
+    tta_xy_plot p = {.title = buf_str(&title), .x = {.label = "throughput speedup over the base (×, log scale)",
+                     .scale = TTA_AXIS_LOG2}, .y = {.label = "TTA speedup over the base (×, log scale)",
+                     .scale = TTA_AXIS_LOG2}, .series = series, .n_series = 2};
+    tta_svg_xy(svg, &p);
+    buf_free(&title);
+    buf_free(&what);
+    free(x);
+    free(y);
+}
+
 void tta_speedup_plot(const tta_entry_data *e, size_t n, const tta_report_options *o, buf *svg) {
     (void)o; /* no option changes this plot */
     tta_entry_summary *s = summarize_all(e, n);
     speedup_bars b = {0};
     each_pair(s, n, add_speedup_bar, &b);
+    if (b.n > SPEEDUP_BARS_MAX) {
+        speedup_scatter(e, n, &b, svg);
+        for (size_t i = 0; i < b.n; i++) free(b.names[i]);
+        free(b.names);
+        free(b.values);
+        free(s);
+        return;
+    }
     static const char *const series[] = {"throughput speedup", "TTA speedup"};
     tta_hline one = {1.0, "no speedup"};
     buf title = {0};

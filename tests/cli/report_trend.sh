@@ -201,7 +201,7 @@ check "and each is named on stderr" grep -q "wrote $work/all-gnmt.svg" "$work/er
 
 # HTML: a trend section over every round, whatever the page's round.
 "$TTA" --db "$db" report html --round v0.7 "$work/page.html" 2>/dev/null
-check "html has the trend section" grep -q '<h2>Trend across rounds</h2>' "$work/page.html"
+check "html has the trend section" grep -q '<h2 id="trend-across-rounds">Trend across rounds</h2>' "$work/page.html"
 check "html's trend table has v0.6 rows although the page is v0.7's" grep -q '>sinian<' "$work/page.html"
 check "html's trend plots are inline" grep -q 'resnet: published score per round' "$work/page.html"
 "$TTA" --db "$db" report html --division nosuch "$work/empty.html" 2>/dev/null
