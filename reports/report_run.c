@@ -115,12 +115,12 @@ static int trend_section(const page_ctx *c, buf *page, char **err) {
     if (c->round_page) return 0; /* the index has it */
     return tta_trend_html_section(c->db, c->f, page, err);
 }
-/* The latest profile of this machine, on a page that shows replays (round local) only: an MLPerf
- * round's page has nothing measured here. */
+/* The latest profile of this machine, on a page that shows replays (round local) or no entry at
+ * all (a database of profiles): a page of published rounds has nothing measured here. */
 static int profile_section(const page_ctx *c, buf *page, char **err) {
-    for (size_t i = 0; i < c->n; i++)
-        if (!strcmp(c->e[i].round, "local")) return tta_profile_html_section(c->db, page, err);
-    return 0;
+    int here = c->n == 0;
+    for (size_t i = 0; i < c->n && !here; i++) here = !strcmp(c->e[i].round, "local");
+    return here ? tta_profile_html_section(c->db, page, err) : 0;
 }
 static int verify_section(const page_ctx *c, buf *page, char **err) {
     return tta_verify_html_section(c->db, c->f, page, err);
@@ -231,10 +231,11 @@ static const report_kind kinds[] = {
              "             the roofline's attainable GFLOP/s (tta profile --peaks); --svg FILE: the roofline\n",
      .run = run_profile, .place = 8, .section = profile_section},
     {.name = "html", .operands = 1,
-     .help = "  html OUT.html   one self-contained page with the results table of each MLPerf round (sortable),\n"
-             "             the tables and plots of variance, curves, speedup and scaling for the selection (and\n"
-             "             comm for replayed entries, energy for entries with power logs), trend over every\n"
-             "             round of the database, and verify's comparisons of stored replays with their claims\n",
+     .help = "  html OUT.html   self-contained pages: under a table of contents, the leaderboard, each MLPerf\n"
+             "             round's results table (sortable), then a section per benchmark with the plots and\n"
+             "             tables of variance, curves, speedup and scaling (long tables folded, or in\n"
+             "             OUT-<kind>.csv beside the page), comm, energy, trend, verify; a selection of several\n"
+             "             rounds: OUT.html is an index (leaderboard, trend) of OUT-<round>.html pages\n",
      .run = run_html},
 };
 #define N_KINDS (sizeof kinds / sizeof kinds[0])
@@ -617,8 +618,8 @@ static int run_html(sqlite3 *db, const tta_filter *f, const tta_report_options *
                 buf title = {0};
                 buf_printf(&title, "Time to accuracy: %s", rounds[r]);
                 ro.progress = r + 1 == n_rounds ? o->progress : NULL;
+                /* no line of its own: the command's progress line is live; the index lists them */
                 rc = html_page(db, &g, &ro, p, buf_str(&title), index, err);
-                if (rc == 0) fprintf(stderr, "tta report: wrote %s\n", p);
                 buf_free(&title);
                 free(p);
             }
