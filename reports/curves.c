@@ -17,6 +17,8 @@
 /* A curve of more evaluations than this is drawn as a line without a point per evaluation: on a
  * plot 700 px wide the points would merge, and each costs the page a mark. */
 #define CURVE_POINTS_MAX 24
+/* At most about this many points of a curve are drawn (the table keeps every evaluation). */
+#define CURVE_PLOT_POINTS 48
 
 /* One row of an entry's curve: the evaluations of its runs at one progress value (or, when the
  * entry logs no progress per evaluation, the k-th evaluation of each run). */
@@ -167,11 +169,18 @@ void tta_curves_plot(const tta_entry_data *e, size_t n, const tta_report_options
         x[i] = mallocCheck((k + 1) * sizeof **x);
         y[i] = mallocCheck((k + 1) * sizeof **y);
         err[i] = mallocCheck((k + 1) * sizeof **err);
+        /* a curve of more evaluations than the plot has room for keeps every stride-th (and its
+         * last): on a plot 700 px wide more would only lengthen the page */
+        size_t stride = (k + CURVE_PLOT_POINTS - 1) / CURVE_PLOT_POINTS, kept = 0;
+        if (stride < 1) stride = 1;
         for (size_t j = 0; j < k; j++) {
-            x[i][j] = by_time ? rows[i][j].time_s / 60.0 : rows[i][j].progress;
-            y[i][j] = rows[i][j].mean * k_pct;
-            err[i][j] = rows[i][j].std * k_pct;
+            if (j % stride != 0 && j + 1 != k) continue;
+            x[i][kept] = by_time ? rows[i][j].time_s / 60.0 : rows[i][j].progress;
+            y[i][kept] = rows[i][j].mean * k_pct;
+            err[i][kept] = rows[i][j].std * k_pct;
+            kept++;
         }
+        k = kept;
         buf name = {0};
         buf_printf(&name, "%s %s (%zu runs)", e[i].system, e[i].benchmark, e[i].n_runs);
         /* drawn against progress, an entry that logs none has no point: say where it is */

@@ -1134,7 +1134,10 @@ void tta_svg_strip(buf *out, const tta_strip_plot *p) {
         const tta_strip_group *gr = &p->groups[g];
         double cx = left + band * (g + 0.5), sum = 0;
         size_t n = 0;
-        buf_puts(out, "<g class=\"group\">\n");
+        /* the points' common presentation on their group, each point only its place: a round's page
+         * draws thousands */
+        buf_printf(out, "<g class=\"group\" fill=\"%s\" fill-opacity=\"0.75\" stroke=\"#ffffff\" stroke-width=\"0.8\">\n",
+                   palette[0]);
         for (size_t i = 0; i < gr->n; i++) {
             double v = gr->values[i];
             if (!placeable(yk, v)) continue;
@@ -1144,8 +1147,11 @@ void tta_svg_strip(buf *out, const tta_strip_plot *p) {
                 outside++;
                 continue;
             }
-            circle_el(out, cx + 2 * spread * jitter(i), to_px(&y, v), 4.5, palette[0],
-                      "class=\"point\" fill-opacity=\"0.75\" stroke=\"#ffffff\" stroke-width=\"0.8\"");
+            buf_puts(out, "<circle class=\"point\" cx=\"");
+            num(out, cx + 2 * spread * jitter(i));
+            buf_puts(out, "\" cy=\"");
+            num(out, to_px(&y, v));
+            buf_puts(out, "\" r=\"4.5\"/>\n");
         }
         if (n) {
             double mean = sum / n; /* on a log axis too: the mean of the values, not of their logs */
