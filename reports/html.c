@@ -44,7 +44,7 @@ static const char stylesheet[] =
     "th{border-bottom:2px solid #3a3a3a;font-weight:bold;vertical-align:bottom}\n"
     "td{border-bottom:1px solid #e6e8eb}\n"
     "tbody tr:nth-child(even){background:#f8f9fb}\n"
-    "td.text{overflow-wrap:break-word}\n"
+    "td{overflow-wrap:break-word}\n"
     ".num{text-align:right}\n"
     "td.num{white-space:nowrap}\n"
     ".na{color:#8a8a8a}\n"
@@ -258,7 +258,9 @@ static void table_html(const tta_table *t, const char *caption, const char *anch
             if (!shown[j]) continue;
             size_t at = i * d.n_cols + j;
             int numeric = tta_col_kind_is_numeric(d.col[j]->kind), note = d.note_of[at];
-            buf_printf(out, "<td class=\"%s%s\"", numeric ? "num" : "text", note ? " na" : "");
+            /* a text cell is a plain <td> (the page's cells are many: each byte counts) */
+            if (numeric || note) buf_printf(out, "<td class=\"%s%s\"", numeric ? "num" : "text", note ? " na" : "");
+            else buf_puts(out, "<td");
             const char *tip = note > 0 ? d.note[note - 1] : d.title[at];
             if (tip) {
                 buf_puts(out, " title=\"");
