@@ -65,6 +65,14 @@ tta_table *tta_variance_table(const tta_entry_data *e, size_t n);
 tta_table *tta_speedup_table(const tta_entry_data *e, size_t n);
 tta_table *tta_scaling_table(const tta_entry_data *e, size_t n);
 tta_table *tta_curves_table(const tta_entry_data *e, size_t n);
+/* `tta report pareto` (pareto.c): per entry with a score (tta_entry_rank_score_s) its identity,
+ * accelerators, score_s, accelerator_minutes, cost_usd, and frontier_accelerators / frontier_cost:
+ * no entry of its round, division and benchmark is as fast or faster with as few or fewer
+ * accelerators (as cheap or cheaper), one of them strictly (docs/statistics.md section 15). */
+tta_table *tta_pareto_table(const tta_entry_data *e, size_t n);
+/* The score (min, log10) against accelerators (log2), or against cost to accuracy ($, log10) where
+ * every scored entry has one, a point per entry and the frontier as a line. */
+void tta_pareto_plot(const tta_entry_data *e, size_t n, const tta_report_options *o, buf *svg);
 
 /* TTA of every run as a strip plot, one column per entry (minutes). */
 void tta_variance_plot(const tta_entry_data *e, size_t n, const tta_report_options *o, buf *svg);

@@ -174,6 +174,13 @@ static const report_kind kinds[] = {
              "             (accuracies in percent); --x time: the plot against time (min)\n",
      .with_curves = 1, .table = tta_curves_table, .plot = tta_curves_plot,
      .place = 2, .heading = "Quality curves", .caption = "Mean quality against progress with a ± std band, and the target"},
+    {.name = "pareto",
+     .help = "  pareto     per entry with a score: accelerators, score, accelerator-minutes, cost, and whether no\n"
+             "             entry of its round, division and benchmark is as fast with as few accelerators (as\n"
+             "             cheap): the Pareto frontier; --svg: time against accelerators (or cost), the frontier\n",
+     .table = tta_pareto_table, .plot = tta_pareto_plot,
+     .place = 12, .heading = "Time against accelerators or cost: the Pareto frontier",
+     .caption = "A point per entry; the line joins the entries no other beats on both time and resources"},
     {.name = "comm",
      .help = "  comm       per replayed entry (tta replay; published logs have no time breakdown): workers K,\n"
              "             runs, epochs, time per epoch (training + evaluation) and its shares: exposed\n"

@@ -164,10 +164,16 @@ cdb="$work/corpus.db"
 check "corpus: report leaderboard exits 0 ($(head -2 "$work/err"))" test $? -eq 0
 "$TTA" --db "$cdb" report variance --format json >"$work/cvar.json" 2>/dev/null
 "$TTA" --db "$cdb" ls entries --round dawnbench --format json >"$work/centries.json"
+"$TTA" --db "$cdb" report pareto --format json >"$work/cpareto.json" 2>"$work/err"
+check "corpus: report pareto exits 0 ($(head -2 "$work/err"))" test $? -eq 0
+"$TTA" --db "$cdb" report pareto --round v0.7 --benchmark resnet --svg "$work/pareto.svg" >/dev/null 2>&1
+check "corpus: the Pareto plot of v0.7 resnet names its benchmark and draws the frontier" \
+    bash -c "grep -q '<title>resnet: time against accelerators</title>' '$work/pareto.svg' && grep -q 'Pareto frontier' '$work/pareto.svg'"
 pycheck "$work/c.json" "$work/cvar.json" "$work/centries.json" "$corpus/official-scores-v0.7.json" \
-    "$work/dawnbench" <<'PY'
+    "$work/dawnbench" "$work/cpareto.json" <<'PY'
 import glob, json, os, sys
 rows, variance, entries = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), json.load(open(sys.argv[3]))
+pareto = json.load(open(sys.argv[6]))
 official = json.load(open(sys.argv[4]))["scores_min"]
 n_ok = 0
 def expect(what, cond):
@@ -225,6 +231,27 @@ for bench in sorted({e["benchmark"] for e in entries}):
         bc = min(costed, key=lambda e: (e["cost_usd"], e["entry"]))
         expect("dawnbench %s: best cost %s $%.2f (got %s)" % (bench, bc["system"], bc["cost_usd"], rc and rc["system"]),
                rc and rc["entry"] == bc["entry"] and near(rc["cost_usd"], bc["cost_usd"]))
+# the Pareto frontier, worked out here by brute force: no entry of the group as fast with as few
+# accelerators (as cheap), one of the two strictly; and each group's fastest entry is on it
+groups = {}
+for p in pareto:
+    groups.setdefault((p["round"], p["division"], p["benchmark"]), []).append(p)
+n_front = 0
+for key, ps in groups.items():
+    for by, x in (("frontier_accelerators", "accelerators"), ("frontier_cost", "cost_usd")):
+        for p in ps:
+            if p[x] is None or (x == "accelerators" and p[x] == 0):
+                expect("%s %s: no frontier without %s" % (key, p["system"], x), p[by] is None)
+                continue
+            dom = any(q is not p and q[x] is not None and (x != "accelerators" or q[x] > 0) and q[x] <= p[x]
+                      and q["score_s"] <= p["score_s"] and (q[x] < p[x] or q["score_s"] < p["score_s"]) for q in ps)
+            expect("%s %s: %s %s" % (key, p["system"], by, not dom), p[by] == (not dom))
+            n_front += p[by] is True
+    r = row(key[0], key[2], "time", key[1])
+    fastest = [p for p in ps if r and p["entry"] == r["entry"]]
+    if fastest and fastest[0]["frontier_accelerators"] is not None:
+        expect("%s: the leaderboard's best is on the frontier" % (key,), fastest[0]["frontier_accelerators"] is True)
+expect("some entries are on a frontier (%d)" % n_front, n_front >= 20)
 print("ok", n_ok)
 PY
 python3 -c 'import json, sys
