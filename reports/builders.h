@@ -71,7 +71,8 @@ tta_table *tta_curves_table(const tta_entry_data *e, size_t n);
  * accelerators (as cheap or cheaper), one of them strictly (docs/statistics.md section 15). */
 tta_table *tta_pareto_table(const tta_entry_data *e, size_t n);
 /* The score (min, log10) against accelerators (log2), or against cost to accuracy ($, log10) where
- * every scored entry has one, a point per entry and the frontier as a line. */
+ * every scored entry has one, a point per entry and the frontier of all of them (whatever their
+ * round and division) as a line. */
 void tta_pareto_plot(const tta_entry_data *e, size_t n, const tta_report_options *o, buf *svg);
 
 /* TTA of every run as a strip plot, one column per entry (minutes). */

@@ -132,8 +132,13 @@ void tta_pareto_plot(const tta_entry_data *e, size_t n, const tta_report_options
         }
     by_cost = scored > 0 && by_cost == scored;
     const double *xv = by_cost ? d.cost : d.acc;
-    const int *front = by_cost ? d.front_cost : d.front_acc;
     size_t m = n ? n : 1, np = 0, nf = 0;
+    /* the plot's one frontier, over every entry it draws (both divisions: the table keeps them apart) */
+    size_t *all = mallocCheck(m * sizeof *all);
+    int *front = callocCheck(m, sizeof *front);
+    for (size_t i = 0; i < n; i++) all[i] = i;
+    frontier(all, n, xv, d.score, front);
+    free(all);
     double *px = mallocCheck(m * sizeof *px), *py = mallocCheck(m * sizeof *py);
     double *fx = mallocCheck(m * sizeof *fx), *fy = mallocCheck(m * sizeof *fy);
     for (size_t i = 0; i < n; i++) {
@@ -169,5 +174,6 @@ void tta_pareto_plot(const tta_entry_data *e, size_t n, const tta_report_options
     free(py);
     free(fx);
     free(fy);
+    free(front);
     pareto_free(&d);
 }

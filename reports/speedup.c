@@ -471,7 +471,7 @@ void tta_scaling_plot(const tta_entry_data *e, size_t n, const tta_report_option
     double ideal_x[2] = {1, xmax}, ideal_y[2] = {1, xmax};
     series[ns++] = (tta_series){"ideal (linear)", ideal_x, ideal_y, 2, NULL, NULL, TTA_MARK_LINE, 1, 1};
     buf title = {0};
-    tta_plot_title(&title, e, n, "speedup against accelerators (relative to each series' smallest system)");
+    tta_plot_title(&title, e, n, "speedup over each series' smallest system");
     tta_xy_plot plot = {.title = buf_str(&title),
                         .x = {.label = "accelerators / base accelerators", .scale = TTA_AXIS_LOG2},
                         .y = {.label = "speedup over the base (×)", .scale = TTA_AXIS_LOG2},
