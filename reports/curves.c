@@ -16,9 +16,9 @@
 
 /* A curve of more evaluations than this is drawn as a line without a point per evaluation: on a
  * plot 700 px wide the points would merge, and each costs the page a mark. */
-#define CURVE_POINTS_MAX 24
+#define CURVE_POINTS_MAX 12
 /* At most about this many points of a curve are drawn (the table keeps every evaluation). */
-#define CURVE_PLOT_POINTS 48
+#define CURVE_PLOT_POINTS 32
 
 /* One row of an entry's curve: the evaluations of its runs at one progress value (or, when the
  * entry logs no progress per evaluation, the k-th evaluation of each run). */
