@@ -184,7 +184,8 @@ int tta_report_energy(sqlite3 *db, const tta_filter *f, const tta_report_options
  * host_processors_count, accelerator_model_name, accelerators_count, framework, notes, private_id,
  * as the summarizer reads the system description), a column per benchmark of the round with the
  * published score in minutes (olympic mean x scaling.json), details_url, code_url; then round,
- * system_folder and <benchmark>_entry, the entry id of each cell. CSV: the summarizer's columns,
+ * system_folder and <benchmark>_entry, the entry id of each cell, and (JSON) <benchmark>_accelerator_minutes,
+ * the cell's entry's accelerators x its score. CSV: the summarizer's columns,
  * order and number formatting (pandas' to_csv), tta's columns after them. A selection of several
  * rounds is an error (*err names them). docs/statistics.md section 13. */
 int tta_report_summary(sqlite3 *db, const tta_filter *f, const tta_report_options *o, FILE *out, char **err);

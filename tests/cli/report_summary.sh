@@ -109,9 +109,15 @@ def say(ok, what):
 official = ["division", "availability", "submitter", "system", "number_of_nodes", "host_processor_model_name",
             "host_processors_count", "accelerator_model_name", "accelerators_count", "framework", "notes", "private_id"]
 benchmarks = ["bert", "dlrm", "gnmt", "maskrcnn", "minigo", "resnet", "ssd", "transformer"]
-keys = official + benchmarks + ["details_url", "code_url", "round", "system_folder"] + [b + "_entry" for b in benchmarks]
+keys = official + benchmarks + ["details_url", "code_url", "round", "system_folder"] + [b + "_entry" for b in benchmarks] \
+    + [b + "_accelerator_minutes" for b in benchmarks]
 say(len(rows) == 4, "4 systems of v0.7 in the fixtures (got %d)" % len(rows))
-say(all([k for k in r if k != "note"] == keys for r in rows), "JSON keys: the summarizer's columns, then round, system_folder, <benchmark>_entry")
+say(all([k for k in r if k != "note"] == keys for r in rows), "JSON keys: the summarizer's columns, then round, system_folder, <benchmark>_entry, <benchmark>_accelerator_minutes")
+for r in rows:
+    for b in benchmarks:
+        if r[b] is not None and r["accelerators_count"]:
+            say(abs(r[b + "_accelerator_minutes"] - r["accelerators_count"] * r[b]) <= 1e-6 * r[b + "_accelerator_minutes"],
+                "%s %s: accelerator-minutes = accelerators x score" % (r["system_folder"], b))
 cells = 0
 for r in rows:
     for b in benchmarks:
