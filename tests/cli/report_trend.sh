@@ -174,9 +174,14 @@ logs = [math.log10(v) for v in ticks if v > 0]
 expect("y axis is log10: ticks are powers of 10 (got %s)" % ticks,
        len(logs) >= 2 and all(abs(l - round(l)) < 1e-9 for l in logs))
 expect("y label says log scale", any("log scale" in (t or "") for t in texts("y-axis")))
-best = [p for p in root.iter(ns + "path") if p.get("class") == "line" and p.get("stroke-dasharray")
-        and p.get("stroke") != "#6e6e6e"]
-expect("one dashed coloured line: the best overall (got %d)" % len(best), len(best) == 1)
+# the best overall and the median are grey and dashed; the best is drawn first, under the bands'
+# lines (on top it hid the band whose best it is)
+dashed = [p for p in root.iter(ns + "path") if p.get("class") == "line" and p.get("stroke-dasharray")]
+expect("two dashed grey lines, the best overall and the median (got %d)" % len(dashed),
+       len(dashed) == 2 and all(p.get("stroke") == "#6e6e6e" for p in dashed))
+lines = [p for p in root.iter(ns + "path") if p.get("class") == "line"]
+expect("the best overall is the first line drawn", bool(lines) and bool(dashed) and lines[0] is dashed[0])
+best = dashed[:1]
 if best:
     vertices = len(re.findall(r"[ML]", best[0].get("d")))
     expect("the best's line has %d vertices, one per round with a best (got %d)" % (best_points, vertices),
