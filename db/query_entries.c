@@ -28,7 +28,9 @@ static const char entries_sql[] =
     "  (SELECT f.score_min FROM entry_files f WHERE f.kind = 'summary' AND f.round = e.round"
     "     AND f.submitter = e.submitter AND f.system = e.system AND f.benchmark = e.benchmark"
     "     AND coalesce(json_extract(f.content, '$.division'), e.division) = e.division COLLATE NOCASE"
-    "     ORDER BY f.source_id DESC LIMIT 1)"
+    "     ORDER BY f.source_id DESC LIMIT 1),"
+    /* DAWNBench's cost per hour of the system it ran on, as the entry's description says */
+    "  CASE WHEN json_valid(sy.description) THEN json_extract(sy.description, '$.costPerHour') END"
     " FROM entries e"
     " LEFT JOIN rule_rounds rr ON rr.round = e.round"
     " LEFT JOIN benchmark_rules t ON t.ruleset = rr.ruleset AND t.benchmark = e.benchmark"
@@ -162,6 +164,10 @@ int tta_db_entries(sqlite3 *db, const tta_filter *f, int with_curves, tta_entry_
         e->train_set_size = db_col_real(st, 18);
         e->scaling_factor = sqlite3_column_type(st, 19) == SQLITE_NULL ? 1.0 : db_col_real(st, 19);
         e->summary_score_min = db_col_real(st, 20);
+        e->cost_per_hour = sqlite3_column_type(st, 21) == SQLITE_INTEGER || sqlite3_column_type(st, 21) == SQLITE_FLOAT
+                               ? sqlite3_column_double(st, 21)
+                               : NAN;
+        if (!(e->cost_per_hour >= 0)) e->cost_per_hour = NAN;
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {

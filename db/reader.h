@@ -110,6 +110,8 @@ typedef struct {
     double scaling_factor;   /* scaling.json beside the result files (RCP normalisation); 1 when none */
     double summary_score_min; /* the score a summary.json (the result summarizer's) gives the entry; NAN */
     double train_samples;    /* training-set size logged by the runs; NAN unknown */
+    double cost_per_hour;    /* US dollars per hour of the system the entry ran on, as its description
+                                says (DAWNBench's "costPerHour"); NAN unknown or negative */
     tta_run_data *runs;      /* ordered by run_index, then file */
     size_t n_runs;
 } tta_entry_data;

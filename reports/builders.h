@@ -49,6 +49,10 @@ tta_identity tta_entry_identity(const tta_entry_data *e);
  * no entry). t must have at least one of them. */
 void tta_table_set_identity(tta_table *t, size_t row, const tta_identity *id);
 
+/* A plot's title for entries e[0..n): "<benchmark>: <what>" when they share one benchmark (a page
+ * holds a plot per benchmark: each must say which), else what alone. Appended to out. */
+void tta_plot_title(buf *out, const tta_entry_data *e, size_t n, const char *what);
+
 /* Adds to row a note naming e's flagged runs by flag (run_flags, stored by the writer: "flagged
  * runs (tta ls runs says why): republished result_0.txt, result_1.txt and 8 more; aborted ..."),
  * leaving out the flags named in explained (comma-separated; NULL: none), which the report
@@ -65,10 +69,20 @@ tta_table *tta_variance_table(const tta_entry_data *e, size_t n);
 tta_table *tta_speedup_table(const tta_entry_data *e, size_t n);
 tta_table *tta_scaling_table(const tta_entry_data *e, size_t n);
 tta_table *tta_curves_table(const tta_entry_data *e, size_t n);
+/* `tta report pareto` (pareto.c): per entry with a score (tta_entry_rank_score_s) its identity,
+ * accelerators, score_s, accelerator_minutes, cost_usd, and frontier_accelerators / frontier_cost:
+ * no entry of its round, division and benchmark is as fast or faster with as few or fewer
+ * accelerators (as cheap or cheaper), one of them strictly (docs/statistics.md section 15). */
+tta_table *tta_pareto_table(const tta_entry_data *e, size_t n);
+/* The score (min, log10) against accelerators (log2), or against cost to accuracy ($, log10) where
+ * every scored entry has one, a point per entry and the frontier of all of them (whatever their
+ * round and division) as a line. */
+void tta_pareto_plot(const tta_entry_data *e, size_t n, const tta_report_options *o, buf *svg);
 
 /* TTA of every run as a strip plot, one column per entry (minutes). */
 void tta_variance_plot(const tta_entry_data *e, size_t n, const tta_report_options *o, buf *svg);
-/* Throughput speedup against TTA speedup, grouped bars per pair. */
+/* Throughput speedup against TTA speedup, grouped bars per pair; more than 12 pairs: a point per
+ * pair, TTA speedup against throughput speedup (log2 axes) with the line where they are equal. */
 void tta_speedup_plot(const tta_entry_data *e, size_t n, const tta_report_options *o, buf *svg);
 /* Speedup of time per epoch and of TTA against accelerators (log2 axes) per series, with the
  * ideal (linear) line. */
@@ -133,6 +147,20 @@ int tta_scaling_explain(sqlite3 *db, const tta_entry_data *e, size_t n, tta_tabl
  * benchmark. No row: one line on stderr says why. docs/statistics.md section 14. */
 int tta_report_trend(sqlite3 *db, const tta_filter *f, const tta_report_options *o, FILE *out, char **err);
 
+/* `tta report leaderboard`: per round (time order), division and benchmark of f: ranked_by "time",
+ * and "cost" where an entry of the group gives its cost per hour (DAWNBench); entries (with a score,
+ * or a cost), the best's score_s (MLPerf: published, olympic mean x scaling.json; else the mean TTA
+ * of the successful runs), entry, submitter, system, accelerator_model, accelerators,
+ * accelerator_minutes (accelerators x score in minutes), energy_kwh (the energy score where power
+ * was logged), cost_per_hour_usd and cost_usd (cost per hour x score in hours), and against the
+ * previous round of the division and benchmark that has a best: previous_round, previous_score_s,
+ * previous_entry, speedup (previous / this, of the time or of the cost) and target_changed (the
+ * rules' metric or target differs: a note says from what). docs/statistics.md section 15. */
+int tta_report_leaderboard(sqlite3 *db, const tta_filter *f, const tta_report_options *o, FILE *out, char **err);
+/* The leaderboard's section of the HTML page (heading, paragraph, table) for f; nothing when f
+ * selects no entry. 0, or 1 with *err. */
+int tta_leaderboard_html_section(sqlite3 *db, const tta_filter *f, buf *page, char **err);
+
 /* `tta report comm`: one row per entry whose runs logged tta_epoch_breakdown records (`tta
  * replay`; published logs have none and are not listed): entry (the id of `tta ls entries`),
  * round, submitter, system, benchmark, workers (tta_world_size, 1 when not logged), runs, epochs
@@ -160,7 +188,8 @@ int tta_report_energy(sqlite3 *db, const tta_filter *f, const tta_report_options
  * host_processors_count, accelerator_model_name, accelerators_count, framework, notes, private_id,
  * as the summarizer reads the system description), a column per benchmark of the round with the
  * published score in minutes (olympic mean x scaling.json), details_url, code_url; then round,
- * system_folder and <benchmark>_entry, the entry id of each cell. CSV: the summarizer's columns,
+ * system_folder and <benchmark>_entry, the entry id of each cell, and (JSON) <benchmark>_accelerator_minutes,
+ * the cell's entry's accelerators x its score. CSV: the summarizer's columns,
  * order and number formatting (pandas' to_csv), tta's columns after them. A selection of several
  * rounds is an error (*err names them). docs/statistics.md section 13. */
 int tta_report_summary(sqlite3 *db, const tta_filter *f, const tta_report_options *o, FILE *out, char **err);

@@ -14,6 +14,12 @@
 #include "reports/units.h"
 #include "stats/stats.h"
 
+/* A curve of more evaluations than this is drawn as a line without a point per evaluation: on a
+ * plot 700 px wide the points would merge, and each costs the page a mark. */
+#define CURVE_POINTS_MAX 12
+/* At most about this many points of a curve are drawn (the table keeps every evaluation). */
+#define CURVE_PLOT_POINTS 32
+
 /* One row of an entry's curve: the evaluations of its runs at one progress value (or, when the
  * entry logs no progress per evaluation, the k-th evaluation of each run). */
 typedef struct {
@@ -164,17 +170,26 @@ void tta_curves_plot(const tta_entry_data *e, size_t n, const tta_report_options
         x[i] = mallocCheck((k + 1) * sizeof **x);
         y[i] = mallocCheck((k + 1) * sizeof **y);
         err[i] = mallocCheck((k + 1) * sizeof **err);
+        /* a curve of more evaluations than the plot has room for keeps every stride-th (and its
+         * last): on a plot 700 px wide more would only lengthen the page */
+        size_t stride = (k + CURVE_PLOT_POINTS - 1) / CURVE_PLOT_POINTS, kept = 0;
+        if (stride < 1) stride = 1;
         for (size_t j = 0; j < k; j++) {
-            x[i][j] = by_time ? rows[i][j].time_s / 60.0 : rows[i][j].progress;
-            y[i][j] = rows[i][j].mean * k_pct;
-            err[i][j] = rows[i][j].std * k_pct;
+            if (j % stride != 0 && j + 1 != k) continue;
+            x[i][kept] = by_time ? rows[i][j].time_s / 60.0 : rows[i][j].progress;
+            y[i][kept] = rows[i][j].mean * k_pct;
+            err[i][kept] = rows[i][j].std * k_pct;
+            kept++;
         }
+        k = kept;
         buf name = {0};
         buf_printf(&name, "%s %s (%zu runs)", e[i].system, e[i].benchmark, e[i].n_runs);
         /* drawn against progress, an entry that logs none has no point: say where it is */
         if (!by_time && !has_progress[i]) buf_puts(&name, ": no progress logged, see --x time");
         names[i] = buf_take(&name);
-        series[i] = (tta_series){names[i], x[i], y[i], k, err[i], NULL, TTA_MARK_LINE_POINTS, 0, 0};
+        /* a point per evaluation while they can be told apart; a long curve is its line and band */
+        series[i] = (tta_series){names[i], x[i], y[i], k, err[i], NULL,
+                                 k > CURVE_POINTS_MAX ? TTA_MARK_LINE : TTA_MARK_LINE_POINTS, 0, 0};
         /* one target line per distinct target in the common scale */
         tta_quality_view v = tta_entry_quality(&e[i]);
         double target = tta_quality_common(&v, e[i].target) * k_pct;
@@ -191,13 +206,16 @@ void tta_curves_plot(const tta_entry_data *e, size_t n, const tta_report_options
     char xlabel[96];
     if (by_time) snprintf(xlabel, sizeof xlabel, "time from run_start (min)");
     else snprintf(xlabel, sizeof xlabel, "progress (%s)", tta_progress_unit_label(&u));
-    const char *title = by_time ? (any_progress || !n ? "Quality against time: mean and ± std across runs"
-                                                      : "Quality against time (no evaluation logs its progress): mean "
-                                                        "and ± std across runs")
-                                : "Quality against progress: mean and ± std across runs";
-    tta_xy_plot p = {.title = title, .x = {.label = xlabel}, .y = {.label = ylabel}, .series = series,
+    buf title = {0};
+    tta_plot_title(&title, e, n,
+                   by_time ? (any_progress || !n ? "quality against time: mean and ± std across runs"
+                                                 : "quality against time (no evaluation logs its progress): mean "
+                                                   "and ± std across runs")
+                           : "quality against progress: mean and ± std across runs");
+    tta_xy_plot p = {.title = buf_str(&title), .x = {.label = xlabel}, .y = {.label = ylabel}, .series = series,
                      .n_series = n, .hlines = targets, .n_hlines = n_targets};
     tta_svg_xy(svg, &p);
+    buf_free(&title);
     for (size_t i = 0; i < n; i++) {
         free(x[i]);
         free(y[i]);

@@ -2,7 +2,8 @@
  *
  * A report page must open anywhere, offline, years later, and show the same thing: all style is
  * inline, there is no script, nothing is fetched, and a Content-Security-Policy forbids fetching
- * anything at all (so that even text from a log cannot make the page reach out). Tables use the
+ * anything at all (so that even text from a log cannot make the page reach out). Its only links are
+ * to its own sections (#id) and to files written beside it (a long table's CSV, a round's page). Tables use the
  * text table's display (tta_table_display), so a number reads the same in every format.
  */
 #include <assert.h>
@@ -18,8 +19,17 @@ static const char stylesheet[] =
     ":root{color-scheme:light}\n"
     "body{margin:0;background:#f3f4f6;color:#1a1a1a;"
     "font:15px/1.55 \"DejaVu Sans\",\"Liberation Sans\",Arial,Helvetica,sans-serif}\n"
-    "main{box-sizing:border-box;max-width:1060px;min-height:100vh;margin:0 auto;padding:36px 44px 56px;"
+    "main{box-sizing:border-box;max-width:1260px;min-height:100vh;margin:0 auto;padding:32px 28px 56px;"
     "background:#fff;box-shadow:0 0 0 1px #e3e5e8}\n"
+    "@media (max-width:700px){main{padding:16px 10px 40px}h1{font-size:21px}body{font-size:14px}}\n"
+    "h2,h3{scroll-margin-top:8px}\n"
+    "h3{font-size:16px;margin:26px 0 8px}\n"
+    "nav.toc{margin:14px 0 8px;padding:8px 14px;background:#f8f9fb;border:1px solid #e3e5e8}\n"
+    "nav.toc h2{margin:4px 0 6px;border:0;font-size:16px}\n"
+    "nav.toc ol{margin:0;padding-left:22px;columns:16em;column-gap:24px}\n"
+    "nav.toc li{break-inside:avoid}\n"
+    "details{margin:10px 0 18px}\n"
+    "summary{cursor:pointer;color:#234;font-size:13.5px}\n"
     "header{border-bottom:2px solid #1a1a1a;padding-bottom:12px;margin-bottom:8px}\n"
     "h1{font-size:26px;line-height:1.25;margin:0 0 6px;letter-spacing:-0.01em}\n"
     ".meta{margin:0;color:#666;font-size:13px}\n"
@@ -34,7 +44,7 @@ static const char stylesheet[] =
     "th{border-bottom:2px solid #3a3a3a;font-weight:bold;vertical-align:bottom}\n"
     "td{border-bottom:1px solid #e6e8eb}\n"
     "tbody tr:nth-child(even){background:#f8f9fb}\n"
-    "td.text{overflow-wrap:break-word}\n"
+    "td{overflow-wrap:break-word}\n"
     ".num{text-align:right}\n"
     "td.num{white-space:nowrap}\n"
     ".na{color:#8a8a8a}\n"
@@ -53,6 +63,9 @@ static const char stylesheet[] =
     ".sortable thead,.sortable tbody,.sortable tr{display:contents}\n"
     ".sortable th a{color:inherit;text-decoration:underline dotted}\n"
     ".sortable .id{display:block;font-size:11px;color:#777}\n"
+    ".sortable td.clip{max-width:10em;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}\n"
+    ".sortable table.dense{font-size:12px}\n"
+    ".sortable table.dense th,.sortable table.dense td{padding:4px 5px}\n"
     ".sortable>.k1:target~.table-wrap td{order:var(--k1)}.sortable>.k2:target~.table-wrap td{order:var(--k2)}\n"
     ".sortable>.k3:target~.table-wrap td{order:var(--k3)}.sortable>.k4:target~.table-wrap td{order:var(--k4)}\n"
     ".sortable>.k5:target~.table-wrap td{order:var(--k5)}.sortable>.k6:target~.table-wrap td{order:var(--k6)}\n"
@@ -85,10 +98,98 @@ void tta_html_begin(buf *out, const char *title, const char *generated_at) {
     buf_puts(out, " by tta</p>\n</header>\n");
 }
 
+/* Appends text's anchor: ASCII letters and digits lowercased, every other run of characters one
+ * '-', none at either end ("Results table: v0.7" -> "results-table-v0-7"); "section" when empty. */
+static void slug(buf *out, const char *text) {
+    size_t start = out->len;
+    int dash = 0;
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+        int alnum = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9');
+        if (!alnum) {
+            dash = out->len > start;
+            continue;
+        }
+        if (dash) buf_putc(out, '-');
+        dash = 0;
+        buf_putc(out, (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p));
+    }
+    if (out->len == start) buf_puts(out, "section");
+}
+
 void tta_html_heading(buf *out, const char *text) {
-    buf_puts(out, "<h2>");
+    buf id = {0};
+    slug(&id, text);
+    tta_html_heading_id(out, buf_str(&id), text);
+    buf_free(&id);
+}
+
+void tta_html_heading_id(buf *out, const char *id, const char *text) {
+    assert(id && text);
+    buf_puts(out, "<h2 id=\"");
+    tta_xml_escape(out, id);
+    buf_puts(out, "\">");
     tta_xml_escape(out, text);
     buf_puts(out, "</h2>\n");
+}
+
+void tta_html_subheading(buf *out, const char *text) {
+    buf_puts(out, "<h3>");
+    tta_xml_escape(out, text);
+    buf_puts(out, "</h3>\n");
+}
+
+void tta_html_details_begin(buf *out, const char *summary) {
+    buf_puts(out, "<details>\n<summary>");
+    tta_xml_escape(out, summary);
+    buf_puts(out, "</summary>\n");
+}
+
+void tta_html_details_end(buf *out) { buf_puts(out, "</details>\n"); }
+
+void tta_html_link_paragraph(buf *out, const char *before, const char *href, const char *text, const char *after) {
+    assert(href && text);
+    buf_puts(out, "<p>");
+    if (before) tta_xml_escape(out, before);
+    buf_puts(out, "<a href=\"");
+    tta_xml_escape(out, href);
+    buf_puts(out, "\">");
+    tta_xml_escape(out, text);
+    buf_puts(out, "</a>");
+    if (after) tta_xml_escape(out, after);
+    buf_puts(out, "</p>\n");
+}
+
+void tta_html_toc(buf *page, size_t at) {
+    assert(at <= page->len);
+    buf nav = {0};
+    buf_puts(&nav, "<nav class=\"toc\">\n<h2 id=\"contents\">Contents</h2>\n<ol>\n");
+    size_t n = 0;
+    const char *p = buf_str(page) + at;
+    while ((p = strstr(p, "<h2 id=\""))) {
+        const char *id = p + 8, *id_end = strchr(id, '"');
+        const char *text = id_end ? strchr(id_end, '>') : NULL;
+        const char *text_end = text ? strstr(text, "</h2>") : NULL;
+        if (!text_end) break;
+        text++;
+        /* the id and the text are escaped already: copied as they are */
+        buf_puts(&nav, "<li><a href=\"#");
+        buf_append(&nav, id, (size_t)(id_end - id));
+        buf_puts(&nav, "\">");
+        buf_append(&nav, text, (size_t)(text_end - text));
+        buf_puts(&nav, "</a></li>\n");
+        n++;
+        p = text_end;
+    }
+    buf_puts(&nav, "</ol>\n</nav>\n");
+    if (n >= 2) {
+        buf rest = {0};
+        buf_append(&rest, page->data + at, page->len - at);
+        page->len = at;
+        buf_append(page, nav.data, nav.len);
+        buf_append(page, rest.data, rest.len);
+        buf_free(&rest);
+    }
+    buf_free(&nav);
 }
 
 void tta_html_paragraph(buf *out, const char *text) {
@@ -111,7 +212,7 @@ void tta_html_escape_breakable(buf *out, const char *s) {
 }
 
 /* The table, with an optional <caption>, then its footnotes; rows anchored by the column keyed
- * anchor_key (NULL: none) as "<prefix>N". */
+ * anchor_key (NULL: none) as "<prefix>N"; columns empty on every row, without a reason, left out. */
 static void table_html(const tta_table *t, const char *caption, const char *anchor_key, const char *prefix,
                        buf *out) {
     tta_table_display d;
@@ -120,7 +221,15 @@ static void table_html(const tta_table *t, const char *caption, const char *anch
     for (size_t j = 0; anchor_key && j < d.n_cols; j++)
         if (!strcmp(d.col[j]->key, anchor_key)) anchor = j;
     assert(!anchor_key || anchor < d.n_cols);
-    buf_puts(out, d.n_cols > DENSE_COLUMNS ? "<div class=\"table-wrap\">\n<table class=\"dense\">\n"
+    /* a column without a value or a reason on any row (the cost of MLPerf entries) is left out */
+    int *shown = mallocCheck((d.n_cols ? d.n_cols : 1) * sizeof *shown);
+    size_t n_shown = 0;
+    for (size_t j = 0; j < d.n_cols; j++) {
+        shown[j] = d.n_rows == 0 || j == anchor;
+        for (size_t i = 0; i < d.n_rows && !shown[j]; i++) shown[j] = d.note_of[i * d.n_cols + j] != -1;
+        n_shown += shown[j];
+    }
+    buf_puts(out, n_shown > DENSE_COLUMNS ? "<div class=\"table-wrap\">\n<table class=\"dense\">\n"
                                            : "<div class=\"table-wrap\">\n<table>\n");
     if (caption) {
         buf_puts(out, "<caption>");
@@ -129,6 +238,7 @@ static void table_html(const tta_table *t, const char *caption, const char *anch
     }
     buf_puts(out, "<thead>\n<tr>");
     for (size_t j = 0; j < d.n_cols; j++) {
+        if (!shown[j]) continue;
         buf_puts(out, tta_col_kind_is_numeric(d.col[j]->kind) ? "<th class=\"num\">" : "<th>");
         tta_xml_escape(out, d.header[j]);
         buf_puts(out, "</th>");
@@ -143,10 +253,14 @@ static void table_html(const tta_table *t, const char *caption, const char *anch
         } else {
             buf_puts(out, "<tr>");
         }
+        int first = 1; /* the row's own note marks go on its first shown cell */
         for (size_t j = 0; j < d.n_cols; j++) {
+            if (!shown[j]) continue;
             size_t at = i * d.n_cols + j;
             int numeric = tta_col_kind_is_numeric(d.col[j]->kind), note = d.note_of[at];
-            buf_printf(out, "<td class=\"%s%s\"", numeric ? "num" : "text", note ? " na" : "");
+            /* a text cell is a plain <td> (the page's cells are many: each byte counts) */
+            if (numeric || note) buf_printf(out, "<td class=\"%s%s\"", numeric ? "num" : "text", note ? " na" : "");
+            else buf_puts(out, "<td");
             const char *tip = note > 0 ? d.note[note - 1] : d.title[at];
             if (tip) {
                 buf_puts(out, " title=\"");
@@ -156,12 +270,14 @@ static void table_html(const tta_table *t, const char *caption, const char *anch
             buf_putc(out, '>');
             if (numeric) tta_xml_escape(out, d.cell[at]);
             else tta_html_escape_breakable(out, d.cell[at]);
-            if (j == 0) tta_xml_escape(out, d.row_mark[i]);
+            if (first) tta_xml_escape(out, d.row_mark[i]);
+            first = 0;
             buf_puts(out, "</td>");
         }
         buf_puts(out, "</tr>\n");
     }
     if (d.n_rows == 0) buf_printf(out, "<tr><td class=\"empty\" colspan=\"%zu\">(no rows)</td></tr>\n", d.n_cols);
+    free(shown);
     buf_puts(out, "</tbody>\n</table>\n</div>\n");
     if (d.n_notes) {
         buf_puts(out, "<ul class=\"notes\">\n");

@@ -1,6 +1,7 @@
 /* identity.c: filling the identity columns (builders.h) that say which entry a row is. */
 #include <assert.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "reports/builders.h"
 #include "reports/render.h"
@@ -29,4 +30,12 @@ void tta_table_set_identity(tta_table *t, size_t row, const tta_identity *id) {
     }
     assert(found);
     (void)found;
+}
+
+void tta_plot_title(buf *out, const tta_entry_data *e, size_t n, const char *what) {
+    assert(what);
+    int one = n > 0 && e[0].benchmark;
+    for (size_t i = 1; one && i < n; i++) one = e[i].benchmark && !strcmp(e[i].benchmark, e[0].benchmark);
+    if (one) buf_printf(out, "%s: ", e[0].benchmark);
+    buf_puts(out, what);
 }

@@ -29,7 +29,7 @@ static const tta_column run_columns[] = {
 };
 
 enum {
-    L_RUNS = TTA_IDENTITY_COUNT, L_SUCCEEDED, L_REACHED, L_ACC, L_METRIC, L_TARGET, L_QUALITY_UNIT, L_MEAN, L_COUNT
+    L_RUNS = TTA_IDENTITY_COUNT, L_SUCCEEDED, L_REACHED, L_ACC, L_METRIC, L_TARGET, L_QUALITY_UNIT, L_MEAN, L_COST_HOUR, L_COST, L_COUNT
 };
 
 /* The columns of `ls entries`: the target in the common quality scale (units.h), in percent for
@@ -45,6 +45,9 @@ static void entry_columns(int all_accuracy, tta_column *c) {
         [L_TARGET] = tta_quality_column("target", "target", "target (%)", all_accuracy ? 1 : 3, all_accuracy),
         [L_QUALITY_UNIT] = tta_quality_unit_column(all_accuracy),
         [L_MEAN] = {"tta_mean_s", "mean tta of successful runs (min)", TTA_COL_MINUTES, 2, TTA_FOR_ALL},
+        [L_COST_HOUR] = {"cost_per_hour_usd", "$/h", TTA_COL_NUMBER, 2, TTA_FOR_SCRIPTS},
+        /* DAWNBench's cost to accuracy: cost per hour x the mean TTA in hours */
+        [L_COST] = {"cost_usd", "cost ($)", TTA_COL_NUMBER, 2, TTA_FOR_ALL},
     };
     memcpy(c, cols, sizeof cols);
 }
@@ -144,6 +147,12 @@ static int ls_entries(const tta_entry_data *e, size_t n, tta_table *t) {
         tta_table_set_text(t, row, L_QUALITY_UNIT, v.unit);
         if (succeeded) tta_table_set_number(t, row, L_MEAN, sum / succeeded);
         else tta_table_set_missing(t, row, L_MEAN, "no successful run");
+        /* blank, without a footnote, where the description gives no cost per hour (MLPerf) */
+        if (!isnan(e[i].cost_per_hour)) {
+            tta_table_set_number(t, row, L_COST_HOUR, e[i].cost_per_hour);
+            if (succeeded) tta_table_set_number(t, row, L_COST, e[i].cost_per_hour * sum / succeeded / 3600.0);
+            else tta_table_set_missing(t, row, L_COST, "no successful run");
+        }
         tta_table_note_flags(t, row, &e[i], NULL);
     }
     return 0;

@@ -175,7 +175,8 @@ int tta_col_kind_is_numeric(tta_col_kind kind);
 void tta_superscript(buf *out, int k);
 
 /* Appends the table as an HTML <table> with the cells of the text table (html.c), its footnotes
- * below as a list; missing cells and shortened paths carry the whole text as a tooltip. */
+ * below as a list; missing cells and shortened paths carry the whole text as a tooltip; a column
+ * missing on every row without a reason (a cost no MLPerf entry has) is left out. */
 void tta_table_html(const tta_table *t, buf *out);
 
 /* Text helpers shared by the writers. */
@@ -304,12 +305,27 @@ void tta_svg_strip(buf *out, const tta_strip_plot *p);
 
 /* ---- HTML page -------------------------------------------------------------------------------
  * A page is appended in order: tta_html_begin, any headings, paragraphs, tables and figures, then
- * tta_html_end. It needs no script and names no URL; it prints on paper as it shows on screen. */
+ * tta_html_end. It needs no script and names no URL (its links are to its own sections and to files
+ * beside it); it prints on paper as it shows on screen. */
 
 /* Doctype, head with the inline stylesheet, <h1>title</h1> and "Generated <generated_at>": the
  * caller's timestamp ("2024-05-01 12:00 UTC"); the page never reads the clock. */
 void tta_html_begin(buf *out, const char *title, const char *generated_at);
-void tta_html_heading(buf *out, const char *text);   /* a section heading, <h2> */
+/* A section heading, <h2>, whose id is the text's anchor (ASCII letters and digits lowercased,
+ * other runs of characters '-': "Results table: v0.7" -> id="results-table-v0-7"). */
+void tta_html_heading(buf *out, const char *text);
+void tta_html_heading_id(buf *out, const char *id, const char *text); /* <h2 id="id"> */
+void tta_html_subheading(buf *out, const char *text);                 /* <h3>, inside a section */
+/* A folded block (<details>, closed) whose summary line is summary; what follows until
+ * tta_html_details_end shows when it is opened (a long table). */
+void tta_html_details_begin(buf *out, const char *summary);
+void tta_html_details_end(buf *out);
+/* A paragraph "<before><a href=HREF>text</a><after>": a link to a file beside the page (a CSV of a
+ * long table, a round's page); before and after may be NULL. */
+void tta_html_link_paragraph(buf *out, const char *before, const char *href, const char *text, const char *after);
+/* Inserts at offset at of the page a table of contents: a link to every <h2 id="..."> after at, in
+ * page order; nothing when there are fewer than two. */
+void tta_html_toc(buf *page, size_t at);
 void tta_html_paragraph(buf *out, const char *text); /* plain text, escaped */
 /* tta_table_html with a caption above (NULL: none). */
 void tta_html_table(buf *out, const tta_table *t, const char *caption);

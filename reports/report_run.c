@@ -11,6 +11,7 @@
 
 #include "common/buf.h"
 #include "common/check.h"
+#include "common/replay_log.h"
 #include "reports/builders.h"
 #include "reports/energy.h"
 #include "reports/reports.h"
@@ -60,6 +61,7 @@ typedef struct {
     const tta_entry_data *e; /* the selection, loaded with curves */
     size_t n;
     size_t top; /* where the page's sections begin (after the introduction) */
+    int round_page; /* one round's page of several, under an index that has the trend */
 } page_ctx;
 
 typedef int (*report_fn)(sqlite3 *, const tta_filter *, const tta_report_options *, FILE *, char **);
@@ -132,14 +134,36 @@ static int energy_section(const page_ctx *c, buf *page, char **err) {
     return tta_energy_html_section(c->db, c->f, page, err);
 }
 static int trend_section(const page_ctx *c, buf *page, char **err) {
+    if (c->round_page) return 0; /* the index has it */
     return tta_trend_html_section(c->db, c->f, page, err);
 }
-static int profile_section(const page_ctx *c, buf *page, char **err) { return tta_profile_html_section(c->db, page, err); }
+/* The latest profile of this machine, on a page that shows replays (round local) or no entry at
+ * all (a database of profiles): a page of published rounds has nothing measured here. */
+static int profile_section(const page_ctx *c, buf *page, char **err) {
+    int here = c->n == 0;
+    for (size_t i = 0; i < c->n && !here; i++) here = !strcmp(c->e[i].round, TTA_REPLAY_ROUND);
+    return here ? tta_profile_html_section(c->db, page, err) : 0;
+}
 static int verify_section(const page_ctx *c, buf *page, char **err) {
     return tta_verify_html_section(c->db, c->f, page, err);
 }
 static int run_verify(sqlite3 *db, const tta_filter *f, const tta_report_options *o, FILE *out, char **err) {
     return tta_report_verify(db, f, o->format, out, err);
+}
+/* The leaderboard, inserted at the page's top (above the results tables, which go there before it). */
+static int leaderboard_section(const page_ctx *c, buf *page, char **err) {
+    buf section = {0};
+    int rc = tta_leaderboard_html_section(c->db, c->f, &section, err);
+    if (rc == 0 && section.len) {
+        buf rest = {0};
+        buf_append(&rest, page->data + c->top, page->len - c->top);
+        page->len = c->top;
+        buf_append(page, section.data, section.len);
+        buf_append(page, rest.data, rest.len);
+        buf_free(&rest);
+    }
+    buf_free(&section);
+    return rc;
 }
 static int summary_section(const page_ctx *c, buf *page, char **err) {
     return tta_summary_html_section(c->db, c->f, page, c->top, err);
@@ -172,6 +196,13 @@ static const report_kind kinds[] = {
              "             (accuracies in percent); --x time: the plot against time (min)\n",
      .with_curves = 1, .table = tta_curves_table, .plot = tta_curves_plot,
      .place = 2, .heading = "Quality curves", .caption = "Mean quality against progress with a ± std band, and the target"},
+    {.name = "pareto",
+     .help = "  pareto     per entry with a score: accelerators, score, accelerator-minutes, cost, and whether no\n"
+             "             entry of its round, division and benchmark is as fast with as few accelerators (as\n"
+             "             cheap): the Pareto frontier; --svg: time against accelerators (or cost), the frontier\n",
+     .table = tta_pareto_table, .plot = tta_pareto_plot,
+     .place = 12, .heading = "Time against accelerators or cost: the Pareto frontier",
+     .caption = "A point per entry; the line joins the entries no other beats on both time and resources"},
     {.name = "comm",
      .help = "  comm       per replayed entry (tta replay; published logs have no time breakdown): workers K,\n"
              "             runs, epochs, time per epoch (training + evaluation) and its shares: exposed\n"
@@ -190,6 +221,12 @@ static const report_kind kinds[] = {
              "             cell's entry id (<benchmark>_entry); CSV has the result summarizer's columns, rows and\n"
              "             number format, tta's columns after them; needs --round when the database has several\n",
      .run = tta_report_summary, .place = 9, .section = summary_section, .at_top = 1},
+    {.name = "leaderboard",
+     .help = "  leaderboard   per round, division and benchmark: the best score (MLPerf: published; DAWNBench:\n"
+             "             time to the threshold), its entry, accelerators, accelerator-minutes, energy where\n"
+             "             logged, cost (cost per hour x time, DAWNBench: also the best by cost) and the speedup\n"
+             "             over the previous round's best, saying where the target changed\n",
+     .run = tta_report_leaderboard, .place = 11, .section = leaderboard_section, .at_top = 1},
     {.name = "trend",
      .help = "  trend      per benchmark across rounds (time order; closed division unless --division): the best\n"
              "             published score with its entry id, submitter, system and accelerators, the best in each\n"
@@ -225,10 +262,11 @@ static const report_kind kinds[] = {
              "             trained: memory by category, and per layer FLOPs, bytes, time per step, GFLOP/s\n",
      .run_status = run_profile, .place = 8, .section = profile_section},
     {.name = "html", .operands = 1,
-     .help = "  html OUT.html   one self-contained page with the results table of each MLPerf round (sortable),\n"
-             "             the tables and plots of variance, curves, speedup and scaling for the selection (and\n"
-             "             comm for replayed entries, energy for entries with power logs), trend over every\n"
-             "             round of the database, and verify's comparisons of stored replays with their claims\n",
+     .help = "  html OUT.html   self-contained pages: under a table of contents, the leaderboard, each MLPerf\n"
+             "             round's results table (sortable), then a section per benchmark with the plots and\n"
+             "             tables of variance, curves, speedup and scaling (long tables folded, or in\n"
+             "             OUT-<kind>.csv beside the page), comm, energy, trend, verify; a selection of several\n"
+             "             rounds: OUT.html is an index (leaderboard, trend) of OUT-<round>.html pages\n",
      .run = run_html},
 };
 #define N_KINDS (sizeof kinds / sizeof kinds[0])
@@ -342,54 +380,92 @@ static void section_done(tta_report_progress_fn progress, void *ctx, size_t *don
     if (progress) progress(ctx, *done, total);
 }
 
-/* A table kind's section: its heading, a figure per benchmark (plotted with o), its table. */
-static void table_section(const report_kind *k, const tta_entry_data *e, size_t n, const tta_report_options *o,
-                          buf *page, buf *svg) {
-    tta_html_heading(page, k->heading);
-    tta_table *t = k->table(e, n);
-    if (tta_table_rows(t) > 0) {
-        /* a figure per benchmark: their scales differ by orders of magnitude */
-        const char **benches = mallocCheck((n ? n : 1) * sizeof *benches);
-        size_t nb = distinct_benchmarks(e, n, benches);
-        for (size_t b = 0; b < nb; b++) {
-            size_t m;
-            tta_entry_data *sub = entries_of(e, n, benches[b], &m);
-            /* Pairs and series exist only for some benchmarks: no empty plots. */
-            tta_table *st = k->pairs_only ? k->table(sub, m) : NULL;
-            if (!st || tta_table_rows(st) > 0) {
-                buf_clear(svg);
-                k->plot(sub, m, o, svg);
-                buf cap = {0};
-                buf_printf(&cap, "%s: %s", benches[b], k->caption);
-                tta_html_figure(page, buf_str(svg), buf_str(&cap));
-                buf_free(&cap);
-            }
-            if (st) tta_table_free(st);
-            free(sub);
-        }
-        free(benches);
+/* A table of at most this many rows is shown whole on the page; up to HTML_CSV_ROWS it is folded
+ * (<details>); a longer one goes to a CSV file beside the page, which the page links to. A kind
+ * whose rows are link targets (variance: the results tables link to its rows) is always shown. */
+#define HTML_FOLD_ROWS 25
+#define HTML_CSV_ROWS 120
+
+/* Where a kind's long tables go: "<page stem>-<kind>.csv" beside the page (path) and its name as
+ * the page links to it (href); each malloc'd. */
+static void csv_beside(const char *page_path, const char *kind, char **path, char **href) {
+    buf b = {0};
+    const char *dot = strrchr(page_path, '.'), *slash = strrchr(page_path, '/');
+    size_t stem = dot && (!slash || dot > slash) ? (size_t)(dot - page_path) : strlen(page_path);
+    buf_append(&b, page_path, stem);
+    buf_printf(&b, "-%s.csv", kind);
+    *path = buf_take(&b);
+    const char *base = strrchr(*path, '/');
+    *href = strdupCheck(base ? base + 1 : *path);
+}
+
+/* A table kind's part of one benchmark's section (entries sub[0..m) of benchmark bench): its
+ * subheading, its figure (plotted with o; for pairs and series only when the benchmark has some),
+ * and its table: whole, folded, or, when long, a line linking to the kind's CSV beside the page
+ * (*csv_used is set then). Nothing when the kind has no row for the benchmark. */
+static void kind_block(const report_kind *k, const tta_entry_data *sub, size_t m, const tta_report_options *o,
+                       const char *csv_href, int *csv_used, buf *out, buf *svg) {
+    tta_table *t = k->table(sub, m);
+    size_t rows = tta_table_rows(t);
+    if (rows == 0) {
+        tta_table_free(t);
+        return;
     }
-    if (k->anchor) tta_html_table_anchored(page, t, NULL, k->anchor, "entry-");
-    else tta_html_table(page, t, NULL);
+    tta_html_subheading(out, k->heading);
+    buf_clear(svg);
+    k->plot(sub, m, o, svg);
+    tta_html_figure(out, buf_str(svg), k->caption);
+    buf b = {0};
+    if (k->anchor) {
+        tta_html_table_anchored(out, t, NULL, k->anchor, "entry-");
+    } else if (rows <= HTML_FOLD_ROWS) {
+        tta_html_table(out, t, NULL);
+    } else if (rows <= HTML_CSV_ROWS) {
+        buf_printf(&b, "The table: %zu rows", rows);
+        tta_html_details_begin(out, buf_str(&b));
+        tta_html_table(out, t, NULL);
+        tta_html_details_end(out);
+    } else {
+        buf_printf(&b, "The table's %zu rows for %s are in ", rows, sub[0].benchmark);
+        buf after = {0};
+        buf_printf(&after, ", beside this page, with every benchmark's (tta report %s --benchmark %s prints them).",
+                   k->name, sub[0].benchmark);
+        tta_html_link_paragraph(out, buf_str(&b), csv_href, csv_href, buf_str(&after));
+        buf_free(&after);
+        *csv_used = 1;
+    }
+    buf_free(&b);
     tta_table_free(t);
 }
 
-/* `tta report html OUT.html`: one self-contained page (no script, no URL) with the section of
- * every kind that has a place on it, in the order of their places: the results tables on top,
- * then variance, curves, speedup and scaling for the selection, comm when an entry has a time
- * breakdown, energy when one has power logs, trend over every round, the latest profile when one
- * is stored. o->generated_at is printed on the page (the page never reads the clock); o->progress
- * is told (0, total) once the entries are loaded, (k, total) as the k-th table section is done,
- * and (total, total) when the sections after them are too. */
-static int run_html(sqlite3 *db, const tta_filter *f, const tta_report_options *o, FILE *out, char **err) {
-    (void)out;
-    const char *path = o->operand[0];
-    assert(path);
+/* qsort order of benchmark names. */
+static int compare_names(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+/* `tta report html OUT.html`: one self-contained page (no script, no URL) with, under a table of
+ * contents: the leaderboard and the results table of each MLPerf round on top, then a section per
+ * benchmark (in name order) with the table kinds' subsections (variance, curves, speedup, scaling:
+ * each its plot and its table; a long table folded, or written to OUT-<kind>.csv beside the page
+ * and linked), then comm when an entry has a time breakdown, energy when one has power logs, trend
+ * over every round, verify's comparisons, the latest profile when the selection has replays.
+ * o->generated_at is printed on the page (the page never reads the clock); o->progress is told
+ * (0, total) once the entries are loaded, (k, total) as the k-th table kind is done for every
+ * benchmark, and (total, total) when the sections after them are too.
+ * This is one page, at path, for the entries of f, with title on top; index (NULL: none) makes it
+ * one round's page of several: it links to the index page, named so beside it, which has the trend.
+ * 0, or 1 with *err. */
+static int html_page(sqlite3 *db, const tta_filter *f, const tta_report_options *o, const char *path,
+                     const char *title, const char *index, char **err) {
+    int round_page = index != NULL;
     tta_entry_data *e;
     size_t n;
     if (tta_entries_load(db, f, 1, &e, &n, err)) return 1;
     buf page = {0}, svg = {0};
-    tta_html_begin(&page, "Time to accuracy", o->generated_at ? o->generated_at : "");
+    tta_html_begin(&page, title, o->generated_at ? o->generated_at : "");
+    if (round_page) {
+        buf_puts(&page, "<p><a href=\"");
+        tta_xml_escape(&page, index);
+        buf_puts(&page, "\">Every round</a> (the index: leaderboard and trend across rounds)</p>\n");
+    }
     buf intro = {0};
     size_t runs = 0;
     for (size_t i = 0; i < n; i++) runs += e[i].n_runs;
@@ -398,7 +474,8 @@ static int run_html(sqlite3 *db, const tta_filter *f, const tta_report_options *
                        "docs/statistics.md gives every formula.", n, runs);
     tta_html_paragraph(&page, buf_str(&intro));
     buf_free(&intro);
-    page_ctx ctx = {db, f, e, n, page.len}; /* the sections at the top go here, above what they link to */
+    page_ctx ctx = {db, f, e, n, page.len, round_page}; /* the sections at the top go here, above what they
+                                                           link to */
 
     /* the kinds on the page in the order of their places */
     const report_kind *order[N_KINDS];
@@ -411,22 +488,179 @@ static int run_html(sqlite3 *db, const tta_filter *f, const tta_report_options *
             }
     size_t n_steps = n_tables + HTML_LATER_STEPS, done = 0;
     if (o->progress) o->progress(o->progress_ctx, 0, n_steps);
+    /* a section per benchmark, its parts built kind by kind */
+    const char **benches = mallocCheck((n ? n : 1) * sizeof *benches);
+    size_t nb = distinct_benchmarks(e, n, benches);
+    qsort(benches, nb, sizeof *benches, compare_names);
+    buf *parts = callocCheck(nb ? nb : 1, sizeof *parts);
     int rc = 0;
-    for (size_t k = 0; k < n_order && rc == 0; k++) {
+    for (size_t k = 0; k < n_order; k++) {
         if (!order[k]->table) continue;
-        table_section(order[k], e, n, o, &page, &svg);
+        char *csv_path, *csv_href;
+        csv_beside(path, order[k]->name, &csv_path, &csv_href);
+        int csv_used = 0;
+        for (size_t b = 0; b < nb; b++) {
+            size_t m;
+            tta_entry_data *sub = entries_of(e, n, benches[b], &m);
+            kind_block(order[k], sub, m, o, csv_href, &csv_used, &parts[b], &svg);
+            free(sub);
+        }
+        if (csv_used && rc == 0) { /* the whole selection's table, as `tta report KIND --format csv` */
+            tta_table *t = order[k]->table(e, n);
+            buf csv = {0};
+            tta_table_render(t, TTA_OUT_CSV, NULL, &csv);
+            rc = tta_write_file(csv_path, &csv, err);
+            buf_free(&csv);
+            tta_table_free(t);
+        }
+        free(csv_path);
+        free(csv_href);
         section_done(o->progress, o->progress_ctx, &done, n_steps);
     }
+    for (size_t b = 0; b < nb; b++) {
+        if (parts[b].len) {
+            buf id = {0}, text = {0};
+            buf_printf(&id, "bench-%s", benches[b]);
+            size_t entries = 0, bench_runs = 0;
+            for (size_t i = 0; i < n; i++)
+                if (!strcmp(e[i].benchmark, benches[b])) {
+                    entries++;
+                    bench_runs += e[i].n_runs;
+                }
+            tta_html_heading_id(&page, buf_str(&id), benches[b]);
+            buf_printf(&text, "%s: %zu entries, %zu runs.", benches[b], entries, bench_runs);
+            tta_html_paragraph(&page, buf_str(&text));
+            buf_append(&page, parts[b].data, parts[b].len);
+            buf_free(&id);
+            buf_free(&text);
+        }
+        buf_free(&parts[b]);
+    }
+    free(parts);
+    free(benches);
     for (size_t k = 0; k < n_order && rc == 0; k++)
         if (!order[k]->table && !order[k]->at_top) rc = order[k]->section(&ctx, &page, err);
     section_done(o->progress, o->progress_ctx, &done, n_steps);
     assert(done == n_steps);
     for (size_t k = 0; k < n_order && rc == 0; k++)
         if (order[k]->at_top) rc = order[k]->section(&ctx, &page, err);
+    tta_html_toc(&page, ctx.top);
     tta_html_end(&page);
     if (rc == 0) rc = tta_write_file(path, &page, err);
     buf_free(&page);
     buf_free(&svg);
     tta_entries_free(e, n);
+    return rc;
+}
+
+/* "<stem>-<round>.html" beside the index page at path (malloc'd). */
+static char *round_page_path(const char *path, const char *round) {
+    buf b = {0};
+    const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+    size_t stem = dot && (!slash || dot > slash) ? (size_t)(dot - path) : strlen(path);
+    buf_append(&b, path, stem);
+    buf_printf(&b, "-%s.html", round);
+    return buf_take(&b);
+}
+
+/* The index of several rounds' pages at path: the leaderboard of every round, a link per round
+ * (its entries and runs), the trend across rounds. 0, or 1 with *err. */
+static int html_index(sqlite3 *db, const tta_filter *f, const tta_report_options *o, const char *path,
+                      char **rounds, const size_t *entries, const size_t *runs, size_t n_rounds, char **err) {
+    buf page = {0};
+    tta_html_begin(&page, "Time to accuracy: every round", o->generated_at ? o->generated_at : "");
+    tta_html_paragraph(&page, "A page per round (below), each with its leaderboard, results table and a section per "
+                              "benchmark; here the leaderboard of every round and the trend across them.");
+    size_t top = page.len;
+    tta_html_heading_id(&page, "rounds", "Rounds");
+    buf_puts(&page, "<ul>\n");
+    for (size_t r = 0; r < n_rounds; r++) {
+        char *p = round_page_path(path, rounds[r]);
+        const char *base = strrchr(p, '/');
+        buf_puts(&page, "<li><a href=\"");
+        tta_xml_escape(&page, base ? base + 1 : p);
+        buf_puts(&page, "\">");
+        tta_xml_escape(&page, rounds[r]);
+        buf_printf(&page, "</a>: %zu entries, %zu runs</li>\n", entries[r], runs[r]);
+        free(p);
+    }
+    buf_puts(&page, "</ul>\n");
+    int rc = tta_leaderboard_html_section(db, f, &page, err);
+    if (rc == 0) rc = tta_trend_html_section(db, f, &page, err);
+    tta_html_toc(&page, top);
+    tta_html_end(&page);
+    if (rc == 0) rc = tta_write_file(path, &page, err);
+    buf_free(&page);
+    return rc;
+}
+
+/* `tta report html OUT.html`: one page (html_page) when the selection holds one round; else an
+ * index at OUT.html (html_index) and a page per round beside it, OUT-<round>.html, in the rounds'
+ * time order; o->progress is told of the last round's page only. */
+static int run_html(sqlite3 *db, const tta_filter *f, const tta_report_options *o, FILE *out, char **err) {
+    (void)out;
+    const char *path = o->operand[0];
+    assert(path);
+    tta_entry_data *e;
+    size_t n;
+    if (tta_entries_load(db, f, 0, &e, &n, err)) return 1;
+    char **rounds = mallocCheck((n ? n : 1) * sizeof *rounds);
+    size_t *entries = callocCheck(n ? n : 1, sizeof *entries), *runs = callocCheck(n ? n : 1, sizeof *runs);
+    size_t n_rounds = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t r = 0;
+        while (r < n_rounds && strcmp(rounds[r], e[i].round)) r++;
+        if (r == n_rounds) rounds[n_rounds++] = strdupCheck(e[i].round);
+        entries[r]++;
+        runs[r] += e[i].n_runs;
+    }
+    tta_entries_free(e, n);
+    int rc = 0;
+    if (n_rounds <= 1) {
+        rc = html_page(db, f, o, path, "Time to accuracy", NULL, err);
+    } else {
+        /* rounds in time order (the rules'), unknown ones after by name */
+        tta_round_order *ord;
+        size_t n_ord;
+        tta_error db_err;
+        if (tta_db_round_orders(db, &ord, &n_ord, &db_err) != TTA_OK) {
+            rc = tta_report_fail(&db_err, err);
+        } else {
+            size_t placed = 0;
+            for (size_t k = 0; k <= n_ord; k++)
+                for (size_t r = placed; r < n_rounds; r++)
+                    if (k == n_ord || !strcmp(rounds[r], ord[k].round)) {
+                        char *t = rounds[r];
+                        size_t te = entries[r], tr = runs[r];
+                        memmove(rounds + placed + 1, rounds + placed, (r - placed) * sizeof *rounds);
+                        memmove(entries + placed + 1, entries + placed, (r - placed) * sizeof *entries);
+                        memmove(runs + placed + 1, runs + placed, (r - placed) * sizeof *runs);
+                        rounds[placed] = t;
+                        entries[placed] = te;
+                        runs[placed] = tr;
+                        placed++;
+                    }
+            tta_round_orders_free(ord, n_ord);
+            rc = html_index(db, f, o, path, rounds, entries, runs, n_rounds, err);
+            tta_report_options ro = *o;
+            const char *index = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+            for (size_t r = 0; r < n_rounds && rc == 0; r++) {
+                tta_filter g = f ? *f : (tta_filter){0};
+                g.round = rounds[r];
+                char *p = round_page_path(path, rounds[r]);
+                buf title = {0};
+                buf_printf(&title, "Time to accuracy: %s", rounds[r]);
+                ro.progress = r + 1 == n_rounds ? o->progress : NULL;
+                /* no line of its own: the command's progress line is live; the index lists them */
+                rc = html_page(db, &g, &ro, p, buf_str(&title), index, err);
+                buf_free(&title);
+                free(p);
+            }
+        }
+    }
+    for (size_t r = 0; r < n_rounds; r++) free(rounds[r]);
+    free(rounds);
+    free(entries);
+    free(runs);
     return rc;
 }

@@ -753,11 +753,15 @@ static void write_csv(const round_table *t, buf *out) {
 typedef struct {
     tta_column *cols;
     size_t n_cols;
-    int *role;  /* per column: the O_* index, or ROLE_BENCH + b, ROLE_ENTRY + b, or a ROLE_* below */
+    int *role;  /* per column: the O_* index, or ROLE_BENCH + b, ROLE_ENTRY + b, ROLE_ACC_MIN + b, or a
+                   ROLE_* below */
     buf names; /* owns the benchmark columns' keys and headers */
 } summary_columns;
 
-enum { ROLE_FOLDER_PEOPLE = -1, ROLE_ROUND = -2, ROLE_FOLDER = -3, ROLE_BENCH = 1000, ROLE_ENTRY = 2000 };
+enum {
+    ROLE_FOLDER_PEOPLE = -1, ROLE_ROUND = -2, ROLE_FOLDER = -3, ROLE_BENCH = 1000, ROLE_ENTRY = 2000,
+    ROLE_ACC_MIN = 3000 /* <benchmark>_accelerator_minutes: the cell's entry's accelerators x its score */
+};
 
 /* Releases c's arrays and names. */
 static void summary_columns_free(summary_columns *c) {
@@ -779,16 +783,19 @@ static void make_columns(const round_table *t, int for_people, summary_columns *
     memset(c, 0, sizeof *c);
     size_t cap = 0;
     /* keys and headers of the benchmark columns live in c->names: offsets first, pointers after */
-    size_t *key_at = mallocCheck((t->n_bench ? t->n_bench : 1) * 3 * sizeof *key_at);
+    size_t *key_at = mallocCheck((t->n_bench ? t->n_bench : 1) * 4 * sizeof *key_at);
     for (size_t b = 0; b < t->n_bench; b++) {
-        key_at[3 * b] = c->names.len;
+        key_at[4 * b] = c->names.len;
         buf_puts(&c->names, t->bench_name[b]);
         buf_putc(&c->names, '\0');
-        key_at[3 * b + 1] = c->names.len;
+        key_at[4 * b + 1] = c->names.len;
         buf_printf(&c->names, "%s (min)", t->bench_name[b]);
         buf_putc(&c->names, '\0');
-        key_at[3 * b + 2] = c->names.len;
+        key_at[4 * b + 2] = c->names.len;
         buf_printf(&c->names, "%s_entry", t->bench_name[b]);
+        buf_putc(&c->names, '\0');
+        key_at[4 * b + 3] = c->names.len;
+        buf_printf(&c->names, "%s_accelerator_minutes", t->bench_name[b]);
         buf_putc(&c->names, '\0');
     }
     /* The summarizer's columns, in its order and with its names (CSV is compared with its CSV cell
@@ -825,15 +832,20 @@ static void make_columns(const round_table *t, int for_people, summary_columns *
     add_column(c, &cap, (tta_column){"system_folder", "folder", TTA_COL_TEXT, 0, TTA_FOR_SCRIPTS}, ROLE_FOLDER);
     for (size_t b = 0; b < t->n_bench; b++)
         add_column(c, &cap, (tta_column){NULL, NULL, TTA_COL_INT, 0, TTA_FOR_SCRIPTS}, ROLE_ENTRY + (int)b);
+    for (size_t b = 0; b < t->n_bench; b++)
+        add_column(c, &cap, (tta_column){NULL, NULL, TTA_COL_NUMBER, 0, TTA_FOR_SCRIPTS}, ROLE_ACC_MIN + (int)b);
     /* the buffer is final: point the benchmark columns at their names */
     for (size_t j = 0; j < c->n_cols; j++) {
         int role = c->role[j];
-        if (role >= ROLE_ENTRY) {
-            c->cols[j].key = c->names.data + key_at[3 * (size_t)(role - ROLE_ENTRY) + 2];
+        if (role >= ROLE_ACC_MIN) {
+            c->cols[j].key = c->names.data + key_at[4 * (size_t)(role - ROLE_ACC_MIN) + 3];
+            c->cols[j].header = c->cols[j].key;
+        } else if (role >= ROLE_ENTRY) {
+            c->cols[j].key = c->names.data + key_at[4 * (size_t)(role - ROLE_ENTRY) + 2];
             c->cols[j].header = c->cols[j].key;
         } else if (role >= ROLE_BENCH) {
-            c->cols[j].key = c->names.data + key_at[3 * (size_t)(role - ROLE_BENCH)];
-            c->cols[j].header = c->names.data + key_at[3 * (size_t)(role - ROLE_BENCH) + 1];
+            c->cols[j].key = c->names.data + key_at[4 * (size_t)(role - ROLE_BENCH)];
+            c->cols[j].header = c->names.data + key_at[4 * (size_t)(role - ROLE_BENCH) + 1];
         }
     }
     free(key_at);
@@ -880,7 +892,11 @@ static tta_table *summary_table(const round_table *t, const summary_columns *c, 
         size_t row = tta_table_add_row(tab);
         for (size_t j = 0; j < c->n_cols; j++) {
             int role = c->role[j];
-            if (role >= ROLE_ENTRY) {
+            if (role >= ROLE_ACC_MIN) {
+                const summary_cell *cell = &r->cells[role - ROLE_ACC_MIN];
+                if (cell->entry && cell->entry->accelerators > 0)
+                    tta_table_set_number_or(tab, row, j, cell->entry->accelerators * cell->minutes, cell->why);
+            } else if (role >= ROLE_ENTRY) {
                 const summary_cell *cell = &r->cells[role - ROLE_ENTRY];
                 if (cell->entry) tta_table_set_number(tab, row, j, (double)cell->entry->id);
             } else if (role >= ROLE_BENCH) {
@@ -990,10 +1006,19 @@ static int compare_display_rows(const void *pa, const void *pb) {
     return c ? c : (a > b) - (a < b);
 }
 
+/* Is the results table's column keyed key one whose text the page shows on one line, cut (the
+ * descriptions of the processor, accelerator and framework)? */
+static int is_clipped_column(const char *key) {
+    static const char *const clipped[] = {"host_processor_model_name", "accelerator_model_name", "framework"};
+    for (size_t k = 0; k < sizeof clipped / sizeof clipped[0]; k++)
+        if (!strcmp(key, clipped[k])) return 1;
+    return 0;
+}
+
 /* Appends the round's table as a section: a heading, a paragraph, then a table whose headers sort
  * it (links to #<id>-k<N>, a hidden target per key whose :target sets the cells' CSS order from
  * the row's --k<N>: no script), each score with its entry id below, linked to id="entry-<id>" when
- * anchors holds that anchor. */
+ * anchors holds that anchor; a missing value is blank (its footnote mark kept). */
 static void html_round(const round_table *t, const char *anchors, buf *page) {
     summary_columns c;
     make_columns(t, 1, &c);
@@ -1061,15 +1086,22 @@ static void html_round(const round_table *t, const char *anchors, buf *page) {
         for (size_t j = 0; j < d.n_cols; j++) {
             size_t at = i * d.n_cols + j;
             int numeric = tta_col_kind_is_numeric(d.col[j]->kind), note = d.note_of[at];
-            buf_printf(page, "<td class=\"%s%s\"", numeric ? "num" : "text", note ? " na" : "");
-            if (note > 0) {
+            /* long descriptions (processor, accelerator, framework) take one line, cut with "…" and
+             * whole in the tooltip, so that a row is as tall as its system's name */
+            int clip = !numeric && !note && is_clipped_column(d.col[j]->key);
+            buf_printf(page, "<td class=\"%s%s%s\"", numeric ? "num" : "text", note ? " na" : "", clip ? " clip" : "");
+            if (note > 0 || clip) {
                 buf_puts(page, " title=\"");
-                tta_xml_escape(page, d.note[note - 1]);
+                tta_xml_escape(page, note > 0 ? d.note[note - 1] : d.cell[at]);
                 buf_putc(page, '"');
             }
             buf_putc(page, '>');
-            if (numeric) tta_xml_escape(page, d.cell[at]);
-            else tta_html_escape_breakable(page, d.cell[at]);
+            /* as MLCommons' table: a cell without a value is blank (its footnote mark kept, the
+             * reason in the tooltip) */
+            const char *text = d.cell[at];
+            if (note && !strncmp(text, "n/a", 3)) text += 3;
+            if (numeric) tta_xml_escape(page, text);
+            else tta_html_escape_breakable(page, text);
             if (j == 0) tta_xml_escape(page, d.row_mark[i]);
             const summary_cell *cell = bench_of[j] >= 0 ? &t->rows[i].cells[bench_of[j]] : NULL;
             if (cell && cell->entry) {

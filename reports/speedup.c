@@ -197,18 +197,65 @@ static void add_speedup_bar(const tta_entry_summary *base, const tta_entry_summa
     b->n++;
 }
 
+/* More pairs than this are drawn as points, not bars: the bars' labels would no longer be read. */
+#define SPEEDUP_BARS_MAX 12
+
+/* The pairs as points: TTA speedup against throughput speedup (log2 axes), with the line where
+ * they are equal (a pair below it gained less in TTA than in throughput). */
+static void speedup_scatter(const tta_entry_data *e, size_t n, const speedup_bars *b, buf *svg) {
+    double *x = mallocCheck((b->n ? b->n : 1) * sizeof *x), *y = mallocCheck((b->n ? b->n : 1) * sizeof *y);
+    double lo = INFINITY, hi = 0;
+    for (size_t i = 0; i < b->n; i++) {
+        x[i] = b->values[i * 2];
+        y[i] = b->values[i * 2 + 1];
+        for (int k = 0; k < 2; k++) {
+            double v = k ? y[i] : x[i];
+            if (v > 0 && v < lo) lo = v;
+            if (v > 0 && v > hi) hi = v;
+        }
+    }
+    if (!(lo < hi)) lo = 0.5, hi = 2;
+    double dx[2] = {lo, hi}, dy[2] = {lo, hi};
+    tta_series series[2] = {
+        {"a pair of entries", x, y, b->n, NULL, NULL, TTA_MARK_POINTS, 0, 0},
+        {"TTA speedup = throughput speedup", dx, dy, 2, NULL, NULL, TTA_MARK_LINE, 1, 1},
+    };
+    buf title = {0}, what = {0};
+    buf_printf(&what, "TTA speedup against throughput speedup, %zu pairs", b->n);
+    tta_plot_title(&title, e, n, buf_str(&what));
+    tta_xy_plot p = {.title = buf_str(&title), .x = {.label = "throughput speedup over the base (×, log scale)",
+                     .scale = TTA_AXIS_LOG2}, .y = {.label = "TTA speedup over the base (×, log scale)",
+                     .scale = TTA_AXIS_LOG2}, .series = series, .n_series = 2};
+    tta_svg_xy(svg, &p);
+    buf_free(&title);
+    buf_free(&what);
+    free(x);
+    free(y);
+}
+
 void tta_speedup_plot(const tta_entry_data *e, size_t n, const tta_report_options *o, buf *svg) {
     (void)o; /* no option changes this plot */
     tta_entry_summary *s = summarize_all(e, n);
     speedup_bars b = {0};
     each_pair(s, n, add_speedup_bar, &b);
+    if (b.n > SPEEDUP_BARS_MAX) {
+        speedup_scatter(e, n, &b, svg);
+        for (size_t i = 0; i < b.n; i++) free(b.names[i]);
+        free(b.names);
+        free(b.values);
+        free(s);
+        return;
+    }
     static const char *const series[] = {"throughput speedup", "TTA speedup"};
     tta_hline one = {1.0, "no speedup"};
-    tta_bar_plot p = {.title = "Throughput speedup against TTA speedup", .y = {.label = "speedup over the base (×)",
+    buf title = {0};
+    tta_plot_title(&title, e, n, "throughput speedup against TTA speedup");
+    tta_bar_plot p = {.title = buf_str(&title), .y = {.label = "speedup over the base (×)",
                       .include_zero = 1}, .categories = (const char *const *)b.names, .n_categories = b.n,
                       .series_names = series, .n_series = 2, .values = b.values, .label_values = 1,
                       .value_decimals = 1, .value_suffix = "×", .hlines = &one, .n_hlines = 1};
     tta_svg_bars(svg, &p);
+    buf_free(&title);
     for (size_t i = 0; i < b.n; i++) free(b.names[i]);
     free(b.names);
     free(b.values);
@@ -447,11 +494,14 @@ void tta_scaling_plot(const tta_entry_data *e, size_t n, const tta_report_option
     }
     double ideal_x[2] = {1, xmax}, ideal_y[2] = {1, xmax};
     series[ns++] = (tta_series){"ideal (linear)", ideal_x, ideal_y, 2, NULL, NULL, TTA_MARK_LINE, 1, 1};
-    tta_xy_plot plot = {.title = "Speedup against accelerators (relative to each series' smallest system)",
+    buf title = {0};
+    tta_plot_title(&title, e, n, "speedup over each series' smallest system");
+    tta_xy_plot plot = {.title = buf_str(&title),
                         .x = {.label = "accelerators / base accelerators", .scale = TTA_AXIS_LOG2},
                         .y = {.label = "speedup over the base (×)", .scale = TTA_AXIS_LOG2},
                         .series = series, .n_series = ns};
     tta_svg_xy(svg, &plot);
+    buf_free(&title);
     for (size_t i = 0; i < ns; i++) free(names[i]);
     free(names);
     free(series);

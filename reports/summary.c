@@ -52,6 +52,19 @@ int tta_entry_is_mlperf(const tta_entry_data *e) { return tta_rules_is_mlperf_ro
 
 int tta_run_succeeded(const tta_run_data *r) { return r->succeeded; }
 
+double tta_entry_rank_score_s(const tta_entry_summary *s) {
+    return tta_entry_is_mlperf(s->entry) ? s->published_s : s->tta_mean_s;
+}
+
+double tta_entry_accelerator_minutes(const tta_entry_summary *s) {
+    int acc = s->entry->accelerators;
+    return acc > 0 ? acc * tta_entry_rank_score_s(s) / 60.0 : NAN;
+}
+
+double tta_entry_cost_usd(const tta_entry_summary *s) {
+    return s->entry->cost_per_hour * tta_entry_rank_score_s(s) / 3600.0;
+}
+
 /* Seed of the CV bootstrap: fixed, so that a report is the same every time it is made. */
 #define SUMMARY_BOOTSTRAP_SEED 20190613UL
 #define SUMMARY_BOOTSTRAP_RESAMPLES 2000

@@ -65,4 +65,17 @@ void tta_summarize_entry(const tta_entry_data *e, tta_entry_summary *s, int with
 /* 1 when the entry is from an MLPerf round (official scores apply). */
 int tta_entry_is_mlperf(const tta_entry_data *e);
 
+/* The score an entry is ranked by, in seconds: the published score for an MLPerf round, else the
+ * mean TTA of the successful runs (DAWNBench ranks an entry by its time to the threshold); NAN
+ * when it has none. */
+double tta_entry_rank_score_s(const tta_entry_summary *s);
+
+/* Accelerator-minutes of an entry: its accelerators x its rank score in minutes; NAN when the
+ * score is unknown or the entry has no accelerator (CPU only) or an unknown count. */
+double tta_entry_accelerator_minutes(const tta_entry_summary *s);
+
+/* Cost to accuracy in US dollars, as DAWNBench ranks it: the cost per hour its description gives x
+ * its rank score in hours; NAN when either is unknown. */
+double tta_entry_cost_usd(const tta_entry_summary *s);
+
 #endif

@@ -777,6 +777,12 @@ static void xy_plot(buf *out, const tta_xy_plot *p, const char *const *categorie
             if (has_line && has_points && se->n > 1 && (right - left) / (double)se->n < 8) has_points = 0;
             if (layer == 0 && se->err) draw_band(out, se, &x, &y, color);
             if (layer == 1 && has_line) draw_line(out, se, &x, &y, color);
+            /* a series' points share their presentation on a group, each only its place: a page
+             * draws thousands */
+            int group = layer == 2 && has_points && se->n > 0;
+            if (group)
+                buf_printf(out, "<g fill=\"%s\" stroke=\"#ffffff\" %s>\n", color,
+                           has_line ? "stroke-width=\"1\"" : "fill-opacity=\"0.85\" stroke-width=\"0.8\"");
             for (size_t i = 0; layer >= 2 && i < se->n; i++) {
                 if (!point_ok(se, i, xk, yk)) continue;
                 int in = inside(&x, se->x[i]) && inside(&y, se->y[i]);
@@ -785,10 +791,13 @@ static void xy_plot(buf *out, const tta_xy_plot *p, const char *const *categorie
                     if (has_points) outside++;
                     else hidden_lines++;
                 }
-                if (layer == 2 && has_points && in)
-                    circle_el(out, px, py, has_line ? 3.5 : 4.5, color,
-                              has_line ? "class=\"point\" stroke=\"#ffffff\" stroke-width=\"1\""
-                                       : "class=\"point\" fill-opacity=\"0.85\" stroke=\"#ffffff\" stroke-width=\"0.8\"");
+                if (layer == 2 && has_points && in) {
+                    buf_puts(out, "<circle class=\"point\" cx=\"");
+                    num(out, px);
+                    buf_puts(out, "\" cy=\"");
+                    num(out, py);
+                    buf_puts(out, has_line ? "\" r=\"3.5\"/>\n" : "\" r=\"4.5\"/>\n");
+                }
                 if (layer == 3 && in && se->labels && se->labels[i]) {
                     double lw = fmin(text_width(se->labels[i], 11), 160), tx = px + 7;
                     if (tx + lw > right) tx = px - 7 - lw; /* near the right edge: to the left of the point */
@@ -796,6 +805,7 @@ static void xy_plot(buf *out, const tta_xy_plot *p, const char *const *categorie
                     text_el(out, tx, py - 7, "start", 11, "#333333", "class=\"label\"", se->labels[i], 160);
                 }
             }
+            if (group) buf_puts(out, "</g>\n");
         }
     }
     end_clip(out);
@@ -1134,7 +1144,10 @@ void tta_svg_strip(buf *out, const tta_strip_plot *p) {
         const tta_strip_group *gr = &p->groups[g];
         double cx = left + band * (g + 0.5), sum = 0;
         size_t n = 0;
-        buf_puts(out, "<g class=\"group\">\n");
+        /* the points' common presentation on their group, each point only its place: a round's page
+         * draws thousands */
+        buf_printf(out, "<g class=\"group\" fill=\"%s\" fill-opacity=\"0.75\" stroke=\"#ffffff\" stroke-width=\"0.8\">\n",
+                   palette[0]);
         for (size_t i = 0; i < gr->n; i++) {
             double v = gr->values[i];
             if (!placeable(yk, v)) continue;
@@ -1144,8 +1157,11 @@ void tta_svg_strip(buf *out, const tta_strip_plot *p) {
                 outside++;
                 continue;
             }
-            circle_el(out, cx + 2 * spread * jitter(i), to_px(&y, v), 4.5, palette[0],
-                      "class=\"point\" fill-opacity=\"0.75\" stroke=\"#ffffff\" stroke-width=\"0.8\"");
+            buf_puts(out, "<circle class=\"point\" cx=\"");
+            num(out, cx + 2 * spread * jitter(i));
+            buf_puts(out, "\" cy=\"");
+            num(out, to_px(&y, v));
+            buf_puts(out, "\" r=\"4.5\"/>\n");
         }
         if (n) {
             double mean = sum / n; /* on a log axis too: the mean of the values, not of their logs */

@@ -229,7 +229,7 @@ static int trend_build(sqlite3 *db, const tta_filter *f, trend_data *t, char **e
 
 enum {
     C_BENCHMARK, C_BAND, C_ROUND, C_DIVISION, C_METRIC, C_TARGET, C_TARGET2, C_TARGET_CHANGED, C_PREV_TARGET,
-    C_TARGET_TEXT, C_ENTRIES, C_SCORE, C_ID, C_SUBMITTER, C_SYSTEM, C_ACC, C_MEDIAN, C_SPEEDUP, C_ACC_RATIO,
+    C_TARGET_TEXT, C_ENTRIES, C_SCORE, C_ID, C_SUBMITTER, C_SYSTEM, C_ACC, C_ACC_MIN, C_MEDIAN, C_SPEEDUP, C_ACC_RATIO,
     C_COUNT
 };
 
@@ -255,6 +255,7 @@ static const tta_column trend_columns[C_COUNT] = {
     [C_SUBMITTER] = TTA_SUBMITTER_COLUMN,
     [C_SYSTEM] = TTA_SYSTEM_COLUMN,
     [C_ACC] = {"accelerators", "accel", TTA_COL_INT, 0, 0},
+    [C_ACC_MIN] = {"accelerator_minutes", "accel-min", TTA_COL_NUMBER, 0, 0}, /* the best's accel x score */
     [C_MEDIAN] = {"median_min", "median (min)", TTA_COL_NUMBER, 3, 0},
     [C_SPEEDUP] = {"speedup", "speedup (×)", TTA_COL_NUMBER, 2, 0},
     [C_ACC_RATIO] = {"accelerators_ratio", "accel ratio (×)", TTA_COL_NUMBER, 2, 0},
@@ -321,6 +322,8 @@ static void trend_row(tta_table *t, const trend_data *d, const trend_series *se,
         tta_table_set_text(t, row, C_SYSTEM, e->system);
         if (e->accelerators >= 0) tta_table_set_number(t, row, C_ACC, e->accelerators);
         else tta_table_set_missing(t, row, C_ACC, "no system description");
+        tta_table_set_number_or(t, row, C_ACC_MIN, tta_entry_accelerator_minutes(s),
+                                e->accelerators == 0 ? "no accelerator (CPU only)" : "no system description");
         tta_table_set_number(t, row, C_MEDIAN, cell->median / 60.0);
         if (s->score.why) { /* a score with a warning (fewer runs than the rules require...) */
             buf_printf(&b, "the best's score: %s", s->score.why);
@@ -404,10 +407,11 @@ static tta_table *trend_table(const trend_data *d) {
 /* ---- the plot ------------------------------------------------------------------------------------- */
 
 /* The score against the round for one benchmark: log10 minutes, rounds evenly spaced in time
- * order; a line with points per band, then the best overall dashed on top of them (it is always
- * one band's best: drawn first it would be hidden), its points labelled with the accelerator count
- * where that changes (and "new target" where the target changed), and the median in grey. Each
- * line has its colour in every plot, whichever bands a benchmark has. */
+ * order; the best overall first, grey and dashed (it is always one band's best: drawn on top it
+ * hid that band's line, the 513+ one most often), its points labelled with the accelerator count
+ * where that changes (and "new target" where the target changed); then a line with points per
+ * band over it, and the median in grey. Each band has its colour in every plot, whichever bands a
+ * benchmark has. */
 static void trend_plot(const trend_data *d, const trend_series *se, buf *svg) {
     size_t n = se->n_rounds;
     const char **names = mallocCheck((n ? n : 1) * sizeof *names);
@@ -418,9 +422,8 @@ static void trend_plot(const trend_data *d, const trend_series *se, buf *svg) {
     tta_series series[N_BANDS + 1];
     size_t ns = 0;
     for (size_t r = 0; r < n; r++) names[r] = se->rounds[r].round;
-    /* drawing order: bands 1.., the best (band 0), the median (N_BANDS) */
-    for (size_t j = 1; j <= N_BANDS + 1; j++) {
-        size_t k = j == N_BANDS ? 0 : j == N_BANDS + 1 ? N_BANDS : j;
+    /* drawing order: the best (band 0) under the bands 1.., then the median (N_BANDS) */
+    for (size_t k = 0; k <= N_BANDS; k++) {
         double *xs = x + k * n, *ys = y + k * n;
         size_t m = 0;
         int last_acc = -2;
@@ -442,14 +445,14 @@ static void trend_plot(const trend_data *d, const trend_series *se, buf *svg) {
         }
         if (m == 0 && k == N_BANDS) continue;
         if (m == 0) { /* no line, no legend, but its colour kept: each band has one colour in every plot */
-            series[ns++] = (tta_series){NULL, xs, ys, 0, NULL, NULL, TTA_MARK_LINE, 0, 0};
+            series[ns++] = (tta_series){NULL, xs, ys, 0, NULL, NULL, TTA_MARK_LINE, k == 0, 0};
             continue;
         }
         if (k == 0) snprintf(legend[k], sizeof legend[k], "best (all entries)");
         else if (k < N_BANDS) snprintf(legend[k], sizeof legend[k], "best at %s accel", bands[k].name);
         series[ns++] = (tta_series){k < N_BANDS ? legend[k] : "median (all entries)", xs, ys, m, NULL,
                                     k == 0 ? (const char *const *)labels : NULL,
-                                    k < N_BANDS ? TTA_MARK_LINE_POINTS : TTA_MARK_LINE, k == N_BANDS,
+                                    k < N_BANDS ? TTA_MARK_LINE_POINTS : TTA_MARK_LINE, k == 0 || k == N_BANDS,
                                     k == 0 || k == N_BANDS};
     }
     buf title = {0};

@@ -20,7 +20,7 @@ enum {
     C_SCORE_UNSCALED, C_SUMMARY_SCORE, C_TTA_MEAN,
     C_CV, C_CV_LOW, C_CV_HIGH, C_CV_CI, C_UNIT, C_UNIT_SHORT, C_PROGRESS_MEAN, C_PROGRESS_STD, C_TPU_MEAN,
     C_TPU_STD, C_EPOCHS_MEAN, C_EPOCHS_STD, C_TPE_MEAN, C_TPE_STD, C_CV_RATIO, C_SHARE, C_SHARE_TPU, C_SHARE_COV,
-    C_ENERGY_J, C_ENERGY_KWH, C_COUNT
+    C_ENERGY_J, C_ENERGY_KWH, C_ACC_MIN, C_COST_HOUR, C_COST, C_COUNT
 };
 
 static const tta_column variance_columns[C_COUNT] = {
@@ -59,6 +59,11 @@ static const tta_column variance_columns[C_COUNT] = {
     /* entries with power logs only (reports/energy.c): the summarizer's energy score */
     [C_ENERGY_J] = {"energy_j", "energy (J)", TTA_COL_NUMBER, 0, TTA_FOR_SCRIPTS},
     [C_ENERGY_KWH] = {"energy_kwh", "energy (kWh)", TTA_COL_NUMBER, 2, TTA_FOR_SCRIPTS},
+    /* accelerators x the score (published; DAWNBench's, replays': mean TTA) in minutes */
+    [C_ACC_MIN] = {"accelerator_minutes", "accel-min", TTA_COL_NUMBER, 0, 0},
+    [C_COST_HOUR] = {"cost_per_hour_usd", "$/h", TTA_COL_NUMBER, 2, TTA_FOR_SCRIPTS},
+    /* DAWNBench's cost to accuracy: cost per hour x the score in hours */
+    [C_COST] = {"cost_usd", "cost ($)", TTA_COL_NUMBER, 2, 0},
 };
 
 /* Why the decomposition of s has no value (written to b). */
@@ -238,6 +243,23 @@ static void summary_cells(tta_table *t, size_t row, const tta_entry_summary *s) 
     buf_free(&b);
 }
 
+/* Accelerator-minutes and cost to accuracy (summary.h); a cost left blank, without a footnote, for
+ * an entry whose description gives no cost per hour (every MLPerf entry). */
+static void per_accelerator_cells(tta_table *t, size_t row, const tta_entry_summary *s) {
+    const tta_entry_data *e = s->entry;
+    const char *why = e->accelerators == 0  ? "no accelerator (CPU only)"
+                      : e->accelerators < 0 ? "no accelerator count in the system description"
+                                            : "no score";
+    tta_table_set_number_or(t, row, C_ACC_MIN, tta_entry_accelerator_minutes(s), why);
+    if (!isnan(e->cost_per_hour)) {
+        tta_table_set_number(t, row, C_COST_HOUR, e->cost_per_hour);
+        tta_table_set_number_or(t, row, C_COST, tta_entry_cost_usd(s), "no successful run");
+    } else {
+        tta_table_set_missing(t, row, C_COST_HOUR, NULL);
+        tta_table_set_missing(t, row, C_COST, NULL);
+    }
+}
+
 /* Fills one row for entry e. */
 static void variance_row(tta_table *t, const tta_entry_summary *summary) {
     const tta_entry_data *e = summary->entry;
@@ -284,6 +306,7 @@ static void variance_row(tta_table *t, const tta_entry_summary *summary) {
         tta_table_set_missing(t, row, C_CV_CI, cv_why ? cv_why : "not computable");
     }
     decomposition_cells(t, row, &s);
+    per_accelerator_cells(t, row, &s);
     if (s.time_suspect) time_suspect_note(t, row, &s);
     if (s.success_unmet) success_unmet_note(t, row, e);
     /* the other flags (the notes above explain these) */
@@ -332,12 +355,15 @@ static void progress_outlier_notes(tta_table *t, const tta_entry_summary *s, siz
 tta_table *tta_variance_table(const tta_entry_data *e, size_t n) {
     tta_table *t = tta_table_new(variance_columns, C_COUNT);
     /* On a narrow terminal the decomposition gives way before the names do: the CV, its CI and
-     * the share of Var(log TTA) stay; cv ratio goes first, then progress with its unit. */
+     * the share of Var(log TTA) stay; cv ratio goes first, then progress with its unit, and
+     * accelerator-minutes and cost with them. */
     tta_table_set_fit(t, C_CV_CI, 1, 0);
     tta_table_set_fit(t, C_CV_RATIO, 0, 2);
     tta_table_set_fit(t, C_UNIT_SHORT, 0, 1);
     tta_table_set_fit(t, C_PROGRESS_MEAN, 0, 1);
     tta_table_set_fit(t, C_TPU_MEAN, 0, 1);
+    tta_table_set_fit(t, C_ACC_MIN, 0, 1);
+    tta_table_set_fit(t, C_COST, 0, 1);
     tta_entry_summary *s = callocCheck(n ? n : 1, sizeof *s);
     for (size_t i = 0; i < n; i++) {
         tta_summarize_entry(&e[i], &s[i], 1);
@@ -372,11 +398,14 @@ void tta_variance_plot(const tta_entry_data *e, size_t n, const tta_report_optio
             if (values[i][k] > hi) hi = values[i][k];
         }
     int log_axis = hi > 0 && lo < INFINITY && hi / lo > 100;
-    tta_strip_plot p = {.title = "Time to accuracy of each successful run",
+    buf title = {0};
+    tta_plot_title(&title, e, n, "time to accuracy of each successful run");
+    tta_strip_plot p = {.title = buf_str(&title),
                         .y = {.label = "TTA (min)", .scale = log_axis ? TTA_AXIS_LOG10 : TTA_AXIS_LINEAR,
                               .include_zero = !log_axis},
                         .value_name = "run", .groups = g, .n_groups = n};
     tta_svg_strip(svg, &p);
+    buf_free(&title);
     for (size_t i = 0; i < n; i++) {
         free(values[i]);
         free(names[i]);

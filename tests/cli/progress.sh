@@ -105,10 +105,10 @@ for name, why in (("ingest_nocolor", "NO_COLOR=1"), ("ingest_quiet", "--quiet"),
 tty, tty_rc = check_shows("html_tty", "sections", "tta report html: wrote ")
 check("html_tty: sections done/total, up to all of them",
       re.search(r"report html: (\d+)/\1 sections", read("html_tty")[0]))
-def wrote(lines):
-    return [re.sub(r"html_\w+\.html", "OUT.html", l) for l in lines if l]
-def page(name):  # the page, without its minute stamp
-    return re.sub(r"Generated [^<]*", "", open("%s/%s.html" % (work, name)).read())
+def wrote(lines):  # the index OUT.html and the rounds' pages beside it, OUT-<round>.html
+    return [re.sub(r"html_[a-z]+(-[\w.]+)?\.html", r"OUT\1.html", l) for l in lines if l]
+def page(name):  # the page, without its minute stamp, its links to the rounds' pages named as OUT's
+    return re.sub(r"Generated [^<]*", "", open("%s/%s.html" % (work, name)).read()).replace(name + "-", "OUT-")
 for name, why in (("html_nocolor", "NO_COLOR=1"), ("html_quiet", "--quiet"), ("html_file", "stderr a file"),):
     lines, rc = check_quiet(name, why)
     check("%s: exit status and summary as on a terminal" % name, rc == tty_rc and wrote(lines) == wrote(tty))

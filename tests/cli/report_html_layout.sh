@@ -1,12 +1,19 @@
 #!/bin/bash
-# The HTML page (`tta report html`) of the fixtures (also with two replays of a claim stored, so that
-# verify's section is on it) and, with ../shared/corpus, of MLPerf v0.7: every
-# link to an entry (href="#entry-N" in the results tables) has its target (the variance table's
-# row id="entry-N"), and in headless Chromium at a 1280 px window the page lays out without
-# horizontal scrolling (document.scrollWidth <= 1280, measured by a script added to a copy of the
-# page, whose own policy forbids scripts), with a screenshot at that width (kept in TTA_HTML_OUT
-# when set). The link checks always run; the browser's part skips (77) without chromium, which
-# `./setup.sh --test` installs.
+# The HTML pages (`tta report html`): of the fixtures (several rounds: an index and a page per round
+# beside it; also with two replays of a claim stored, so that verify's section is on round local's
+# page) and, with ../shared/corpus, of MLPerf v0.7 (one round: one page).
+#  - links: every href="#X" of a page has its id="X" there (the results tables' #entry-N, the table
+#    of contents' sections), every other link names a file written beside the page (a round's page,
+#    a long table's CSV), ids are unique, the page loads nothing from elsewhere;
+#  - structure: a table of contents, <h2>s with ids, a section per benchmark, each plot's title
+#    names its benchmark, long tables folded or a link away, an MLPerf round's page has no profile
+#    of this machine, the leaderboard on top;
+#  - headless Chromium, at a 1280 px and a 390 px (phone) window: no horizontal scrolling
+#    (document.scrollWidth, measured by a script added to a copy of the page, whose own policy
+#    forbids scripts), and each link of the table of contents lands on its section (its heading at
+#    the top of the window after following the link, or the page scrolled to its end); screenshots
+#    at both widths (kept in TTA_HTML_OUT when set). The browser's part skips (77) without chromium,
+#    which `./setup.sh --test` installs.
 set -uo pipefail
 TTA=${TTA:-build/tta}
 shared=${TTA_SHARED_DIR:-../shared}
@@ -19,19 +26,26 @@ ok() { passed=$((passed + 1)); }
 bad() { echo "FAIL: $*"; failed=$((failed + 1)); }
 check() { local what="$1"; shift; if "$@"; then ok; else bad "$what"; fi; }
 
-pages=()
+pages=() # page files (under $work) to check, without .html
 "$TTA" --db "$work/fx.db" ingest --quiet fixtures >/dev/null 2>&1
 "$TTA" --db "$work/fx.db" report html --quiet "$work/fixtures.html" 2>/dev/null
-check "fixtures: page written" test -s "$work/fixtures.html"
-pages+=(fixtures)
-# the fixtures with two replays of a claim: the page gains verify's section
+check "fixtures: index written" test -s "$work/fixtures.html"
+check "fixtures: a page per round beside it (v0.7)" test -s "$work/fixtures-v0.7.html"
+check "fixtures: the index links each round's page" grep -q 'href="fixtures-v0.7.html"' "$work/fixtures.html"
+check "fixtures: a round's page links the index" grep -q 'href="fixtures.html"' "$work/fixtures-v0.7.html"
+check "fixtures: the index has the leaderboard and the trend" \
+    bash -c "grep -q 'id=\"leaderboard\"' '$work/fixtures.html' && grep -q 'id=\"trend-across-rounds\"' '$work/fixtures.html'"
+check "fixtures: a round's page leaves the trend to the index" bash -c "! grep -q 'id=\"trend-across-rounds\"' '$work/fixtures-v0.7.html'"
+for f in "$work"/fixtures*.html; do pages+=("$(basename "$f" .html)"); done
+# the fixtures with two replays of a claim: round local's page gains verify's section
 if [ -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ]; then
     cp "$work/fx.db" "$work/vf.db"
     "$TTA" --db "$work/vf.db" verify 'dawnbench/open/tta anchors (PyTorch reference run)/fmnist_mlp_pytorch/fashion-mnist' \
         --runs 2 --max-epochs 1 --threshold 0.5 --threads 1 --log-dir "$work/vlogs" >/dev/null 2>&1
     "$TTA" --db "$work/vf.db" report html --quiet "$work/verify.html" 2>/dev/null
-    check "verify: page written, with verify's section" grep -q '<h2>Claims replayed on this machine</h2>' "$work/verify.html"
-    pages+=(verify)
+    check "verify: round local's page has verify's section" \
+        grep -q '<h2 id="claims-replayed-on-this-machine">Claims replayed on this machine</h2>' "$work/verify-local.html"
+    pages+=(verify-local)
 else
     echo "NOTE: no Fashion-MNIST (dataset-fashion-mnist): no page with verify's section"
 fi
@@ -39,44 +53,100 @@ if [ -f "$shared/corpus/mlperf-training-v0.7.tar.zst" ]; then
     mkdir -p "$work/v0.7"
     tar --zstd -xf "$shared/corpus/mlperf-training-v0.7.tar.zst" -C "$work/v0.7"
     "$TTA" --db "$work/v07.db" ingest --quiet "$work/v0.7" >/dev/null 2>&1
+    # a profile stored here must not reach an MLPerf round's page
+    "$TTA" --db "$work/v07.db" profile bench/recipes/fmnist-mlp.json --threads 1 --steps 3 >/dev/null 2>&1 ||
+        echo "NOTE: no profile stored (tta profile failed): the profile check runs on nothing"
     "$TTA" --db "$work/v07.db" report html --quiet --round v0.7 "$work/v0.7.html" 2>/dev/null
-    check "v0.7: page written" test -s "$work/v0.7.html"
+    check "v0.7: one round, one page" test -s "$work/v0.7.html"
+    check "v0.7: the curves' long tables are a CSV beside the page" test -s "$work/v0.7-curves.csv"
+    check "v0.7: no profile of this machine on an MLPerf round's page" bash -c "! grep -q 'Profile of a training step' '$work/v0.7.html'"
     pages+=(v0.7)
 else
-    echo "NOTE: no corpus at $shared/corpus: the fixtures' page only"
+    echo "NOTE: no corpus at $shared/corpus: the fixtures' pages only"
 fi
 
-# Links: prints "links missing targets ids duplicate_ids".
+# Links and structure: prints "entry_links missing_targets entry_ids duplicate_ids missing_files
+# h2_without_id toc_links sections untitled_plots outside".
 cat >"$work/links.py" <<'PY'
-import re, sys
-html = open(sys.argv[1], encoding="utf-8").read()
-links = re.findall(r'href="#(entry-\d+)"', html)
+import os, re, sys
+path = sys.argv[1]
+html = open(path, encoding="utf-8").read()
+hrefs = re.findall(r'href="([^"]*)"', html)
 ids = re.findall(r'\sid="([^"]+)"', html)
-entry_ids = [i for i in ids if i.startswith("entry-")]
-missing = sorted(set(links) - set(ids))
+local = [h[1:] for h in hrefs if h.startswith("#")]
+missing = sorted(set(local) - set(ids))
 for m in missing[:5]: print("no target:", m, file=sys.stderr)
-print(len(links), len(missing), len(entry_ids), len(ids) - len(set(ids)))
+files = [h for h in hrefs if not h.startswith("#")]
+outside = [h for h in files if "//" in h or ":" in h]
+missing_files = [h for h in files if h not in outside and not os.path.exists(os.path.join(os.path.dirname(path), h))]
+for m in missing_files[:5]: print("no file:", m, file=sys.stderr)
+h2_no_id = len(re.findall(r"<h2>", html))
+nav = re.search(r'<nav class="toc">(.*?)</nav>', html, re.S)
+toc = len(re.findall(r'href="#', nav.group(1))) if nav else 0
+sections = len(re.findall(r'<h2 id="bench-', html))
+# each plot of a benchmark's section names it in its title
+untitled = 0
+for m in re.finditer(r'<h2 id="bench-([^"]+)">(.*?)(?=<h2 |</main>)', html, re.S):
+    for t in re.findall(r"<svg[^>]*>\s*<title>(.*?)</title>", m.group(2)):
+        if not t.startswith(m.group(1) + ":"):
+            untitled += 1
+            print("plot without its benchmark:", t, file=sys.stderr)
+print(len([l for l in local if l.startswith("entry-")]), len(missing), len([i for i in ids if i.startswith("entry-")]),
+      len(ids) - len(set(ids)), len(missing_files), h2_no_id, toc, sections, untitled, len(outside))
 PY
 for p in "${pages[@]}"; do
-    read -r links missing targets dups < <(python3 "$work/links.py" "$work/$p.html")
-    check "$p: the results table links entries ($links links)" test "$links" -gt 0
-    check "$p: every href=#entry-N has its target ($missing without)" test "$missing" -eq 0
-    check "$p: entries are link targets ($targets), ids unique ($dups repeated)" test "$targets" -gt 0 -a "$dups" -eq 0
+    read -r links missing targets dups nofile noid toc sections untitled outside < <(python3 "$work/links.py" "$work/$p.html")
+    check "$p: every href=#X has its target ($missing without)" test "$missing" -eq 0
+    check "$p: every file it links is beside it ($nofile missing)" test "$nofile" -eq 0
+    check "$p: nothing from elsewhere ($outside links)" test "$outside" -eq 0
+    check "$p: ids unique ($dups repeated)" test "$dups" -eq 0
+    check "$p: every <h2> has an id ($noid without)" test "$noid" -eq 0
+    check "$p: a table of contents ($toc links)" test "$toc" -ge 2
+    check "$p: every plot of a benchmark's section names it ($untitled do not)" test "$untitled" -eq 0
+    case "$p" in
+    fixtures | verify-local) ;;
+    *)
+        check "$p: a section per benchmark ($sections)" test "$sections" -ge 1
+        ;;
+    esac
+    case "$p" in
+    v0.7 | fixtures-v0.7)
+        check "$p: the results table links entries ($links links) to their rows ($targets)" test "$links" -gt 0 -a "$targets" -gt 0
+        ;;
+    esac
 done
+if [ -f "$work/v0.7.html" ]; then
+    python3 - "$work/v0.7.html" >"$work/v07.facts" <<'PY'
+import re, sys
+html = open(sys.argv[1], encoding="utf-8").read()
+sections = re.findall(r'<h2 id="bench-([^"]+)"', html)
+print(len(sections), html.count("<details>"), html.count("-curves.csv"), html.find('id="leaderboard"') < html.find('id="results-table-v0-7"'),
+      max(len(re.findall(r"<tr", t)) for t in re.findall(r"<table.*?</table>", html, re.S)))
+PY
+    read -r nsec folded csv lb_first longest <"$work/v07.facts"
+    check "v0.7: a section per benchmark (8, got $nsec)" test "$nsec" -eq 8
+    check "v0.7: the curves tables are a link away ($csv links)" test "$csv" -ge 8
+    check "v0.7: the leaderboard before the results table" test "$lb_first" = True
+    check "v0.7: no table of more than 200 rows on the page (longest $longest)" test "$longest" -le 200
+fi
 
 if ! command -v chromium >/dev/null; then
     echo "$passed passed, $failed failed"
     [ "$failed" -eq 0 ] || exit 1
-    echo "SKIPPED: chromium not installed (./setup.sh --test installs it): the layout at 1280 px was not measured"
+    echo "SKIPPED: chromium not installed (./setup.sh --test installs it): the layout was not measured"
     exit 77
 fi
 
 # The page forbids scripts (Content-Security-Policy): a copy allows one inline script that writes
-# the laid-out width into the DOM, which --dump-dom prints.
+# what it measures into the DOM, which --dump-dom prints: the laid-out width, and for each link of
+# the table of contents where its section's heading stands after following it. Headless Chromium's
+# window is 500 px wide at least: the copy is measured in an <iframe> of the width asked for, inside
+# a page of its own that it writes its figures into (file pages read each other with
+# --allow-file-access-from-files).
 chrome() {
     timeout 180 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
         --disable-background-networking --disable-component-update --disable-sync --hide-scrollbars \
-        --user-data-dir="$work/profile" --window-size=1280,900 "$@" 2>>"$work/chromium.log"
+        --allow-file-access-from-files --user-data-dir="$work/profile" "$@" 2>>"$work/chromium.log"
 }
 for p in "${pages[@]}"; do
     python3 - "$work/$p.html" "$work/$p.measure.html" <<'PY'
@@ -84,19 +154,43 @@ import sys
 html = open(sys.argv[1], encoding="utf-8").read()
 html = html.replace("default-src 'none'; style-src 'unsafe-inline'",
                     "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'")
-script = ("<script>document.body.setAttribute('data-scroll-width',"
-          "Math.max(document.documentElement.scrollWidth,document.body.scrollWidth));</script>")
+script = """<script>
+var b = document.body, bad = [];
+b.setAttribute('data-scroll-width', Math.max(document.documentElement.scrollWidth, b.scrollWidth));
+document.querySelectorAll('nav.toc a').forEach(function (a) {
+  var id = a.getAttribute('href').slice(1), el = document.getElementById(id);
+  if (!el) { bad.push(id + ':none'); return; }
+  a.click();
+  var top = el.getBoundingClientRect().top;
+  var end = window.scrollY + window.innerHeight >= document.documentElement.scrollHeight - 2;
+  if (!(Math.abs(top) <= 12 || (end && top >= 0 && top < window.innerHeight))) bad.push(id + ':' + Math.round(top));
+});
+b.setAttribute('data-toc-bad', bad.length ? bad.join(' ') : 'none');
+if (window.parent !== window) {
+  parent.document.body.setAttribute('data-scroll-width', b.getAttribute('data-scroll-width'));
+  parent.document.body.setAttribute('data-toc-bad', b.getAttribute('data-toc-bad'));
+}
+</script>"""
 html = html.replace("</body>", script + "\n</body>")
 open(sys.argv[2], "w", encoding="utf-8").write(html)
 PY
-    chrome --dump-dom "file://$work/$p.measure.html" >"$work/$p.dom"
-    width=$(grep -o 'data-scroll-width="[0-9]*"' "$work/$p.dom" | grep -o '[0-9]*')
-    echo "$p: document.scrollWidth at a 1280 px window: ${width:-none}"
-    check "$p: measured in chromium (width ${width:-none})" test -n "$width"
-    check "$p: no horizontal scrolling at 1280 px (document.scrollWidth ${width:-?})" test "${width:-99999}" -le 1280
-    chrome --screenshot="$work/$p.png" "file://$work/$p.html" >/dev/null
-    check "$p: a screenshot at 1280 px" bash -c "head -c 4 '$work/$p.png' | grep -q PNG"
-    if [ -n "${TTA_HTML_OUT:-}" ]; then cp "$work/$p.html" "$work/$p.png" "$TTA_HTML_OUT/"; fi
+    for w in 1280 390; do
+        printf '<!DOCTYPE html><html><body style="margin:0"><iframe src="%s" style="width:%spx;height:900px;border:0">' \
+            "$p.measure.html" "$w" >"$work/$p.$w.frame.html"
+        echo '</iframe></body></html>' >>"$work/$p.$w.frame.html"
+        chrome --window-size=$((w + 40)),1000 --dump-dom "file://$work/$p.$w.frame.html" >"$work/$p.$w.dom"
+        width=$(grep -o 'data-scroll-width="[0-9]*"' "$work/$p.$w.dom" | grep -o '[0-9]*')
+        tocbad=$(grep -o 'data-toc-bad="[^"]*"' "$work/$p.$w.dom" | sed 's/data-toc-bad="//; s/"$//')
+        echo "$p at $w px: document.scrollWidth ${width:-none}; table of contents links off target: ${tocbad:-not measured}"
+        check "$p at $w px: measured in chromium (width ${width:-none})" test -n "$width"
+        check "$p at $w px: no horizontal scrolling (document.scrollWidth ${width:-?})" test "${width:-99999}" -le "$w"
+        check "$p at $w px: every link of the table of contents lands on its section (${tocbad:-not measured})" \
+            test "$tocbad" = none
+        sed "s/$p.measure.html/$p.html/" "$work/$p.$w.frame.html" >"$work/$p.$w.show.html"
+        chrome --window-size=$((w + 40)),1000 --screenshot="$work/$p.$w.png" "file://$work/$p.$w.show.html" >/dev/null
+        check "$p at $w px: a screenshot" bash -c "head -c 4 '$work/$p.$w.png' | grep -q PNG"
+    done
+    if [ -n "${TTA_HTML_OUT:-}" ]; then cp "$work/$p.html" "$work/$p".*.png "$TTA_HTML_OUT/"; fi
 done
 echo "$passed passed, $failed failed"
 test "$failed" -eq 0

@@ -109,9 +109,15 @@ def say(ok, what):
 official = ["division", "availability", "submitter", "system", "number_of_nodes", "host_processor_model_name",
             "host_processors_count", "accelerator_model_name", "accelerators_count", "framework", "notes", "private_id"]
 benchmarks = ["bert", "dlrm", "gnmt", "maskrcnn", "minigo", "resnet", "ssd", "transformer"]
-keys = official + benchmarks + ["details_url", "code_url", "round", "system_folder"] + [b + "_entry" for b in benchmarks]
+keys = official + benchmarks + ["details_url", "code_url", "round", "system_folder"] + [b + "_entry" for b in benchmarks] \
+    + [b + "_accelerator_minutes" for b in benchmarks]
 say(len(rows) == 4, "4 systems of v0.7 in the fixtures (got %d)" % len(rows))
-say(all([k for k in r if k != "note"] == keys for r in rows), "JSON keys: the summarizer's columns, then round, system_folder, <benchmark>_entry")
+say(all([k for k in r if k != "note"] == keys for r in rows), "JSON keys: the summarizer's columns, then round, system_folder, <benchmark>_entry, <benchmark>_accelerator_minutes")
+for r in rows:
+    for b in benchmarks:
+        if r[b] is not None and r["accelerators_count"]:
+            say(abs(r[b + "_accelerator_minutes"] - r["accelerators_count"] * r[b]) <= 1e-6 * r[b + "_accelerator_minutes"],
+                "%s %s: accelerator-minutes = accelerators x score" % (r["system_folder"], b))
 cells = 0
 for r in rows:
     for b in benchmarks:
@@ -173,14 +179,14 @@ check "and says why" grep -q 'no MLPerf entry matches the selection (its [0-9]* 
 
 "$TTA" --db "$db" report html --round v0.7 "$work/page.html" 2>/dev/null
 check "report html exits 0" test $? -eq 0
-check "the page has the results table" grep -q '<h2>Results table: v0.7</h2>' "$work/page.html"
+check "the page has the results table" grep -q '<h2 id="results-table-v0-7">Results table: v0.7</h2>' "$work/page.html"
 check "sortable without script: a sort target per column" grep -q 'id="summary-v0.7-k1" class="k1"' "$work/page.html"
 check "headers link to their sort target" grep -q '<a href="#summary-v0.7-k' "$work/page.html"
 check "each row carries its ranks" grep -q '<tr style="--k1:' "$work/page.html"
 check "scores carry their entry id" grep -Eq '39\.78<(span|a) class="id"[^>]*>#[0-9]+<' "$work/page.html"
 check "the page still has no script" bash -c "! grep -qi '<script' '$work/page.html'"
-check "the results table opens the page (before the variance section)" python3 -c '
-import sys; p = open(sys.argv[1]).read(); a = p.find("Results table"); b = p.find("<h2>Stability")
+check "the results table opens the page (before the benchmarks' sections)" python3 -c '
+import sys; p = open(sys.argv[1]).read(); a = p.find("Results table"); b = p.find("<h2 id=\"bench-")
 sys.exit(0 if 0 <= a < b else 1)' "$work/page.html"
 
 # ---- the corpus: v0.7, v3.1 and v5.1 against the summarizer, organisation by organisation ----

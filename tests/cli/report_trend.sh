@@ -101,7 +101,7 @@ check "the best's id ($id) selects its entry with --entry" test "$sys" = 1
 # Formats.
 header=$("$TTA" --db "$db" report trend --format csv | head -1 | tr -d '\r')
 check "CSV header is the contract" test "$header" = \
-    "benchmark,band,round,division,metric,target,target2,target_changed,previous_target,entries,score_min,id,submitter,system,accelerators,median_min,speedup,accelerators_ratio,note"
+    "benchmark,band,round,division,metric,target,target2,target_changed,previous_target,entries,score_min,id,submitter,system,accelerators,accelerator_minutes,median_min,speedup,accelerators_ratio,note"
 n=$("$TTA" --db "$db" report trend --benchmark resnet --format csv | tail -n +2 | wc -l)
 check "CSV: 7 resnet rows (got $n)" test "$n" -eq 7
 table=$("$TTA" --db "$db" report trend --benchmark resnet)
@@ -174,9 +174,14 @@ logs = [math.log10(v) for v in ticks if v > 0]
 expect("y axis is log10: ticks are powers of 10 (got %s)" % ticks,
        len(logs) >= 2 and all(abs(l - round(l)) < 1e-9 for l in logs))
 expect("y label says log scale", any("log scale" in (t or "") for t in texts("y-axis")))
-best = [p for p in root.iter(ns + "path") if p.get("class") == "line" and p.get("stroke-dasharray")
-        and p.get("stroke") != "#6e6e6e"]
-expect("one dashed coloured line: the best overall (got %d)" % len(best), len(best) == 1)
+# the best overall and the median are grey and dashed; the best is drawn first, under the bands'
+# lines (on top it hid the band whose best it is)
+dashed = [p for p in root.iter(ns + "path") if p.get("class") == "line" and p.get("stroke-dasharray")]
+expect("two dashed grey lines, the best overall and the median (got %d)" % len(dashed),
+       len(dashed) == 2 and all(p.get("stroke") == "#6e6e6e" for p in dashed))
+lines = [p for p in root.iter(ns + "path") if p.get("class") == "line"]
+expect("the best overall is the first line drawn", bool(lines) and bool(dashed) and lines[0] is dashed[0])
+best = dashed[:1]
 if best:
     vertices = len(re.findall(r"[ML]", best[0].get("d")))
     expect("the best's line has %d vertices, one per round with a best (got %d)" % (best_points, vertices),
@@ -201,7 +206,7 @@ check "and each is named on stderr" grep -q "wrote $work/all-gnmt.svg" "$work/er
 
 # HTML: a trend section over every round, whatever the page's round.
 "$TTA" --db "$db" report html --round v0.7 "$work/page.html" 2>/dev/null
-check "html has the trend section" grep -q '<h2>Trend across rounds</h2>' "$work/page.html"
+check "html has the trend section" grep -q '<h2 id="trend-across-rounds">Trend across rounds</h2>' "$work/page.html"
 check "html's trend table has v0.6 rows although the page is v0.7's" grep -q '>sinian<' "$work/page.html"
 check "html's trend plots are inline" grep -q 'resnet: published score per round' "$work/page.html"
 "$TTA" --db "$db" report html --division '/^nosuch$/' "$work/empty.html" 2>/dev/null

@@ -154,17 +154,17 @@ TEST(strip_plot_dots_and_means) {
     CHECK(count(svg, "class=\"mean\"") == 4);
     CHECK(strstr(svg, "1 value not shown: missing") != NULL);
     /* Ties are spread sideways: the four 12.0 minute runs sit at four different x. */
-    const char *g = strstr(svg, "<g class=\"group\">");
-    for (int k = 0; k < 2 && g; k++) g = strstr(g + 1, "<g class=\"group\">");
+    const char *g = strstr(svg, "<g class=\"group\"");
+    for (int k = 0; k < 2 && g; k++) g = strstr(g + 1, "<g class=\"group\"");
     CHECK(g != NULL);
     if (g) {
         double xs[4];
         const char *q = g;
         for (int k = 0; k < 4; k++) {
-            q = strstr(q, "<circle cx=\"");
+            q = strstr(q, "<circle class=\"point\" cx=\""); /* its fill is its group's */
             CHECK(q != NULL);
             if (!q) return;
-            xs[k] = atof(q + 12);
+            xs[k] = atof(q + 26);
             q++;
         }
         for (int i = 0; i < 4; i++)
