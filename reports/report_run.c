@@ -177,7 +177,7 @@ static const report_kind kinds[] = {
              "             Var(log TTA) that comes from the number of epochs\n",
      .table = tta_variance_table, .finish = tta_variance_energy, .plot = tta_variance_plot,
      .place = 1, .heading = "Stability of TTA and where its variance comes from",
-     .caption = "TTA of every successful run per entry", .anchor = "entry"}, /* a row per entry: link targets */
+     .caption = "TTA of every successful run per entry (a run whose time a flag distrusts is left out, as the table says)", .anchor = "entry"}, /* a row per entry: link targets */
     {.name = "speedup",
      .help = "  speedup    pairs of entries of one submitter and benchmark: throughput speedup (time per epoch)\n"
              "             against TTA speedup (score), and their ratio, the gap\n",

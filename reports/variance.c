@@ -382,8 +382,8 @@ void tta_variance_plot(const tta_entry_data *e, size_t n, const tta_report_optio
     for (size_t i = 0; i < n; i++) {
         values[i] = mallocCheck((e[i].n_runs + 1) * sizeof **values);
         size_t k = 0;
-        for (size_t r = 0; r < e[i].n_runs; r++)
-            if (tta_run_succeeded(&e[i].runs[r]))
+        for (size_t r = 0; r < e[i].n_runs; r++) /* as the table: a time a flag distrusts is left out */
+            if (tta_run_succeeded(&e[i].runs[r]) && !e[i].runs[r].time_suspect)
                 values[i][k++] = e[i].runs[r].tta_s / 60.0;
         buf b = {0};
         buf_printf(&b, "%s %s", e[i].system, e[i].benchmark);
