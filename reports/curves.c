@@ -115,7 +115,6 @@ tta_table *tta_curves_table(const tta_entry_data *e, size_t n) {
         for (size_t j = 0; j < k; j++) {
             size_t row = tta_table_add_row(t);
             tta_table_set_identity(t, row, &id);
-            if (j == 0) tta_table_note_flags(t, row, &e[i], NULL); /* the entry's flagged runs, once */
             if (by_progress) tta_table_set_number(t, row, Q_PROGRESS, c[j].progress);
             else tta_table_set_missing(t, row, Q_PROGRESS, by_evaluation_why);
             tta_table_set_text(t, row, Q_UNIT_KEY, u.key);

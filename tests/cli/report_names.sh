@@ -62,7 +62,7 @@ read -r rows widest repeats cut n_ident < <(python3 "$work/grid.py" "$work/t100.
 check "100 columns: a row per entry ($rows of $n)" test "$rows" -eq "$n"
 check "100 columns: fits 100 columns (got $widest)" test "$widest" -le 100
 # It fits by leaving out the decomposition's columns (said in a line), not by cutting numbers.
-check "100 columns: says which columns it left out" grep -q '^4 columns hidden at 100 columns: cv ratio, unit, progress, s/unit' "$work/t100.txt"
+check "100 columns: says which columns it left out" grep -q '^6 columns hidden at 100 columns: cv ratio, unit, progress, s/unit, accel-min, cost' "$work/t100.txt"
 check "100 columns: the CV's CI is never cut" bash -c "! grep -qE '[0-9]…[0-9]' '$work/t100.txt'"
 check "--wide: every column shown" bash -c "grep -q 'cv ratio' '$work/wide.txt' && ! grep -q '^not shown' '$work/wide.txt'"
 check "100 columns: the identity columns are shown ($n_ident)" test "$n_ident" -ge 2

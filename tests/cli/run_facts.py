@@ -112,13 +112,10 @@ def corpus_checks():
     row = json.loads(compare)[0]
     check("far_outside_entry result_0.txt" in row.get("note", "") and row["runs_a"] == 4,
           "compare names the suspect run and compares 4 runs of its entry:\n" + compare[:600])
-    # the results table, curves and the RCP report name the flagged runs too
+    # the results table names the flagged runs too
     summary = tta_out("report", "summary", "--round", "v0.7", "--format", "json")
     check("flagged runs of ssd (tta ls runs says why): far_outside_entry result_0.txt" in summary,
           "the v0.7 results table names the suspect ssd run")
-    curves = tta_out("report", "curves", "--round", "v0.7", "--submitter", "Google", "--benchmark", "ssd",
-                     "--format", "json")
-    check("far_outside_entry result_0.txt" in curves, "the curves of the v0.7 Google ssd entries name it")
     # ... and so does the HTML page, in the variance section's footnotes
     import os, tempfile
     with tempfile.TemporaryDirectory(prefix="tta-facts-page.") as d:
