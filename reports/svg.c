@@ -43,10 +43,12 @@ static const char *const palette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2"
 
 /* ---- small writers --------------------------------------------------------------------------- */
 
-/* A coordinate with one decimal ("-0.0" written as "0.0"): plenty at screen resolution, and short. */
+/* A coordinate with one decimal ("-0.0" written as "0", "621.0" as "621"): plenty at screen resolution, and short. */
 static void num(buf *o, double v) {
     if (fabs(v) < 0.05) v = 0;
+    size_t at = o->len;
     buf_printf(o, "%.1f", v);
+    if (o->len >= at + 2 && !memcmp(o->data + o->len - 2, ".0", 2)) o->data[o->len -= 2] = '\0'; /* 621.0 as 621 */
 }
 
 /* Advance widths of printable ASCII in DejaVu Sans, in hundredths of an em (the widest of the
@@ -113,7 +115,9 @@ static void text_el_cut(buf *o, double x, double y, const char *anchor, double s
     num(o, x);
     buf_puts(o, "\" y=\"");
     num(o, y);
-    buf_printf(o, "\" text-anchor=\"%s\" font-size=\"%g\" fill=\"%s\"%s%s>", anchor, size, fill, *attrs ? " " : "", attrs);
+    buf_putc(o, '"');
+    if (strcmp(anchor, "start")) buf_printf(o, " text-anchor=\"%s\"", anchor); /* start is SVG's default */
+    buf_printf(o, " font-size=\"%g\" fill=\"%s\"%s%s>", size, fill, *attrs ? " " : "", attrs);
     buf shown = {0};
     if (max_px > 0) fit_text(&shown, s, size, max_px, middle);
     else tta_text_clean(&shown, s);
@@ -144,7 +148,9 @@ static void line_el(buf *o, double x1, double y1, double x2, double y2, const ch
     num(o, x2);
     buf_puts(o, "\" y2=\"");
     num(o, y2);
-    buf_printf(o, "\" stroke=\"%s\" stroke-width=\"%g\"%s%s/>\n", stroke, width, *attrs ? " " : "", attrs);
+    buf_printf(o, "\" stroke=\"%s\"", stroke);
+    if (width != 1) buf_printf(o, " stroke-width=\"%g\"", width); /* 1 is SVG's default */
+    buf_printf(o, "%s%s/>\n", *attrs ? " " : "", attrs);
 }
 
 /* <rect>; attrs (may be "") adds attributes. */
@@ -513,19 +519,43 @@ static double widest_tick_label(const scale *s) {
     return w;
 }
 
+/* Appends to d a segment from (x1, y1) to (x2, y2), horizontal or vertical, for a path. */
+static void seg_d(buf *d, double x1, double y1, double x2, double y2) {
+    buf_putc(d, 'M');
+    num(d, x1);
+    buf_putc(d, ' ');
+    num(d, y1);
+    if (y1 == y2) {
+        buf_putc(d, 'H');
+        num(d, x2);
+    } else {
+        buf_putc(d, 'V');
+        num(d, y2);
+    }
+}
+
+/* The segments of d as one 1 px <path> in stroke (as many <line>s would draw them, in fewer bytes);
+ * nothing when d is empty. Empties d. */
+static void segs_el(buf *o, buf *d, const char *stroke) {
+    if (d->len) buf_printf(o, "<path stroke=\"%s\" fill=\"none\" d=\"%s\"/>\n", stroke, buf_str(d));
+    buf_clear(d);
+}
+
 /* Horizontal grid lines and the y axis: line, ticks, labels, rotated label. */
 static void draw_y_axis(buf *o, const scale *y, double left, double right, const char *label) {
-    buf b = {0};
+    buf b = {0}, d = {0};
     buf_puts(o, "<g class=\"grid\">\n");
-    for (size_t i = 0; i < y->n_minor; i++)
-        line_el(o, left, to_px(y, y->minor[i]), right, to_px(y, y->minor[i]), "#f1f1f1", 1, "");
-    for (size_t i = 0; i < y->n_ticks; i++)
-        line_el(o, left, to_px(y, y->tick[i]), right, to_px(y, y->tick[i]), GRID_GREY, 1, "");
+    for (size_t i = 0; i < y->n_minor; i++) seg_d(&d, left, to_px(y, y->minor[i]), right, to_px(y, y->minor[i]));
+    segs_el(o, &d, "#f1f1f1");
+    for (size_t i = 0; i < y->n_ticks; i++) seg_d(&d, left, to_px(y, y->tick[i]), right, to_px(y, y->tick[i]));
+    segs_el(o, &d, GRID_GREY);
     buf_puts(o, "</g>\n<g class=\"y-axis\">\n");
-    line_el(o, left, y->p0, left, y->p1, AXIS_GREY, 1, "");
+    seg_d(&d, left, y->p0, left, y->p1);
+    for (size_t i = 0; i < y->n_ticks; i++) seg_d(&d, left - 5, to_px(y, y->tick[i]), left, to_px(y, y->tick[i]));
+    segs_el(o, &d, AXIS_GREY);
+    buf_free(&d);
     for (size_t i = 0; i < y->n_ticks; i++) {
         double py = to_px(y, y->tick[i]);
-        line_el(o, left - 5, py, left, py, AXIS_GREY, 1, "");
         buf_clear(&b);
         tick_label(&b, y, y->tick[i]);
         text_el(o, left - 8, py + 4, "end", TICK_SIZE, TEXT_GREY, "", buf_str(&b), 0);
@@ -548,19 +578,21 @@ static void draw_y_axis(buf *o, const scale *y, double left, double right, const
 
 /* Vertical grid lines and the x axis of a numeric scale. */
 static void draw_x_axis(buf *o, const scale *x, double top, double bottom, const char *label, double label_y) {
-    buf b = {0};
+    buf b = {0}, d = {0};
     buf_puts(o, "<g class=\"grid\">\n");
-    for (size_t i = 0; i < x->n_minor; i++)
-        line_el(o, to_px(x, x->minor[i]), top, to_px(x, x->minor[i]), bottom, "#f1f1f1", 1, "");
-    for (size_t i = 0; i < x->n_ticks; i++)
-        line_el(o, to_px(x, x->tick[i]), top, to_px(x, x->tick[i]), bottom, GRID_GREY, 1, "");
+    for (size_t i = 0; i < x->n_minor; i++) seg_d(&d, to_px(x, x->minor[i]), top, to_px(x, x->minor[i]), bottom);
+    segs_el(o, &d, "#f1f1f1");
+    for (size_t i = 0; i < x->n_ticks; i++) seg_d(&d, to_px(x, x->tick[i]), top, to_px(x, x->tick[i]), bottom);
+    segs_el(o, &d, GRID_GREY);
     buf_puts(o, "</g>\n<g class=\"x-axis\">\n");
-    line_el(o, x->p0, bottom, x->p1, bottom, AXIS_GREY, 1, "");
+    seg_d(&d, x->p0, bottom, x->p1, bottom);
+    for (size_t i = 0; i < x->n_ticks; i++) seg_d(&d, to_px(x, x->tick[i]), bottom, to_px(x, x->tick[i]), bottom + 5);
+    segs_el(o, &d, AXIS_GREY);
+    buf_free(&d);
     /* category names are cut (whole in a tooltip) to their spacing, so that neighbours never touch */
     double room = x->names && x->n_ticks ? fmax(fabs(x->p1 - x->p0) / (double)x->n_ticks - 4, 1) : 0;
     for (size_t i = 0; i < x->n_ticks; i++) {
         double px = to_px(x, x->tick[i]);
-        line_el(o, px, bottom, px, bottom + 5, AXIS_GREY, 1, "");
         buf_clear(&b);
         tick_label(&b, x, x->tick[i]);
         text_el(o, px, bottom + 19, "middle", TICK_SIZE, TEXT_GREY, "", buf_str(&b), room);
@@ -655,14 +687,14 @@ static void draw_band(buf *o, const tta_series *s, const scale *x, const scale *
         if (j > i) {
             buf_printf(o, "<path class=\"band\" fill=\"%s\" fill-opacity=\"0.18\" stroke=\"none\" d=\"", color);
             for (size_t k = i; k < j; k++) {
-                buf_puts(o, k == i ? "M" : " L");
+                buf_puts(o, k == i ? "M" : " "); /* after M, pairs are lines to */
                 num(o, to_px(x, s->x[k]));
                 buf_putc(o, ' ');
                 double hi = s->y[k] + fabs(s->err[k]);
                 num(o, to_px(y, placeable(y->kind, hi) ? hi : y->hi));
             }
             for (size_t k = j; k-- > i;) {
-                buf_puts(o, " L");
+                buf_putc(o, ' ');
                 num(o, to_px(x, s->x[k]));
                 buf_putc(o, ' ');
                 double lo = s->y[k] - fabs(s->err[k]);
@@ -685,7 +717,7 @@ static void draw_line(buf *o, const tta_series *s, const scale *x, const scale *
             pen_down = 0;
             continue;
         }
-        buf_puts(o, pen_down ? " L" : (o->data[o->len - 1] == '"' ? "M" : " M"));
+        buf_puts(o, pen_down ? " " : (o->data[o->len - 1] == '"' ? "M" : " M")); /* after M, pairs are lines to */
         num(o, to_px(x, s->x[i]));
         buf_putc(o, ' ');
         num(o, to_px(y, s->y[i]));
