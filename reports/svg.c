@@ -677,6 +677,50 @@ static int point_ok(const tta_series *s, size_t i, tta_axis_scale xk, tta_axis_s
     return placeable(xk, s->x[i]) && placeable(yk, s->y[i]);
 }
 
+/* A path's pen in tenths of a pixel: points after the first are written relative to the one
+ * before ("l" dx dy), shorter than absolute ones; a point on the last one is left out. */
+typedef struct {
+    buf *o;
+    long x, y; /* the last point, in tenths */
+    int down;  /* a point is written since the last moveto */
+} pen;
+
+/* Tenths of a pixel of v (rounded as num rounds). */
+static long tenths(double v) { return lround(v * 10); }
+
+/* Appends t tenths as a number ("-14", "14.3"), after a space unless it starts with '-' or
+ * follows a command letter. */
+static void tenths_num(buf *o, long t, int sep) {
+    if (sep && t >= 0) buf_putc(o, ' ');
+    if (t < 0) buf_putc(o, '-');
+    unsigned long a = (unsigned long)labs(t);
+    if (a % 10) buf_printf(o, "%lu.%lu", a / 10, a % 10);
+    else buf_printf(o, "%lu", a / 10);
+}
+
+/* Moves the pen to (x, y) px (absolute). */
+static void pen_move(pen *p, double x, double y) {
+    p->x = tenths(x);
+    p->y = tenths(y);
+    if (p->o->len && p->o->data[p->o->len - 1] != '"') buf_putc(p->o, ' ');
+    buf_putc(p->o, 'M');
+    tenths_num(p->o, p->x, 0);
+    tenths_num(p->o, p->y, 1);
+    p->down = 0;
+}
+
+/* Draws a line from the pen to (x, y) px; nothing when it rounds to where the pen is. */
+static void pen_line(pen *p, double x, double y) {
+    long tx = tenths(x), ty = tenths(y);
+    if (tx == p->x && ty == p->y) return;
+    if (!p->down) buf_putc(p->o, 'l');
+    tenths_num(p->o, tx - p->x, p->down);
+    tenths_num(p->o, ty - p->y, 1);
+    p->x = tx;
+    p->y = ty;
+    p->down = 1;
+}
+
 /* The band (y ± err) of a series as one polygon per run of drawable points. */
 static void draw_band(buf *o, const tta_series *s, const scale *x, const scale *y, const char *color) {
     size_t i = 0;
@@ -686,22 +730,19 @@ static void draw_band(buf *o, const tta_series *s, const scale *x, const scale *
         while (j < s->n && point_ok(s, j, x->kind, y->kind) && isfinite(s->err[j])) j++;
         if (j > i) {
             buf_printf(o, "<path class=\"band\" fill=\"%s\" fill-opacity=\"0.18\" stroke=\"none\" d=\"", color);
+            pen p = {.o = o};
             for (size_t k = i; k < j; k++) {
-                buf_puts(o, k == i ? "M" : " "); /* after M, pairs are lines to */
-                num(o, to_px(x, s->x[k]));
-                buf_putc(o, ' ');
                 double hi = s->y[k] + fabs(s->err[k]);
-                num(o, to_px(y, placeable(y->kind, hi) ? hi : y->hi));
+                double px = to_px(x, s->x[k]), py = to_px(y, placeable(y->kind, hi) ? hi : y->hi);
+                if (k == i) pen_move(&p, px, py);
+                else pen_line(&p, px, py);
             }
             for (size_t k = j; k-- > i;) {
-                buf_putc(o, ' ');
-                num(o, to_px(x, s->x[k]));
-                buf_putc(o, ' ');
                 double lo = s->y[k] - fabs(s->err[k]);
                 /* on a log axis a band reaching 0 or below runs off the bottom */
-                num(o, placeable(y->kind, lo) ? to_px(y, lo) : y->p0 + CLIP_SLACK);
+                pen_line(&p, to_px(x, s->x[k]), placeable(y->kind, lo) ? to_px(y, lo) : y->p0 + CLIP_SLACK);
             }
-            buf_puts(o, " Z\"/>\n");
+            buf_puts(o, "Z\"/>\n");
         }
         i = j;
     }
@@ -711,16 +752,15 @@ static void draw_band(buf *o, const tta_series *s, const scale *x, const scale *
 static void draw_line(buf *o, const tta_series *s, const scale *x, const scale *y, const char *color) {
     buf_printf(o, "<path class=\"line\" fill=\"none\" stroke=\"%s\" stroke-width=\"%g\" stroke-linejoin=\"round\"%s d=\"",
                color, s->reference ? 1.5 : 2.0, s->dashed ? " stroke-dasharray=\"6 4\"" : "");
+    pen p = {.o = o};
     int pen_down = 0;
     for (size_t i = 0; i < s->n; i++) {
         if (!point_ok(s, i, x->kind, y->kind)) {
             pen_down = 0;
             continue;
         }
-        buf_puts(o, pen_down ? " " : (o->data[o->len - 1] == '"' ? "M" : " M")); /* after M, pairs are lines to */
-        num(o, to_px(x, s->x[i]));
-        buf_putc(o, ' ');
-        num(o, to_px(y, s->y[i]));
+        if (pen_down) pen_line(&p, to_px(x, s->x[i]), to_px(y, s->y[i]));
+        else pen_move(&p, to_px(x, s->x[i]), to_px(y, s->y[i]));
         pen_down = 1;
     }
     buf_puts(o, "\"/>\n");
