@@ -107,6 +107,11 @@ static void fit_text(buf *o, const char *s, double size, double max_px, int midd
     buf_free(&clean);
 }
 
+/* The fill of a tick label: its size and colour (TICK_SIZE, TEXT_GREY) come from the axis's <g>
+ * (AXIS_G_ATTRS), not from attributes on each label. */
+static const char TICK_INK[] = TEXT_GREY;
+#define AXIS_G_ATTRS " font-size=\"12\" fill=\"" TEXT_GREY "\""
+
 /* <text> at (x, y) with anchor start|middle|end; attrs (may be "") adds attributes. The text is cut
  * to max_px (0: no limit) and escaped; when cut, the whole text is kept in a <title> tooltip. */
 static void text_el_cut(buf *o, double x, double y, const char *anchor, double size, const char *fill,
@@ -117,7 +122,8 @@ static void text_el_cut(buf *o, double x, double y, const char *anchor, double s
     num(o, y);
     buf_putc(o, '"');
     if (strcmp(anchor, "start")) buf_printf(o, " text-anchor=\"%s\"", anchor); /* start is SVG's default */
-    buf_printf(o, " font-size=\"%g\" fill=\"%s\"%s%s>", size, fill, *attrs ? " " : "", attrs);
+    if (fill != TICK_INK) buf_printf(o, " font-size=\"%g\" fill=\"%s\"", size, fill);
+    buf_printf(o, "%s%s>", *attrs ? " " : "", attrs);
     buf shown = {0};
     if (max_px > 0) fit_text(&shown, s, size, max_px, middle);
     else tta_text_clean(&shown, s);
@@ -549,7 +555,7 @@ static void draw_y_axis(buf *o, const scale *y, double left, double right, const
     segs_el(o, &d, "#f1f1f1");
     for (size_t i = 0; i < y->n_ticks; i++) seg_d(&d, left, to_px(y, y->tick[i]), right, to_px(y, y->tick[i]));
     segs_el(o, &d, GRID_GREY);
-    buf_puts(o, "</g>\n<g class=\"y-axis\">\n");
+    buf_puts(o, "</g>\n<g class=\"y-axis\"" AXIS_G_ATTRS ">\n");
     seg_d(&d, left, y->p0, left, y->p1);
     for (size_t i = 0; i < y->n_ticks; i++) seg_d(&d, left - 5, to_px(y, y->tick[i]), left, to_px(y, y->tick[i]));
     segs_el(o, &d, AXIS_GREY);
@@ -558,7 +564,7 @@ static void draw_y_axis(buf *o, const scale *y, double left, double right, const
         double py = to_px(y, y->tick[i]);
         buf_clear(&b);
         tick_label(&b, y, y->tick[i]);
-        text_el(o, left - 8, py + 4, "end", TICK_SIZE, TEXT_GREY, "", buf_str(&b), 0);
+        text_el(o, left - 8, py + 4, "end", TICK_SIZE, TICK_INK, "", buf_str(&b), 0);
     }
     if (label && *label) {
         double cy = (y->p0 + y->p1) / 2;
@@ -584,7 +590,7 @@ static void draw_x_axis(buf *o, const scale *x, double top, double bottom, const
     segs_el(o, &d, "#f1f1f1");
     for (size_t i = 0; i < x->n_ticks; i++) seg_d(&d, to_px(x, x->tick[i]), top, to_px(x, x->tick[i]), bottom);
     segs_el(o, &d, GRID_GREY);
-    buf_puts(o, "</g>\n<g class=\"x-axis\">\n");
+    buf_puts(o, "</g>\n<g class=\"x-axis\"" AXIS_G_ATTRS ">\n");
     seg_d(&d, x->p0, bottom, x->p1, bottom);
     for (size_t i = 0; i < x->n_ticks; i++) seg_d(&d, to_px(x, x->tick[i]), bottom, to_px(x, x->tick[i]), bottom + 5);
     segs_el(o, &d, AXIS_GREY);
@@ -595,7 +601,7 @@ static void draw_x_axis(buf *o, const scale *x, double top, double bottom, const
         double px = to_px(x, x->tick[i]);
         buf_clear(&b);
         tick_label(&b, x, x->tick[i]);
-        text_el(o, px, bottom + 19, "middle", TICK_SIZE, TEXT_GREY, "", buf_str(&b), room);
+        text_el(o, px, bottom + 19, "middle", TICK_SIZE, TICK_INK, "", buf_str(&b), room);
     }
     if (label && *label)
         text_el(o, (x->p0 + x->p1) / 2, label_y, "middle", LABEL_SIZE, "#333333", "", label, fabs(x->p1 - x->p0));
@@ -985,20 +991,20 @@ static double category_labels(buf *o, const char *const *names, size_t n, double
             buf_putc(&attrs, ' ');
             num(&attrs, ay);
             buf_puts(&attrs, ")\"");
-            text_el_cut(o, ax, ay, "end", TICK_SIZE, TEXT_GREY, buf_str(&attrs), names[i], room, 1);
+            text_el_cut(o, ax, ay, "end", TICK_SIZE, TICK_INK, buf_str(&attrs), names[i], room, 1);
             continue;
         }
         char *wrapped[3];
         int k = text_width(names[i], TICK_SIZE) <= max_line ? 0 : wrap_label(names[i], TICK_SIZE, max_line, wrapped);
         if (k == 0) {
-            text_el(o, cx, y0 + 19, "middle", TICK_SIZE, TEXT_GREY, "", names[i], 0);
+            text_el(o, cx, y0 + 19, "middle", TICK_SIZE, TICK_INK, "", names[i], 0);
             continue;
         }
         buf_puts(o, "<text x=\"");
         num(o, cx);
         buf_puts(o, "\" y=\"");
         num(o, y0 + 19);
-        buf_printf(o, "\" text-anchor=\"middle\" font-size=\"%g\" fill=\"%s\">", TICK_SIZE, TEXT_GREY);
+        buf_puts(o, "\" text-anchor=\"middle\">"); /* size and colour from the axis's <g> */
         for (int l = 0; l < k; l++) {
             buf_puts(o, "<tspan x=\"");
             num(o, cx);
@@ -1041,7 +1047,7 @@ static void categorical_frame(buf *out, int w, int h, const char *title, const l
     *right = r;
     draw_y_axis(out, y, *left, *right, ya->label);
     band = n ? (*right - *left) / n : *right - *left;
-    buf_puts(out, "<g class=\"x-axis\">\n");
+    buf_puts(out, "<g class=\"x-axis\"" AXIS_G_ATTRS ">\n");
     line_el(out, *left, *bottom, *right, *bottom, AXIS_GREY, 1, "");
     category_labels(out, names, n, *left, band, *bottom, 1);
     if (x_label) text_el(out, (*left + *right) / 2, h - PAD - 14 - 2, "middle", LABEL_SIZE, "#333333", "", x_label, 0);
