@@ -47,6 +47,19 @@ static const char stylesheet[] =
     "td{overflow-wrap:break-word}\n"
     ".num{text-align:right}\n"
     "td.num{white-space:nowrap}\n"
+    /* a table's numeric columns by position (class rK: column K), not a class on each of its many cells */
+    ".r1 :is(td,th):nth-child(1){text-align:right}.r1 td:nth-child(1){white-space:nowrap}.r2 :is(td,th):nth-child(2){text-align:right}.r2 td:nth-child(2){white-space:nowrap}\n"
+    ".r3 :is(td,th):nth-child(3){text-align:right}.r3 td:nth-child(3){white-space:nowrap}.r4 :is(td,th):nth-child(4){text-align:right}.r4 td:nth-child(4){white-space:nowrap}\n"
+    ".r5 :is(td,th):nth-child(5){text-align:right}.r5 td:nth-child(5){white-space:nowrap}.r6 :is(td,th):nth-child(6){text-align:right}.r6 td:nth-child(6){white-space:nowrap}\n"
+    ".r7 :is(td,th):nth-child(7){text-align:right}.r7 td:nth-child(7){white-space:nowrap}.r8 :is(td,th):nth-child(8){text-align:right}.r8 td:nth-child(8){white-space:nowrap}\n"
+    ".r9 :is(td,th):nth-child(9){text-align:right}.r9 td:nth-child(9){white-space:nowrap}.r10 :is(td,th):nth-child(10){text-align:right}.r10 td:nth-child(10){white-space:nowrap}\n"
+    ".r11 :is(td,th):nth-child(11){text-align:right}.r11 td:nth-child(11){white-space:nowrap}.r12 :is(td,th):nth-child(12){text-align:right}.r12 td:nth-child(12){white-space:nowrap}\n"
+    ".r13 :is(td,th):nth-child(13){text-align:right}.r13 td:nth-child(13){white-space:nowrap}.r14 :is(td,th):nth-child(14){text-align:right}.r14 td:nth-child(14){white-space:nowrap}\n"
+    ".r15 :is(td,th):nth-child(15){text-align:right}.r15 td:nth-child(15){white-space:nowrap}.r16 :is(td,th):nth-child(16){text-align:right}.r16 td:nth-child(16){white-space:nowrap}\n"
+    ".r17 :is(td,th):nth-child(17){text-align:right}.r17 td:nth-child(17){white-space:nowrap}.r18 :is(td,th):nth-child(18){text-align:right}.r18 td:nth-child(18){white-space:nowrap}\n"
+    ".r19 :is(td,th):nth-child(19){text-align:right}.r19 td:nth-child(19){white-space:nowrap}.r20 :is(td,th):nth-child(20){text-align:right}.r20 td:nth-child(20){white-space:nowrap}\n"
+    ".r21 :is(td,th):nth-child(21){text-align:right}.r21 td:nth-child(21){white-space:nowrap}.r22 :is(td,th):nth-child(22){text-align:right}.r22 td:nth-child(22){white-space:nowrap}\n"
+    ".r23 :is(td,th):nth-child(23){text-align:right}.r23 td:nth-child(23){white-space:nowrap}.r24 :is(td,th):nth-child(24){text-align:right}.r24 td:nth-child(24){white-space:nowrap}\n"
     ".na{color:#8a8a8a}\n"
     ".empty{color:#8a8a8a;font-style:italic}\n"
     ".notes{list-style:none;margin:6px 0 22px;padding:0;font-size:12.5px;color:#555}\n"
@@ -211,6 +224,10 @@ void tta_html_escape_breakable(buf *out, const char *s) {
     buf_free(&e);
 }
 
+/* Numeric columns up to this position are right-aligned by the table's class (the stylesheet's
+ * .rK rules), later ones by a class on each cell. */
+#define NUM_BY_POSITION 24
+
 /* The table, with an optional <caption>, then its footnotes; rows anchored by the column keyed
  * anchor_key (NULL: none) as "<prefix>N"; columns empty on every row, without a reason, left out. */
 static void table_html(const tta_table *t, const char *caption, const char *anchor_key, const char *prefix,
@@ -229,17 +246,29 @@ static void table_html(const tta_table *t, const char *caption, const char *anch
         for (size_t i = 0; i < d.n_rows && !shown[j]; i++) shown[j] = d.note_of[i * d.n_cols + j] != -1;
         n_shown += shown[j];
     }
-    buf_puts(out, n_shown > DENSE_COLUMNS ? "<div class=\"table-wrap\">\n<table class=\"dense\">\n"
-                                           : "<div class=\"table-wrap\">\n<table>\n");
+    /* numeric columns right-aligned by the table's class (rK: the Kth shown column), up to
+     * NUM_BY_POSITION; a later one by a class on each cell */
+    buf cls = {0};
+    if (n_shown > DENSE_COLUMNS) buf_puts(&cls, "dense");
+    for (size_t j = 0, k = 0; j < d.n_cols; j++) {
+        if (!shown[j]) continue;
+        k++;
+        if (k <= NUM_BY_POSITION && tta_col_kind_is_numeric(d.col[j]->kind))
+            buf_printf(&cls, "%sr%zu", cls.len ? " " : "", k);
+    }
+    if (cls.len) buf_printf(out, "<div class=\"table-wrap\">\n<table class=\"%s\">\n", buf_str(&cls));
+    else buf_puts(out, "<div class=\"table-wrap\">\n<table>\n");
+    buf_free(&cls);
     if (caption) {
         buf_puts(out, "<caption>");
         tta_xml_escape(out, caption);
         buf_puts(out, "</caption>\n");
     }
     buf_puts(out, "<thead>\n<tr>");
-    for (size_t j = 0; j < d.n_cols; j++) {
+    for (size_t j = 0, k = 0; j < d.n_cols; j++) {
         if (!shown[j]) continue;
-        buf_puts(out, tta_col_kind_is_numeric(d.col[j]->kind) ? "<th class=\"num\">" : "<th>");
+        k++;
+        buf_puts(out, tta_col_kind_is_numeric(d.col[j]->kind) && k > NUM_BY_POSITION ? "<th class=\"num\">" : "<th>");
         tta_xml_escape(out, d.header[j]);
         buf_puts(out, "</th>");
     }
@@ -254,12 +283,15 @@ static void table_html(const tta_table *t, const char *caption, const char *anch
             buf_puts(out, "<tr>");
         }
         int first = 1; /* the row's own note marks go on its first shown cell */
-        for (size_t j = 0; j < d.n_cols; j++) {
+        for (size_t j = 0, k = 0; j < d.n_cols; j++) {
             if (!shown[j]) continue;
+            k++;
             size_t at = i * d.n_cols + j;
             int numeric = tta_col_kind_is_numeric(d.col[j]->kind), note = d.note_of[at];
-            /* a text cell is a plain <td> (the page's cells are many: each byte counts) */
-            if (numeric || note) buf_printf(out, "<td class=\"%s%s\"", numeric ? "num" : "text", note ? " na" : "");
+            /* a cell whose column's class aligns it is a plain <td> (the page's cells are many: each
+             * byte counts) */
+            if (numeric && k > NUM_BY_POSITION) buf_printf(out, "<td class=\"num%s\"", note ? " na" : "");
+            else if (note) buf_printf(out, "<td class=\"%sna\"", numeric ? "" : "text ");
             else buf_puts(out, "<td");
             const char *tip = note > 0 ? d.note[note - 1] : d.title[at];
             if (tip) {

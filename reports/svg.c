@@ -43,10 +43,12 @@ static const char *const palette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2"
 
 /* ---- small writers --------------------------------------------------------------------------- */
 
-/* A coordinate with one decimal ("-0.0" written as "0.0"): plenty at screen resolution, and short. */
+/* A coordinate with one decimal ("-0.0" written as "0", "621.0" as "621"): plenty at screen resolution, and short. */
 static void num(buf *o, double v) {
     if (fabs(v) < 0.05) v = 0;
+    size_t at = o->len;
     buf_printf(o, "%.1f", v);
+    if (o->len >= at + 2 && !memcmp(o->data + o->len - 2, ".0", 2)) o->data[o->len -= 2] = '\0'; /* 621.0 as 621 */
 }
 
 /* Advance widths of printable ASCII in DejaVu Sans, in hundredths of an em (the widest of the
@@ -105,6 +107,11 @@ static void fit_text(buf *o, const char *s, double size, double max_px, int midd
     buf_free(&clean);
 }
 
+/* The fill of a tick label: its size and colour (TICK_SIZE, TEXT_GREY) come from the axis's <g>
+ * (AXIS_G_ATTRS), not from attributes on each label. */
+static const char TICK_INK[] = TEXT_GREY;
+#define AXIS_G_ATTRS " font-size=\"12\" fill=\"" TEXT_GREY "\""
+
 /* <text> at (x, y) with anchor start|middle|end; attrs (may be "") adds attributes. The text is cut
  * to max_px (0: no limit) and escaped; when cut, the whole text is kept in a <title> tooltip. */
 static void text_el_cut(buf *o, double x, double y, const char *anchor, double size, const char *fill,
@@ -113,7 +120,10 @@ static void text_el_cut(buf *o, double x, double y, const char *anchor, double s
     num(o, x);
     buf_puts(o, "\" y=\"");
     num(o, y);
-    buf_printf(o, "\" text-anchor=\"%s\" font-size=\"%g\" fill=\"%s\"%s%s>", anchor, size, fill, *attrs ? " " : "", attrs);
+    buf_putc(o, '"');
+    if (strcmp(anchor, "start")) buf_printf(o, " text-anchor=\"%s\"", anchor); /* start is SVG's default */
+    if (fill != TICK_INK) buf_printf(o, " font-size=\"%g\" fill=\"%s\"", size, fill);
+    buf_printf(o, "%s%s>", *attrs ? " " : "", attrs);
     buf shown = {0};
     if (max_px > 0) fit_text(&shown, s, size, max_px, middle);
     else tta_text_clean(&shown, s);
@@ -144,7 +154,9 @@ static void line_el(buf *o, double x1, double y1, double x2, double y2, const ch
     num(o, x2);
     buf_puts(o, "\" y2=\"");
     num(o, y2);
-    buf_printf(o, "\" stroke=\"%s\" stroke-width=\"%g\"%s%s/>\n", stroke, width, *attrs ? " " : "", attrs);
+    buf_printf(o, "\" stroke=\"%s\"", stroke);
+    if (width != 1) buf_printf(o, " stroke-width=\"%g\"", width); /* 1 is SVG's default */
+    buf_printf(o, "%s%s/>\n", *attrs ? " " : "", attrs);
 }
 
 /* <rect>; attrs (may be "") adds attributes. */
@@ -513,22 +525,46 @@ static double widest_tick_label(const scale *s) {
     return w;
 }
 
+/* Appends to d a segment from (x1, y1) to (x2, y2), horizontal or vertical, for a path. */
+static void seg_d(buf *d, double x1, double y1, double x2, double y2) {
+    buf_putc(d, 'M');
+    num(d, x1);
+    buf_putc(d, ' ');
+    num(d, y1);
+    if (y1 == y2) {
+        buf_putc(d, 'H');
+        num(d, x2);
+    } else {
+        buf_putc(d, 'V');
+        num(d, y2);
+    }
+}
+
+/* The segments of d as one 1 px <path> in stroke (as many <line>s would draw them, in fewer bytes);
+ * nothing when d is empty. Empties d. */
+static void segs_el(buf *o, buf *d, const char *stroke) {
+    if (d->len) buf_printf(o, "<path stroke=\"%s\" fill=\"none\" d=\"%s\"/>\n", stroke, buf_str(d));
+    buf_clear(d);
+}
+
 /* Horizontal grid lines and the y axis: line, ticks, labels, rotated label. */
 static void draw_y_axis(buf *o, const scale *y, double left, double right, const char *label) {
-    buf b = {0};
+    buf b = {0}, d = {0};
     buf_puts(o, "<g class=\"grid\">\n");
-    for (size_t i = 0; i < y->n_minor; i++)
-        line_el(o, left, to_px(y, y->minor[i]), right, to_px(y, y->minor[i]), "#f1f1f1", 1, "");
-    for (size_t i = 0; i < y->n_ticks; i++)
-        line_el(o, left, to_px(y, y->tick[i]), right, to_px(y, y->tick[i]), GRID_GREY, 1, "");
-    buf_puts(o, "</g>\n<g class=\"y-axis\">\n");
-    line_el(o, left, y->p0, left, y->p1, AXIS_GREY, 1, "");
+    for (size_t i = 0; i < y->n_minor; i++) seg_d(&d, left, to_px(y, y->minor[i]), right, to_px(y, y->minor[i]));
+    segs_el(o, &d, "#f1f1f1");
+    for (size_t i = 0; i < y->n_ticks; i++) seg_d(&d, left, to_px(y, y->tick[i]), right, to_px(y, y->tick[i]));
+    segs_el(o, &d, GRID_GREY);
+    buf_puts(o, "</g>\n<g class=\"y-axis\"" AXIS_G_ATTRS ">\n");
+    seg_d(&d, left, y->p0, left, y->p1);
+    for (size_t i = 0; i < y->n_ticks; i++) seg_d(&d, left - 5, to_px(y, y->tick[i]), left, to_px(y, y->tick[i]));
+    segs_el(o, &d, AXIS_GREY);
+    buf_free(&d);
     for (size_t i = 0; i < y->n_ticks; i++) {
         double py = to_px(y, y->tick[i]);
-        line_el(o, left - 5, py, left, py, AXIS_GREY, 1, "");
         buf_clear(&b);
         tick_label(&b, y, y->tick[i]);
-        text_el(o, left - 8, py + 4, "end", TICK_SIZE, TEXT_GREY, "", buf_str(&b), 0);
+        text_el(o, left - 8, py + 4, "end", TICK_SIZE, TICK_INK, "", buf_str(&b), 0);
     }
     if (label && *label) {
         double cy = (y->p0 + y->p1) / 2;
@@ -548,22 +584,24 @@ static void draw_y_axis(buf *o, const scale *y, double left, double right, const
 
 /* Vertical grid lines and the x axis of a numeric scale. */
 static void draw_x_axis(buf *o, const scale *x, double top, double bottom, const char *label, double label_y) {
-    buf b = {0};
+    buf b = {0}, d = {0};
     buf_puts(o, "<g class=\"grid\">\n");
-    for (size_t i = 0; i < x->n_minor; i++)
-        line_el(o, to_px(x, x->minor[i]), top, to_px(x, x->minor[i]), bottom, "#f1f1f1", 1, "");
-    for (size_t i = 0; i < x->n_ticks; i++)
-        line_el(o, to_px(x, x->tick[i]), top, to_px(x, x->tick[i]), bottom, GRID_GREY, 1, "");
-    buf_puts(o, "</g>\n<g class=\"x-axis\">\n");
-    line_el(o, x->p0, bottom, x->p1, bottom, AXIS_GREY, 1, "");
+    for (size_t i = 0; i < x->n_minor; i++) seg_d(&d, to_px(x, x->minor[i]), top, to_px(x, x->minor[i]), bottom);
+    segs_el(o, &d, "#f1f1f1");
+    for (size_t i = 0; i < x->n_ticks; i++) seg_d(&d, to_px(x, x->tick[i]), top, to_px(x, x->tick[i]), bottom);
+    segs_el(o, &d, GRID_GREY);
+    buf_puts(o, "</g>\n<g class=\"x-axis\"" AXIS_G_ATTRS ">\n");
+    seg_d(&d, x->p0, bottom, x->p1, bottom);
+    for (size_t i = 0; i < x->n_ticks; i++) seg_d(&d, to_px(x, x->tick[i]), bottom, to_px(x, x->tick[i]), bottom + 5);
+    segs_el(o, &d, AXIS_GREY);
+    buf_free(&d);
     /* category names are cut (whole in a tooltip) to their spacing, so that neighbours never touch */
     double room = x->names && x->n_ticks ? fmax(fabs(x->p1 - x->p0) / (double)x->n_ticks - 4, 1) : 0;
     for (size_t i = 0; i < x->n_ticks; i++) {
         double px = to_px(x, x->tick[i]);
-        line_el(o, px, bottom, px, bottom + 5, AXIS_GREY, 1, "");
         buf_clear(&b);
         tick_label(&b, x, x->tick[i]);
-        text_el(o, px, bottom + 19, "middle", TICK_SIZE, TEXT_GREY, "", buf_str(&b), room);
+        text_el(o, px, bottom + 19, "middle", TICK_SIZE, TICK_INK, "", buf_str(&b), room);
     }
     if (label && *label)
         text_el(o, (x->p0 + x->p1) / 2, label_y, "middle", LABEL_SIZE, "#333333", "", label, fabs(x->p1 - x->p0));
@@ -645,6 +683,50 @@ static int point_ok(const tta_series *s, size_t i, tta_axis_scale xk, tta_axis_s
     return placeable(xk, s->x[i]) && placeable(yk, s->y[i]);
 }
 
+/* A path's pen in tenths of a pixel: points after the first are written relative to the one
+ * before ("l" dx dy), shorter than absolute ones; a point on the last one is left out. */
+typedef struct {
+    buf *o;
+    long x, y; /* the last point, in tenths */
+    int down;  /* a point is written since the last moveto */
+} pen;
+
+/* Tenths of a pixel of v (rounded as num rounds). */
+static long tenths(double v) { return lround(v * 10); }
+
+/* Appends t tenths as a number ("-14", "14.3"), after a space unless it starts with '-' or
+ * follows a command letter. */
+static void tenths_num(buf *o, long t, int sep) {
+    if (sep && t >= 0) buf_putc(o, ' ');
+    if (t < 0) buf_putc(o, '-');
+    unsigned long a = (unsigned long)labs(t);
+    if (a % 10) buf_printf(o, "%lu.%lu", a / 10, a % 10);
+    else buf_printf(o, "%lu", a / 10);
+}
+
+/* Moves the pen to (x, y) px (absolute). */
+static void pen_move(pen *p, double x, double y) {
+    p->x = tenths(x);
+    p->y = tenths(y);
+    if (p->o->len && p->o->data[p->o->len - 1] != '"') buf_putc(p->o, ' ');
+    buf_putc(p->o, 'M');
+    tenths_num(p->o, p->x, 0);
+    tenths_num(p->o, p->y, 1);
+    p->down = 0;
+}
+
+/* Draws a line from the pen to (x, y) px; nothing when it rounds to where the pen is. */
+static void pen_line(pen *p, double x, double y) {
+    long tx = tenths(x), ty = tenths(y);
+    if (tx == p->x && ty == p->y) return;
+    if (!p->down) buf_putc(p->o, 'l');
+    tenths_num(p->o, tx - p->x, p->down);
+    tenths_num(p->o, ty - p->y, 1);
+    p->x = tx;
+    p->y = ty;
+    p->down = 1;
+}
+
 /* The band (y ± err) of a series as one polygon per run of drawable points. */
 static void draw_band(buf *o, const tta_series *s, const scale *x, const scale *y, const char *color) {
     size_t i = 0;
@@ -654,22 +736,19 @@ static void draw_band(buf *o, const tta_series *s, const scale *x, const scale *
         while (j < s->n && point_ok(s, j, x->kind, y->kind) && isfinite(s->err[j])) j++;
         if (j > i) {
             buf_printf(o, "<path class=\"band\" fill=\"%s\" fill-opacity=\"0.18\" stroke=\"none\" d=\"", color);
+            pen p = {.o = o};
             for (size_t k = i; k < j; k++) {
-                buf_puts(o, k == i ? "M" : " L");
-                num(o, to_px(x, s->x[k]));
-                buf_putc(o, ' ');
                 double hi = s->y[k] + fabs(s->err[k]);
-                num(o, to_px(y, placeable(y->kind, hi) ? hi : y->hi));
+                double px = to_px(x, s->x[k]), py = to_px(y, placeable(y->kind, hi) ? hi : y->hi);
+                if (k == i) pen_move(&p, px, py);
+                else pen_line(&p, px, py);
             }
             for (size_t k = j; k-- > i;) {
-                buf_puts(o, " L");
-                num(o, to_px(x, s->x[k]));
-                buf_putc(o, ' ');
                 double lo = s->y[k] - fabs(s->err[k]);
                 /* on a log axis a band reaching 0 or below runs off the bottom */
-                num(o, placeable(y->kind, lo) ? to_px(y, lo) : y->p0 + CLIP_SLACK);
+                pen_line(&p, to_px(x, s->x[k]), placeable(y->kind, lo) ? to_px(y, lo) : y->p0 + CLIP_SLACK);
             }
-            buf_puts(o, " Z\"/>\n");
+            buf_puts(o, "Z\"/>\n");
         }
         i = j;
     }
@@ -679,16 +758,15 @@ static void draw_band(buf *o, const tta_series *s, const scale *x, const scale *
 static void draw_line(buf *o, const tta_series *s, const scale *x, const scale *y, const char *color) {
     buf_printf(o, "<path class=\"line\" fill=\"none\" stroke=\"%s\" stroke-width=\"%g\" stroke-linejoin=\"round\"%s d=\"",
                color, s->reference ? 1.5 : 2.0, s->dashed ? " stroke-dasharray=\"6 4\"" : "");
+    pen p = {.o = o};
     int pen_down = 0;
     for (size_t i = 0; i < s->n; i++) {
         if (!point_ok(s, i, x->kind, y->kind)) {
             pen_down = 0;
             continue;
         }
-        buf_puts(o, pen_down ? " L" : (o->data[o->len - 1] == '"' ? "M" : " M"));
-        num(o, to_px(x, s->x[i]));
-        buf_putc(o, ' ');
-        num(o, to_px(y, s->y[i]));
+        if (pen_down) pen_line(&p, to_px(x, s->x[i]), to_px(y, s->y[i]));
+        else pen_move(&p, to_px(x, s->x[i]), to_px(y, s->y[i]));
         pen_down = 1;
     }
     buf_puts(o, "\"/>\n");
@@ -913,20 +991,20 @@ static double category_labels(buf *o, const char *const *names, size_t n, double
             buf_putc(&attrs, ' ');
             num(&attrs, ay);
             buf_puts(&attrs, ")\"");
-            text_el_cut(o, ax, ay, "end", TICK_SIZE, TEXT_GREY, buf_str(&attrs), names[i], room, 1);
+            text_el_cut(o, ax, ay, "end", TICK_SIZE, TICK_INK, buf_str(&attrs), names[i], room, 1);
             continue;
         }
         char *wrapped[3];
         int k = text_width(names[i], TICK_SIZE) <= max_line ? 0 : wrap_label(names[i], TICK_SIZE, max_line, wrapped);
         if (k == 0) {
-            text_el(o, cx, y0 + 19, "middle", TICK_SIZE, TEXT_GREY, "", names[i], 0);
+            text_el(o, cx, y0 + 19, "middle", TICK_SIZE, TICK_INK, "", names[i], 0);
             continue;
         }
         buf_puts(o, "<text x=\"");
         num(o, cx);
         buf_puts(o, "\" y=\"");
         num(o, y0 + 19);
-        buf_printf(o, "\" text-anchor=\"middle\" font-size=\"%g\" fill=\"%s\">", TICK_SIZE, TEXT_GREY);
+        buf_puts(o, "\" text-anchor=\"middle\">"); /* size and colour from the axis's <g> */
         for (int l = 0; l < k; l++) {
             buf_puts(o, "<tspan x=\"");
             num(o, cx);
@@ -969,7 +1047,7 @@ static void categorical_frame(buf *out, int w, int h, const char *title, const l
     *right = r;
     draw_y_axis(out, y, *left, *right, ya->label);
     band = n ? (*right - *left) / n : *right - *left;
-    buf_puts(out, "<g class=\"x-axis\">\n");
+    buf_puts(out, "<g class=\"x-axis\"" AXIS_G_ATTRS ">\n");
     line_el(out, *left, *bottom, *right, *bottom, AXIS_GREY, 1, "");
     category_labels(out, names, n, *left, band, *bottom, 1);
     if (x_label) text_el(out, (*left + *right) / 2, h - PAD - 14 - 2, "middle", LABEL_SIZE, "#333333", "", x_label, 0);

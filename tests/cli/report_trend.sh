@@ -183,7 +183,8 @@ lines = [p for p in root.iter(ns + "path") if p.get("class") == "line"]
 expect("the best overall is the first line drawn", bool(lines) and bool(dashed) and lines[0] is dashed[0])
 best = dashed[:1]
 if best:
-    vertices = len(re.findall(r"[ML]", best[0].get("d")))
+    # a vertex is a pair of numbers (M x y, then relative l dx dy pairs)
+    vertices = len(re.findall(r"-?[0-9]*\.?[0-9]+", best[0].get("d"))) // 2
     expect("the best's line has %d vertices, one per round with a best (got %d)" % (best_points, vertices),
            vertices == best_points)
 legend = [t.text for g in root.iter(ns + "g") if g.get("class") == "legend-item" for t in g.iter(ns + "text")]

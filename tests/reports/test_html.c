@@ -59,15 +59,15 @@ TEST(table_exact_html) {
     buf b = {0};
     tta_table_html(t, &b);
     CHECK_STR(buf_str(&b),
-              "<div class=\"table-wrap\">\n<table>\n<thead>\n"
-              "<tr><th>entry</th><th>file</th><th class=\"num\">tta (min)</th><th class=\"num\">cv (%)</th></tr>\n"
+              "<div class=\"table-wrap\">\n<table class=\"r3 r4\">\n<thead>\n"
+              "<tr><th>entry</th><th>file</th><th>tta (min)</th><th>cv (%)</th></tr>\n"
               "</thead>\n<tbody>\n"
               "<tr><td>NVIDIA &lt;dgx&gt; &amp; co</td>"
               "<td title=\"results/dgx/resnet/result_0.txt\">result_<wbr>0.txt</td>"
-              "<td class=\"num\">28.5</td><td class=\"num\">3.1</td></tr>\n"
+              "<td>28.5</td><td>3.1</td></tr>\n"
               "<tr><td>Google³</td><td>result_<wbr>1.txt</td>"
-              "<td class=\"num na\" title=\"did not reach the target\">n/a¹</td>"
-              "<td class=\"num na\" title=\"too few runs (need 5)\">n/a²</td></tr>\n"
+              "<td class=\"na\" title=\"did not reach the target\">n/a¹</td>"
+              "<td class=\"na\" title=\"too few runs (need 5)\">n/a²</td></tr>\n"
               "</tbody>\n</table>\n</div>\n"
               "<ul class=\"notes\">\n<li>¹ did not reach the target</li>\n<li>² too few runs (need 5)</li>\n"
               "<li>³ aborted &quot;early&quot;</li>\n</ul>\n");
@@ -77,7 +77,7 @@ TEST(table_exact_html) {
     t = tta_table_new(cols, 5);
     tta_table_html(t, &b);
     CHECK(strstr(buf_str(&b), "<tr><td class=\"empty\" colspan=\"4\">(no rows)</td></tr>\n") != NULL);
-    CHECK(strstr(buf_str(&b), "<table>") != NULL);
+    CHECK(strstr(buf_str(&b), "<table class=\"r3 r4\">") != NULL);
     buf_free(&b);
     tta_table_free(t);
     /* Many columns are set tighter. */
@@ -86,7 +86,7 @@ TEST(table_exact_html) {
     for (int j = 0; j < 10; j++) many[j] = (tta_column){keys[j], keys[j], TTA_COL_INT, 0, 0};
     t = tta_table_new(many, 10);
     tta_table_html(t, &b);
-    CHECK(strstr(buf_str(&b), "<table class=\"dense\">") != NULL);
+    CHECK(strstr(buf_str(&b), "<table class=\"dense r1 r2 r3 r4 r5 r6 r7 r8 r9 r10\">") != NULL);
     buf_free(&b);
     tta_table_free(t);
 }
