@@ -406,7 +406,11 @@ int tta_parse_description(tta_parsed_file *f, const char *data, size_t len, cons
     s->submitter = (char *)pm->submitter;
     s->name = (char *)(pm->system ? pm->system : pm->stem);
     if (f->format == TTA_FMT_DAWNBENCH_JSON) {
-        s->round = "dawnbench";
+        /* An inference entry (DAWNBench's other leaderboard: "latency", "cost" per 10,000 images)
+         * often has the name of a training entry in the train/ folder beside it; filed under a
+         * round of its own, it never describes that training entry's system (which of the two
+         * was read last would otherwise decide its accelerators and cost per hour). */
+        s->round = member(d, NAMES("latency")) ? "dawnbench-inference" : "dawnbench";
         s->name = tta_dawnbench_entry_name(pm->stem, &f->arena, NULL);
         s->submitter = text_of(f, member(d, NAMES("author")));
         if (!s->submitter) s->submitter = s->name;

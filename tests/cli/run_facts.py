@@ -112,6 +112,10 @@ def corpus_checks():
     row = json.loads(compare)[0]
     check("far_outside_entry result_0.txt" in row.get("note", "") and row["runs_a"] == 4,
           "compare names the suspect run and compares 4 runs of its entry:\n" + compare[:600])
+    # a DAWNBench inference entry (its own leaderboard, often with a training entry's name) never
+    # describes the training entry's system: every training entry takes its train/ description
+    bad = con.execute("SELECT count(*) FROM systems WHERE round = 'dawnbench' AND description LIKE '%\"latency\"%'").fetchone()[0]
+    check(bad == 0, f"{bad} DAWNBench inference descriptions filed as training systems")
     # the results table names the flagged runs too
     summary = tta_out("report", "summary", "--round", "v0.7", "--format", "json")
     check("flagged runs of ssd (tta ls runs says why): far_outside_entry result_0.txt" in summary,
