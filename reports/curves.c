@@ -105,6 +105,9 @@ tta_table *tta_curves_table(const tta_entry_data *e, size_t n) {
         [Q_QUALITY_UNIT] = tta_quality_unit_column(pct),
     };
     tta_table *t = tta_table_new(cols, Q_COUNT);
+    /* On a narrow terminal the quality's unit (the metric's scale says it) gives way: every other
+     * column names a row or carries the curve. */
+    tta_table_set_fit(t, Q_QUALITY_UNIT, 0, 1);
     for (size_t i = 0; i < n; i++) {
         tta_identity id = tta_entry_identity(&e[i]);
         tta_progress_scale u = tta_entry_progress_scale(&e[i]);
@@ -115,6 +118,7 @@ tta_table *tta_curves_table(const tta_entry_data *e, size_t n) {
         for (size_t j = 0; j < k; j++) {
             size_t row = tta_table_add_row(t);
             tta_table_set_identity(t, row, &id);
+            if (j == 0) tta_table_note_flags(t, row, &e[i], NULL); /* the entry's flagged runs, once */
             if (by_progress) tta_table_set_number(t, row, Q_PROGRESS, c[j].progress);
             else tta_table_set_missing(t, row, Q_PROGRESS, by_evaluation_why);
             tta_table_set_text(t, row, Q_UNIT_KEY, u.key);

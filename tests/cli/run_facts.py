@@ -116,6 +116,9 @@ def corpus_checks():
     # describes the training entry's system: every training entry takes its train/ description
     bad = con.execute("SELECT count(*) FROM systems WHERE round = 'dawnbench' AND description LIKE '%\"latency\"%'").fetchone()[0]
     check(bad == 0, f"{bad} DAWNBench inference descriptions filed as training systems")
+    curves = tta_out("report", "curves", "--round", "v0.7", "--submitter", "Google", "--benchmark", "ssd",
+                     "--format", "json")
+    check("far_outside_entry result_0.txt" in curves, "the curves of the v0.7 Google ssd entries name it")
     # the results table names the flagged runs too
     summary = tta_out("report", "summary", "--round", "v0.7", "--format", "json")
     check("flagged runs of ssd (tta ls runs says why): far_outside_entry result_0.txt" in summary,
