@@ -58,7 +58,6 @@ static const char evals_sql[] =
 typedef struct {
     int64_t run_id;
     tta_run_data *run;
-    tta_entry_data *entry;
     double run_start;
 } run_ref;
 
@@ -221,7 +220,7 @@ int tta_db_entries(sqlite3 *db, const tta_filter *f, int with_curves, tta_entry_
         for (size_t i = 0; i < n_entries; i++)
             for (size_t j = 0; j < entries[i].n_runs; j++) {
                 tta_run_data *r = &entries[i].runs[j];
-                refs[k++] = (run_ref){.run_id = r->id, .run = r, .entry = &entries[i],
+                refs[k++] = (run_ref){.run_id = r->id, .run = r,
                                       .run_start = isnan(r->run_start_s) ? 0 : r->run_start_s};
             }
         if (n_refs > 1) qsort(refs, n_refs, sizeof *refs, compare_run_ref);
