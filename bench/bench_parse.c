@@ -100,7 +100,7 @@ int main(int argc, char **argv) {
     }
     if (repeat < 1) repeat = 1;
     double best = 1e30;
-    size_t bytes = 0, events = 0, failed = 0, per_format[TTA_FMT_SUMMARY + 1] = {0};
+    size_t bytes = 0, events = 0, failed = 0, per_format[TTA_FMT_ALGOPERF_TARGETS + 1] = {0};
     for (int pass = 0; pass < repeat; pass++) {
         bytes = events = failed = 0;
         memset(per_format, 0, sizeof per_format);
@@ -128,7 +128,7 @@ int main(int argc, char **argv) {
     }
     printf("files %zu (read %zu, skipped %zu), failed %zu\n", files.n, files.n - per_format[TTA_FMT_UNKNOWN],
            per_format[TTA_FMT_UNKNOWN], failed);
-    for (int fmt = 1; fmt <= TTA_FMT_SUMMARY; fmt++)
+    for (int fmt = 1; fmt <= TTA_FMT_ALGOPERF_TARGETS; fmt++)
         if (per_format[fmt]) printf("  %-15s %zu\n", tta_format_name((tta_format)fmt), per_format[fmt]);
     printf("%.1f MB in %.3f s (best of %d): %.0f MB/s, %zu records, %.0f records/s\n", bytes / 1e6, best, repeat,
            bytes / 1e6 / best, events, events / best);

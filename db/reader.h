@@ -361,4 +361,41 @@ void tta_db_entry_described_free(tta_db_entry_described *d);
  * first run (lowest run_index) that logged it; *value NULL unless TTA_OK. */
 int tta_db_entry_hparam(sqlite3 *db, int64_t entry, const char *key, char **value, tta_error *err);
 
+/* ---- AlgoPerf leaderboards (query_algoperf.c; schemas/010_algoperf.sql) ------------------- */
+
+/* A benchmark version's workload, as its targets file lists it. */
+typedef struct {
+    char *workload, *metric; /* the scored column is validation/<metric> */
+    double target;
+    int minimize;            /* 1: lower is better */
+    int64_t step_hint;       /* -1 unknown */
+    char *role;              /* "base", "held_out", "other" */
+    char *base;              /* held_out: its base workload; else NULL */
+} tta_algoperf_workload;
+
+/* One trial's evaluations (an eval_measurements.csv), with what scoring needs. */
+typedef struct {
+    char *leaderboard, *ruleset, *submission, *workload, *framework; /* framework NULL: none */
+    int study, trial;
+    int selected;            /* the filter's submitter (or none) matches its submission */
+    double max_runtime_s;    /* its meta_data_0.json's workload.max_allowed_runtime_sec; NAN unknown */
+    double *score;           /* n: each evaluation's score (submission time, s); NAN where empty */
+    double *value;           /* n: its validation/<metric> for the workload's metric (NAN: none, or the
+                                leaderboard's version has no targets for the workload) */
+    size_t n;
+} tta_algoperf_trial;
+
+/* The leaderboards (f->round: "v0.5") and rulesets (f->division: external_tuning, self_tuning) f
+ * selects, every submission of them (scores are relative to all of them; f->submitter only sets
+ * .selected), their trials ordered by leaderboard, ruleset, submission, workload, study, trial.
+ * TTA_OK with *out (free with tta_algoperf_trials_free) and *n; TTA_EINPUT (a bad pattern) or TTA_EDB. */
+int tta_db_algoperf_trials(sqlite3 *db, const tta_filter *f, tta_algoperf_trial **out, size_t *n, tta_error *err);
+void tta_algoperf_trials_free(tta_algoperf_trial *t, size_t n);
+
+/* The workloads of benchmark version (a leaderboard: "v0.5") as its latest stored targets file lists
+ * them, in the file's order; none when no targets file of that version is stored. TTA_OK or TTA_EDB. */
+int tta_db_algoperf_workloads(sqlite3 *db, const char *version, tta_algoperf_workload **out, size_t *n,
+                              tta_error *err);
+void tta_algoperf_workloads_free(tta_algoperf_workload *w, size_t n);
+
 #endif

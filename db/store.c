@@ -41,6 +41,10 @@ enum {
                                 from the category names (memory_insert_sql) */
     ST_INSERT_LAYER_PROFILE,
     ST_INSERT_LAYER,
+    ST_INSERT_ALGOPERF_FILE, /* an AlgoPerf leaderboard's files (schemas/010_algoperf.sql) */
+    ST_INSERT_ALGOPERF_EVAL,
+    ST_INSERT_ALGOPERF_VALUE,
+    ST_INSERT_ALGOPERF_TARGET,
     ST_COUNT
 };
 
@@ -97,6 +101,14 @@ static const char *const statement_sql[ST_COUNT] = {
     [ST_INSERT_LAYER_PROFILE] = "INSERT INTO replay_layer_profiles(run_id, steps) VALUES (?1, ?2)",
     [ST_INSERT_LAYER] = "INSERT INTO replay_layers(run_id, idx, name, type, flops, bytes, time_s)"
                         " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    [ST_INSERT_ALGOPERF_FILE] = "INSERT INTO algoperf_files(source_id, kind, leaderboard, ruleset, submission, study,"
+                                " workload, framework, trial, content) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+    [ST_INSERT_ALGOPERF_EVAL] = "INSERT INTO algoperf_evals(source_id, idx, global_step, score, submission_time,"
+                                " eval_time, total_duration) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    [ST_INSERT_ALGOPERF_VALUE] = "INSERT OR REPLACE INTO algoperf_values(source_id, idx, name, value)"
+                                 " VALUES (?1, ?2, ?3, ?4)",
+    [ST_INSERT_ALGOPERF_TARGET] = "INSERT OR REPLACE INTO algoperf_targets(source_id, version, workload, metric,"
+                                   " target, minimize, step_hint, role, base) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
 };
 
 struct tta_store {
@@ -581,6 +593,65 @@ static int write_entry_file(tta_store *s, const tta_entry_file_record *e, int64_
     return exec_stmt(st);
 }
 
+/* An AlgoPerf file: a targets file's workloads, or a trial file's row and, for its
+ * eval_measurements.csv, its evaluations and validation metrics. */
+static int write_algoperf(tta_store *s, const tta_algoperf_record *a, int64_t source_id) {
+    assert(a && a->kind);
+    int rc;
+    if (!strcmp(a->kind, "targets")) {
+        sqlite3_stmt *st = s->st[ST_INSERT_ALGOPERF_TARGET];
+        for (size_t i = 0; i < a->n_targets; i++) {
+            const tta_algoperf_target *t = &a->targets[i];
+            sqlite3_bind_int64(st, 1, source_id);
+            bind_text(st, 2, a->version);
+            bind_text(st, 3, t->workload);
+            bind_text(st, 4, t->metric);
+            bind_real(st, 5, t->target);
+            sqlite3_bind_int(st, 6, t->minimize);
+            if (t->step_hint >= 0) sqlite3_bind_int64(st, 7, t->step_hint);
+            bind_text(st, 8, t->role);
+            bind_text(st, 9, t->base);
+            if ((rc = exec_stmt(st)) != SQLITE_OK) return rc;
+        }
+        return SQLITE_OK;
+    }
+    sqlite3_stmt *st = s->st[ST_INSERT_ALGOPERF_FILE];
+    sqlite3_bind_int64(st, 1, source_id);
+    bind_text(st, 2, a->kind);
+    bind_text(st, 3, or_unknown(a->leaderboard));
+    bind_text(st, 4, or_unknown(a->ruleset));
+    bind_text(st, 5, or_unknown(a->submission));
+    sqlite3_bind_int(st, 6, a->study);
+    bind_text(st, 7, or_unknown(a->workload));
+    bind_text(st, 8, a->framework);
+    sqlite3_bind_int(st, 9, a->trial);
+    bind_span(st, 10, a->content);
+    if ((rc = exec_stmt(st)) != SQLITE_OK) return rc;
+    st = s->st[ST_INSERT_ALGOPERF_EVAL];
+    for (size_t i = 0; i < a->n_evals; i++) {
+        const tta_algoperf_eval *e = &a->evals[i];
+        sqlite3_bind_int64(st, 1, source_id);
+        sqlite3_bind_int64(st, 2, (int64_t)i);
+        bind_real(st, 3, e->global_step);
+        bind_real(st, 4, e->score);
+        bind_real(st, 5, e->submission_time);
+        bind_real(st, 6, e->eval_time);
+        bind_real(st, 7, e->total_duration);
+        if ((rc = exec_stmt(st)) != SQLITE_OK) return rc;
+    }
+    st = s->st[ST_INSERT_ALGOPERF_VALUE];
+    for (size_t i = 0; i < a->n_values; i++) {
+        const tta_algoperf_value *v = &a->values[i];
+        assert(v->eval < a->n_evals);
+        sqlite3_bind_int64(st, 1, source_id);
+        sqlite3_bind_int64(st, 2, v->eval);
+        bind_span(st, 3, v->name);
+        bind_real(st, 4, v->value);
+        if ((rc = exec_stmt(st)) != SQLITE_OK) return rc;
+    }
+    return SQLITE_OK;
+}
+
 /* After a database error: sets *err (unless set) to "<where>: <what>: <SQLite's message>" and
  * the files that go with it, then undoes the open transaction: its files are as if never seen
  * (a re-run stores them, as after a crash). path is the file being written, or NULL at a commit. */
@@ -671,6 +742,8 @@ static int write_file(tta_store *s, const tta_db_file *f, int64_t *runs, int64_t
             if (rc != SQLITE_OK) return rc;
         }
         return SQLITE_OK;
+    case TTA_DB_FILE_ALGOPERF:
+        return write_algoperf(s, f->algoperf, source_id);
     case TTA_DB_FILE_NONE:
         break;
     }

@@ -163,6 +163,43 @@ typedef struct {
                               summary.json record */
 } tta_entry_file_record;
 
+/* One file of an AlgoPerf leaderboard (schemas/010_algoperf.sql): a trial's eval_measurements.csv,
+ * hparams.json, meta_data_0.json or flags_0.json (kind says which), or a benchmark version's
+ * workload targets (kind "targets"). */
+typedef struct {
+    double global_step, score, submission_time, eval_time, total_duration; /* NAN: empty or not a number */
+} tta_algoperf_eval;
+
+typedef struct {
+    uint32_t eval;  /* index into evals */
+    tta_str name;   /* "validation/accuracy" */
+    double value;   /* NAN: "nan" or empty */
+} tta_algoperf_value;
+
+typedef struct {
+    char *workload, *metric;
+    double target;
+    int64_t step_hint;   /* -1 when absent */
+    int minimize;        /* 1: lower is better */
+    const char *role;    /* "base", "held_out", "other" */
+    const char *base;    /* held_out: its base workload; else NULL */
+} tta_algoperf_target;
+
+typedef struct {
+    const char *kind;     /* "eval_measurements", "hparams", "meta_data", "flags", "targets" */
+    /* trial files: where the path says the file lies */
+    char *leaderboard, *ruleset, *submission, *workload, *framework; /* framework NULL: no suffix */
+    int study, trial;
+    tta_str content;      /* the JSON files: the object as written */
+    tta_algoperf_eval *evals; /* eval_measurements: one per row */
+    size_t n_evals;
+    tta_algoperf_value *values; /* eval_measurements: the validation/<metric> cells */
+    size_t n_values;
+    char *version;        /* targets: "v0.5" */
+    tta_algoperf_target *targets;
+    size_t n_targets;
+} tta_algoperf_record;
+
 /* What one file gives the database. */
 typedef enum {
     TTA_DB_FILE_NONE = 0,     /* a sources row only (a failed file, or a format with no rows) */
@@ -170,6 +207,7 @@ typedef enum {
     TTA_DB_FILE_SYSTEM,       /* a system description: systems */
     TTA_DB_FILE_POWER,        /* power samples of a run: power_samples */
     TTA_DB_FILE_ENTRY_FILES,  /* files beside a folder's logs: entry_files */
+    TTA_DB_FILE_ALGOPERF,     /* an AlgoPerf trial file or targets file: algoperf_* */
 } tta_db_file_kind;
 
 /* One file as the writer stores it: a view on the parser's result (nothing here is owned; it
@@ -194,6 +232,7 @@ typedef struct {
     const tta_power_record *power;            /* TTA_DB_FILE_POWER */
     const tta_entry_file_record *entry_files; /* TTA_DB_FILE_ENTRY_FILES: n_entry_files of them */
     size_t n_entry_files;
+    const tta_algoperf_record *algoperf;      /* TTA_DB_FILE_ALGOPERF */
 } tta_db_file;
 
 /* The longest text or blob the database stores in one value (SQLITE_LIMIT_LENGTH): a run whose

@@ -49,6 +49,12 @@ tta_db_file tta_parsed_db_file(tta_parsed_file *f) {
         v.entry_files = f->entry_files;
         v.n_entry_files = f->n_entry_files;
         break;
+    case TTA_FMT_ALGOPERF_EVALS:
+    case TTA_FMT_ALGOPERF_JSON:
+    case TTA_FMT_ALGOPERF_TARGETS:
+        v.kind = TTA_DB_FILE_ALGOPERF;
+        v.algoperf = &f->algoperf;
+        break;
     case TTA_FMT_UNKNOWN:
         break;
     }

@@ -113,7 +113,52 @@ static tta_format json_kind(const char *path, const char *head, size_t n) {
     return TTA_FMT_UNKNOWN;
 }
 
+/* The path component that ends just before end ('/' or the path's start before it), as [*s, end). */
+static const char *component_before(const char *path, const char *end) {
+    const char *s = end;
+    while (s > path && s[-1] != '/') s--;
+    return s;
+}
+
+/* [s, e) is "<prefix><digits>". */
+static int numbered_folder(const char *s, const char *e, const char *prefix) {
+    size_t m = strlen(prefix);
+    if ((size_t)(e - s) <= m || strncmp(s, prefix, m) != 0) return 0;
+    for (const char *c = s + m; c < e; c++)
+        if (!is_digit(*c)) return 0;
+    return 1;
+}
+
+/* The file lies in an AlgoPerf trial folder, study_<N>/<workload>/trial_<N>/ (the scoring code
+ * reads no other: a trial folder straight under study_<N> is a stray copy). */
+static int in_trial_folder(const char *path) {
+    const char *b = base_name(path);
+    if (b == path) return 0;
+    const char *trial = component_before(path, b - 1);
+    if (trial == path || !numbered_folder(trial, b - 1, "trial_")) return 0;
+    const char *workload = component_before(path, trial - 1);
+    if (workload == path || workload == trial - 1) return 0;
+    const char *study = component_before(path, workload - 1);
+    return numbered_folder(study, workload - 1, "study_");
+}
+
+/* An AlgoPerf leaderboard's file: the names its harness writes in a trial folder, and a benchmark
+ * version's targets file (workload_targets*.json with base_workloads). */
+static tta_format algoperf_kind(const char *path, const char *head, size_t n) {
+    const char *b = base_name(path);
+    if (in_trial_folder(path)) {
+        if (!strcmp(b, "eval_measurements.csv")) return TTA_FMT_ALGOPERF_EVALS;
+        if (!strcmp(b, "hparams.json") || !strcmp(b, "meta_data_0.json") || !strcmp(b, "flags_0.json"))
+            return TTA_FMT_ALGOPERF_JSON;
+    }
+    if (!strncmp(b, "workload_targets", 16) && ends_with(b, ".json") && memmem(head, n, "\"base_workloads\"", 16))
+        return TTA_FMT_ALGOPERF_TARGETS;
+    return TTA_FMT_UNKNOWN;
+}
+
 tta_format tta_detect_format(const char *path, const char *head, size_t head_len) {
+    tta_format algoperf = algoperf_kind(path, head, head_len < DETECT_TEXT_PROBE ? head_len : DETECT_TEXT_PROBE);
+    if (algoperf != TTA_FMT_UNKNOWN) return algoperf;
     static const char *const skipped[] = {".tgz", ".tar", ".gz", ".zip", ".png", ".jpg", ".jpeg", ".gif", ".svg", ".pdf",
                                           ".py", ".md", ".yml", ".yaml", ".sh", ".csv", ".zst", ".bz2", ".xz", ".ipynb",
                                           ".c", ".h", ".cc", ".cpp", ".html", ".xlsx", ".pb", ".pt", ".ckpt"};
@@ -156,6 +201,9 @@ const char *tta_format_name(tta_format f) {
     case TTA_FMT_ENTRY_JSON: return "entry-json";
     case TTA_FMT_SCALING: return "scaling";
     case TTA_FMT_SUMMARY: return "summary";
+    case TTA_FMT_ALGOPERF_EVALS: return "algoperf-evals";
+    case TTA_FMT_ALGOPERF_JSON: return "algoperf-json";
+    case TTA_FMT_ALGOPERF_TARGETS: return "algoperf-targets";
     case TTA_FMT_UNKNOWN: break;
     }
     return "unknown";

@@ -98,6 +98,10 @@ int tta_parse_source(const tta_source *s, uint64_t hash, tta_parsed_file *out) {
         return tta_parse_scaling(out, s->data, s->len, &pm);
     case TTA_FMT_SUMMARY:
         return tta_parse_summary(out, s->data, s->len, &pm);
+    case TTA_FMT_ALGOPERF_EVALS:
+    case TTA_FMT_ALGOPERF_JSON:
+    case TTA_FMT_ALGOPERF_TARGETS:
+        return tta_parse_algoperf(out, s->data, s->len);
     case TTA_FMT_UNKNOWN:
         break;
     }

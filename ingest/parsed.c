@@ -57,6 +57,9 @@ void tta_parsed_free(tta_parsed_file *f) {
     free(f->run.breakdowns);
     free(f->power.samples);
     free(f->entry_files);
+    free(f->algoperf.evals);
+    free(f->algoperf.values);
+    free(f->algoperf.targets);
     tta_arena_free(&f->arena);
     tta_file_free(&f->file);
     memset(f, 0, sizeof *f);

@@ -36,8 +36,11 @@ typedef enum {
     TTA_FMT_SYSTEM_JSON,    /* <submitter>/systems/<system>.json */
     TTA_FMT_ENTRY_JSON,     /* v0.5 results/<system>/entry.json */
     TTA_FMT_SCALING,        /* results/<system>/<benchmark>/scaling.json: {"scaling_factor": x} */
-    TTA_FMT_SUMMARY,        /* summary.json anywhere: the result summarizer's records (the last format:
-                               bench/bench_parse.c counts up to it) */
+    TTA_FMT_SUMMARY,        /* summary.json anywhere: the result summarizer's records */
+    TTA_FMT_ALGOPERF_EVALS, /* AlgoPerf .../study_<N>/<workload>_<framework>/trial_<N>/eval_measurements.csv */
+    TTA_FMT_ALGOPERF_JSON,  /* the same folder's hparams.json, meta_data_0.json, flags_0.json */
+    TTA_FMT_ALGOPERF_TARGETS, /* workload_targets*.json: a benchmark version's workloads and targets (the last
+                               format: bench/bench_parse.c counts up to it) */
 } tta_format;
 
 /* Stable name of a format, as stored in sources.format ("mlperf-v0.5", "mllog", ...). */
@@ -75,6 +78,7 @@ typedef struct tta_parsed_file {
     tta_entry_file_record entry_file; /* TTA_FMT_SCALING */
     tta_entry_file_record *entry_files; /* TTA_FMT_SUMMARY: one per record and score (malloc'd) */
     size_t n_entry_files;
+    tta_algoperf_record algoperf; /* the AlgoPerf formats (its arrays malloc'd) */
     tta_arena arena;        /* owns strings and converted values */
     tta_file file;          /* the file's bytes when tta_parse_file loaded them (spans point into them) */
 } tta_parsed_file;

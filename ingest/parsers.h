@@ -34,4 +34,10 @@ int tta_parse_scaling(tta_parsed_file *f, const char *data, size_t len, const tt
  * and numeric score of a known benchmark (parse_summary.c). */
 int tta_parse_summary(tta_parsed_file *f, const char *data, size_t len, const tta_path_meta *pm);
 
+/* An AlgoPerf leaderboard's file (f->format says which: a trial's eval_measurements.csv, its
+ * hparams.json, meta_data_0.json or flags_0.json, or a workload_targets*.json), the trial's place
+ * read from f->path (logs/<ruleset>/<submission>/study_<N>/<workload>_<framework>/trial_<N>/)
+ * (parse_algoperf.c). */
+int tta_parse_algoperf(tta_parsed_file *f, const char *data, size_t len);
+
 #endif

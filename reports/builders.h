@@ -147,6 +147,20 @@ int tta_scaling_explain(sqlite3 *db, const tta_entry_data *e, size_t n, tta_tabl
  * benchmark. No row: one line on stderr says why. docs/statistics.md section 14. */
 int tta_report_trend(sqlite3 *db, const tta_filter *f, const tta_report_options *o, FILE *out, char **err);
 
+/* `tta report algoperf` (algoperf.c; docs/algoperf.md): per AlgoPerf leaderboard (f->round: "v0.5") and
+ * ruleset (f->division: external_tuning, self_tuning), each submission (f->submitter selects which
+ * are shown; all are scored) ranked by its benchmark score as the official scoring code computes it:
+ * leaderboard, ruleset, rank, submission, score (normalised area under the performance profile, tau
+ * 1 to 4), workloads_scored and base_workloads. o->runs: per submission and scored workload
+ * (base and held-out) its role, metric, target, studies, studies_reached, time_to_target_s (median
+ * over studies), scored_time_s (after the held-out and 4x rules), ratio (to the best, base
+ * workloads), max_runtime_s. o->svg_path: the performance profiles, a file per leaderboard and
+ * ruleset (-<leaderboard>-<ruleset> before the extension when there are several). */
+int tta_report_algoperf(sqlite3 *db, const tta_filter *f, const tta_report_options *o, FILE *out, char **err);
+/* Its section of the HTML page: per leaderboard and ruleset the profiles, the ranking and (folded)
+ * the times per workload; nothing when the database has no AlgoPerf trial f selects. 0, or 1 with *err. */
+int tta_algoperf_html_section(sqlite3 *db, const tta_filter *f, buf *page, char **err);
+
 /* `tta report leaderboard`: per round (time order), division and benchmark of f: ranked_by "time",
  * and "cost" where an entry of the group gives its cost per hour (DAWNBench); entries (with a score,
  * or a cost), the best's score_s (MLPerf: published, olympic mean x scaling.json; else the mean TTA

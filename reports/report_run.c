@@ -165,6 +165,9 @@ static int leaderboard_section(const page_ctx *c, buf *page, char **err) {
     buf_free(&section);
     return rc;
 }
+static int algoperf_section(const page_ctx *c, buf *page, char **err) {
+    return tta_algoperf_html_section(c->db, c->f, page, err);
+}
 static int summary_section(const page_ctx *c, buf *page, char **err) {
     return tta_summary_html_section(c->db, c->f, page, c->top, err);
 }
@@ -227,6 +230,13 @@ static const report_kind kinds[] = {
              "             logged, cost (cost per hour x time, DAWNBench: also the best by cost) and the speedup\n"
              "             over the previous round's best, saying where the target changed\n",
      .run = tta_report_leaderboard, .place = 11, .section = leaderboard_section, .at_top = 1},
+    {.name = "algoperf",
+     .help = "  algoperf [--runs]   AlgoPerf leaderboards (--round v0.5, --division external_tuning|self_tuning):\n"
+             "             each submission's benchmark score as the official scoring code computes it (area under\n"
+             "             the performance profile, tau 1 to 4), ranked; --runs: per workload the time to target\n"
+             "             (median over studies), the time after the held-out and 4x rules, the ratio to the best;\n"
+             "             --svg FILE: the performance profiles\n",
+     .run = tta_report_algoperf, .place = 13, .section = algoperf_section},
     {.name = "trend",
      .help = "  trend      per benchmark across rounds (time order; closed division unless --division): the best\n"
              "             published score with its entry id, submitter, system and accelerators, the best in each\n"

@@ -445,4 +445,48 @@ typedef struct {
 tta_energy_score tta_energy_score_of(const double *tta_s, const int *success, const tta_run_energy *runs, size_t n,
                                      const char *benchmark, const char *round, double scaling_factor, int *used);
 
+/* ---- AlgoPerf scoring (algoperf.c; docs/algoperf.md) ----
+ * As AlgoPerf's scoring code computes it (mlcommons/submissions_algorithms scoring/performance_profile.py
+ * and score_submissions.py): a trial's time to target is the score (submission time, s) of its first
+ * evaluation whose validation metric meets the target; a study's is that of the trial reaching the
+ * target at the smallest evaluation index (the first such trial in the caller's order); a workload's
+ * is the median over its studies (INFINITY counts as a miss). */
+
+/* The index of the first of n evaluations whose value meets target (value <= target when minimize,
+ * else >=; NAN never meets it), or -1. */
+long tta_algoperf_first_hit(const double *value, size_t n, double target, int minimize);
+
+/* One study's time to target from its n trials: hit[i] their first-hit indices (-1: none) and
+ * time[i] their times at that index; the trial with the smallest index (the first of equal ones)
+ * gives the time. INFINITY when no trial reaches the target. *trial (NULL allowed) gets its index or -1. */
+double tta_algoperf_study_time(const long *hit, const double *time, size_t n, long *trial);
+
+/* numpy's median of n values (sorted on a copy; the mean of the two middle ones when n is even):
+ * INFINITY is a value like any other; NAN when n == 0 or a value is NAN. */
+double tta_algoperf_median(const double *x, size_t n);
+
+/* The performance ratios of n_sub submissions on n_work workloads: t is row-major n_sub x n_work,
+ * each workload's time to target (INFINITY: missed, NAN: no trial). base_of[w] is -1 for a base
+ * workload, else the index of the base workload a held-out workload w belongs to. In order, as the
+ * scoring code does: a held-out time is a miss where its base's time is a miss or NAN; every time
+ * above max_ratio times its workload's best is a miss; a base time is a miss where a held-out
+ * workload of it is a miss or NAN; then each base workload's times are divided by its best. ratio
+ * (n_sub x n_work) gets the ratios of the base workloads (INFINITY: a miss; NAN: no trial, or a
+ * workload no submission reached) and NAN in held-out columns; scored (NULL allowed, n_sub x n_work)
+ * gets the times after the rules (INFINITY where they made a miss). */
+void tta_algoperf_ratios(const double *t, const int *base_of, size_t n_sub, size_t n_work, double max_ratio,
+                         double *ratio, double *scored);
+
+/* numpy.linspace(lo, hi, n): lo + i * (hi - lo) / (n - 1), the last point hi exactly. n >= 2. */
+void tta_algoperf_taus(double lo, double hi, size_t n, double *tau);
+
+/* The performance profile of one submission: rho[k] = (the base workloads w whose ratio[w] <= tau[k])
+ * / n_base, over its n_work ratios (NAN and INFINITY never count; held-out columns are NAN). */
+void tta_algoperf_profile(const double *ratio, size_t n_work, size_t n_base, const double *tau, size_t n_tau,
+                          double *rho);
+
+/* The benchmark score: the trapezoidal area under rho over tau, divided by tau's range. NAN when
+ * n_tau < 2. */
+double tta_algoperf_score(const double *tau, const double *rho, size_t n_tau);
+
 #endif
