@@ -12,14 +12,18 @@
 #include "db/query.h"
 
 /* Each text field: its name for people and the distinct values it may take, from entries and
- * from system descriptions (`tta ls systems` lists systems that have no entry). */
+ * from system descriptions (`tta ls systems` lists systems that have no entry), and for AlgoPerf
+ * leaderboards (`tta report algoperf`) their leaderboard, ruleset and submission. */
 static const struct {
     const char *name;
     const char *sql;
 } columns[5] = {
-    {"round", "SELECT round FROM entries UNION SELECT round FROM systems WHERE round IS NOT NULL"},
-    {"division", "SELECT division FROM entries UNION SELECT division FROM systems WHERE division IS NOT NULL"},
-    {"submitter", "SELECT submitter FROM entries UNION SELECT submitter FROM systems WHERE submitter IS NOT NULL"},
+    {"round", "SELECT round FROM entries UNION SELECT round FROM systems WHERE round IS NOT NULL"
+              " UNION SELECT leaderboard FROM algoperf_files"},
+    {"division", "SELECT division FROM entries UNION SELECT division FROM systems WHERE division IS NOT NULL"
+                 " UNION SELECT ruleset FROM algoperf_files"},
+    {"submitter", "SELECT submitter FROM entries UNION SELECT submitter FROM systems WHERE submitter IS NOT NULL"
+                  " UNION SELECT submission FROM algoperf_files"},
     {"system", "SELECT system FROM entries UNION SELECT name FROM systems WHERE name IS NOT NULL"},
     {"benchmark", "SELECT DISTINCT benchmark FROM entries"},
 };

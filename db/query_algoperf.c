@@ -15,7 +15,8 @@
 /* One row per evaluation: the trial's place and evaluation, and the value of the metric its
  * workload is scored by. */
 static const char trials_sql[] =
-    "SELECT f.source_id, f.leaderboard, f.ruleset, f.submission, f.workload, f.framework, f.study, f.trial,"
+    "WITH latest AS (SELECT version, max(source_id) AS source_id FROM algoperf_targets GROUP BY version)"
+    " SELECT f.source_id, f.leaderboard, f.ruleset, f.submission, f.workload, f.framework, f.study, f.trial,"
     " (" DB_FILTER_TEXT("f.submission", "submitter") ") AS selected,"
     " m.content ->> '$.\"workload.max_allowed_runtime_sec\"', e.score, v.value"
     " FROM algoperf_files f"
@@ -23,7 +24,8 @@ static const char trials_sql[] =
     " LEFT JOIN algoperf_files m ON m.kind = 'meta_data' AND m.leaderboard = f.leaderboard AND m.ruleset = f.ruleset"
     "  AND m.submission = f.submission AND m.workload = f.workload AND m.study = f.study AND m.trial = f.trial"
     "  AND m.framework IS f.framework"
-    " LEFT JOIN algoperf_targets t ON t.source_id = " LATEST_TARGETS("f.leaderboard") " AND t.workload = f.workload"
+    " LEFT JOIN latest l ON l.version = f.leaderboard"
+    " LEFT JOIN algoperf_targets t ON t.source_id = l.source_id AND t.workload = f.workload"
     " LEFT JOIN algoperf_values v ON v.source_id = f.source_id AND v.idx = e.idx AND v.name = 'validation/' || t.metric"
     " WHERE f.kind = 'eval_measurements' AND" DB_FILTER_TEXT("f.leaderboard", "round") " AND"
     DB_FILTER_TEXT("f.ruleset", "division")

@@ -205,7 +205,7 @@ static int ap_load(sqlite3 *db, const tta_filter *f, ap_data *d, char **err) {
 
 /* ---- The tables ------------------------------------------------------------------------------ */
 
-enum { L_BOARD, L_RULESET, L_RANK, L_SUB, L_SCORE, L_REACHED, L_BASE, L_COUNT };
+enum { L_BOARD, L_RULESET, L_RANK, L_SUB, L_SCORE, L_REACHED, L_BASE, L_PROFILE, L_COUNT };
 static const tta_column leaderboard_columns[L_COUNT] = {
     [L_BOARD] = {"leaderboard", "leaderboard", TTA_COL_TEXT, 0, 0},
     [L_RULESET] = {"ruleset", "ruleset", TTA_COL_TEXT, 0, 0},
@@ -214,6 +214,8 @@ static const tta_column leaderboard_columns[L_COUNT] = {
     [L_SCORE] = {"score", "score", TTA_COL_NUMBER, 4, 0},
     [L_REACHED] = {"workloads_scored", "scored", TTA_COL_INT, 0, 0},
     [L_BASE] = {"base_workloads", "of", TTA_COL_INT, 0, 0},
+    /* the profile's 100 values at tau = 1 + 3k/99, space-separated (%.17g): for scripts */
+    [L_PROFILE] = {"profile", "profile", TTA_COL_TEXT, 0, TTA_FOR_SCRIPTS},
 };
 
 static tta_table *leaderboard_table(const ap_data *d) {
@@ -232,6 +234,10 @@ static tta_table *leaderboard_table(const ap_data *d) {
                 tta_table_set_number(t, row, L_SCORE, b->score[k]);
                 tta_table_set_number(t, row, L_REACHED, (double)scored);
                 tta_table_set_number(t, row, L_BASE, (double)b->n_base);
+                buf p = {0};
+                for (size_t q = 0; q < N_TAU; q++) buf_printf(&p, "%s%.17g", q ? " " : "", b->rho[k * N_TAU + q]);
+                tta_table_set_text(t, row, L_PROFILE, buf_str(&p));
+                buf_free(&p);
             }
     }
     return t;

@@ -151,7 +151,8 @@ int tta_report_trend(sqlite3 *db, const tta_filter *f, const tta_report_options 
  * ruleset (f->division: external_tuning, self_tuning), each submission (f->submitter selects which
  * are shown; all are scored) ranked by its benchmark score as the official scoring code computes it:
  * leaderboard, ruleset, rank, submission, score (normalised area under the performance profile, tau
- * 1 to 4), workloads_scored and base_workloads. o->runs: per submission and scored workload
+ * 1 to 4), workloads_scored, base_workloads and (CSV, JSON) profile, the profile's values at the 100 taus
+ * 1 + 3k/99 separated by spaces. o->runs: per submission and scored workload
  * (base and held-out) its role, metric, target, studies, studies_reached, time_to_target_s (median
  * over studies), scored_time_s (after the held-out and 4x rules), ratio (to the best, base
  * workloads), max_runtime_s. o->svg_path: the performance profiles, a file per leaderboard and

@@ -309,7 +309,8 @@ int tta_report_check(const char *kind, const tta_report_options *o, tta_error *e
         buf_free(&names);
         return rc;
     }
-    if (o->runs && strcmp(kind, "energy") != 0) return tta_fail(err, TTA_EUSAGE, "--runs goes with energy");
+    if (o->runs && strcmp(kind, "energy") != 0 && strcmp(kind, "algoperf") != 0)
+        return tta_fail(err, TTA_EUSAGE, "--runs goes with energy and algoperf");
     if (o->x_time && strcmp(kind, "curves") != 0 && k->run != run_html)
         return tta_fail(err, TTA_EUSAGE, "--x goes with curves (and html)");
     if (k->run == run_html && o->n_operands != 1)
