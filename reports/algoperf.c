@@ -328,8 +328,8 @@ static void profile_plot(const ap_data *d, const ap_board *b, buf *svg) {
     buf title = {0};
     buf_printf(&title, "AlgoPerf %s %s: performance profiles (score in brackets)", b->leaderboard, b->ruleset);
     tta_xy_plot p = {.title = buf_str(&title),
-                     .x = {.label = "tau: time to target / the best submission's (ratio)", .min = TAU_MIN, .max = TAU_MAX},
-                     .y = {.label = "fraction of base workloads within tau of the best", .min = 0, .max = 1},
+                     .x = {.label = "tau (time to target / the best one's)", .min = TAU_MIN, .max = TAU_MAX},
+                     .y = {.label = "fraction of base workloads within tau", .min = 0, .max = 1},
                      .series = series, .n_series = m};
     tta_svg_xy(svg, &p);
     buf_free(&title);
@@ -376,7 +376,15 @@ int tta_report_algoperf(sqlite3 *db, const tta_filter *f, const tta_report_optio
 
 int tta_algoperf_html_section(sqlite3 *db, const tta_filter *f, buf *page, char **err) {
     ap_data d;
-    if (ap_load(db, f, &d, err)) return 1;
+    char *why = NULL;
+    if (ap_load(db, f, &d, &why)) {
+        /* trials without their targets file: the page says so rather than failing whole */
+        tta_html_heading(page, "AlgoPerf: training algorithms, performance profiles and benchmark scores");
+        tta_html_paragraph(page, why);
+        free(why);
+        (void)err;
+        return 0;
+    }
     if (d.n_boards > 0) {
         tta_html_heading(page, "AlgoPerf: training algorithms, performance profiles and benchmark scores");
         tta_html_paragraph(page,

@@ -159,7 +159,8 @@ int tta_report_trend(sqlite3 *db, const tta_filter *f, const tta_report_options 
  * ruleset (-<leaderboard>-<ruleset> before the extension when there are several). */
 int tta_report_algoperf(sqlite3 *db, const tta_filter *f, const tta_report_options *o, FILE *out, char **err);
 /* Its section of the HTML page: per leaderboard and ruleset the profiles, the ranking and (folded)
- * the times per workload; nothing when the database has no AlgoPerf trial f selects. 0, or 1 with *err. */
+ * the times per workload; nothing when the database has no AlgoPerf trial f selects; the reason in a
+ * paragraph when they cannot be scored (no targets file of their version). Returns 0 (err unused). */
 int tta_algoperf_html_section(sqlite3 *db, const tta_filter *f, buf *page, char **err);
 
 /* `tta report leaderboard`: per round (time order), division and benchmark of f: ranked_by "time",

@@ -130,5 +130,14 @@ check "... and the stored targets are the fixture's still" \
 check "scores after the bad files are the same" \
     python3 tests/official/algoperf_compare.py "$TTA" "$db" tests/expected/algoperf/fixture
 
+# ---- trials without their targets file: the report says what is missing, the page too ----
+"$TTA" --db "$work/notargets.db" ingest --quiet fixtures/algoperf/algoperf-v0.5/logs/self_tuning >/dev/null 2>&1
+"$TTA" --db "$work/notargets.db" report algoperf >"$work/nt.out" 2>&1
+check "no targets: exit 1" test $? -eq 1
+check "... saying which targets file is missing" grep -q "no workload targets of benchmark version v0.5 stored" "$work/nt.out"
+"$TTA" --db "$work/notargets.db" report html "$work/nt.html" >/dev/null 2>&1
+check "... and the page is written with the reason in the AlgoPerf section" \
+    grep -q "no workload targets of benchmark version v0.5" "$work/nt.html"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
