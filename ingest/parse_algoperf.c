@@ -204,7 +204,8 @@ static int parse_evals(tta_parsed_file *f, tta_algoperf_record *a, const char *d
         if (le == p || (le - p == 1 && *p == '\r')) continue; /* a blank line: pandas skips it */
         size_t k = split_line(p, le, cell, n_cols);
         if (k != n_cols) {
-            tta_parse_fail(f, line, "%zu cells where the header names %zu columns", k > n_cols ? n_cols + 1 : k, n_cols);
+            if (k > n_cols) tta_parse_fail(f, line, "more cells than the header's %zu columns", n_cols);
+            else tta_parse_fail(f, line, "%zu cells where the header names %zu columns", k, n_cols);
             rc = -1;
             break;
         }

@@ -112,6 +112,12 @@ printf 'global_step,score,validation/mean_average_precision\n1,10.5,0.1\n2,abc,0
 "$TTA" --db "$db" ingest "$work/bad" >"$work/bad.out" 2>&1
 check "a cell that is no number: exit 1" test $? -eq 1
 check "... the file, the line and the column named" grep -q "trial_1/eval_measurements.csv:3: column score: 'abc' is not a number" "$work/bad.out"
+mkdir -p "${bad%/trial_1}/trial_2" "${bad%/trial_1}/trial_3"
+printf 'score,validation/mean_average_precision\n1,0.1,7\n' >"${bad%/trial_1}/trial_2/eval_measurements.csv"
+: >"${bad%/trial_1}/trial_3/eval_measurements.csv"
+"$TTA" --db "$db" ingest "$work/bad" >"$work/bad.out" 2>&1
+check "a row with more cells than the header: its line" grep -q "trial_2/eval_measurements.csv:2: more cells than the header's 2 columns" "$work/bad.out"
+check "an empty CSV: said so" grep -q "trial_3/eval_measurements.csv:1: empty eval_measurements.csv" "$work/bad.out"
 other="$work/bad2/logs/tuned/x/study_0/ogbg_jax/trial_1"
 mkdir -p "$other"
 printf 'score,validation/loss\n1,2\n' >"$other/eval_measurements.csv"
