@@ -385,14 +385,14 @@ typedef struct {
     size_t n;
 } tta_algoperf_trial;
 
-/* The leaderboards (f->round: "v0.5") and rulesets (f->division: external_tuning, self_tuning) f
+/* The leaderboards (f->round: "algoperf-v0.5") and rulesets (f->division: external_tuning, self_tuning) f
  * selects, every submission of them (scores are relative to all of them; f->submitter only sets
  * .selected), their trials ordered by leaderboard, ruleset, submission, workload, study, trial.
  * TTA_OK with *out (free with tta_algoperf_trials_free) and *n; TTA_EINPUT (a bad pattern) or TTA_EDB. */
 int tta_db_algoperf_trials(sqlite3 *db, const tta_filter *f, tta_algoperf_trial **out, size_t *n, tta_error *err);
 void tta_algoperf_trials_free(tta_algoperf_trial *t, size_t n);
 
-/* The workloads of benchmark version (a leaderboard: "v0.5") as its latest stored targets file lists
+/* The workloads of benchmark version (a leaderboard: "algoperf-v0.5") as its latest stored targets file lists
  * them, in the file's order; none when no targets file of that version is stored. TTA_OK or TTA_EDB. */
 int tta_db_algoperf_workloads(sqlite3 *db, const char *version, tta_algoperf_workload **out, size_t *n,
                               tta_error *err);

@@ -195,7 +195,7 @@ typedef struct {
     size_t n_evals;
     tta_algoperf_value *values; /* eval_measurements: the validation/<metric> cells */
     size_t n_values;
-    char *version;        /* targets: "v0.5" */
+    char *version;        /* targets: "algoperf-v0.5" (from "benchmark_version": "0.5") */
     tta_algoperf_target *targets;
     size_t n_targets;
 } tta_algoperf_record;

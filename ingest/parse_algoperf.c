@@ -4,7 +4,8 @@
  * eval_measurements.csv (a header of column names, then one row of numbers per evaluation, as
  * pandas writes them: empty or "nan" for a missing value), hparams.json, meta_data_0.json and
  * flags_0.json (JSON objects, kept as written). The path gives the trial's place; the leaderboard is
- * the version in a path component algoperf-v0.5 or algoperf_v05 above logs/. A benchmark version's
+ * "algoperf-v0.5" from a path component algoperf-v0.5 or algoperf_v05 above logs/ (not "v0.5": MLPerf
+ * Training has a round of that name). A benchmark version's
  * targets file (workload_targets_v05.json) lists its base and held-out workloads and each workload's
  * metric, target and step hint; whether a metric is minimised is the scoring code's metric registry
  * (scoring/performance_profile.py: MIN_EVAL_METRICS, MAX_EVAL_METRICS), kept here in one table.
@@ -68,7 +69,7 @@ static int numbered(tta_str s, const char *prefix) {
 
 static int span_is(tta_str s, const char *lit) { return s.n == strlen(lit) && !memcmp(s.p, lit, s.n); }
 
-/* "v0.5" from a folder named algoperf-v0.5, algoperf_v05 (or with the version as X.Y or XY), else NULL. */
+/* "algoperf-v0.5" from a folder named algoperf-v0.5, algoperf_v05 (or with the version as X.Y or XY), else NULL. */
 static char *leaderboard_name(tta_parsed_file *f, tta_str s) {
     if (s.n < 11 || strncasecmp(s.p, "algoperf", 8) != 0 || (s.p[8] != '-' && s.p[8] != '_') ||
         tolower((unsigned char)s.p[9]) != 'v')
@@ -76,11 +77,11 @@ static char *leaderboard_name(tta_parsed_file *f, tta_str s) {
     const char *v = s.p + 10, *end = s.p + s.n;
     buf b = {0};
     if (end - v == 2 && isdigit((unsigned char)v[0]) && isdigit((unsigned char)v[1])) {
-        buf_printf(&b, "v%c.%c", v[0], v[1]);
+        buf_printf(&b, "algoperf-v%c.%c", v[0], v[1]);
     } else {
         for (const char *c = v; c < end; c++)
             if (!isdigit((unsigned char)*c) && *c != '.') return NULL;
-        buf_printf(&b, "v%.*s", (int)(end - v), v);
+        buf_printf(&b, "algoperf-v%.*s", (int)(end - v), v);
     }
     char *out = tta_arena_strdup(&f->arena, buf_str(&b));
     buf_free(&b);
@@ -319,7 +320,7 @@ static int parse_targets(tta_parsed_file *f, tta_algoperf_record *a, const char 
         return -1;
     }
     buf b = {0};
-    buf_puts(&b, "v");
+    buf_puts(&b, "algoperf-v");
     tta_json_string_decode(version, &b);
     a->version = tta_arena_strdup(&f->arena, buf_str(&b));
     buf_free(&b);

@@ -147,7 +147,7 @@ int tta_scaling_explain(sqlite3 *db, const tta_entry_data *e, size_t n, tta_tabl
  * benchmark. No row: one line on stderr says why. docs/statistics.md section 14. */
 int tta_report_trend(sqlite3 *db, const tta_filter *f, const tta_report_options *o, FILE *out, char **err);
 
-/* `tta report algoperf` (algoperf.c; docs/algoperf.md): per AlgoPerf leaderboard (f->round: "v0.5") and
+/* `tta report algoperf` (algoperf.c; docs/algoperf.md): per AlgoPerf leaderboard (f->round: "algoperf-v0.5") and
  * ruleset (f->division: external_tuning, self_tuning), each submission (f->submitter selects which
  * are shown; all are scored) ranked by its benchmark score as the official scoring code computes it:
  * leaderboard, ruleset, rank, submission, score (normalised area under the performance profile, tau

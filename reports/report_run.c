@@ -231,7 +231,7 @@ static const report_kind kinds[] = {
              "             over the previous round's best, saying where the target changed\n",
      .run = tta_report_leaderboard, .place = 11, .section = leaderboard_section, .at_top = 1},
     {.name = "algoperf",
-     .help = "  algoperf [--runs]   AlgoPerf leaderboards (--round v0.5, --division external_tuning|self_tuning):\n"
+     .help = "  algoperf [--runs]   AlgoPerf leaderboards (--round algoperf-v0.5, --division self_tuning ...):\n"
              "             each submission's benchmark score as the official scoring code computes it (area under\n"
              "             the performance profile, tau 1 to 4), ranked; --runs: per workload the time to target\n"
              "             (median over studies), the time after the held-out and 4x rules, the ratio to the best;\n"

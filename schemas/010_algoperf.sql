@@ -10,7 +10,7 @@
 CREATE TABLE algoperf_files (
     source_id   INTEGER PRIMARY KEY REFERENCES sources(id) ON DELETE CASCADE,
     kind        TEXT NOT NULL,    -- eval_measurements, hparams, meta_data, flags
-    leaderboard TEXT NOT NULL,    -- "v0.5" (from a path component algoperf-v0.5 or algoperf_v05), or "unknown"
+    leaderboard TEXT NOT NULL,    -- "algoperf-v0.5" (from a path component algoperf-v0.5 or algoperf_v05), or "unknown"
     ruleset     TEXT NOT NULL,    -- external_tuning or self_tuning
     submission  TEXT NOT NULL,
     study       INTEGER NOT NULL, -- N of study_<N>
@@ -46,7 +46,7 @@ CREATE TABLE algoperf_values (
 -- A benchmark version's workloads as its targets file lists them.
 CREATE TABLE algoperf_targets (
     source_id  INTEGER NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
-    version    TEXT NOT NULL,     -- "v0.5" from "benchmark_version": "0.5"
+    version    TEXT NOT NULL,     -- "algoperf-v0.5" from "benchmark_version": "0.5"
     workload   TEXT NOT NULL,
     metric     TEXT NOT NULL,     -- target_metric_name: the column validation/<metric> is scored
     target     REAL NOT NULL,     -- validation_target_value

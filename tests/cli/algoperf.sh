@@ -24,7 +24,7 @@ check "the fixture ingests without a failed file" test $? -eq 0
 check "537 files: 204 trials' evaluations, JSON files, one targets file" \
     test "$(q "SELECT count(*) FROM sources WHERE status = 'ok'")" = 537
 check "204 trials with evaluations" test "$(q "SELECT count(*) FROM algoperf_files WHERE kind = 'eval_measurements'")" = 204
-check "4 workloads of version v0.5: 2 base, 2 held-out with their base" \
+check "4 workloads of version algoperf-v0.5: 2 base, 2 held-out with their base" \
     test "$(q "SELECT group_concat(workload || ':' || role || ':' || ifnull(base, '-'), ' ') FROM algoperf_targets")" = \
     "fastmri:base:- ogbg:base:- fastmri_tanh:held_out:fastmri ogbg_model_size:held_out:ogbg"
 
@@ -78,7 +78,7 @@ check "plain SQL's median study time ($sql_median) equals the report's ($cli_med
 # ---- the plot and the page ----
 "$TTA" --db "$db" report algoperf --svg "$work/profiles.svg" >/dev/null
 for r in external_tuning self_tuning; do
-    f="$work/profiles-v0.5-$r.svg"
+    f="$work/profiles-algoperf-v0.5-$r.svg"
     check "the $r profiles' SVG" test -s "$f"
     check "$r SVG: a line per submission, tau and the fraction named on the axes" \
         python3 -c "
@@ -104,6 +104,13 @@ assert len(rows) == 1 and rows[0]['submission'] == 'baseline' and abs(float(rows
 "
 "$TTA" --db "$db" report algoperf --division self_tuning --format csv >"$work/self.csv"
 check "--division self_tuning: that ruleset only" test "$(tail -n +2 "$work/self.csv" | cut -d, -f2 | sort -u)" = self_tuning
+
+# ---- beside MLPerf Training's round v0.5: the names do not collide ----
+"$TTA" --db "$db" ingest --quiet fixtures/mlperf/v0.5 >/dev/null 2>&1
+"$TTA" --db "$db" report algoperf --round v0.5 --format csv >"$work/mlperf-round.csv" 2>/dev/null
+check "--round v0.5 (MLPerf's round) selects no AlgoPerf leaderboard" test "$(wc -l <"$work/mlperf-round.csv")" -le 1
+"$TTA" --db "$db" report algoperf --round algoperf-v0.5 --format csv >"$work/ap-round.csv"
+check "--round algoperf-v0.5 selects the 5 submissions" test "$(tail -n +2 "$work/ap-round.csv" | wc -l)" = 5
 
 # ---- bad input ----
 bad="$work/bad/algoperf-v0.5/logs/external_tuning/x/study_0/ogbg_jax/trial_1"
@@ -140,10 +147,10 @@ check "scores after the bad files are the same" \
 "$TTA" --db "$work/notargets.db" ingest --quiet fixtures/algoperf/algoperf-v0.5/logs/self_tuning >/dev/null 2>&1
 "$TTA" --db "$work/notargets.db" report algoperf >"$work/nt.out" 2>&1
 check "no targets: exit 1" test $? -eq 1
-check "... saying which targets file is missing" grep -q "no workload targets of benchmark version v0.5 stored" "$work/nt.out"
+check "... saying which targets file is missing" grep -q "no workload targets of benchmark version algoperf-v0.5 stored" "$work/nt.out"
 "$TTA" --db "$work/notargets.db" report html "$work/nt.html" >/dev/null 2>&1
 check "... and the page is written with the reason in the AlgoPerf section" \
-    grep -q "no workload targets of benchmark version v0.5" "$work/nt.html"
+    grep -q "no workload targets of benchmark version algoperf-v0.5" "$work/nt.html"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
