@@ -37,6 +37,8 @@ typedef struct {
     double *time;             /* median over studies of the study's time to target; NAN: no trial */
     int *studies, *reached;   /* studies with a trial, and those reaching the target */
     double *max_runtime;      /* the largest max_allowed_runtime_sec of the cell's trials; NAN unknown */
+    double *study_cv;         /* CV (population std / mean) of the study times that reached the target; NAN
+                                 with fewer than 2 */
     double *scored, *ratio;   /* after the rules; ratios of base workloads */
     double *rho;              /* n_sub x N_TAU */
     double *score;            /* n_sub */
@@ -60,6 +62,7 @@ static void board_free(ap_board *b) {
     free(b->studies);
     free(b->reached);
     free(b->max_runtime);
+    free(b->study_cv);
     free(b->scored);
     free(b->ratio);
     free(b->rho);
@@ -76,7 +79,7 @@ static void ap_free(ap_data *d) {
 /* The time to target of one submission's trials t[0..n) of one workload w: per study (trials in
  * order) the study time, then the median; *studies and *reached count them. */
 static double workload_time(const tta_algoperf_trial *t, size_t n, const tta_algoperf_workload *w, int *studies,
-                            int *reached, double *max_runtime) {
+                            int *reached, double *max_runtime, double *study_cv) {
     double *study_time = mallocCheck((n ? n : 1) * sizeof *study_time);
     long *hit = mallocCheck((n ? n : 1) * sizeof *hit);
     double *at = mallocCheck((n ? n : 1) * sizeof *at);
@@ -96,6 +99,12 @@ static double workload_time(const tta_algoperf_trial *t, size_t n, const tta_alg
         i = j;
     }
     *studies = (int)k;
+    double *finite = mallocCheck((k ? k : 1) * sizeof *finite);
+    size_t nf = 0;
+    for (size_t i = 0; i < k; i++)
+        if (isfinite(study_time[i])) finite[nf++] = study_time[i];
+    *study_cv = nf >= 2 ? tta_cv(finite, nf) : NAN;
+    free(finite);
     double median = k ? tta_algoperf_median(study_time, k) : NAN;
     free(study_time);
     free(hit);
@@ -139,6 +148,7 @@ static int board_build(sqlite3 *db, const tta_algoperf_trial *t, size_t n, const
     b->studies = callocCheck(cells, sizeof *b->studies);
     b->reached = callocCheck(cells, sizeof *b->reached);
     b->max_runtime = mallocCheck(cells * sizeof *b->max_runtime);
+    b->study_cv = mallocCheck(cells * sizeof *b->study_cv);
     b->scored = mallocCheck(cells * sizeof *b->scored);
     b->ratio = mallocCheck(cells * sizeof *b->ratio);
     int *base_of = mallocCheck(b->n_cols * sizeof *base_of);
@@ -149,7 +159,7 @@ static int board_build(sqlite3 *db, const tta_algoperf_trial *t, size_t n, const
             if (!strcmp(b->w[b->col[k]].workload, base)) base_of[c] = (int)k;
         assert(!base || base_of[c] >= 0); /* the parser checked that a held-out workload's base is listed */
     }
-    for (size_t c = 0; c < cells; c++) b->time[c] = b->max_runtime[c] = NAN;
+    for (size_t c = 0; c < cells; c++) b->time[c] = b->max_runtime[c] = b->study_cv[c] = NAN;
     size_t s = 0;
     for (size_t i = 0; i < n;) {
         while (strcmp(b->sub[s], t[i].submission)) s++;
@@ -159,7 +169,7 @@ static int board_build(sqlite3 *db, const tta_algoperf_trial *t, size_t n, const
             if (!strcmp(b->w[b->col[c]].workload, t[i].workload)) {
                 size_t x = s * b->n_cols + c;
                 b->time[x] = workload_time(&t[i], j - i, &b->w[b->col[c]], &b->studies[x], &b->reached[x],
-                                           &b->max_runtime[x]);
+                                           &b->max_runtime[x], &b->study_cv[x]);
             }
         i = j;
     }
@@ -243,8 +253,8 @@ static tta_table *leaderboard_table(const ap_data *d) {
     return t;
 }
 
-enum { W_BOARD, W_RULESET, W_SUB, W_WORKLOAD, W_ROLE, W_METRIC, W_TARGET, W_STUDIES, W_REACHED, W_TIME, W_SCORED,
-       W_RATIO, W_BUDGET, W_COUNT };
+enum { W_BOARD, W_RULESET, W_SUB, W_WORKLOAD, W_ROLE, W_METRIC, W_TARGET, W_STUDIES, W_REACHED, W_TIME, W_CV,
+       W_SCORED, W_RATIO, W_BUDGET, W_COUNT };
 static const tta_column workload_columns[W_COUNT] = {
     [W_BOARD] = {"leaderboard", "leaderboard", TTA_COL_TEXT, 0, 0},
     [W_RULESET] = {"ruleset", "ruleset", TTA_COL_TEXT, 0, 0},
@@ -256,6 +266,7 @@ static const tta_column workload_columns[W_COUNT] = {
     [W_STUDIES] = {"studies", "studies", TTA_COL_INT, 0, 0},
     [W_REACHED] = {"studies_reached", "reached", TTA_COL_INT, 0, 0},
     [W_TIME] = {"time_to_target_s", "time to target (s)", TTA_COL_SECONDS, 1, 0},
+    [W_CV] = {"study_cv", "cv (%)", TTA_COL_PERCENT, 1, 0},
     [W_SCORED] = {"scored_time_s", "scored (s)", TTA_COL_SECONDS, 1, 0},
     [W_RATIO] = {"ratio", "ratio to best", TTA_COL_NUMBER, 3, 0},
     [W_BUDGET] = {"max_runtime_s", "budget (s)", TTA_COL_SECONDS, 0, 0},
@@ -264,7 +275,7 @@ static const tta_column workload_columns[W_COUNT] = {
 /* Why a scored time is a miss where the median time was not. */
 static const char *miss_reason(const ap_board *b, size_t k, size_t c) {
     size_t x = k * b->n_cols + c;
-    if (isinf(b->time[x])) return "target missed in most studies (median)";
+    if (isinf(b->time[x])) return "target missed in most studies";
     if (isnan(b->time[x])) return "no trial";
     const tta_algoperf_workload *w = &b->w[b->col[c]];
     if (w->base) return "base workload not reached, or over 4x the best held-out time";
@@ -297,6 +308,7 @@ static tta_table *workload_table(const ap_data *d) {
                 if (isnan(b->time[x])) tta_table_set_missing(t, row, W_TIME, "no trial");
                 else if (isinf(b->time[x])) tta_table_set_missing(t, row, W_TIME, "target missed in most studies");
                 else tta_table_set_number(t, row, W_TIME, b->time[x]);
+                tta_table_set_number_or(t, row, W_CV, b->study_cv[x], "fewer than 2 studies reached the target");
                 if (isfinite(b->scored[x])) tta_table_set_number(t, row, W_SCORED, b->scored[x]);
                 else tta_table_set_missing(t, row, W_SCORED, miss_reason(b, k, c));
                 if (w->base) tta_table_set_missing(t, row, W_RATIO, "held-out workload: it only qualifies its base");

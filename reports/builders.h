@@ -154,7 +154,7 @@ int tta_report_trend(sqlite3 *db, const tta_filter *f, const tta_report_options 
  * 1 to 4), workloads_scored, base_workloads and (CSV, JSON) profile, the profile's values at the 100 taus
  * 1 + 3k/99 separated by spaces. o->runs: per submission and scored workload
  * (base and held-out) its role, metric, target, studies, studies_reached, time_to_target_s (median
- * over studies), scored_time_s (after the held-out and 4x rules), ratio (to the best, base
+ * over studies), study_cv (population CV of the study times that reached it: is the time stable), scored_time_s (after the held-out and 4x rules), ratio (to the best, base
  * workloads), max_runtime_s. o->svg_path: the performance profiles, a file per leaderboard and
  * ruleset (-<leaderboard>-<ruleset> before the extension when there are several). */
 int tta_report_algoperf(sqlite3 *db, const tta_filter *f, const tta_report_options *o, FILE *out, char **err);
