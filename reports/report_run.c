@@ -575,7 +575,7 @@ static char *round_page_path(const char *path, const char *round) {
 }
 
 /* The index of several rounds' pages at path: the leaderboard of every round, a link per round
- * (its entries and runs), the trend across rounds. 0, or 1 with *err. */
+ * (its entries and runs), the trend across rounds, AlgoPerf's leaderboards. 0, or 1 with *err. */
 static int html_index(sqlite3 *db, const tta_filter *f, const tta_report_options *o, const char *path,
                       char **rounds, const size_t *entries, const size_t *runs, size_t n_rounds, char **err) {
     buf page = {0};
@@ -598,6 +598,7 @@ static int html_index(sqlite3 *db, const tta_filter *f, const tta_report_options
     buf_puts(&page, "</ul>\n");
     int rc = tta_leaderboard_html_section(db, f, &page, err);
     if (rc == 0) rc = tta_trend_html_section(db, f, &page, err);
+    if (rc == 0) rc = tta_algoperf_html_section(db, f, &page, err); /* AlgoPerf leaderboards are no round's */
     tta_html_toc(&page, top);
     tta_html_end(&page);
     if (rc == 0) rc = tta_write_file(path, &page, err);

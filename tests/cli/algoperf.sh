@@ -111,6 +111,12 @@ check "the HTML page has the AlgoPerf section with both rulesets" \
     grep -q 'AlgoPerf: training algorithms' "$work/page.html"
 check "... and the ranking's table" grep -q 'schedule_free_prodigy' "$work/page.html"
 
+"$TTA" --db "$db" ingest --quiet fixtures/mlperf/v0.5 fixtures/mlperf/v0.7 >/dev/null 2>&1
+"$TTA" --db "$db" report html "$work/multi.html" >/dev/null 2>&1
+check "with MLPerf rounds v0.5 and v0.7: an index and a page per round" test -s "$work/multi-v0.7.html"
+check "... the index has the AlgoPerf section" grep -q 'AlgoPerf: training algorithms' "$work/multi.html"
+check "... MLPerf's v0.5 page has none" bash -c "! grep -q 'AlgoPerf: training algorithms' '$work/multi-v0.5.html'"
+
 # ---- a filter shows, never rescores ----
 "$TTA" --db "$db" report algoperf --submitter baseline --format csv >"$work/one.csv"
 check "--submitter baseline: one row, the same score" \
@@ -122,8 +128,7 @@ assert len(rows) == 1 and rows[0]['submission'] == 'baseline' and abs(float(rows
 "$TTA" --db "$db" report algoperf --division self_tuning --format csv >"$work/self.csv"
 check "--division self_tuning: that ruleset only" test "$(tail -n +2 "$work/self.csv" | cut -d, -f2 | sort -u)" = self_tuning
 
-# ---- beside MLPerf Training's round v0.5: the names do not collide ----
-"$TTA" --db "$db" ingest --quiet fixtures/mlperf/v0.5 >/dev/null 2>&1
+# ---- beside MLPerf Training's round v0.5 (ingested above): the names do not collide ----
 "$TTA" --db "$db" report algoperf --round v0.5 --format csv >"$work/mlperf-round.csv" 2>/dev/null
 check "--round v0.5 (MLPerf's round) selects no AlgoPerf leaderboard" test "$(wc -l <"$work/mlperf-round.csv")" -le 1
 "$TTA" --db "$db" report algoperf --round algoperf-v0.5 --format csv >"$work/ap-round.csv"
