@@ -39,6 +39,9 @@ typedef struct {
                                NAN otherwise): the olympic mean of the run times */
     double scaling_factor;  /* scaling.json beside the result files (RCP normalisation); 1 when none */
     double published_s;     /* the score MLCommons publishes: score x scaling_factor; NAN when none */
+    int weak;               /* 1: an MLPerf HPC weak-scaling entry: score is its time_to_train_all (the
+                               summarizer's weak score, in seconds), weak_score the rest of it */
+    tta_weak_score weak_score; /* time_all in seconds, models_per_time per second; only when weak */
     size_t unreadable_runs; /* runs with a record the parser could not read: dropped from the score */
     double score_s;         /* score, else the mean TTA of the successful runs (DAWNBench, replays) */
     double tta_mean_s;      /* mean TTA of the successful runs, time_suspect ones left out */
