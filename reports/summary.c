@@ -53,6 +53,7 @@ int tta_entry_is_mlperf(const tta_entry_data *e) { return tta_rules_is_mlperf_ro
 int tta_run_succeeded(const tta_run_data *r) { return r->succeeded; }
 
 double tta_entry_rank_score_s(const tta_entry_summary *s) {
+    if (s->weak) return NAN; /* the time to train many instances ranks with no time to train one */
     return tta_entry_is_mlperf(s->entry) ? s->published_s : s->tta_mean_s;
 }
 
@@ -137,7 +138,7 @@ void tta_summarize_entry(const tta_entry_data *e, tta_entry_summary *s, int with
         else
             s->score = tta_official_score(times, counted, n, e->benchmark, e->round);
         free(counted);
-        s->score_s = s->score.score;
+        s->score_s = s->weak ? NAN : s->score.score; /* no wall-clock time of one training */
     } else {
         s->score = (tta_score){.score = NAN, .n_runs = n, .why = "no official score outside MLPerf rounds"};
         s->score_s = s->tta_mean_s;
