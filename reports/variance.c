@@ -91,8 +91,9 @@ static void weak_cells(tta_table *t, size_t row, const tta_entry_summary *s) {
     tta_table_set_number_or(t, row, C_RATE, w->models_per_time * 60.0, w->why);
     buf b = {0};
     if (scored)
-        buf_printf(&b, "weak scaling: the score is the time to train all %zu model instances (of %d accelerators "
-                   "each): %.2f models/min", w->n_models, w->instance_scale, w->models_per_time * 60.0);
+        buf_printf(&b, "weak scaling: the score is the time to train all %zu model instances at once (instance "
+                   "scale %d: nodes x accelerators per node, as logged): %.2f models/min", w->n_models,
+                   w->instance_scale, w->models_per_time * 60.0);
     else
         buf_printf(&b, "weak scaling: %s", w->why);
     tta_table_add_note(t, row, buf_str(&b));
