@@ -283,6 +283,7 @@ static void per_accelerator_cells(tta_table *t, size_t row, const tta_entry_summ
     const tta_entry_data *e = s->entry;
     const char *why = e->accelerators == 0  ? "no accelerator (CPU only)"
                       : e->accelerators < 0 ? "no accelerator count in the system description"
+                      : s->weak             ? "weak scaling: no time to train one model (see the models/min)"
                                             : "no score";
     tta_table_set_number_or(t, row, C_ACC_MIN, tta_entry_accelerator_minutes(s), why);
     if (!isnan(e->cost_per_hour)) {
