@@ -52,6 +52,11 @@ void tta_table_set_identity(tta_table *t, size_t row, const tta_identity *id);
 /* A plot's title for entries e[0..n): "<benchmark>: <what>" when they share one benchmark (a page
  * holds a plot per benchmark: each must say which), else what alone. Appended to out. */
 void tta_plot_title(buf *out, const tta_entry_data *e, size_t n, const char *what);
+/* 1 when the entries e[0..n) (n > 0) share one benchmark, else 0. */
+int tta_one_benchmark(const tta_entry_data *e, size_t n);
+/* The name of entry e[i] of e[0..n) on a plot: its system, then its benchmark unless they share one
+ * (which the plot's title names then: tta_plot_title). Appended to out. */
+void tta_plot_entry_name(buf *out, const tta_entry_data *e, size_t n, size_t i);
 
 /* Adds to row a note naming e's flagged runs by flag (run_flags, stored by the writer: "flagged
  * runs (tta ls runs says why): republished result_0.txt, result_1.txt and 8 more; aborted ..."),

@@ -186,7 +186,8 @@ void tta_curves_plot(const tta_entry_data *e, size_t n, const tta_report_options
         }
         k = kept;
         buf name = {0};
-        buf_printf(&name, "%s %s (%zu runs)", e[i].system, e[i].benchmark, e[i].n_runs);
+        tta_plot_entry_name(&name, e, n, i);
+        buf_printf(&name, " (%zu runs)", e[i].n_runs);
         /* drawn against progress, an entry that logs none has no point: say where it is */
         if (!by_time && !has_progress[i]) buf_puts(&name, ": no progress logged, see --x time");
         names[i] = buf_take(&name);

@@ -228,10 +228,19 @@ void tta_html_escape_breakable(buf *out, const char *s) {
  * .rK rules), later ones by a class on each cell. */
 #define NUM_BY_POSITION 24
 
+/* 1 when column j of d holds one value on every row (and there are rows). */
+static int one_value(const tta_table_display *d, size_t j) {
+    for (size_t i = 1; i < d->n_rows; i++)
+        if (strcmp(d->cell[i * d->n_cols + j], d->cell[j]) || d->note_of[i * d->n_cols + j] != d->note_of[j]) return 0;
+    return d->n_rows > 0;
+}
+
 /* The table, with an optional <caption>, then its footnotes; rows anchored by the column keyed
- * anchor_key (NULL: none) as "<prefix>N"; columns empty on every row, without a reason, left out. */
+ * anchor_key (NULL: none) as "<prefix>N"; columns empty on every row, without a reason, left out,
+ * and so are the columns keyed as one of fixed (NULL-terminated; NULL: none) that hold one value
+ * on every row (what the section's heading says). */
 static void table_html(const tta_table *t, const char *caption, const char *anchor_key, const char *prefix,
-                       buf *out) {
+                       const char *const *fixed, buf *out) {
     tta_table_display d;
     tta_table_display_init(&d, t);
     size_t anchor = d.n_cols;
@@ -244,6 +253,8 @@ static void table_html(const tta_table *t, const char *caption, const char *anch
     for (size_t j = 0; j < d.n_cols; j++) {
         shown[j] = d.n_rows == 0 || j == anchor;
         for (size_t i = 0; i < d.n_rows && !shown[j]; i++) shown[j] = d.note_of[i * d.n_cols + j] != -1;
+        for (size_t k = 0; fixed && fixed[k] && shown[j] && j != anchor; k++)
+            if (!strcmp(d.col[j]->key, fixed[k]) && one_value(&d, j)) shown[j] = 0;
         n_shown += shown[j];
     }
     /* numeric columns right-aligned by the table's class (rK: the Kth shown column), up to
@@ -293,7 +304,9 @@ static void table_html(const tta_table *t, const char *caption, const char *anch
             if (numeric && k > NUM_BY_POSITION) buf_printf(out, "<td class=\"num%s\"", note ? " na" : "");
             else if (note) buf_printf(out, "<td class=\"%sna\"", numeric ? "" : "text ");
             else buf_puts(out, "<td");
-            const char *tip = note > 0 ? d.note[note - 1] : d.title[at];
+            /* a missing value's reason is its footnote (the mark in the cell); a tooltip repeating it
+             * on each such cell made a tenth of a round's page */
+            const char *tip = note > 0 ? NULL : d.title[at];
             if (tip) {
                 buf_puts(out, " title=\"");
                 tta_xml_escape(out, tip);
@@ -325,14 +338,22 @@ static void table_html(const tta_table *t, const char *caption, const char *anch
     tta_table_display_free(&d);
 }
 
-void tta_table_html(const tta_table *t, buf *out) { table_html(t, NULL, NULL, NULL, out); }
+void tta_table_html(const tta_table *t, buf *out) { table_html(t, NULL, NULL, NULL, NULL, out); }
 
-void tta_html_table(buf *out, const tta_table *t, const char *caption) { table_html(t, caption, NULL, NULL, out); }
+void tta_html_table(buf *out, const tta_table *t, const char *caption) {
+    table_html(t, caption, NULL, NULL, NULL, out);
+}
 
 void tta_html_table_anchored(buf *out, const tta_table *t, const char *caption, const char *anchor_key,
                              const char *prefix) {
     assert(anchor_key && prefix);
-    table_html(t, caption, anchor_key, prefix, out);
+    table_html(t, caption, anchor_key, prefix, NULL, out);
+}
+
+void tta_html_table_in_section(buf *out, const tta_table *t, const char *anchor_key, const char *prefix,
+                               const char *const *fixed) {
+    assert(!anchor_key || prefix);
+    table_html(t, NULL, anchor_key, prefix, fixed, out);
 }
 
 /* Plots wider than this scroll sideways at their own size instead of being scaled down to the

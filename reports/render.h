@@ -334,6 +334,11 @@ void tta_html_table(buf *out, const tta_table *t, const char *caption);
  * to). The column must be for people and hold each value once. */
 void tta_html_table_anchored(buf *out, const tta_table *t, const char *caption, const char *anchor_key,
                              const char *prefix);
+/* A table in a section of the page that fixes some columns' values (one benchmark's section of
+ * one round's page): tta_html_table_anchored (anchor_key NULL: tta_html_table) without the columns
+ * keyed as one of fixed (NULL-terminated) that hold one value on every row. */
+void tta_html_table_in_section(buf *out, const tta_table *t, const char *anchor_key, const char *prefix,
+                               const char *const *fixed);
 /* An SVG document from a tta_svg_* function in a <figure> with a caption below (NULL: none). */
 void tta_html_figure(buf *out, const char *svg, const char *caption);
 void tta_html_end(buf *out);

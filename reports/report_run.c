@@ -88,6 +88,9 @@ typedef struct {
     const char *heading, *caption;
     int pairs_only;      /* table kind: plot a benchmark only when its table has rows */
     const char *anchor;  /* table kind: the column whose value N makes a row's id "entry-N" */
+    const char *summary; /* table kind: a long table's rows shown on the page, the first by this order
+                            (as --sort; NULL: none, the plot is its summary); all are in its CSV */
+    const char *summary_what; /* what that order puts first, for people ("the largest TTA speedups") */
     section_fn section;
     int at_top;          /* the section goes above the others, built after them (it links to them) */
 } report_kind;
@@ -183,13 +186,15 @@ static const report_kind kinds[] = {
              "             against TTA speedup (score), and their ratio, the gap\n",
      .table = tta_speedup_table, .finish = tta_speedup_explain, .plot = tta_speedup_plot,
      .place = 3, .heading = "Throughput speedup against TTA speedup",
-     .caption = "Speedup of each entry over the base of its pair", .pairs_only = 1},
+     .caption = "Speedup of each entry over the base of its pair", .pairs_only = 1,
+     .summary = "gap", .summary_what = "the smallest gaps (TTA speedup / throughput speedup)"},
     {.name = "scaling",
      .help = "  scaling    per series of systems of one submitter and benchmark: speedup over the smallest and\n"
              "             efficiency against linear scaling, for time per epoch and for TTA\n",
      .table = tta_scaling_table, .finish = tta_scaling_explain, .plot = tta_scaling_plot,
      .place = 4, .heading = "Scaling with accelerators",
-     .caption = "Speedup over each series' smallest system; the grey line is linear scaling", .pairs_only = 1},
+     .caption = "Speedup over each series' smallest system; the grey line is linear scaling", .pairs_only = 1,
+     .summary = "-accelerators,efficiency_tta", .summary_what = "the largest systems"},
     {.name = "curves",
      .help = "  curves [--x progress|time]   per entry and progress value (the benchmark's unit: epochs,\n"
              "             Msamples, Mtokens, steps): mean time, mean and std of the evaluation quality across runs\n"
@@ -202,7 +207,8 @@ static const report_kind kinds[] = {
              "             cheap): the Pareto frontier; --svg: time against accelerators (or cost), the frontier\n",
      .table = tta_pareto_table, .plot = tta_pareto_plot,
      .place = 12, .heading = "Time against accelerators or cost: the Pareto frontier",
-     .caption = "A point per entry; the line joins the entries no other beats on both time and resources"},
+     .caption = "A point per entry; the line joins the entries no other beats on both time and resources",
+     .summary = "-frontier_accelerators,score_s", .summary_what = "the frontier's entries, fastest first"},
     {.name = "comm",
      .help = "  comm       per replayed entry (tta replay; published logs have no time breakdown): workers K,\n"
              "             runs, epochs, time per epoch (training + evaluation) and its shares: exposed\n"
@@ -380,11 +386,12 @@ static void section_done(tta_report_progress_fn progress, void *ctx, size_t *don
     if (progress) progress(ctx, *done, total);
 }
 
-/* A table of at most this many rows is shown whole on the page; up to HTML_CSV_ROWS it is folded
- * (<details>); a longer one goes to a CSV file beside the page, which the page links to. A kind
- * whose rows are link targets (variance: the results tables link to its rows) is always shown. */
-#define HTML_FOLD_ROWS 25
-#define HTML_CSV_ROWS 120
+/* A table of at most this many rows is shown whole on the page; a longer one goes to a CSV file
+ * beside the page, which the page links to, and the page shows its first HTML_SUMMARY_ROWS rows in
+ * the kind's summary order (if it has one). A kind whose rows are link targets (variance: the
+ * results tables link to its rows) is always shown whole. */
+#define HTML_WHOLE_ROWS 12
+#define HTML_SUMMARY_ROWS 8
 
 /* Where a kind's long tables go: "<page stem>-<kind>.csv" beside the page (path) and its name as
  * the page links to it (href); each malloc'd. */
@@ -415,23 +422,29 @@ static void kind_block(const report_kind *k, const tta_entry_data *sub, size_t m
     buf_clear(svg);
     k->plot(sub, m, o, svg);
     tta_html_figure(out, buf_str(svg), k->caption);
+    /* the section names the benchmark, the page its round: their columns are left out where
+     * every row holds the one value */
+    static const tta_column section_fixed[] = {TTA_ROUND_COLUMN, TTA_BENCHMARK_COLUMN};
+    const char *const fixed[] = {section_fixed[0].key, section_fixed[1].key, NULL};
     buf b = {0};
     if (k->anchor) {
-        tta_html_table_anchored(out, t, NULL, k->anchor, "entry-");
-    } else if (rows <= HTML_FOLD_ROWS) {
-        tta_html_table(out, t, NULL);
-    } else if (rows <= HTML_CSV_ROWS) {
-        buf_printf(&b, "The table: %zu rows", rows);
-        tta_html_details_begin(out, buf_str(&b));
-        tta_html_table(out, t, NULL);
-        tta_html_details_end(out);
+        tta_html_table_in_section(out, t, k->anchor, "entry-", fixed);
+    } else if (rows <= HTML_WHOLE_ROWS) {
+        tta_html_table_in_section(out, t, NULL, NULL, fixed);
     } else {
         buf_printf(&b, "The table's %zu rows for %s are in ", rows, sub[0].benchmark);
-        buf after = {0};
-        buf_printf(&after, ", beside this page, with every benchmark's (tta report %s --benchmark %s prints them).",
-                   k->name, sub[0].benchmark);
+        buf after = {0}, why = {0};
+        buf_printf(&after, ", beside this page, with every benchmark's (tta report %s --benchmark %s%s%s prints them)%s",
+                   k->name, sub[0].benchmark, k->summary ? " --sort " : "", k->summary ? k->summary : "",
+                   k->summary ? "; here its first " : ".");
+        if (k->summary) buf_printf(&after, "%d, %s:", HTML_SUMMARY_ROWS, k->summary_what);
         tta_html_link_paragraph(out, buf_str(&b), csv_href, csv_href, buf_str(&after));
+        tta_table *first = k->summary ? tta_table_ordered(t, k->summary, HTML_SUMMARY_ROWS, &why) : NULL;
+        assert(!k->summary || first); /* the registry's summary names the kind's own columns */
+        if (first) tta_html_table_in_section(out, first, NULL, NULL, fixed);
+        tta_table_free(first);
         buf_free(&after);
+        buf_free(&why);
         *csv_used = 1;
     }
     buf_free(&b);

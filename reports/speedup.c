@@ -482,9 +482,11 @@ void tta_scaling_plot(const tta_entry_data *e, size_t n, const tta_report_option
         free(idx);
         const tta_entry_data *b0 = &e[p.base_of[q]];
         buf a = {0}, b = {0};
-        buf_printf(&a, "%s %s from %s: time per unit (%s)", b0->submitter, b0->benchmark, b0->system,
+        /* the benchmark where the plot has several (else its title names it) */
+        const char *bench = tta_one_benchmark(e, n) ? "" : b0->benchmark;
+        buf_printf(&a, "%s%s%s from %s: time per unit (%s)", b0->submitter, *bench ? " " : "", bench, b0->system,
                    p.s[p.base_of[q]].unit.label);
-        buf_printf(&b, "%s %s from %s: TTA", b0->submitter, b0->benchmark, b0->system);
+        buf_printf(&b, "%s%s%s from %s: TTA", b0->submitter, *bench ? " " : "", bench, b0->system);
         names[ns] = buf_take(&a);
         series[ns] = (tta_series){names[ns], xs + start, ya + start, k - start, NULL, NULL, TTA_MARK_LINE_POINTS, 0, 1};
         ns++;

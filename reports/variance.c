@@ -386,7 +386,7 @@ void tta_variance_plot(const tta_entry_data *e, size_t n, const tta_report_optio
             if (tta_run_succeeded(&e[i].runs[r]) && !e[i].runs[r].time_suspect)
                 values[i][k++] = e[i].runs[r].tta_s / 60.0;
         buf b = {0};
-        buf_printf(&b, "%s %s", e[i].system, e[i].benchmark);
+        tta_plot_entry_name(&b, e, n, i);
         names[i] = buf_take(&b);
         g[i] = (tta_strip_group){names[i], values[i], k};
     }
