@@ -2,8 +2,11 @@
  *
  * A report page must open anywhere, offline, years later, and show the same thing: all style is
  * inline, there is no script, nothing is fetched, and a Content-Security-Policy forbids fetching
- * anything at all (so that even text from a log cannot make the page reach out). Its only links are
- * to its own sections (#id) and to files written beside it (a long table's CSV, a round's page). Tables use the
+ * anything at all (so that even text from a log cannot make the page reach out). Its links are to
+ * its own sections (#id), to files written beside it (a long table's CSV, a round's page) and, from
+ * an entry's system, to where its logs and system description are published (a table's
+ * TTA_COL_URL columns, built from the rules: never text from a log); following one is the reader's
+ * choice, nothing is fetched by opening the page. Tables use the
  * text table's display (tta_table_display), so a number reads the same in every format.
  */
 #include <assert.h>
@@ -45,6 +48,7 @@ static const char stylesheet[] =
     "td{border-bottom:1px solid #e6e8eb}\n"
     "tbody tr:nth-child(even){background:#f8f9fb}\n"
     "td{overflow-wrap:break-word}\n"
+    "td a{color:#1f4e8c}td a.more{font-size:11px;white-space:nowrap}\n"
     ".num{text-align:right}\n"
     "td.num{white-space:nowrap}\n"
     /* a table's numeric columns by position (class rK: column K), not a class on each of its many cells */
@@ -228,6 +232,46 @@ void tta_html_escape_breakable(buf *out, const char *s) {
  * .rK rules), later ones by a class on each cell. */
 #define NUM_BY_POSITION 24
 
+/* The addresses (TTA_COL_URL columns) of t's row that link from the cell of the column keyed key:
+ * the first opens a link around the cell's text (links_open), each later one follows it as a
+ * small link named by its column's key without "_url" (links_close). */
+static const char *first_link(const tta_table *t, size_t row, const char *key, size_t *col) {
+    for (size_t u = 0; u < tta_table_n_columns(t); u++) {
+        const tta_column *c = tta_table_column_def(t, u);
+        if (c->kind == TTA_COL_URL && !strcmp(c->header, key) && tta_table_url(t, row, u)) {
+            *col = u;
+            return tta_table_url(t, row, u);
+        }
+    }
+    return NULL;
+}
+
+static void links_open(buf *out, const tta_table *t, size_t row, const char *key) {
+    size_t u;
+    const char *href = first_link(t, row, key, &u);
+    if (!href) return;
+    buf_puts(out, "<a href=\"");
+    tta_xml_escape(out, href);
+    buf_puts(out, "\">");
+}
+
+static void links_close(buf *out, const tta_table *t, size_t row, const char *key) {
+    size_t first;
+    if (!first_link(t, row, key, &first)) return;
+    buf_puts(out, "</a>");
+    for (size_t u = first + 1; u < tta_table_n_columns(t); u++) {
+        const tta_column *c = tta_table_column_def(t, u);
+        const char *href = c->kind == TTA_COL_URL && !strcmp(c->header, key) ? tta_table_url(t, row, u) : NULL;
+        if (!href) continue;
+        buf_puts(out, " <a class=\"more\" href=\"");
+        tta_xml_escape(out, href);
+        buf_puts(out, "\">");
+        const char *end = strstr(c->key, "_url");
+        buf_append(out, c->key, end ? (size_t)(end - c->key) : strlen(c->key)); /* a key: plain letters */
+        buf_puts(out, "</a>");
+    }
+}
+
 /* 1 when column j of d holds one value on every row (and there are rows). */
 static int one_value(const tta_table_display *d, size_t j) {
     for (size_t i = 1; i < d->n_rows; i++)
@@ -313,8 +357,10 @@ static void table_html(const tta_table *t, const char *caption, const char *anch
                 buf_putc(out, '"');
             }
             buf_putc(out, '>');
+            links_open(out, t, i, d.col[j]->key);
             if (numeric) tta_xml_escape(out, d.cell[at]);
             else tta_html_escape_breakable(out, d.cell[at]);
+            links_close(out, t, i, d.col[j]->key);
             if (first) tta_xml_escape(out, d.row_mark[i]);
             first = 0;
             buf_puts(out, "</td>");

@@ -39,6 +39,10 @@ typedef enum {
     TTA_COL_BOOL,    /* shown as yes/no; CSV and JSON true/false */
     TTA_COL_PATH,    /* a file path: people see its last component (shortened in the middle when
                         narrow), scripts all of it */
+    TTA_COL_URL,     /* a web address (key "<what>_url"), for scripts only (CSV, JSON); its header is
+                        the key of the column whose cell links to it on the HTML page (the first
+                        such address wraps the cell's text, a later one follows it as a small link
+                        named <what>) */
 } tta_col_kind;
 
 /* Who sees a column: everyone, only people (table, Markdown, HTML) or only scripts (CSV, JSON). */
@@ -75,7 +79,11 @@ long tta_table_column(const tta_table *t, const char *key);
 /* Cell setters; each replaces the cell's previous value. Numbers go in numeric columns (INT,
  * NUMBER, SECONDS, MINUTES, PERCENT), texts in TEXT and PATH columns, booleans in BOOL columns. */
 void tta_table_set_number(tta_table *t, size_t row, size_t col, double v); /* NaN, ±inf = missing */
-void tta_table_set_text(tta_table *t, size_t row, size_t col, const char *s); /* NULL = missing */
+void tta_table_set_text(tta_table *t, size_t row, size_t col, const char *s); /* NULL = missing; TEXT, PATH, URL */
+/* The address in row's cell of URL column col, NULL when missing. */
+const char *tta_table_url(const tta_table *t, size_t row, size_t col);
+size_t tta_table_n_columns(const tta_table *t);
+const tta_column *tta_table_column_def(const tta_table *t, size_t col);
 void tta_table_set_bool(tta_table *t, size_t row, size_t col, int v);         /* < 0 = missing */
 /* Marks a cell missing for a reason ("too few runs (need 5)"; NULL: no reason), shown as "n/a¹"
  * with a footnote and carried in the row's note. */
@@ -238,6 +246,7 @@ typedef struct {
     tta_marks marks;
     int reference;             /* 1: grey and thinner, for ideal lines and roofs */
     int dashed;
+    int same_color;            /* 1: the colour of the series before it (another line of one thing) */
 } tta_series;
 
 /* Lines and points over two numeric axes. Quality curves: x epochs, y quality, a series per entry

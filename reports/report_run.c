@@ -193,7 +193,8 @@ static const report_kind kinds[] = {
              "             efficiency against linear scaling, for time per epoch and for TTA\n",
      .table = tta_scaling_table, .finish = tta_scaling_explain, .plot = tta_scaling_plot,
      .place = 4, .heading = "Scaling with accelerators",
-     .caption = "Speedup over each series' smallest system; the grey line is linear scaling", .pairs_only = 1,
+     .caption = "Speedup over each series' smallest system, a series in one colour: TTA solid, time per unit of "
+                "progress dashed; the grey line is linear scaling", .pairs_only = 1,
      .summary = "-accelerators,efficiency_tta", .summary_what = "the largest systems"},
     {.name = "curves",
      .help = "  curves [--x progress|time]   per entry and progress value (the benchmark's unit: epochs,\n"
@@ -390,8 +391,8 @@ static void section_done(tta_report_progress_fn progress, void *ctx, size_t *don
  * beside the page, which the page links to, and the page shows its first HTML_SUMMARY_ROWS rows in
  * the kind's summary order (if it has one). A kind whose rows are link targets (variance: the
  * results tables link to its rows) is always shown whole. */
-#define HTML_WHOLE_ROWS 12
-#define HTML_SUMMARY_ROWS 8
+#define HTML_WHOLE_ROWS 10
+#define HTML_SUMMARY_ROWS 6
 
 /* Where a kind's long tables go: "<page stem>-<kind>.csv" beside the page (path) and its name as
  * the page links to it (href); each malloc'd. */

@@ -153,17 +153,26 @@ static void text_el(buf *o, double x, double y, const char *anchor, double size,
     text_el_cut(o, x, y, anchor, size, fill, attrs, s, max_px, 0);
 }
 
-/* <line>; attrs (may be "") adds attributes. */
+/* A line from (x1, y1) to (x2, y2); attrs (may be "") adds attributes. */
 static void line_el(buf *o, double x1, double y1, double x2, double y2, const char *stroke, double width,
                     const char *attrs) {
-    buf_puts(o, "<line x1=\"");
+    /* a path "M x1 y1 h dx" (or "v dy", else "L x2 y2"): shorter than a <line>, drawn the same */
+    buf_puts(o, "<path d=\"M");
     num(o, x1);
-    buf_puts(o, "\" y1=\"");
+    buf_putc(o, ' ');
     num(o, y1);
-    buf_puts(o, "\" x2=\"");
-    num(o, x2);
-    buf_puts(o, "\" y2=\"");
-    num(o, y2);
+    if (y1 == y2) {
+        buf_putc(o, 'h');
+        num(o, x2 - x1);
+    } else if (x1 == x2) {
+        buf_putc(o, 'v');
+        num(o, y2 - y1);
+    } else {
+        buf_putc(o, 'L');
+        num(o, x2);
+        buf_putc(o, ' ');
+        num(o, y2);
+    }
     buf_printf(o, "\" stroke=\"%s\"", stroke);
     if (width != 1) buf_printf(o, " stroke-width=\"%g\"", width); /* 1 is SVG's default */
     buf_printf(o, "%s%s/>\n", *attrs ? " " : "", attrs);
@@ -978,8 +987,8 @@ static void xy_plot(buf *out, const tta_xy_plot *p, const char *const *categorie
     size_t n_items = 0, data_index = 0;
     for (size_t s = 0; s < p->n_series; s++) {
         const tta_series *se = &p->series[s];
-        const char *color = series_color(se, data_index);
-        if (!se->reference) data_index++;
+        const char *color = series_color(se, se->same_color && data_index ? data_index - 1 : data_index);
+        if (!se->reference && !se->same_color) data_index++;
         if (!se->name) continue;
         legend_item *it = &items[n_items++];
         it->label = se->name;
@@ -1019,13 +1028,13 @@ static void xy_plot(buf *out, const tta_xy_plot *p, const char *const *categorie
         data_index = 0;
         for (size_t s = 0; s < p->n_series; s++) {
             const tta_series *se = &p->series[s];
-            const char *color = series_color(se, data_index);
-            if (!se->reference) data_index++;
+            const char *color = series_color(se, se->same_color && data_index ? data_index - 1 : data_index);
+            if (!se->reference && !se->same_color) data_index++;
             int has_line = se->marks != TTA_MARK_POINTS, has_points = se->marks != TTA_MARK_LINE;
             /* markers on a line only while they can be told apart: 8 px apart on average */
             if (has_line && has_points && se->n > 1 && (right - left) / (double)se->n < 8) has_points = 0;
             if (layer == 0 && se->err) draw_band(out, se, &x, &y, color);
-            if (layer == 1 && has_line) draw_line(out, se, &x, &y, color);
+            if (layer == 1 && has_line && se->n) draw_line(out, se, &x, &y, color); /* n 0: a legend's key */
             /* a series' points are dots on one path (dots_add): a page draws thousands */
             dots pts = {.r = has_line ? 3.5 : 4.5};
             for (size_t i = 0; layer >= 2 && i < se->n; i++) {

@@ -20,7 +20,7 @@ enum {
     C_SCORE_UNSCALED, C_SUMMARY_SCORE, C_TTA_MEAN,
     C_CV, C_CV_LOW, C_CV_HIGH, C_CV_CI, C_UNIT, C_UNIT_SHORT, C_PROGRESS_MEAN, C_PROGRESS_STD, C_TPU_MEAN,
     C_TPU_STD, C_EPOCHS_MEAN, C_EPOCHS_STD, C_TPE_MEAN, C_TPE_STD, C_CV_RATIO, C_SHARE, C_SHARE_TPU, C_SHARE_COV,
-    C_ENERGY_J, C_ENERGY_KWH, C_ACC_MIN, C_COST_HOUR, C_COST, C_COUNT
+    C_ENERGY_J, C_ENERGY_KWH, C_ACC_MIN, C_COST_HOUR, C_COST, C_LOGS_URL, C_COUNT
 };
 
 static const tta_column variance_columns[C_COUNT] = {
@@ -64,6 +64,9 @@ static const tta_column variance_columns[C_COUNT] = {
     [C_COST_HOUR] = {"cost_per_hour_usd", "$/h", TTA_COL_NUMBER, 2, TTA_FOR_SCRIPTS},
     /* DAWNBench's cost to accuracy: cost per hour x the score in hours */
     [C_COST] = {"cost_usd", "cost ($)", TTA_COL_NUMBER, 2, 0},
+    /* its logs (the system's cell links to them on the page); ls entries and the leaderboard also
+     * give its system description */
+    [C_LOGS_URL] = TTA_LOGS_URL_COLUMN,
 };
 
 /* Why the decomposition of s has no value (written to b). */
@@ -267,6 +270,7 @@ static void variance_row(tta_table *t, const tta_entry_summary *summary) {
     size_t row = tta_table_add_row(t);
     tta_identity id = tta_entry_identity(e);
     tta_table_set_identity(t, row, &id);
+    tta_table_set_published(t, row, e);
     if (e->accelerators >= 0) tta_table_set_number(t, row, C_ACC, e->accelerators);
     else tta_table_set_missing(t, row, C_ACC, "no system description");
     tta_table_set_number(t, row, C_RUNS, (double)s.runs);

@@ -100,8 +100,22 @@ def check_internal(doc):
         round_names.append(rr["round"])
         round_rulesets.append(rr["ruleset"])
         for k in rr:
-            if k not in ("round", "ruleset", "suite", "source"):
+            if k not in ("round", "ruleset", "suite", "source", "published"):
                 fail(f"rounds[{i}]", f"unknown field \"{k}\"")
+        pub = rr.get("published")
+        if pub is not None:
+            w = f"rounds[{i}].published"
+            for k in pub:
+                if k not in ("repository", "from", "logs", "source"):
+                    fail(w, f"unknown field \"{k}\"")
+            if not re.fullmatch(r"https://github\.com/[\w.-]+/[\w.-]+", str(pub.get("repository"))):
+                fail(w, f"repository {pub.get('repository')!r} is no https://github.com/<owner>/<name>")
+            frm = pub.get("from")
+            if not isinstance(frm, list) or not frm or not all(isinstance(x, str) and x and "/" not in x for x in frm):
+                fail(w, "\"from\" must list folder names")
+            if pub.get("logs") not in ("folder", "file"):
+                fail(w, "\"logs\" must be \"folder\" or \"file\"")
+            cited(f"{w} source", pub.get("source"))
         if rr.get("suite") not in SUITES:
             fail(f"rounds[{i}]", f"suite \"{rr.get('suite')}\" is not one of {sorted(SUITES)}")
         cited(f"rounds[{i}] source", rr.get("source"))
@@ -485,6 +499,19 @@ def check_official(rules, root, doc):
     m = re.search(r'step_unit = "step_num" if ruleset in (\[[^\]]*\])', text)
     step_rulesets = ast.literal_eval(m.group(1)) if m else []
     rs_text = open(os.path.join(pkg, "result_summarizer", "result_summarizer.py")).read()
+    # an MLPerf Training round's repository is the summarizer's _ruleset_url_prefix('training', ruleset)
+    m = re.search(r"def _ruleset_url_prefix\(usage, ruleset\):\n    short_ruleset = (.*)\n    return f'(.*)'", rs_text)
+    if not m:
+        fail("result_summarizer.py", "_ruleset_url_prefix not found")
+    else:
+        for i, rr in enumerate(doc.get("rounds", [])):
+            if rr.get("suite") != "mlperf" or "published" not in rr:
+                continue
+            usage, ruleset = "training", rr["ruleset"]
+            short_ruleset = eval(m.group(1), {}, {"ruleset": ruleset})  # the summarizer's own expression
+            want = eval("f" + repr(m.group(2)), {}, {"usage": usage, "short_ruleset": short_ruleset})
+            if rr["published"].get("repository") != want:
+                fail(f"rounds[{i}].published", f"repository {rr['published'].get('repository')}, the summarizer's {want}")
     m = re.search(r'max_dropped_scores = (\d+) if benchmark == "(\w+)" else (\d+)', rs_text)
     if not m:
         fail("result_summarizer.py", "max_dropped_scores rule not found")
