@@ -12,6 +12,7 @@
 #include "common/buf.h"
 #include "common/check.h"
 #include "common/replay_log.h"
+#include "common/rules.h"
 #include "reports/builders.h"
 #include "reports/energy.h"
 #include "reports/reports.h"
@@ -483,9 +484,14 @@ static int html_page(sqlite3 *db, const tta_filter *f, const tta_report_options 
     buf intro = {0};
     size_t runs = 0;
     for (size_t i = 0; i < n; i++) runs += e[i].n_runs;
-    buf_printf(&intro, "%zu entries, %zu runs. Scores are the official MLPerf olympic means in minutes; "
+    size_t mlperf = 0; /* entries of MLPerf rounds have an official score; DAWNBench's and replays' their mean TTA */
+    for (size_t i = 0; i < n; i++) mlperf += tta_rules_is_mlperf_round(tta_rules_builtin(), e[i].round);
+    buf_printf(&intro, "%zu entries, %zu runs. Scores are %s in minutes; "
                        "CV is the population standard deviation of the successful runs' TTA over their mean. "
-                       "docs/statistics.md gives every formula.", n, runs);
+                       "docs/statistics.md gives every formula.", n, runs,
+               mlperf == n   ? "the official MLPerf olympic means"
+               : mlperf == 0 ? "the mean TTA of the successful runs (no official score: DAWNBench, replays)"
+                             : "the official MLPerf olympic means (DAWNBench's and replays': the mean TTA)");
     tta_html_paragraph(&page, buf_str(&intro));
     buf_free(&intro);
     page_ctx ctx = {db, f, e, n, page.len, round_page}; /* the sections at the top go here, above what they
