@@ -272,8 +272,9 @@ static const report_kind kinds[] = {
     {.name = "html", .operands = 1,
      .help = "  html OUT.html   self-contained pages: under a table of contents, the leaderboard, each MLPerf\n"
              "             round's results table (sortable), then a section per benchmark with the plots and\n"
-             "             tables of variance, curves, speedup and scaling (long tables folded, or in\n"
-             "             OUT-<kind>.csv beside the page), comm, energy, trend, verify; a selection of several\n"
+             "             tables of variance, curves, speedup and scaling (a long table in OUT-<kind>.csv\n"
+             "             beside the page, its first rows shown), comm, energy, trend, verify; each entry's\n"
+             "             system linked to its published logs; a selection of several\n"
              "             rounds: OUT.html is an index (leaderboard, trend) of OUT-<round>.html pages\n",
      .run = run_html},
 };
@@ -410,8 +411,9 @@ static void csv_beside(const char *page_path, const char *kind, char **path, cha
 
 /* A table kind's part of one benchmark's section (entries sub[0..m) of benchmark bench): its
  * subheading, its figure (plotted with o; for pairs and series only when the benchmark has some),
- * and its table: whole, folded, or, when long, a line linking to the kind's CSV beside the page
- * (*csv_used is set then). Nothing when the kind has no row for the benchmark. */
+ * and its table: whole, or, when long, a line linking to the kind's CSV beside the page (*csv_used
+ * is set then) and its first rows in the kind's summary order. Nothing when the kind has no row
+ * for the benchmark. */
 static void kind_block(const report_kind *k, const tta_entry_data *sub, size_t m, const tta_report_options *o,
                        const char *csv_href, int *csv_used, buf *out, buf *svg) {
     tta_table *t = k->table(sub, m);
@@ -456,11 +458,12 @@ static void kind_block(const report_kind *k, const tta_entry_data *sub, size_t m
 /* qsort order of benchmark names. */
 static int compare_names(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
 
-/* `tta report html OUT.html`: one self-contained page (no script, no URL) with, under a table of
+/* `tta report html OUT.html`: one self-contained page (no script; no address but where entries are
+ * published) with, under a table of
  * contents: the leaderboard and the results table of each MLPerf round on top, then a section per
  * benchmark (in name order) with the table kinds' subsections (variance, curves, speedup, scaling:
- * each its plot and its table; a long table folded, or written to OUT-<kind>.csv beside the page
- * and linked), then comm when an entry has a time breakdown, energy when one has power logs, trend
+ * each its plot and its table; a long table written to OUT-<kind>.csv beside the page, linked, its
+ * first rows shown), then comm when an entry has a time breakdown, energy when one has power logs, trend
  * over every round, verify's comparisons, the latest profile when the selection has replays.
  * o->generated_at is printed on the page (the page never reads the clock); o->progress is told
  * (0, total) once the entries are loaded, (k, total) as the k-th table kind is done for every
