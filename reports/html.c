@@ -1,8 +1,9 @@
 /* html.c: the HTML table and the self-contained HTML page (see render.h).
  *
  * A report page must open anywhere, offline, years later, and show the same thing: all style is
- * inline, there is no script, nothing is fetched, and a Content-Security-Policy forbids fetching
- * anything at all (so that even text from a log cannot make the page reach out). Its links are to
+ * inline, its one script (sorting and filtering tables; page_script) is inline and optional, nothing
+ * is fetched, and a Content-Security-Policy forbids fetching anything at all and running any other
+ * script (so that even text from a log cannot make the page reach out). Its links are to
  * its own sections (#id), to files written beside it (a long table's CSV, a round's page) and, from
  * an entry's system, to where its logs and system description are published (a table's
  * TTA_COL_URL columns, built from the rules: never text from a log); following one is the reader's
@@ -33,6 +34,7 @@ static const char stylesheet[] =
     "nav.toc li{break-inside:avoid}\n"
     "details{margin:10px 0 18px}\n"
     "summary{cursor:pointer;color:#234;font-size:13.5px}\n"
+    "th.sorts{cursor:pointer}input.filter{display:block;margin:10px 0 0;padding:3px 6px;font:inherit;font-size:13px;max-width:100%}\n"
     "header{border-bottom:2px solid #1a1a1a;padding-bottom:12px;margin-bottom:8px}\n"
     "h1{font-size:26px;line-height:1.25;margin:0 0 6px;letter-spacing:-0.01em}\n"
     ".meta{margin:0;color:#666;font-size:13px}\n"
@@ -98,12 +100,23 @@ static const char stylesheet[] =
     "@media print{body{background:#fff}main{max-width:none;padding:0;box-shadow:none}"
     "figure,table{break-inside:avoid}}\n";
 
+/* The page's one script: a click on a table's heading sorts its rows by that column (numbers by
+ * value, a missing value last), and a table of more than 10 rows gets a box that filters its rows
+ * by text. The results tables keep their own sorting without script. Nothing is fetched, and the
+ * page reads whole without it (a browser with scripts off sees every row in the page's order).
+ * Its SHA-256 is PAGE_SCRIPT_SHA256, base64, which the page's Content-Security-Policy names: the
+ * browser runs this script and no other. Change both together (tests/cli/reports.sh checks them):
+ *   python3 -c 'import base64,hashlib,sys; print(base64.b64encode(hashlib.sha256(sys.stdin.read().encode()).digest()).decode())' */
+static const char page_script[] = "(function(){document.querySelectorAll(\".table-wrap\").forEach(function(w){if(w.closest(\".sortable\"))return;var t=w.querySelector(\"table\"),b=t&&t.tBodies[0];if(!b)return;var rows=[].slice.call(b.rows);function v(r,k){var s=r.cells[k]?r.cells[k].textContent:\"\",n=parseFloat(s.replace(/[^0-9.eE+-]/g,\"\"));return[isNaN(n)?null:n,s.toLowerCase()]}t.querySelectorAll(\"thead th\").forEach(function(h,k){h.className+=\" sorts\";h.title=\"sort by this column\";h.addEventListener(\"click\",function(){var d=h.getAttribute(\"data-d\")===\"1\"?-1:1;h.setAttribute(\"data-d\",d);rows.sort(function(a,c){var x=v(a,k),y=v(c,k);if(x[0]!==null&&y[0]!==null&&x[0]!==y[0])return d*(x[0]-y[0]);if((x[0]===null)!==(y[0]===null))return x[0]===null?1:-1;return d*(x[1]<y[1]?-1:x[1]>y[1]?1:0)});rows.forEach(function(r){b.appendChild(r)})})});if(rows.length>10){var i=document.createElement(\"input\");i.type=\"search\";i.placeholder=\"filter these rows\";i.className=\"filter\";i.addEventListener(\"input\",function(){var q=i.value.toLowerCase();rows.forEach(function(r){r.hidden=q!==\"\"&&r.textContent.toLowerCase().indexOf(q)<0})});w.parentNode.insertBefore(i,w)}})})();";
+#define PAGE_SCRIPT_SHA256 "ekeDa6yGuZRNpJWUUWyBo+kHB/LmRIL33EqvQFG67qw="
+
 void tta_html_begin(buf *out, const char *title, const char *generated_at) {
     assert(title && generated_at);
     buf_puts(out,
              "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
              "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n"
+             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
+             "script-src 'sha256-" PAGE_SCRIPT_SHA256 "'\">\n"
              "<title>");
     tta_xml_escape(out, title);
     buf_puts(out, "</title>\n<style>\n");
@@ -427,7 +440,11 @@ void tta_html_figure(buf *out, const char *svg, const char *caption) {
     buf_puts(out, "</figure>\n");
 }
 
-void tta_html_end(buf *out) { buf_puts(out, "</main>\n</body>\n</html>\n"); }
+void tta_html_end(buf *out) {
+    buf_puts(out, "</main>\n<script>");
+    buf_puts(out, page_script);
+    buf_puts(out, "</script>\n</body>\n</html>\n");
+}
 
 int tta_write_file(const char *path, const buf *b, char **err) {
     FILE *f = fopen(path, "wb");

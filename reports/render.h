@@ -8,7 +8,8 @@
  *                     scripts get plain SI numbers, fractions, empty/null and a `note` with reasons;
  *   plots  (svg.c):   standalone SVG 1.1 documents: x-y plots (lines, ± bands, points, linear / log2 /
  *                     log10 axes), strip plots, grouped and stacked bar charts;
- *   pages  (html.c):  one self-contained HTML page (inline CSS, no script, no URL) of headings,
+ *   pages  (html.c):  one self-contained HTML page (inline CSS, one optional inline script that
+ *                     sorts and filters tables, links only to the published results) of headings,
  *                     paragraphs, tables and inline SVG figures.
  *
  * Ownership: a tta_table copies every string it is given; tta_table_free releases it all. A
@@ -314,8 +315,10 @@ void tta_svg_strip(buf *out, const tta_strip_plot *p);
 
 /* ---- HTML page -------------------------------------------------------------------------------
  * A page is appended in order: tta_html_begin, any headings, paragraphs, tables and figures, then
- * tta_html_end. It needs no script and names no URL (its links are to its own sections and to files
- * beside it); it prints on paper as it shows on screen. */
+ * tta_html_end. It needs no script (tta_html_end adds one, optional, that sorts and filters tables,
+ * allowed by its hash alone) and names no URL but where entries are published (its links are to its
+ * own sections, to files beside it and, from tables' TTA_COL_URL columns, to the published results);
+ * it prints on paper as it shows on screen. */
 
 /* Doctype, head with the inline stylesheet, <h1>title</h1> and "Generated <generated_at>": the
  * caller's timestamp ("2024-05-01 12:00 UTC"); the page never reads the clock. */

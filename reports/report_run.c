@@ -458,7 +458,7 @@ static void kind_block(const report_kind *k, const tta_entry_data *sub, size_t m
 /* qsort order of benchmark names. */
 static int compare_names(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
 
-/* `tta report html OUT.html`: one self-contained page (no script; no address but where entries are
+/* `tta report html OUT.html`: one self-contained page (no script needed; no address but where entries are
  * published) with, under a table of
  * contents: the leaderboard and the results table of each MLPerf round on top, then a section per
  * benchmark (in name order) with the table kinds' subsections (variance, curves, speedup, scaling:
