@@ -219,6 +219,34 @@ static void cited_source(parse_ctx *c, const cJSON *sources, const char *text, c
 }
 
 /* "summary_columns": per ruleset of "rounds", the summarizer's benchmark columns (strings). */
+/* A round's "published" (optional): repository, from (names), logs ("folder" or "file"), source. */
+static void parse_published(parse_ctx *c, const cJSON *round, const cJSON *sources, tta_rule_published *p,
+                            const char *where) {
+    const cJSON *o = cJSON_GetObjectItemCaseSensitive(round, "published");
+    if (!o || cJSON_IsNull(o)) return;
+    char w[64];
+    snprintf(w, sizeof w, "%s.published", where);
+    if (!cJSON_IsObject(o)) {
+        fail(c, "%s must be an object", w);
+        return;
+    }
+    p->repository = req_string(c, o, "repository", w);
+    if (p->repository && strncmp(p->repository, "https://", 8)) fail(c, "%s: \"repository\" must be an https:// address", w);
+    const char *logs = req_string(c, o, "logs", w);
+    if (logs && strcmp(logs, "folder") && strcmp(logs, "file")) fail(c, "%s: \"logs\" must be \"folder\" or \"file\"", w);
+    p->logs_file = logs && !strcmp(logs, "file");
+    cited_source(c, sources, opt_string(c, o, "source", w), w);
+    const cJSON *from = req_array(c, o, "from"), *x;
+    if (c->failed) return;
+    p->from = callocCheck((size_t)cJSON_GetArraySize(from) + 1, sizeof *p->from);
+    cJSON_ArrayForEach(x, from) {
+        if (!cJSON_IsString(x) || !x->valuestring[0] || strchr(x->valuestring, '/'))
+            fail(c, "%s: \"from\" must hold folder names", w);
+        else p->from[p->n_from++] = x->valuestring;
+    }
+    if (!p->n_from) fail(c, "%s: \"from\" must name a folder", w);
+}
+
 static void parse_columns(parse_ctx *c, const cJSON *doc, const cJSON *sources, tta_rules *out) {
     const cJSON *cols = req_array(c, doc, "summary_columns"), *it;
     if (c->failed) return;
@@ -278,6 +306,7 @@ int tta_rules_parse(const char *json, size_t len, const char *origin, tta_rules 
         rr->suite = req_string(&c, it, "suite", where);
         rr->rcp_folder = opt_string(&c, it, "rcp_folder", where);
         cited_source(&c, sources, opt_string(&c, it, "source", where), where);
+        parse_published(&c, it, sources, &rr->published, where);
     }
     parse_columns(&c, doc, sources, out);
     out->aliases = callocCheck((size_t)cJSON_GetArraySize(aliases) + 1, sizeof *out->aliases);
@@ -326,6 +355,7 @@ done:
 void tta_rules_free(tta_rules *r) {
     for (size_t i = 0; i < r->n_rules; i++) cJSON_free((void *)r->rules[i].sources_json);
     for (size_t i = 0; i < r->n_columns; i++) free(r->columns[i].benchmarks);
+    for (size_t i = 0; i < r->n_rounds; i++) free(r->rounds[i].published.from);
     free(r->columns);
     free(r->rounds);
     free(r->aliases);
@@ -388,6 +418,11 @@ const tta_rule_columns *tta_rules_summary_columns(const tta_rules *r, const char
     for (size_t i = 0; ruleset && i < r->n_columns; i++)
         if (!strcmp(r->columns[i].ruleset, ruleset)) return &r->columns[i];
     return NULL;
+}
+
+const tta_rule_published *tta_rules_published(const tta_rules *r, const char *round) {
+    int i = tta_rules_round_order(r, round);
+    return i >= 0 && r->rounds[i].published.repository ? &r->rounds[i].published : NULL;
 }
 
 int tta_rules_round_order(const tta_rules *r, const char *round) {

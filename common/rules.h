@@ -63,12 +63,23 @@ typedef struct {
     const char *sources_json; /* {"fact": "source text", ...} */
 } tta_rule;
 
+/* Where a round's logs and system descriptions are published (its "published"; NULL repository:
+ * nowhere the rules know). */
+typedef struct {
+    const char *repository; /* "https://github.com/mlcommons/training_results_v0.7" */
+    const char **from;      /* the folder names where a stored file's path within the repository
+                               begins; "{submitter}": the entry's submitter */
+    size_t n_from;
+    int logs_file;          /* 1: an entry's logs are linked as its (first) log file; 0: its folder */
+} tta_rule_published;
+
 typedef struct {
     const char *round;   /* "v3.1", "dawnbench" */
     const char *ruleset; /* "3.1.0", "dawnbench" */
     const char *suite;   /* the benchmark suite it is a round of: "mlperf", "hpc", "dawnbench" */
     const char *rcp_folder; /* the RCP checker's folder of its reference points ("hpc_1.0.0"); NULL:
                                training_<ruleset> */
+    tta_rule_published published;
 } tta_rule_round;
 
 /* The benchmark columns of a ruleset's results table as MLCommons' result summarizer writes them:
@@ -133,6 +144,10 @@ void tta_rules_rcp_folder(const tta_rules *r, const char *ruleset, char *out, si
 /* The summarizer's benchmark columns of ruleset ("0.7.0"), or NULL when it has none (0.5.0,
  * DAWNBench, NULL). */
 const tta_rule_columns *tta_rules_summary_columns(const tta_rules *r, const char *ruleset);
+
+/* Where round's logs are published, or NULL when the rules do not say (a round they do not know,
+ * the replays' round). */
+const tta_rule_published *tta_rules_published(const tta_rules *r, const char *round);
 
 /* Position of a round in time (0 = oldest), -1 when unknown. */
 int tta_rules_round_order(const tta_rules *r, const char *round);

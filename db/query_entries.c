@@ -31,7 +31,15 @@ static const char entries_sql[] =
     "     ORDER BY f.source_id DESC LIMIT 1),"
     /* DAWNBench's cost per hour of the system it ran on, as the entry's description says */
     "  CASE WHEN json_valid(sy.description) THEN json_extract(sy.description, '$.costPerHour') END,"
-    "  e.scaling"
+    "  e.scaling,"
+    /* the file of the entry's system description, as the ingest walked it: of several (v0.5: an
+     * entry.json per submission of one system name) the one whose folder holds a run's log */
+    "  COALESCE((SELECT p.path FROM systems x JOIN sources p ON p.id = x.source_id"
+    "     WHERE x.round = e.round AND x.submitter = e.submitter AND x.name = e.system"
+    "       AND EXISTS (SELECT 1 FROM runs r JOIN sources q ON q.id = r.source_id WHERE r.entry_id = e.id"
+    "         AND substr(q.path, 1, length(rtrim(p.path, replace(p.path, '/', '')))) ="
+    "             rtrim(p.path, replace(p.path, '/', '')))"
+    "     ORDER BY x.id DESC LIMIT 1), (SELECT p.path FROM sources p WHERE p.id = sy.source_id))"
     " FROM entries e"
     " LEFT JOIN rule_rounds rr ON rr.round = e.round"
     " LEFT JOIN benchmark_rules t ON t.ruleset = rr.ruleset AND t.benchmark = e.benchmark"
@@ -171,6 +179,7 @@ int tta_db_entries(sqlite3 *db, const tta_filter *f, int with_curves, tta_entry_
                                : NAN;
         if (!(e->cost_per_hour >= 0)) e->cost_per_hour = NAN;
         e->scaling = db_col_text(st, 22);
+        e->description_file = db_col_text(st, 23);
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {
@@ -257,6 +266,7 @@ void tta_entries_free(tta_entry_data *entries, size_t n) {
         free(e->system);
         free(e->benchmark);
         free(e->accelerator_model);
+        free(e->description_file);
         free(e->metric);
         free(e->unit);
         free(e->ruleset);

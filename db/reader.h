@@ -115,6 +115,7 @@ typedef struct {
     double cost_per_hour;    /* US dollars per hour of the system the entry ran on, as its description
                                 says (DAWNBench's "costPerHour"); NAN unknown or negative */
     char *scaling;           /* MLPerf HPC from v1.0: "strong" or "weak" (the folder); NULL elsewhere */
+    char *description_file;  /* the file of its system's description as ingested (sources.path); NULL none */
     tta_run_data *runs;      /* ordered by run_index, then file */
     size_t n_runs;
 } tta_entry_data;

@@ -334,7 +334,8 @@ static void profile_plot(const ap_data *d, const ap_board *b, buf *svg) {
             buf nm = {0};
             buf_printf(&nm, "%s (%.4f)", b->sub[k], b->score[k]);
             names[m] = buf_take(&nm);
-            series[m] = (tta_series){names[m], d->tau, &b->rho[k * N_TAU], N_TAU, NULL, NULL, TTA_MARK_LINE, 0, 0};
+            series[m] = (tta_series){.name = names[m], .x = d->tau, .y = &b->rho[k * N_TAU], .n = N_TAU,
+                                     .marks = TTA_MARK_LINE};
             m++;
         }
     buf title = {0};

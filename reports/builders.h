@@ -49,9 +49,32 @@ tta_identity tta_entry_identity(const tta_entry_data *e);
  * no entry). t must have at least one of them. */
 void tta_table_set_identity(tta_table *t, size_t row, const tta_identity *id);
 
+/* Where an entry is published, for scripts (CSV, JSON), and as links from its system's cell on the
+ * HTML page (a TTA_COL_URL column's header is the key of the column that links to it): its logs,
+ * and its system description (a small link "description" after the first). A table that has them
+ * fills them with tta_table_set_published. */
+#define TTA_LOGS_URL_COLUMN {"logs_url", "system", TTA_COL_URL, 0, TTA_FOR_SCRIPTS}
+#define TTA_DESCRIPTION_URL_COLUMN {"description_url", "system", TTA_COL_URL, 0, TTA_FOR_SCRIPTS}
+/* Sets row's logs_url and description_url cells (the columns of t so keyed; t must have one) to
+ * e's addresses (tta_entry_logs_url, tta_entry_system_url); blank, without a reason, where there is
+ * none (an entry's own description says nothing of it). */
+void tta_table_set_published(tta_table *t, size_t row, const tta_entry_data *e);
+
+/* The addresses where entry e is published (published.c), by its round's "published" rule and the
+ * files as ingested: its logs (the folder of its first run's log, or that file where the rule says
+ * "file") and its system description; NULL when the rules say nothing for its round (replays) or
+ * the file's path holds none of the rule's folders. malloc'd. */
+char *tta_entry_logs_url(const tta_entry_data *e);
+char *tta_entry_system_url(const tta_entry_data *e);
+
 /* A plot's title for entries e[0..n): "<benchmark>: <what>" when they share one benchmark (a page
  * holds a plot per benchmark: each must say which), else what alone. Appended to out. */
 void tta_plot_title(buf *out, const tta_entry_data *e, size_t n, const char *what);
+/* 1 when the entries e[0..n) (n > 0) share one benchmark, else 0. */
+int tta_one_benchmark(const tta_entry_data *e, size_t n);
+/* The name of entry e[i] of e[0..n) on a plot: its system, then its benchmark unless they share one
+ * (which the plot's title names then: tta_plot_title). Appended to out. */
+void tta_plot_entry_name(buf *out, const tta_entry_data *e, size_t n, size_t i);
 
 /* Adds to row a note naming e's flagged runs by flag (run_flags, stored by the writer: "flagged
  * runs (tta ls runs says why): republished result_0.txt, result_1.txt and 8 more; aborted ..."),

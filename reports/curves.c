@@ -186,13 +186,14 @@ void tta_curves_plot(const tta_entry_data *e, size_t n, const tta_report_options
         }
         k = kept;
         buf name = {0};
-        buf_printf(&name, "%s %s (%zu runs)", e[i].system, e[i].benchmark, e[i].n_runs);
+        tta_plot_entry_name(&name, e, n, i);
+        buf_printf(&name, " (%zu runs)", e[i].n_runs);
         /* drawn against progress, an entry that logs none has no point: say where it is */
         if (!by_time && !has_progress[i]) buf_puts(&name, ": no progress logged, see --x time");
         names[i] = buf_take(&name);
         /* a point per evaluation while they can be told apart; a long curve is its line and band */
         series[i] = (tta_series){names[i], x[i], y[i], k, err[i], NULL,
-                                 k > CURVE_POINTS_MAX ? TTA_MARK_LINE : TTA_MARK_LINE_POINTS, 0, 0};
+                                 k > CURVE_POINTS_MAX ? TTA_MARK_LINE : TTA_MARK_LINE_POINTS, 0, 0, 0};
         /* one target line per distinct target in the common scale */
         tta_quality_view v = tta_entry_quality(&e[i]);
         double target = tta_quality_common(&v, e[i].target) * k_pct;

@@ -1,9 +1,13 @@
 /* html.c: the HTML table and the self-contained HTML page (see render.h).
  *
  * A report page must open anywhere, offline, years later, and show the same thing: all style is
- * inline, there is no script, nothing is fetched, and a Content-Security-Policy forbids fetching
- * anything at all (so that even text from a log cannot make the page reach out). Its only links are
- * to its own sections (#id) and to files written beside it (a long table's CSV, a round's page). Tables use the
+ * inline, its one script (sorting and filtering tables; page_script) is inline and optional, nothing
+ * is fetched, and a Content-Security-Policy forbids fetching anything at all and running any other
+ * script (so that even text from a log cannot make the page reach out). Its links are to
+ * its own sections (#id), to files written beside it (a long table's CSV, a round's page) and, from
+ * an entry's system, to where its logs and system description are published (a table's
+ * TTA_COL_URL columns, built from the rules: never text from a log); following one is the reader's
+ * choice, nothing is fetched by opening the page. Tables use the
  * text table's display (tta_table_display), so a number reads the same in every format.
  */
 #include <assert.h>
@@ -30,6 +34,7 @@ static const char stylesheet[] =
     "nav.toc li{break-inside:avoid}\n"
     "details{margin:10px 0 18px}\n"
     "summary{cursor:pointer;color:#234;font-size:13.5px}\n"
+    "th.sorts{cursor:pointer}input.filter{display:block;margin:10px 0 0;padding:3px 6px;font:inherit;font-size:13px;max-width:100%}\n"
     "header{border-bottom:2px solid #1a1a1a;padding-bottom:12px;margin-bottom:8px}\n"
     "h1{font-size:26px;line-height:1.25;margin:0 0 6px;letter-spacing:-0.01em}\n"
     ".meta{margin:0;color:#666;font-size:13px}\n"
@@ -45,6 +50,7 @@ static const char stylesheet[] =
     "td{border-bottom:1px solid #e6e8eb}\n"
     "tbody tr:nth-child(even){background:#f8f9fb}\n"
     "td{overflow-wrap:break-word}\n"
+    "td a{color:#1f4e8c}td a.more{font-size:11px;white-space:nowrap}\n"
     ".num{text-align:right}\n"
     "td.num{white-space:nowrap}\n"
     /* a table's numeric columns by position (class rK: column K), not a class on each of its many cells */
@@ -94,12 +100,23 @@ static const char stylesheet[] =
     "@media print{body{background:#fff}main{max-width:none;padding:0;box-shadow:none}"
     "figure,table{break-inside:avoid}}\n";
 
+/* The page's one script: a click on a table's heading sorts its rows by that column (numbers by
+ * value, a missing value last), and a table of more than 10 rows gets a box that filters its rows
+ * by text. The results tables keep their own sorting without script. Nothing is fetched, and the
+ * page reads whole without it (a browser with scripts off sees every row in the page's order).
+ * Its SHA-256 is PAGE_SCRIPT_SHA256, base64, which the page's Content-Security-Policy names: the
+ * browser runs this script and no other. Change both together (tests/cli/reports.sh checks them):
+ *   python3 -c 'import base64,hashlib,sys; print(base64.b64encode(hashlib.sha256(sys.stdin.read().encode()).digest()).decode())' */
+static const char page_script[] = "(function(){document.querySelectorAll(\".table-wrap\").forEach(function(w){if(w.closest(\".sortable\"))return;var t=w.querySelector(\"table\"),b=t&&t.tBodies[0];if(!b)return;var rows=[].slice.call(b.rows);function v(r,k){var s=r.cells[k]?r.cells[k].textContent:\"\",n=parseFloat(s.replace(/[^0-9.eE+-]/g,\"\"));return[isNaN(n)?null:n,s.toLowerCase()]}t.querySelectorAll(\"thead th\").forEach(function(h,k){h.className+=\" sorts\";h.title=\"sort by this column\";h.addEventListener(\"click\",function(){var d=h.getAttribute(\"data-d\")===\"1\"?-1:1;h.setAttribute(\"data-d\",d);rows.sort(function(a,c){var x=v(a,k),y=v(c,k);if(x[0]!==null&&y[0]!==null&&x[0]!==y[0])return d*(x[0]-y[0]);if((x[0]===null)!==(y[0]===null))return x[0]===null?1:-1;return d*(x[1]<y[1]?-1:x[1]>y[1]?1:0)});rows.forEach(function(r){b.appendChild(r)})})});if(rows.length>10){var i=document.createElement(\"input\");i.type=\"search\";i.placeholder=\"filter these rows\";i.className=\"filter\";i.addEventListener(\"input\",function(){var q=i.value.toLowerCase();rows.forEach(function(r){r.hidden=q!==\"\"&&r.textContent.toLowerCase().indexOf(q)<0})});w.parentNode.insertBefore(i,w)}})})();";
+#define PAGE_SCRIPT_SHA256 "ekeDa6yGuZRNpJWUUWyBo+kHB/LmRIL33EqvQFG67qw="
+
 void tta_html_begin(buf *out, const char *title, const char *generated_at) {
     assert(title && generated_at);
     buf_puts(out,
              "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
              "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n"
+             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
+             "script-src 'sha256-" PAGE_SCRIPT_SHA256 "'\">\n"
              "<title>");
     tta_xml_escape(out, title);
     buf_puts(out, "</title>\n<style>\n");
@@ -228,10 +245,59 @@ void tta_html_escape_breakable(buf *out, const char *s) {
  * .rK rules), later ones by a class on each cell. */
 #define NUM_BY_POSITION 24
 
+/* The addresses (TTA_COL_URL columns) of t's row that link from the cell of the column keyed key:
+ * the first opens a link around the cell's text (links_open), each later one follows it as a
+ * small link named by its column's key without "_url" (links_close). */
+static const char *first_link(const tta_table *t, size_t row, const char *key, size_t *col) {
+    for (size_t u = 0; u < tta_table_n_columns(t); u++) {
+        const tta_column *c = tta_table_column_def(t, u);
+        if (c->kind == TTA_COL_URL && !strcmp(c->header, key) && tta_table_url(t, row, u)) {
+            *col = u;
+            return tta_table_url(t, row, u);
+        }
+    }
+    return NULL;
+}
+
+static void links_open(buf *out, const tta_table *t, size_t row, const char *key) {
+    size_t u;
+    const char *href = first_link(t, row, key, &u);
+    if (!href) return;
+    buf_puts(out, "<a href=\"");
+    tta_xml_escape(out, href);
+    buf_puts(out, "\">");
+}
+
+static void links_close(buf *out, const tta_table *t, size_t row, const char *key) {
+    size_t first;
+    if (!first_link(t, row, key, &first)) return;
+    buf_puts(out, "</a>");
+    for (size_t u = first + 1; u < tta_table_n_columns(t); u++) {
+        const tta_column *c = tta_table_column_def(t, u);
+        const char *href = c->kind == TTA_COL_URL && !strcmp(c->header, key) ? tta_table_url(t, row, u) : NULL;
+        if (!href) continue;
+        buf_puts(out, " <a class=\"more\" href=\"");
+        tta_xml_escape(out, href);
+        buf_puts(out, "\">");
+        const char *end = strstr(c->key, "_url");
+        buf_append(out, c->key, end ? (size_t)(end - c->key) : strlen(c->key)); /* a key: plain letters */
+        buf_puts(out, "</a>");
+    }
+}
+
+/* 1 when column j of d holds one value on every row (and there are rows). */
+static int one_value(const tta_table_display *d, size_t j) {
+    for (size_t i = 1; i < d->n_rows; i++)
+        if (strcmp(d->cell[i * d->n_cols + j], d->cell[j]) || d->note_of[i * d->n_cols + j] != d->note_of[j]) return 0;
+    return d->n_rows > 0;
+}
+
 /* The table, with an optional <caption>, then its footnotes; rows anchored by the column keyed
- * anchor_key (NULL: none) as "<prefix>N"; columns empty on every row, without a reason, left out. */
+ * anchor_key (NULL: none) as "<prefix>N"; columns empty on every row, without a reason, left out,
+ * and so are the columns keyed as one of fixed (NULL-terminated; NULL: none) that hold one value
+ * on every row (what the section's heading says). */
 static void table_html(const tta_table *t, const char *caption, const char *anchor_key, const char *prefix,
-                       buf *out) {
+                       const char *const *fixed, buf *out) {
     tta_table_display d;
     tta_table_display_init(&d, t);
     size_t anchor = d.n_cols;
@@ -244,6 +310,8 @@ static void table_html(const tta_table *t, const char *caption, const char *anch
     for (size_t j = 0; j < d.n_cols; j++) {
         shown[j] = d.n_rows == 0 || j == anchor;
         for (size_t i = 0; i < d.n_rows && !shown[j]; i++) shown[j] = d.note_of[i * d.n_cols + j] != -1;
+        for (size_t k = 0; fixed && fixed[k] && shown[j] && j != anchor; k++)
+            if (!strcmp(d.col[j]->key, fixed[k]) && one_value(&d, j)) shown[j] = 0;
         n_shown += shown[j];
     }
     /* numeric columns right-aligned by the table's class (rK: the Kth shown column), up to
@@ -293,15 +361,19 @@ static void table_html(const tta_table *t, const char *caption, const char *anch
             if (numeric && k > NUM_BY_POSITION) buf_printf(out, "<td class=\"num%s\"", note ? " na" : "");
             else if (note) buf_printf(out, "<td class=\"%sna\"", numeric ? "" : "text ");
             else buf_puts(out, "<td");
-            const char *tip = note > 0 ? d.note[note - 1] : d.title[at];
+            /* a missing value's reason is its footnote (the mark in the cell); a tooltip repeating it
+             * on each such cell made a tenth of a round's page */
+            const char *tip = note > 0 ? NULL : d.title[at];
             if (tip) {
                 buf_puts(out, " title=\"");
                 tta_xml_escape(out, tip);
                 buf_putc(out, '"');
             }
             buf_putc(out, '>');
+            links_open(out, t, i, d.col[j]->key);
             if (numeric) tta_xml_escape(out, d.cell[at]);
             else tta_html_escape_breakable(out, d.cell[at]);
+            links_close(out, t, i, d.col[j]->key);
             if (first) tta_xml_escape(out, d.row_mark[i]);
             first = 0;
             buf_puts(out, "</td>");
@@ -325,14 +397,22 @@ static void table_html(const tta_table *t, const char *caption, const char *anch
     tta_table_display_free(&d);
 }
 
-void tta_table_html(const tta_table *t, buf *out) { table_html(t, NULL, NULL, NULL, out); }
+void tta_table_html(const tta_table *t, buf *out) { table_html(t, NULL, NULL, NULL, NULL, out); }
 
-void tta_html_table(buf *out, const tta_table *t, const char *caption) { table_html(t, caption, NULL, NULL, out); }
+void tta_html_table(buf *out, const tta_table *t, const char *caption) {
+    table_html(t, caption, NULL, NULL, NULL, out);
+}
 
 void tta_html_table_anchored(buf *out, const tta_table *t, const char *caption, const char *anchor_key,
                              const char *prefix) {
     assert(anchor_key && prefix);
-    table_html(t, caption, anchor_key, prefix, out);
+    table_html(t, caption, anchor_key, prefix, NULL, out);
+}
+
+void tta_html_table_in_section(buf *out, const tta_table *t, const char *anchor_key, const char *prefix,
+                               const char *const *fixed) {
+    assert(!anchor_key || prefix);
+    table_html(t, NULL, anchor_key, prefix, fixed, out);
 }
 
 /* Plots wider than this scroll sideways at their own size instead of being scaled down to the
@@ -360,7 +440,11 @@ void tta_html_figure(buf *out, const char *svg, const char *caption) {
     buf_puts(out, "</figure>\n");
 }
 
-void tta_html_end(buf *out) { buf_puts(out, "</main>\n</body>\n</html>\n"); }
+void tta_html_end(buf *out) {
+    buf_puts(out, "</main>\n<script>");
+    buf_puts(out, page_script);
+    buf_puts(out, "</script>\n</body>\n</html>\n");
+}
 
 int tta_write_file(const char *path, const buf *b, char **err) {
     FILE *f = fopen(path, "wb");

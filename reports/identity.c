@@ -32,10 +32,20 @@ void tta_table_set_identity(tta_table *t, size_t row, const tta_identity *id) {
     (void)found;
 }
 
-void tta_plot_title(buf *out, const tta_entry_data *e, size_t n, const char *what) {
-    assert(what);
+int tta_one_benchmark(const tta_entry_data *e, size_t n) {
     int one = n > 0 && e[0].benchmark;
     for (size_t i = 1; one && i < n; i++) one = e[i].benchmark && !strcmp(e[i].benchmark, e[0].benchmark);
-    if (one) buf_printf(out, "%s: ", e[0].benchmark);
+    return one;
+}
+
+void tta_plot_title(buf *out, const tta_entry_data *e, size_t n, const char *what) {
+    assert(what);
+    if (tta_one_benchmark(e, n)) buf_printf(out, "%s: ", e[0].benchmark);
     buf_puts(out, what);
+}
+
+void tta_plot_entry_name(buf *out, const tta_entry_data *e, size_t n, size_t i) {
+    assert(i < n);
+    buf_puts(out, e[i].system);
+    if (!tta_one_benchmark(e, n)) buf_printf(out, " %s", e[i].benchmark);
 }

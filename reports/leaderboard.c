@@ -241,7 +241,7 @@ static int lb_build(sqlite3 *db, const tta_filter *f, lb_data *d, char **err) {
 enum {
     C_ROUND, C_DIVISION, C_BENCHMARK, C_RANKED, C_ENTRIES, C_SCORE, C_ENTRY, C_SUBMITTER, C_SYSTEM, C_ACC_MODEL,
     C_ACC, C_ACC_MIN, C_ENERGY_KWH, C_COST_HOUR, C_COST, C_PREV_ROUND, C_PREV_SCORE, C_PREV_ENTRY, C_SPEEDUP,
-    C_TARGET_CHANGED, C_COUNT
+    C_TARGET_CHANGED, C_LOGS_URL, C_DESCRIPTION_URL, C_COUNT
 };
 
 /* A row is a group's best (round, division, benchmark, then what it is ranked by), not an entry:
@@ -268,6 +268,8 @@ static const tta_column lb_columns[C_COUNT] = {
     [C_PREV_ENTRY] = {"previous_entry", "prev id", TTA_COL_INT, 0, TTA_FOR_SCRIPTS},
     [C_SPEEDUP] = {"speedup", "speedup (×)", TTA_COL_NUMBER, 2, 0},
     [C_TARGET_CHANGED] = {"target_changed", "new target", TTA_COL_BOOL, 0, 0},
+    [C_LOGS_URL] = TTA_LOGS_URL_COLUMN,
+    [C_DESCRIPTION_URL] = TTA_DESCRIPTION_URL_COLUMN,
 };
 
 /* A target of entry e (a rule's) in the common quality scale (units.h). */
@@ -282,6 +284,7 @@ static void best_cells(tta_table *t, size_t row, const lb_data *d, size_t i) {
     const tta_entry_summary *s = &d->summary[i];
     tta_identity id = tta_entry_identity(e);
     tta_table_set_identity(t, row, &id);
+    tta_table_set_published(t, row, e);
     tta_table_set_number(t, row, C_SCORE, d->score_s[i]);
     if (e->accelerator_model) tta_table_set_text(t, row, C_ACC_MODEL, e->accelerator_model);
     else tta_table_set_missing(t, row, C_ACC_MODEL, "no system description");

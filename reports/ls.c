@@ -29,7 +29,8 @@ static const tta_column run_columns[] = {
 };
 
 enum {
-    L_RUNS = TTA_IDENTITY_COUNT, L_SUCCEEDED, L_REACHED, L_ACC, L_METRIC, L_TARGET, L_QUALITY_UNIT, L_MEAN, L_COST_HOUR, L_COST, L_COUNT
+    L_RUNS = TTA_IDENTITY_COUNT, L_SUCCEEDED, L_REACHED, L_ACC, L_METRIC, L_TARGET, L_QUALITY_UNIT, L_MEAN, L_COST_HOUR, L_COST, L_LOGS_URL, L_DESCRIPTION_URL,
+    L_COUNT
 };
 
 /* The columns of `ls entries`: the target in the common quality scale (units.h), in percent for
@@ -48,6 +49,8 @@ static void entry_columns(int all_accuracy, tta_column *c) {
         [L_COST_HOUR] = {"cost_per_hour_usd", "$/h", TTA_COL_NUMBER, 2, TTA_FOR_SCRIPTS},
         /* DAWNBench's cost to accuracy: cost per hour x the mean TTA in hours */
         [L_COST] = {"cost_usd", "cost ($)", TTA_COL_NUMBER, 2, TTA_FOR_ALL},
+        [L_LOGS_URL] = TTA_LOGS_URL_COLUMN,
+        [L_DESCRIPTION_URL] = TTA_DESCRIPTION_URL_COLUMN,
     };
     memcpy(c, cols, sizeof cols);
 }
@@ -153,6 +156,7 @@ static int ls_entries(const tta_entry_data *e, size_t n, tta_table *t) {
             if (succeeded) tta_table_set_number(t, row, L_COST, e[i].cost_per_hour * sum / succeeded / 3600.0);
             else tta_table_set_missing(t, row, L_COST, "no successful run");
         }
+        tta_table_set_published(t, row, &e[i]);
         tta_table_note_flags(t, row, &e[i], NULL);
     }
     return 0;

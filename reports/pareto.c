@@ -158,8 +158,8 @@ void tta_pareto_plot(const tta_entry_data *e, size_t n, const tta_report_options
         }
     }
     tta_series series[2] = {
-        {"entry", px, py, np, NULL, NULL, TTA_MARK_POINTS, 0, 0},
-        {"Pareto frontier (no entry faster for as little)", fx, fy, nf, NULL, NULL, TTA_MARK_LINE_POINTS, 0, 0},
+        {"entry", px, py, np, NULL, NULL, TTA_MARK_POINTS, 0, 0, 0},
+        {"Pareto frontier (no entry faster for as little)", fx, fy, nf, NULL, NULL, TTA_MARK_LINE_POINTS, 0, 0, 0},
     };
     buf title = {0};
     tta_plot_title(&title, e, n, by_cost ? "time against cost to accuracy" : "time against accelerators");

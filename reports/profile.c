@@ -171,7 +171,7 @@ static void roofline_plot(const profile_row *p, const layer_row *L, size_t n, do
     for (int g = 0; g < 5; g++) {
         if (!counts[g]) continue;
         series[ns++] = (tta_series){group_names[g], x + (size_t)g * n, y + (size_t)g * n, counts[g], NULL,
-                                    labels + (size_t)g * n, TTA_MARK_POINTS, 0, 0};
+                                    labels + (size_t)g * n, TTA_MARK_POINTS, 0, 0, 0};
     }
     double rx[2], ry[2], cx[2], cy[2];
     char mem_name[96], peak_name[96];
@@ -184,8 +184,8 @@ static void roofline_plot(const profile_row *p, const layer_row *L, size_t n, do
         snprintf(mem_name, sizeof mem_name, "memory %.1f GB/s", bw);
         snprintf(peak_name, sizeof peak_name, "SGEMM %.0f GFLOP/s (%d thread%s)", peak, peak_threads,
                  peak_threads == 1 ? "" : "s");
-        series[ns++] = (tta_series){mem_name, rx, ry, 2, NULL, NULL, TTA_MARK_LINE, 1, 0};
-        series[ns++] = (tta_series){peak_name, cx, cy, 2, NULL, NULL, TTA_MARK_LINE, 1, 0};
+        series[ns++] = (tta_series){mem_name, rx, ry, 2, NULL, NULL, TTA_MARK_LINE, 1, 0, 0};
+        series[ns++] = (tta_series){peak_name, cx, cy, 2, NULL, NULL, TTA_MARK_LINE, 1, 0, 0};
     }
     char title[200];
     snprintf(title, sizeof title, "Roofline: %s, batch %d, %s %d thread%s%s", p->model, p->batch, p->device, p->threads,

@@ -8,7 +8,8 @@
  *                     scripts get plain SI numbers, fractions, empty/null and a `note` with reasons;
  *   plots  (svg.c):   standalone SVG 1.1 documents: x-y plots (lines, ± bands, points, linear / log2 /
  *                     log10 axes), strip plots, grouped and stacked bar charts;
- *   pages  (html.c):  one self-contained HTML page (inline CSS, no script, no URL) of headings,
+ *   pages  (html.c):  one self-contained HTML page (inline CSS, one optional inline script that
+ *                     sorts and filters tables, links only to the published results) of headings,
  *                     paragraphs, tables and inline SVG figures.
  *
  * Ownership: a tta_table copies every string it is given; tta_table_free releases it all. A
@@ -39,6 +40,10 @@ typedef enum {
     TTA_COL_BOOL,    /* shown as yes/no; CSV and JSON true/false */
     TTA_COL_PATH,    /* a file path: people see its last component (shortened in the middle when
                         narrow), scripts all of it */
+    TTA_COL_URL,     /* a web address (key "<what>_url"), for scripts only (CSV, JSON); its header is
+                        the key of the column whose cell links to it on the HTML page (the first
+                        such address wraps the cell's text, a later one follows it as a small link
+                        named <what>) */
 } tta_col_kind;
 
 /* Who sees a column: everyone, only people (table, Markdown, HTML) or only scripts (CSV, JSON). */
@@ -75,7 +80,11 @@ long tta_table_column(const tta_table *t, const char *key);
 /* Cell setters; each replaces the cell's previous value. Numbers go in numeric columns (INT,
  * NUMBER, SECONDS, MINUTES, PERCENT), texts in TEXT and PATH columns, booleans in BOOL columns. */
 void tta_table_set_number(tta_table *t, size_t row, size_t col, double v); /* NaN, ±inf = missing */
-void tta_table_set_text(tta_table *t, size_t row, size_t col, const char *s); /* NULL = missing */
+void tta_table_set_text(tta_table *t, size_t row, size_t col, const char *s); /* NULL = missing; TEXT, PATH, URL */
+/* The address in row's cell of URL column col, NULL when missing. */
+const char *tta_table_url(const tta_table *t, size_t row, size_t col);
+size_t tta_table_n_columns(const tta_table *t);
+const tta_column *tta_table_column_def(const tta_table *t, size_t col);
 void tta_table_set_bool(tta_table *t, size_t row, size_t col, int v);         /* < 0 = missing */
 /* Marks a cell missing for a reason ("too few runs (need 5)"; NULL: no reason), shown as "n/a¹"
  * with a footnote and carried in the row's note. */
@@ -238,6 +247,7 @@ typedef struct {
     tta_marks marks;
     int reference;             /* 1: grey and thinner, for ideal lines and roofs */
     int dashed;
+    int same_color;            /* 1: the colour of the series before it (another line of one thing) */
 } tta_series;
 
 /* Lines and points over two numeric axes. Quality curves: x epochs, y quality, a series per entry
@@ -305,8 +315,10 @@ void tta_svg_strip(buf *out, const tta_strip_plot *p);
 
 /* ---- HTML page -------------------------------------------------------------------------------
  * A page is appended in order: tta_html_begin, any headings, paragraphs, tables and figures, then
- * tta_html_end. It needs no script and names no URL (its links are to its own sections and to files
- * beside it); it prints on paper as it shows on screen. */
+ * tta_html_end. It needs no script (tta_html_end adds one, optional, that sorts and filters tables,
+ * allowed by its hash alone) and names no URL but where entries are published (its links are to its
+ * own sections, to files beside it and, from tables' TTA_COL_URL columns, to the published results);
+ * it prints on paper as it shows on screen. */
 
 /* Doctype, head with the inline stylesheet, <h1>title</h1> and "Generated <generated_at>": the
  * caller's timestamp ("2024-05-01 12:00 UTC"); the page never reads the clock. */
@@ -334,6 +346,11 @@ void tta_html_table(buf *out, const tta_table *t, const char *caption);
  * to). The column must be for people and hold each value once. */
 void tta_html_table_anchored(buf *out, const tta_table *t, const char *caption, const char *anchor_key,
                              const char *prefix);
+/* A table in a section of the page that fixes some columns' values (one benchmark's section of
+ * one round's page): tta_html_table_anchored (anchor_key NULL: tta_html_table) without the columns
+ * keyed as one of fixed (NULL-terminated) that hold one value on every row. */
+void tta_html_table_in_section(buf *out, const tta_table *t, const char *anchor_key, const char *prefix,
+                               const char *const *fixed);
 /* An SVG document from a tta_svg_* function in a <figure> with a caption below (NULL: none). */
 void tta_html_figure(buf *out, const char *svg, const char *caption);
 void tta_html_end(buf *out);

@@ -12,6 +12,7 @@
 #include "common/buf.h"
 #include "common/check.h"
 #include "common/replay_log.h"
+#include "common/rules.h"
 #include "reports/builders.h"
 #include "reports/energy.h"
 #include "reports/reports.h"
@@ -88,6 +89,9 @@ typedef struct {
     const char *heading, *caption;
     int pairs_only;      /* table kind: plot a benchmark only when its table has rows */
     const char *anchor;  /* table kind: the column whose value N makes a row's id "entry-N" */
+    const char *summary; /* table kind: a long table's rows shown on the page, the first by this order
+                            (as --sort; NULL: none, the plot is its summary); all are in its CSV */
+    const char *summary_what; /* what that order puts first, for people ("the largest TTA speedups") */
     section_fn section;
     int at_top;          /* the section goes above the others, built after them (it links to them) */
 } report_kind;
@@ -186,13 +190,16 @@ static const report_kind kinds[] = {
              "             against TTA speedup (score), and their ratio, the gap\n",
      .table = tta_speedup_table, .finish = tta_speedup_explain, .plot = tta_speedup_plot,
      .place = 3, .heading = "Throughput speedup against TTA speedup",
-     .caption = "Speedup of each entry over the base of its pair", .pairs_only = 1},
+     .caption = "Speedup of each entry over the base of its pair", .pairs_only = 1,
+     .summary = "gap", .summary_what = "the smallest gaps (TTA speedup / throughput speedup)"},
     {.name = "scaling",
      .help = "  scaling    per series of systems of one submitter and benchmark: speedup over the smallest and\n"
              "             efficiency against linear scaling, for time per epoch and for TTA\n",
      .table = tta_scaling_table, .finish = tta_scaling_explain, .plot = tta_scaling_plot,
      .place = 4, .heading = "Scaling with accelerators",
-     .caption = "Speedup over each series' smallest system; the grey line is linear scaling", .pairs_only = 1},
+     .caption = "Speedup over each series' smallest system, a series in one colour: TTA solid, time per unit of "
+                "progress dashed; the grey line is linear scaling", .pairs_only = 1,
+     .summary = "-accelerators,efficiency_tta", .summary_what = "the largest systems"},
     {.name = "curves",
      .help = "  curves [--x progress|time]   per entry and progress value (the benchmark's unit: epochs,\n"
              "             Msamples, Mtokens, steps): mean time, mean and std of the evaluation quality across runs\n"
@@ -205,7 +212,8 @@ static const report_kind kinds[] = {
              "             cheap): the Pareto frontier; --svg: time against accelerators (or cost), the frontier\n",
      .table = tta_pareto_table, .plot = tta_pareto_plot,
      .place = 12, .heading = "Time against accelerators or cost: the Pareto frontier",
-     .caption = "A point per entry; the line joins the entries no other beats on both time and resources"},
+     .caption = "A point per entry; the line joins the entries no other beats on both time and resources",
+     .summary = "-frontier_accelerators,score_s", .summary_what = "the frontier's entries, fastest first"},
     {.name = "comm",
      .help = "  comm       per replayed entry (tta replay; published logs have no time breakdown): workers K,\n"
              "             runs, epochs, time per epoch (training + evaluation) and its shares: exposed\n"
@@ -274,8 +282,9 @@ static const report_kind kinds[] = {
     {.name = "html", .operands = 1,
      .help = "  html OUT.html   self-contained pages: under a table of contents, the leaderboard, each MLPerf\n"
              "             round's results table (sortable), then a section per benchmark with the plots and\n"
-             "             tables of variance, curves, speedup and scaling (long tables folded, or in\n"
-             "             OUT-<kind>.csv beside the page), comm, energy, trend, verify; a selection of several\n"
+             "             tables of variance, curves, speedup and scaling (a long table in OUT-<kind>.csv\n"
+             "             beside the page, its first rows shown), comm, energy, trend, verify; each entry's\n"
+             "             system linked to its published logs; a selection of several\n"
              "             rounds: OUT.html is an index (leaderboard, trend) of OUT-<round>.html pages\n",
      .run = run_html},
 };
@@ -391,11 +400,12 @@ static void section_done(tta_report_progress_fn progress, void *ctx, size_t *don
     if (progress) progress(ctx, *done, total);
 }
 
-/* A table of at most this many rows is shown whole on the page; up to HTML_CSV_ROWS it is folded
- * (<details>); a longer one goes to a CSV file beside the page, which the page links to. A kind
- * whose rows are link targets (variance: the results tables link to its rows) is always shown. */
-#define HTML_FOLD_ROWS 25
-#define HTML_CSV_ROWS 120
+/* A table of at most this many rows is shown whole on the page; a longer one goes to a CSV file
+ * beside the page, which the page links to, and the page shows its first HTML_SUMMARY_ROWS rows in
+ * the kind's summary order (if it has one). A kind whose rows are link targets (variance: the
+ * results tables link to its rows) is always shown whole. */
+#define HTML_WHOLE_ROWS 10
+#define HTML_SUMMARY_ROWS 6
 
 /* Where a kind's long tables go: "<page stem>-<kind>.csv" beside the page (path) and its name as
  * the page links to it (href); each malloc'd. */
@@ -412,8 +422,9 @@ static void csv_beside(const char *page_path, const char *kind, char **path, cha
 
 /* A table kind's part of one benchmark's section (entries sub[0..m) of benchmark bench): its
  * subheading, its figure (plotted with o; for pairs and series only when the benchmark has some),
- * and its table: whole, folded, or, when long, a line linking to the kind's CSV beside the page
- * (*csv_used is set then). Nothing when the kind has no row for the benchmark. */
+ * and its table: whole, or, when long, a line linking to the kind's CSV beside the page (*csv_used
+ * is set then) and its first rows in the kind's summary order. Nothing when the kind has no row
+ * for the benchmark. */
 static void kind_block(const report_kind *k, const tta_entry_data *sub, size_t m, const tta_report_options *o,
                        const char *csv_href, int *csv_used, buf *out, buf *svg) {
     tta_table *t = k->table(sub, m);
@@ -426,23 +437,29 @@ static void kind_block(const report_kind *k, const tta_entry_data *sub, size_t m
     buf_clear(svg);
     k->plot(sub, m, o, svg);
     tta_html_figure(out, buf_str(svg), k->caption);
+    /* the section names the benchmark, the page its round: their columns are left out where
+     * every row holds the one value */
+    static const tta_column section_fixed[] = {TTA_ROUND_COLUMN, TTA_BENCHMARK_COLUMN};
+    const char *const fixed[] = {section_fixed[0].key, section_fixed[1].key, NULL};
     buf b = {0};
     if (k->anchor) {
-        tta_html_table_anchored(out, t, NULL, k->anchor, "entry-");
-    } else if (rows <= HTML_FOLD_ROWS) {
-        tta_html_table(out, t, NULL);
-    } else if (rows <= HTML_CSV_ROWS) {
-        buf_printf(&b, "The table: %zu rows", rows);
-        tta_html_details_begin(out, buf_str(&b));
-        tta_html_table(out, t, NULL);
-        tta_html_details_end(out);
+        tta_html_table_in_section(out, t, k->anchor, "entry-", fixed);
+    } else if (rows <= HTML_WHOLE_ROWS) {
+        tta_html_table_in_section(out, t, NULL, NULL, fixed);
     } else {
         buf_printf(&b, "The table's %zu rows for %s are in ", rows, sub[0].benchmark);
-        buf after = {0};
-        buf_printf(&after, ", beside this page, with every benchmark's (tta report %s --benchmark %s prints them).",
-                   k->name, sub[0].benchmark);
+        buf after = {0}, why = {0};
+        buf_printf(&after, ", beside this page, with every benchmark's (tta report %s --benchmark %s%s%s prints them)%s",
+                   k->name, sub[0].benchmark, k->summary ? " --sort " : "", k->summary ? k->summary : "",
+                   k->summary ? "; here its first " : ".");
+        if (k->summary) buf_printf(&after, "%d, %s:", HTML_SUMMARY_ROWS, k->summary_what);
         tta_html_link_paragraph(out, buf_str(&b), csv_href, csv_href, buf_str(&after));
+        tta_table *first = k->summary ? tta_table_ordered(t, k->summary, HTML_SUMMARY_ROWS, &why) : NULL;
+        assert(!k->summary || first); /* the registry's summary names the kind's own columns */
+        if (first) tta_html_table_in_section(out, first, NULL, NULL, fixed);
+        tta_table_free(first);
         buf_free(&after);
+        buf_free(&why);
         *csv_used = 1;
     }
     buf_free(&b);
@@ -452,11 +469,12 @@ static void kind_block(const report_kind *k, const tta_entry_data *sub, size_t m
 /* qsort order of benchmark names. */
 static int compare_names(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
 
-/* `tta report html OUT.html`: one self-contained page (no script, no URL) with, under a table of
+/* `tta report html OUT.html`: one self-contained page (no script needed; no address but where entries are
+ * published) with, under a table of
  * contents: the leaderboard and the results table of each MLPerf round on top, then a section per
  * benchmark (in name order) with the table kinds' subsections (variance, curves, speedup, scaling:
- * each its plot and its table; a long table folded, or written to OUT-<kind>.csv beside the page
- * and linked), then comm when an entry has a time breakdown, energy when one has power logs, trend
+ * each its plot and its table; a long table written to OUT-<kind>.csv beside the page, linked, its
+ * first rows shown), then comm when an entry has a time breakdown, energy when one has power logs, trend
  * over every round, verify's comparisons, the latest profile when the selection has replays.
  * o->generated_at is printed on the page (the page never reads the clock); o->progress is told
  * (0, total) once the entries are loaded, (k, total) as the k-th table kind is done for every
@@ -480,9 +498,14 @@ static int html_page(sqlite3 *db, const tta_filter *f, const tta_report_options 
     buf intro = {0};
     size_t runs = 0;
     for (size_t i = 0; i < n; i++) runs += e[i].n_runs;
-    buf_printf(&intro, "%zu entries, %zu runs. Scores are the official MLPerf olympic means in minutes; "
+    size_t mlperf = 0; /* entries of MLPerf rounds have an official score; DAWNBench's and replays' their mean TTA */
+    for (size_t i = 0; i < n; i++) mlperf += tta_rules_is_mlperf_round(tta_rules_builtin(), e[i].round);
+    buf_printf(&intro, "%zu entries, %zu runs. Scores are %s in minutes; "
                        "CV is the population standard deviation of the successful runs' TTA over their mean. "
-                       "docs/statistics.md gives every formula.", n, runs);
+                       "docs/statistics.md gives every formula.", n, runs,
+               mlperf == n   ? "the official MLPerf olympic means"
+               : mlperf == 0 ? "the mean TTA of the successful runs (no official score: DAWNBench, replays)"
+                             : "the official MLPerf olympic means (DAWNBench's and replays': the mean TTA)");
     tta_html_paragraph(&page, buf_str(&intro));
     buf_free(&intro);
     page_ctx ctx = {db, f, e, n, page.len, round_page}; /* the sections at the top go here, above what they

@@ -1174,7 +1174,7 @@ static void html_round(const round_table *t, const char *anchors, buf *page) {
             tta_xml_escape(page, buf_str(&id));
             buf_printf(page, "-k%zu\" title=\"sort by this column\">", j + 1);
         }
-        tta_xml_escape(page, d.header[j]);
+        tta_html_escape_breakable(page, d.header[j]); /* "llama2_70b_lora (min)" may wrap at its '_' */
         if (j < n_keys) buf_puts(page, "</a>");
         buf_puts(page, "</th>");
     }
@@ -1202,7 +1202,16 @@ static void html_round(const round_table *t, const char *anchors, buf *page) {
             if (note && !strncmp(text, "n/a", 3)) text += 3;
             if (numeric) tta_xml_escape(page, text);
             else tta_html_escape_breakable(page, text);
-            if (j == 0) tta_xml_escape(page, d.row_mark[i]);
+            if (j == 0) { /* the row's footnote marks, which may wrap after each comma: "closed¹,²,<wbr>³" */
+                for (const char *m = d.row_mark[i]; *m;) {
+                    size_t len = strcspn(m, ",");
+                    char *part = strndupCheck(m, len + (m[len] == ','));
+                    tta_xml_escape(page, part);
+                    free(part);
+                    m += len + (m[len] == ',');
+                    if (*m) buf_puts(page, "<wbr>");
+                }
+            }
             const summary_cell *cell = bench_of[j] >= 0 ? &t->rows[i].cells[bench_of[j]] : NULL;
             if (cell && cell->entry) {
                 char anchor[48];

@@ -220,8 +220,8 @@ static void speedup_scatter(const tta_entry_data *e, size_t n, const speedup_bar
     if (!(lo < hi)) lo = 0.5, hi = 2;
     double dx[2] = {lo, hi}, dy[2] = {lo, hi};
     tta_series series[2] = {
-        {"a pair of entries", x, y, b->n, NULL, NULL, TTA_MARK_POINTS, 0, 0},
-        {"TTA speedup = throughput speedup", dx, dy, 2, NULL, NULL, TTA_MARK_LINE, 1, 1},
+        {"a pair of entries", x, y, b->n, NULL, NULL, TTA_MARK_POINTS, 0, 0, 0},
+        {"TTA speedup = throughput speedup", dx, dy, 2, NULL, NULL, TTA_MARK_LINE, 1, 1, 0},
     };
     buf title = {0}, what = {0};
     buf_printf(&what, "TTA speedup against throughput speedup, %zu pairs", b->n);
@@ -461,12 +461,12 @@ void tta_scaling_plot(const tta_entry_data *e, size_t n, const tta_report_option
     tta_entry_summary *s = summarize_all(e, n);
     scaling_points p = {.e = e, .s = s, .base_of = callocCheck(n ? n : 1, sizeof(size_t))};
     each_series_member(e, s, n, add_scaling_point, &p);
-    /* Two series per scaling series (time per unit of progress, TTA), points ordered by accelerators, plus
-     * the ideal line. */
-    tta_series *series = callocCheck(p.n_series * 2 + 1, sizeof *series);
+    /* Two series per scaling series (time per unit of progress, TTA) in one colour, points ordered by
+     * accelerators, plus the ideal line. */
+    tta_series *series = callocCheck(p.n_series * 2 + 3, sizeof *series);
     double *xs = mallocCheck((p.n + 1) * sizeof *xs), *ya = mallocCheck((p.n + 1) * sizeof *ya);
     double *yb = mallocCheck((p.n + 1) * sizeof *yb);
-    char **names = callocCheck(p.n_series * 2 + 1, sizeof *names);
+    char **names = callocCheck(p.n_series * 2 + 3, sizeof *names); /* as series: NULL where not malloc'd */
     size_t k = 0, ns = 0;
     double xmax = 1;
     for (size_t q = 0; q < p.n_series; q++) {
@@ -484,24 +484,25 @@ void tta_scaling_plot(const tta_entry_data *e, size_t n, const tta_report_option
         }
         free(idx);
         const tta_entry_data *b0 = &e[p.base_of[q]];
-        buf a = {0}, b = {0};
-        buf_printf(&a, "%s %s from %s: time per unit (%s)", b0->submitter, b0->benchmark, b0->system,
-                   p.s[p.base_of[q]].unit.label);
-        buf_printf(&b, "%s %s from %s: TTA", b0->submitter, b0->benchmark, b0->system);
-        names[ns] = buf_take(&a);
-        series[ns] = (tta_series){names[ns], xs + start, ya + start, k - start, NULL, NULL, TTA_MARK_LINE_POINTS, 0, 1};
-        ns++;
+        buf b = {0};
+        /* the benchmark where the plot has several (else its title names it) */
+        const char *bench = tta_one_benchmark(e, n) ? "" : b0->benchmark;
+        buf_printf(&b, "%s%s%s from %s", b0->submitter, *bench ? " " : "", bench, b0->system);
+        /* a series is one colour, one legend item: its time per unit dashed, its TTA solid */
+        series[ns++] = (tta_series){NULL, xs + start, ya + start, k - start, NULL, NULL, TTA_MARK_LINE_POINTS, 0, 1, 0};
         names[ns] = buf_take(&b);
-        series[ns] = (tta_series){names[ns], xs + start, yb + start, k - start, NULL, NULL, TTA_MARK_LINE_POINTS, 0, 0};
+        series[ns] = (tta_series){names[ns], xs + start, yb + start, k - start, NULL, NULL, TTA_MARK_LINE_POINTS, 0, 0, 1};
         ns++;
     }
     double ideal_x[2] = {1, xmax}, ideal_y[2] = {1, xmax};
-    series[ns++] = (tta_series){"ideal (linear)", ideal_x, ideal_y, 2, NULL, NULL, TTA_MARK_LINE, 1, 1};
+    series[ns++] = (tta_series){"ideal (linear)", ideal_x, ideal_y, 2, NULL, NULL, TTA_MARK_LINE, 1, 1, 0};
+    /* the y axis says which line is which (in the room it has) */
+    const char *y_label = "speedup (×): TTA solid, s/unit dashed";
     buf title = {0};
     tta_plot_title(&title, e, n, "speedup over each series' smallest system");
     tta_xy_plot plot = {.title = buf_str(&title),
                         .x = {.label = "accelerators / base accelerators", .scale = TTA_AXIS_LOG2},
-                        .y = {.label = "speedup over the base (×)", .scale = TTA_AXIS_LOG2},
+                        .y = {.label = y_label, .scale = TTA_AXIS_LOG2},
                         .series = series, .n_series = ns};
     tta_svg_xy(svg, &plot);
     buf_free(&title);

@@ -9,7 +9,9 @@
  *
  * Marks are clipped to the plot area (with a few pixels of slack, so that a point on the edge
  * shows whole) by drawing them inside a nested <svg> viewport, which clips by default: no
- * clipPath, hence no id that could clash when several plots share one HTML page.
+ * clipPath. Points are one path per series whose vertices carry a <marker> (a dot): the one id a
+ * plot defines, "d" and a hash of the plot's text before it (so that two different plots on one
+ * HTML page never share one; two identical plots share identical dots).
  */
 #include <assert.h>
 #include <math.h>
@@ -17,6 +19,7 @@
 #include <string.h>
 
 #include "common/check.h"
+#include "common/hash.h"
 #include "reports/render.h"
 
 #define DEFAULT_WIDTH 760
@@ -111,18 +114,25 @@ static void fit_text(buf *o, const char *s, double size, double max_px, int midd
  * (AXIS_G_ATTRS), not from attributes on each label. */
 static const char TICK_INK[] = TEXT_GREY;
 #define AXIS_G_ATTRS " font-size=\"12\" fill=\"" TEXT_GREY "\""
+/* Likewise a legend's labels: from the legend's <g> (LEGEND_G_ATTRS). */
+static const char LEGEND_INK[] = "#333333";
+#define LEGEND_G_ATTRS " font-size=\"12.5\" fill=\"#333333\""
 
-/* <text> at (x, y) with anchor start|middle|end; attrs (may be "") adds attributes. The text is cut
+/* <text> at (x, y) with anchor start|middle|end (x NAN: neither, attrs places it); attrs (may be "") adds attributes. The text is cut
  * to max_px (0: no limit) and escaped; when cut, the whole text is kept in a <title> tooltip. */
 static void text_el_cut(buf *o, double x, double y, const char *anchor, double size, const char *fill,
                         const char *attrs, const char *s, double max_px, int middle) {
-    buf_puts(o, "<text x=\"");
-    num(o, x);
-    buf_puts(o, "\" y=\"");
-    num(o, y);
-    buf_putc(o, '"');
-    if (strcmp(anchor, "start")) buf_printf(o, " text-anchor=\"%s\"", anchor); /* start is SVG's default */
-    if (fill != TICK_INK) buf_printf(o, " font-size=\"%g\" fill=\"%s\"", size, fill);
+    if (isnan(x)) { /* placed by attrs' transform, anchored by its group */
+        buf_puts(o, "<text");
+    } else {
+        buf_puts(o, "<text x=\"");
+        num(o, x);
+        buf_puts(o, "\" y=\"");
+        num(o, y);
+        buf_putc(o, '"');
+        if (strcmp(anchor, "start")) buf_printf(o, " text-anchor=\"%s\"", anchor); /* start is SVG's default */
+    }
+    if (fill != TICK_INK && fill != LEGEND_INK) buf_printf(o, " font-size=\"%g\" fill=\"%s\"", size, fill);
     buf_printf(o, "%s%s>", *attrs ? " " : "", attrs);
     buf shown = {0};
     if (max_px > 0) fit_text(&shown, s, size, max_px, middle);
@@ -143,17 +153,26 @@ static void text_el(buf *o, double x, double y, const char *anchor, double size,
     text_el_cut(o, x, y, anchor, size, fill, attrs, s, max_px, 0);
 }
 
-/* <line>; attrs (may be "") adds attributes. */
+/* A line from (x1, y1) to (x2, y2); attrs (may be "") adds attributes. */
 static void line_el(buf *o, double x1, double y1, double x2, double y2, const char *stroke, double width,
                     const char *attrs) {
-    buf_puts(o, "<line x1=\"");
+    /* a path "M x1 y1 h dx" (or "v dy", else "L x2 y2"): shorter than a <line>, drawn the same */
+    buf_puts(o, "<path d=\"M");
     num(o, x1);
-    buf_puts(o, "\" y1=\"");
+    buf_putc(o, ' ');
     num(o, y1);
-    buf_puts(o, "\" x2=\"");
-    num(o, x2);
-    buf_puts(o, "\" y2=\"");
-    num(o, y2);
+    if (y1 == y2) {
+        buf_putc(o, 'h');
+        num(o, x2 - x1);
+    } else if (x1 == x2) {
+        buf_putc(o, 'v');
+        num(o, y2 - y1);
+    } else {
+        buf_putc(o, 'L');
+        num(o, x2);
+        buf_putc(o, ' ');
+        num(o, y2);
+    }
     buf_printf(o, "\" stroke=\"%s\"", stroke);
     if (width != 1) buf_printf(o, " stroke-width=\"%g\"", width); /* 1 is SVG's default */
     buf_printf(o, "%s%s/>\n", *attrs ? " " : "", attrs);
@@ -248,18 +267,20 @@ static void draw_swatch(buf *o, const legend_item *it, double x, double y) {
 /* The legend entries from top, left to right, wrapping into rows as legend_height measured. */
 static void draw_legend(buf *o, const legend_item *items, size_t n, double w, double top) {
     double x = PAD, y = top + LEGEND_ROW / 2;
+    buf_puts(o, "<g class=\"legend\"" LEGEND_G_ATTRS ">\n");
     for (size_t i = 0; i < n; i++) {
         double iw = legend_item_width(&items[i]);
         if (x > PAD && x + iw > w - PAD) {
             x = PAD;
             y += LEGEND_ROW;
         }
-        buf_puts(o, items[i].kind == SWATCH_NONE ? "<g class=\"legend-more\">\n" : "<g class=\"legend-item\">\n");
+        /* an item is its swatch and its label (class "more": the items left out) */
         draw_swatch(o, &items[i], x, y);
-        text_el(o, x + SWATCH_W + 6, y + 4.3, "start", LEGEND_SIZE, "#333333", "", items[i].label, iw - SWATCH_W - 6);
-        buf_puts(o, "</g>\n");
+        text_el(o, x + SWATCH_W + 6, y + 4.3, "start", LEGEND_SIZE, LEGEND_INK,
+                items[i].kind == SWATCH_NONE ? "class=\"more\"" : "", items[i].label, iw - SWATCH_W - 6);
         x += iw + 18;
     }
+    buf_puts(o, "</g>\n");
 }
 
 /* The height of a plot and the legend entries it shows. With height 0 the plot is 440 pixels plus
@@ -727,54 +748,211 @@ static void pen_line(pen *p, double x, double y) {
     p->down = 1;
 }
 
-/* The band (y ± err) of a series as one polygon per run of drawable points. */
+/* Points as dots: one path ("m" x y, then each point relative to the one before, in tenths of a
+ * pixel) whose every vertex carries a marker, a circle. About 8 bytes a point where a <circle>
+ * element takes 48, and drawn the same: each dot on its own, so that overlapping dots darken as
+ * before; a point on the one before is drawn again ("0 0"), never dropped. */
+typedef struct {
+    buf d;      /* the path data */
+    buf circle; /* the same points as <circle> elements, for a series of few (DOTS_MIN) */
+    double r;   /* the dots' radius (px) */
+    long x, y;  /* the last point, in tenths */
+    size_t n;   /* points added */
+} dots;
+
+/* A series of fewer points is drawn as <circle> elements, shorter than a marker and its path. */
+#define DOTS_MIN 6
+
+static void dots_add(dots *s, double x, double y) {
+    long tx = tenths(x), ty = tenths(y);
+    if (s->n == 0) buf_putc(&s->d, 'm'); /* relative to the origin: absolute; the pairs after it draw on */
+    tenths_num(&s->d, tx - (s->n ? s->x : 0), s->n > 0);
+    tenths_num(&s->d, ty - (s->n ? s->y : 0), 1);
+    s->x = tx;
+    s->y = ty;
+    s->n++;
+    if (s->n < DOTS_MIN) {
+        buf_puts(&s->circle, "<circle class=\"point\" cx=\"");
+        num(&s->circle, x);
+        buf_puts(&s->circle, "\" cy=\"");
+        num(&s->circle, y);
+        buf_printf(&s->circle, "\" r=\"%g\"/>\n", s->r);
+    }
+}
+
+/* The dots' markers a plot has defined: each a circle's look, its id "d<hash>-<index>" (the hash of
+ * the plot's text before the first: two different plots on one page never share an id). */
+#define MARKERS_MAX 32
+typedef struct {
+    const char *fill;
+    double r, fill_opacity, stroke;
+} marker_look;
+typedef struct {
+    char hash[7];
+    size_t n;
+    marker_look look[MARKERS_MAX];
+} markers;
+
+/* Writes the dots (if any) of the plot that begins at out->data[start] and frees them: few as
+ * <circle> elements, else the path, its vertices marked by the plot's marker (in m) of a circle of
+ * radius s->r, filled with fill at fill_opacity, outlined in white stroke px wide (defined here,
+ * before its first use, when m has none such yet). */
+static void dots_end(buf *out, size_t start, markers *m, dots *s, const char *fill, double fill_opacity,
+                     double stroke) {
+    assert(start <= out->len);
+    size_t k = 0;
+    while (k < m->n && !(m->look[k].fill == fill && m->look[k].r == s->r && m->look[k].fill_opacity == fill_opacity &&
+                         m->look[k].stroke == stroke))
+        k++;
+    if (s->n && (s->n < DOTS_MIN || (k == m->n && k == MARKERS_MAX))) {
+        buf_printf(out, "<g fill=\"%s\" fill-opacity=\"%g\" stroke=\"#ffffff\" stroke-width=\"%g\">\n", fill,
+                   fill_opacity, stroke);
+        buf_append(out, s->circle.data, s->circle.len);
+        buf_puts(out, "</g>\n");
+    } else if (s->n) {
+        if (m->n == 0) {
+            char hex[17];
+            tta_hash_hex(tta_hash64(out->data + start, out->len - start, 0x7474612d646f7473ULL), hex);
+            memcpy(m->hash, hex, 6);
+            m->hash[6] = '\0';
+        }
+        if (k == m->n) {
+            m->look[m->n++] = (marker_look){fill, s->r, fill_opacity, stroke};
+            buf_printf(out, "<marker id=\"d%s-%zu\" markerUnits=\"userSpaceOnUse\" overflow=\"visible\">"
+                            "<circle r=\"%g\" fill=\"%s\"", m->hash, k, s->r, fill);
+            if (fill_opacity < 1) buf_printf(out, " fill-opacity=\"%g\"", fill_opacity);
+            buf_printf(out, " stroke=\"#ffffff\" stroke-width=\"%g\"/></marker>\n", stroke);
+        }
+        buf_printf(out, "<path class=\"points\" marker-start=\"url(#d%s-%zu)\" " /* fill, stroke: LAYER_G */
+                        "marker-mid=\"url(#d%s-%zu)\" marker-end=\"url(#d%s-%zu)\" d=\"%s\"/>\n",
+                   m->hash, k, m->hash, k, m->hash, k, buf_str(&s->d));
+    }
+    buf_free(&s->d);
+    buf_free(&s->circle);
+    *s = (dots){.r = s->r};
+}
+
+/* A curve of more points than this is simplified before it is drawn (simplify); shorter ones (a
+ * trend's rounds) keep every vertex. */
+#define SIMPLIFY_MIN 16
+/* How far (px) a simplified curve may pass from a point it leaves out: a third of a pixel, less
+ * than anti-aliasing blurs. */
+#define SIMPLIFY_PX 0.3
+
+/* Ramer-Douglas-Peucker in place on the n points (x[i], y[i]) px: keeps the ends and every point
+ * farther than SIMPLIFY_PX from the chord of the points kept around it, drops the others (those a
+ * straight line drawn past them misses by less); returns how many are kept, in order. Curves of
+ * fewer than SIMPLIFY_MIN points are kept whole. */
+static size_t simplify(double *x, double *y, size_t n) {
+    if (n < SIMPLIFY_MIN) return n;
+    unsigned char *keep = callocCheck(n, 1);
+    size_t *stack = mallocCheck(2 * n * sizeof *stack), top = 0;
+    keep[0] = keep[n - 1] = 1;
+    stack[top++] = 0;
+    stack[top++] = n - 1;
+    while (top) {
+        size_t b = stack[--top], a = stack[--top];
+        double dx = x[b] - x[a], dy = y[b] - y[a], len = hypot(dx, dy), far = -1;
+        size_t at = a;
+        for (size_t i = a + 1; i < b; i++) {
+            double d = len > 0 ? fabs(dy * (x[i] - x[a]) - dx * (y[i] - y[a])) / len : hypot(x[i] - x[a], y[i] - y[a]);
+            if (d > far) {
+                far = d;
+                at = i;
+            }
+        }
+        if (far > SIMPLIFY_PX) {
+            keep[at] = 1;
+            assert(top + 4 <= 2 * n);
+            stack[top++] = a;
+            stack[top++] = at;
+            stack[top++] = at;
+            stack[top++] = b;
+        }
+    }
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (keep[i]) {
+            x[m] = x[i];
+            y[m] = y[i];
+            m++;
+        }
+    free(keep);
+    free(stack);
+    return m;
+}
+
+/* The band (y ± err) of a series as one polygon per run of drawable points, each edge simplified. */
 static void draw_band(buf *o, const tta_series *s, const scale *x, const scale *y, const char *color) {
+    double *ux = mallocCheck((s->n + 1) * sizeof *ux), *uy = mallocCheck((s->n + 1) * sizeof *uy);
+    double *lx = mallocCheck((s->n + 1) * sizeof *lx), *ly = mallocCheck((s->n + 1) * sizeof *ly);
     size_t i = 0;
     while (i < s->n) {
         while (i < s->n && !(point_ok(s, i, x->kind, y->kind) && isfinite(s->err[i]))) i++;
         size_t j = i;
         while (j < s->n && point_ok(s, j, x->kind, y->kind) && isfinite(s->err[j])) j++;
         if (j > i) {
-            buf_printf(o, "<path class=\"band\" fill=\"%s\" fill-opacity=\"0.18\" stroke=\"none\" d=\"", color);
-            pen p = {.o = o};
-            for (size_t k = i; k < j; k++) {
-                double hi = s->y[k] + fabs(s->err[k]);
-                double px = to_px(x, s->x[k]), py = to_px(y, placeable(y->kind, hi) ? hi : y->hi);
-                if (k == i) pen_move(&p, px, py);
-                else pen_line(&p, px, py);
-            }
-            for (size_t k = j; k-- > i;) {
-                double lo = s->y[k] - fabs(s->err[k]);
+            size_t m = 0;
+            for (size_t k = i; k < j; k++, m++) {
+                double hi = s->y[k] + fabs(s->err[k]), lo = s->y[k] - fabs(s->err[k]);
+                ux[m] = lx[m] = to_px(x, s->x[k]);
+                uy[m] = to_px(y, placeable(y->kind, hi) ? hi : y->hi);
                 /* on a log axis a band reaching 0 or below runs off the bottom */
-                pen_line(&p, to_px(x, s->x[k]), placeable(y->kind, lo) ? to_px(y, lo) : y->p0 + CLIP_SLACK);
+                ly[m] = placeable(y->kind, lo) ? to_px(y, lo) : y->p0 + CLIP_SLACK;
             }
+            size_t mu = simplify(ux, uy, m), ml = simplify(lx, ly, m);
+            buf_printf(o, "<path class=\"band\" fill=\"%s\" d=\"", color); /* the rest from LAYER_G */
+            pen p = {.o = o};
+            pen_move(&p, ux[0], uy[0]);
+            for (size_t k = 1; k < mu; k++) pen_line(&p, ux[k], uy[k]);
+            for (size_t k = ml; k-- > 0;) pen_line(&p, lx[k], ly[k]);
             buf_puts(o, "Z\"/>\n");
         }
         i = j;
     }
+    free(ux);
+    free(uy);
+    free(lx);
+    free(ly);
 }
 
-/* The series as one path through its drawable points; a point that cannot be drawn lifts the pen. */
+/* The series as one path through its drawable points, simplified; a point that cannot be drawn
+ * lifts the pen. */
 static void draw_line(buf *o, const tta_series *s, const scale *x, const scale *y, const char *color) {
-    buf_printf(o, "<path class=\"line\" fill=\"none\" stroke=\"%s\" stroke-width=\"%g\" stroke-linejoin=\"round\"%s d=\"",
+    buf_printf(o, "<path class=\"line\" stroke=\"%s\" stroke-width=\"%g\"%s d=\"", /* the rest from LAYER_G */
                color, s->reference ? 1.5 : 2.0, s->dashed ? " stroke-dasharray=\"6 4\"" : "");
+    double *px = mallocCheck((s->n + 1) * sizeof *px), *py = mallocCheck((s->n + 1) * sizeof *py);
     pen p = {.o = o};
-    int pen_down = 0;
-    for (size_t i = 0; i < s->n; i++) {
-        if (!point_ok(s, i, x->kind, y->kind)) {
-            pen_down = 0;
-            continue;
+    size_t i = 0;
+    while (i < s->n) {
+        while (i < s->n && !point_ok(s, i, x->kind, y->kind)) i++;
+        size_t m = 0;
+        for (; i < s->n && point_ok(s, i, x->kind, y->kind); i++, m++) {
+            px[m] = to_px(x, s->x[i]);
+            py[m] = to_px(y, s->y[i]);
         }
-        if (pen_down) pen_line(&p, to_px(x, s->x[i]), to_px(y, s->y[i]));
-        else pen_move(&p, to_px(x, s->x[i]), to_px(y, s->y[i]));
-        pen_down = 1;
+        m = simplify(px, py, m);
+        for (size_t k = 0; k < m; k++) {
+            if (k) pen_line(&p, px[k], py[k]);
+            else pen_move(&p, px[k], py[k]);
+        }
     }
+    free(px);
+    free(py);
     buf_puts(o, "\"/>\n");
 }
+
+/* The groups of an x-y plot's layers, whose presentation their marks share (a page draws
+ * thousands): bands, lines, points (dots: the marker's circle and the <circle> elements say their
+ * own fill and stroke), labels. */
+static const char *const LAYER_G[4] = {"<g class=\"bands\" fill-opacity=\"0.18\" stroke=\"none\">\n",
+                                       "<g class=\"lines\" fill=\"none\" stroke-linejoin=\"round\">\n",
+                                       "<g class=\"marks\" fill=\"none\" stroke=\"none\">\n", "<g>\n"};
 
 /* tta_svg_xy, with a category x axis when categories is not NULL (n_categories > 0). */
 static void xy_plot(buf *out, const tta_xy_plot *p, const char *const *categories, size_t n_categories) {
     assert(p && (p->n_series == 0 || p->series));
+    size_t start = out->len; /* where the plot begins: its dots' id is a hash of what follows */
     int w = p->width > 0 ? p->width : DEFAULT_WIDTH;
     tta_axis_scale xk = categories ? TTA_AXIS_LINEAR : p->x.scale, yk = p->y.scale;
 
@@ -809,8 +987,8 @@ static void xy_plot(buf *out, const tta_xy_plot *p, const char *const *categorie
     size_t n_items = 0, data_index = 0;
     for (size_t s = 0; s < p->n_series; s++) {
         const tta_series *se = &p->series[s];
-        const char *color = series_color(se, data_index);
-        if (!se->reference) data_index++;
+        const char *color = series_color(se, se->same_color && data_index ? data_index - 1 : data_index);
+        if (!se->reference && !se->same_color) data_index++;
         if (!se->name) continue;
         legend_item *it = &items[n_items++];
         it->label = se->name;
@@ -844,23 +1022,21 @@ static void xy_plot(buf *out, const tta_xy_plot *p, const char *const *categorie
     /* Marks, clipped; bands under lines under points under labels. */
     size_t outside = 0, hidden_lines = 0;
     begin_clip(out, left, top, right, bottom);
+    markers marks = {0};
     for (int layer = 0; layer < 4; layer++) {
+        buf_puts(out, LAYER_G[layer]);
         data_index = 0;
         for (size_t s = 0; s < p->n_series; s++) {
             const tta_series *se = &p->series[s];
-            const char *color = series_color(se, data_index);
-            if (!se->reference) data_index++;
+            const char *color = series_color(se, se->same_color && data_index ? data_index - 1 : data_index);
+            if (!se->reference && !se->same_color) data_index++;
             int has_line = se->marks != TTA_MARK_POINTS, has_points = se->marks != TTA_MARK_LINE;
             /* markers on a line only while they can be told apart: 8 px apart on average */
             if (has_line && has_points && se->n > 1 && (right - left) / (double)se->n < 8) has_points = 0;
             if (layer == 0 && se->err) draw_band(out, se, &x, &y, color);
-            if (layer == 1 && has_line) draw_line(out, se, &x, &y, color);
-            /* a series' points share their presentation on a group, each only its place: a page
-             * draws thousands */
-            int group = layer == 2 && has_points && se->n > 0;
-            if (group)
-                buf_printf(out, "<g fill=\"%s\" stroke=\"#ffffff\" %s>\n", color,
-                           has_line ? "stroke-width=\"1\"" : "fill-opacity=\"0.85\" stroke-width=\"0.8\"");
+            if (layer == 1 && has_line && se->n) draw_line(out, se, &x, &y, color); /* n 0: a legend's key */
+            /* a series' points are dots on one path (dots_add): a page draws thousands */
+            dots pts = {.r = has_line ? 3.5 : 4.5};
             for (size_t i = 0; layer >= 2 && i < se->n; i++) {
                 if (!point_ok(se, i, xk, yk)) continue;
                 int in = inside(&x, se->x[i]) && inside(&y, se->y[i]);
@@ -869,13 +1045,7 @@ static void xy_plot(buf *out, const tta_xy_plot *p, const char *const *categorie
                     if (has_points) outside++;
                     else hidden_lines++;
                 }
-                if (layer == 2 && has_points && in) {
-                    buf_puts(out, "<circle class=\"point\" cx=\"");
-                    num(out, px);
-                    buf_puts(out, "\" cy=\"");
-                    num(out, py);
-                    buf_puts(out, has_line ? "\" r=\"3.5\"/>\n" : "\" r=\"4.5\"/>\n");
-                }
+                if (layer == 2 && has_points && in) dots_add(&pts, px, py);
                 if (layer == 3 && in && se->labels && se->labels[i]) {
                     double lw = fmin(text_width(se->labels[i], 11), 160), tx = px + 7;
                     if (tx + lw > right) tx = px - 7 - lw; /* near the right edge: to the left of the point */
@@ -883,8 +1053,9 @@ static void xy_plot(buf *out, const tta_xy_plot *p, const char *const *categorie
                     text_el(out, tx, py - 7, "start", 11, "#333333", "class=\"label\"", se->labels[i], 160);
                 }
             }
-            if (group) buf_puts(out, "</g>\n");
+            dots_end(out, start, &marks, &pts, color, has_line ? 1 : 0.85, has_line ? 1 : 0.8);
         }
+        buf_puts(out, "</g>\n");
     }
     end_clip(out);
     size_t hidden_hlines = 0;
@@ -979,6 +1150,7 @@ static double category_labels(buf *o, const char *const *names, size_t n, double
     double sin_a = angle == 35 ? 0.5736 : 1, cos_a = angle == 35 ? 0.8192 : 0;
     if (!draw) return angle ? fmin(widest, TURNED_MAX) * sin_a + 22 : 8 + CATEGORY_LINE * lines;
     buf attrs = {0};
+    if (angle) buf_puts(o, "<g text-anchor=\"end\">\n"); /* the turned names' anchor, said once */
     for (size_t i = 0; i < n; i++) {
         double cx = left + band * (i + 0.5);
         if (angle) {
@@ -986,12 +1158,13 @@ static double category_labels(buf *o, const char *const *names, size_t n, double
             double ax = angle == 35 ? cx + 4 : cx + 4.3, ay = angle == 35 ? y0 + 16 : y0 + 10;
             double room = cos_a > 0 ? fmin(TURNED_MAX, (cx - PAD / 2) / cos_a) : TURNED_MAX;
             buf_clear(&attrs);
-            buf_printf(&attrs, "transform=\"rotate(-%d ", angle);
+            buf_puts(&attrs, "transform=\"translate(");
             num(&attrs, ax);
             buf_putc(&attrs, ' ');
             num(&attrs, ay);
-            buf_puts(&attrs, ")\"");
-            text_el_cut(o, ax, ay, "end", TICK_SIZE, TICK_INK, buf_str(&attrs), names[i], room, 1);
+            buf_printf(&attrs, ")rotate(-%d)\"", angle);
+            text_el_cut(o, NAN, NAN, "end", TICK_SIZE, TICK_INK, buf_str(&attrs), names[i], room, 1);
+            if (i + 1 == n) buf_puts(o, "</g>\n");
             continue;
         }
         char *wrapped[3];
@@ -1188,6 +1361,7 @@ static double jitter(size_t i) {
 
 void tta_svg_strip(buf *out, const tta_strip_plot *p) {
     assert(p && (p->n_groups == 0 || p->groups));
+    size_t start = out->len; /* where the plot begins: its dots' id is a hash of what follows */
     size_t ng = p->n_groups;
     int w = p->width > 0 ? p->width : categorical_width(ng, 28);
     tta_axis_scale yk = p->y.scale;
@@ -1218,14 +1392,14 @@ void tta_svg_strip(buf *out, const tta_strip_plot *p) {
     double band = ng ? (right - left) / ng : 0, spread = fmin(band * 0.26, 22), half_mean = fmin(band * 0.34, 28);
     size_t outside = 0;
     begin_clip(out, left, top, right, bottom);
+    /* every run a dot on one path (dots_add: a round's page draws thousands), then each group's
+     * mean a horizontal stroke of one path over them */
+    dots pts = {.r = 4.5};
+    buf means = {0};
     for (size_t g = 0; g < ng; g++) {
         const tta_strip_group *gr = &p->groups[g];
         double cx = left + band * (g + 0.5), sum = 0;
         size_t n = 0;
-        /* the points' common presentation on their group, each point only its place: a round's page
-         * draws thousands */
-        buf_printf(out, "<g class=\"group\" fill=\"%s\" fill-opacity=\"0.75\" stroke=\"#ffffff\" stroke-width=\"0.8\">\n",
-                   palette[0]);
         for (size_t i = 0; i < gr->n; i++) {
             double v = gr->values[i];
             if (!placeable(yk, v)) continue;
@@ -1235,25 +1409,26 @@ void tta_svg_strip(buf *out, const tta_strip_plot *p) {
                 outside++;
                 continue;
             }
-            buf_puts(out, "<circle class=\"point\" cx=\"");
-            num(out, cx + 2 * spread * jitter(i));
-            buf_puts(out, "\" cy=\"");
-            num(out, to_px(&y, v));
-            buf_puts(out, "\" r=\"4.5\"/>\n");
+            dots_add(&pts, cx + 2 * spread * jitter(i), to_px(&y, v));
         }
-        if (n) {
-            double mean = sum / n; /* on a log axis too: the mean of the values, not of their logs */
-            if (inside(&y, mean)) {
-                double py = to_px(&y, mean);
-                buf m = {0};
-                buf_puts(&m, "class=\"mean\" stroke-linecap=\"round\"");
-                char *attrs = buf_take(&m);
-                line_el(out, cx - half_mean, py, cx + half_mean, py, INK, 2.5, attrs);
-                free(attrs);
-            }
+        double mean = n ? sum / n : NAN; /* on a log axis too: the mean of the values, not of their logs */
+        if (n && inside(&y, mean)) {
+            buf_putc(&means, 'M');
+            num(&means, cx - half_mean);
+            buf_putc(&means, ' ');
+            num(&means, to_px(&y, mean));
+            buf_putc(&means, 'h');
+            num(&means, 2 * half_mean);
         }
-        buf_puts(out, "</g>\n");
     }
+    buf_puts(out, LAYER_G[2]);
+    markers marks = {0};
+    dots_end(out, start, &marks, &pts, palette[0], 0.75, 0.8);
+    buf_puts(out, "</g>\n");
+    if (means.len)
+        buf_printf(out, "<path class=\"mean\" fill=\"none\" stroke=\"%s\" stroke-width=\"2.5\" "
+                        "stroke-linecap=\"round\" d=\"%s\"/>\n", INK, buf_str(&means));
+    buf_free(&means);
     end_clip(out);
     size_t hidden_hlines = 0;
     draw_hlines(out, p->hlines, p->n_hlines, &y, left, right, w, &hidden_hlines);

@@ -229,7 +229,20 @@ int tta_out_format_parse(const char *s) {
 }
 
 int tta_col_kind_is_numeric(tta_col_kind kind) {
-    return kind != TTA_COL_TEXT && kind != TTA_COL_BOOL && kind != TTA_COL_PATH;
+    return kind != TTA_COL_TEXT && kind != TTA_COL_BOOL && kind != TTA_COL_PATH && kind != TTA_COL_URL;
+}
+
+const char *tta_table_url(const tta_table *t, size_t row, size_t col) {
+    assert(row < t->n_rows && col < t->n_cols && t->cols[col].kind == TTA_COL_URL);
+    const cell *c = &t->cells[row * t->n_cols + col];
+    return c->type == CELL_TEXT ? c->text : NULL;
+}
+
+size_t tta_table_n_columns(const tta_table *t) { return t->n_cols; }
+
+const tta_column *tta_table_column_def(const tta_table *t, size_t col) {
+    assert(col < t->n_cols);
+    return &t->cols[col];
 }
 
 tta_table *tta_table_new(const tta_column *cols, size_t n_cols) {
@@ -316,7 +329,7 @@ void tta_table_set_number(tta_table *t, size_t row, size_t col, double v) {
 
 void tta_table_set_text(tta_table *t, size_t row, size_t col, const char *s) {
     cell *c = reset_cell(t, row, col);
-    assert(t->cols[col].kind == TTA_COL_TEXT || t->cols[col].kind == TTA_COL_PATH);
+    assert(t->cols[col].kind == TTA_COL_TEXT || t->cols[col].kind == TTA_COL_PATH || t->cols[col].kind == TTA_COL_URL);
     if (s) {
         c->type = CELL_TEXT;
         c->text = strdupCheck(s);

@@ -455,7 +455,7 @@ static void trend_plot(const trend_data *d, const trend_series *se, buf *svg) {
         }
         if (m == 0 && k == N_BANDS) continue;
         if (m == 0) { /* no line, no legend, but its colour kept: each band has one colour in every plot */
-            series[ns++] = (tta_series){NULL, xs, ys, 0, NULL, NULL, TTA_MARK_LINE, k == 0, 0};
+            series[ns++] = (tta_series){NULL, xs, ys, 0, NULL, NULL, TTA_MARK_LINE, k == 0, 0, 0};
             continue;
         }
         if (k == 0) snprintf(legend[k], sizeof legend[k], "best (all entries)");
@@ -463,7 +463,7 @@ static void trend_plot(const trend_data *d, const trend_series *se, buf *svg) {
         series[ns++] = (tta_series){k < N_BANDS ? legend[k] : "median (all entries)", xs, ys, m, NULL,
                                     k == 0 ? (const char *const *)labels : NULL,
                                     k < N_BANDS ? TTA_MARK_LINE_POINTS : TTA_MARK_LINE, k == 0 || k == N_BANDS,
-                                    k == 0 || k == N_BANDS};
+                                    k == 0 || k == N_BANDS, 0};
     }
     buf title = {0};
     buf_printf(&title, "%s: published score per round (%s division)", se->benchmark, d->division);

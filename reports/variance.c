@@ -20,7 +20,7 @@ enum {
     C_SCORE_UNSCALED, C_SUMMARY_SCORE, C_TTA_MEAN,
     C_CV, C_CV_LOW, C_CV_HIGH, C_CV_CI, C_UNIT, C_UNIT_SHORT, C_PROGRESS_MEAN, C_PROGRESS_STD, C_TPU_MEAN,
     C_TPU_STD, C_EPOCHS_MEAN, C_EPOCHS_STD, C_TPE_MEAN, C_TPE_STD, C_CV_RATIO, C_SHARE, C_SHARE_TPU, C_SHARE_COV,
-    C_ENERGY_J, C_ENERGY_KWH, C_ACC_MIN, C_COST_HOUR, C_COST, C_SCALING_KIND, C_MODELS, C_INSTANCE, C_RATE, C_COUNT
+    C_ENERGY_J, C_ENERGY_KWH, C_ACC_MIN, C_COST_HOUR, C_COST, C_SCALING_KIND, C_MODELS, C_INSTANCE, C_RATE, C_LOGS_URL, C_COUNT
 };
 
 static const tta_column variance_columns[C_COUNT] = {
@@ -70,6 +70,9 @@ static const tta_column variance_columns[C_COUNT] = {
     [C_MODELS] = {"number_of_models", "models", TTA_COL_INT, 0, TTA_FOR_SCRIPTS},
     [C_INSTANCE] = {"instance_scale", "acc/model", TTA_COL_INT, 0, TTA_FOR_SCRIPTS},
     [C_RATE] = {"models_per_min", "models/min", TTA_COL_NUMBER, 2, TTA_FOR_SCRIPTS},
+    /* its logs (the system's cell links to them on the page); ls entries and the leaderboard also
+     * give its system description */
+    [C_LOGS_URL] = TTA_LOGS_URL_COLUMN,
 };
 
 /* An MLPerf HPC entry's scaling and, for a weak-scaling one, the rest of its score (the number of
@@ -302,6 +305,7 @@ static void variance_row(tta_table *t, const tta_entry_summary *summary) {
     size_t row = tta_table_add_row(t);
     tta_identity id = tta_entry_identity(e);
     tta_table_set_identity(t, row, &id);
+    tta_table_set_published(t, row, e);
     if (e->accelerators >= 0) tta_table_set_number(t, row, C_ACC, e->accelerators);
     else tta_table_set_missing(t, row, C_ACC, "no system description");
     tta_table_set_number(t, row, C_RUNS, (double)s.runs);
@@ -422,7 +426,7 @@ void tta_variance_plot(const tta_entry_data *e, size_t n, const tta_report_optio
             if (tta_run_succeeded(&e[i].runs[r]) && !e[i].runs[r].time_suspect)
                 values[i][k++] = e[i].runs[r].tta_s / 60.0;
         buf b = {0};
-        buf_printf(&b, "%s %s", e[i].system, e[i].benchmark);
+        tta_plot_entry_name(&b, e, n, i);
         names[i] = buf_take(&b);
         g[i] = (tta_strip_group){names[i], values[i], k};
     }

@@ -4,7 +4,8 @@
 # page) and, with ../shared/corpus, of MLPerf v0.7 (one round: one page).
 #  - links: every href="#X" of a page has its id="X" there (the results tables' #entry-N, the table
 #    of contents' sections), every other link names a file written beside the page (a round's page,
-#    a long table's CSV), ids are unique, the page loads nothing from elsewhere;
+#    a long table's CSV) or, from an entry's system, where it is published (the repositories of
+#    schemas/benchmark_rules.json), ids are unique, the page loads nothing from elsewhere;
 #  - structure: a table of contents, <h2>s with ids, a section per benchmark, each plot's title
 #    names its benchmark, long tables folded or a link away, an MLPerf round's page has no profile
 #    of this machine, the leaderboard on top;
@@ -66,7 +67,7 @@ else
 fi
 
 # Links and structure: prints "entry_links missing_targets entry_ids duplicate_ids missing_files
-# h2_without_id toc_links sections untitled_plots outside".
+# h2_without_id toc_links sections untitled_plots outside published".
 cat >"$work/links.py" <<'PY'
 import os, re, sys
 path = sys.argv[1]
@@ -78,7 +79,13 @@ missing = sorted(set(local) - set(ids))
 for m in missing[:5]: print("no target:", m, file=sys.stderr)
 files = [h for h in hrefs if not h.startswith("#")]
 outside = [h for h in files if "//" in h or ":" in h]
-missing_files = [h for h in files if h not in outside and not os.path.exists(os.path.join(os.path.dirname(path), h))]
+# an entry's system links to where it is published: the repositories the rules name, nothing else
+published = [h for h in outside if h.startswith(("https://github.com/mlcommons/training_results_v",
+                                                   "https://github.com/stanford-futuredata/dawn-bench-entries/"))]
+outside = [h for h in outside if h not in published]
+for m in outside[:5]: print("outside:", m, file=sys.stderr)
+missing_files = [h for h in files if h not in outside and h not in published
+                 and not os.path.exists(os.path.join(os.path.dirname(path), h))]
 for m in missing_files[:5]: print("no file:", m, file=sys.stderr)
 h2_no_id = len(re.findall(r"<h2>", html))
 nav = re.search(r'<nav class="toc">(.*?)</nav>', html, re.S)
@@ -92,13 +99,14 @@ for m in re.finditer(r'<h2 id="bench-([^"]+)">(.*?)(?=<h2 |</main>)', html, re.S
             untitled += 1
             print("plot without its benchmark:", t, file=sys.stderr)
 print(len([l for l in local if l.startswith("entry-")]), len(missing), len([i for i in ids if i.startswith("entry-")]),
-      len(ids) - len(set(ids)), len(missing_files), h2_no_id, toc, sections, untitled, len(outside))
+      len(ids) - len(set(ids)), len(missing_files), h2_no_id, toc, sections, untitled, len(outside), len(published))
 PY
 for p in "${pages[@]}"; do
-    read -r links missing targets dups nofile noid toc sections untitled outside < <(python3 "$work/links.py" "$work/$p.html")
+    read -r links missing targets dups nofile noid toc sections untitled outside published < <(python3 "$work/links.py" "$work/$p.html")
     check "$p: every href=#X has its target ($missing without)" test "$missing" -eq 0
     check "$p: every file it links is beside it ($nofile missing)" test "$nofile" -eq 0
-    check "$p: nothing from elsewhere ($outside links)" test "$outside" -eq 0
+    check "$p: no link elsewhere but to the published results ($outside links)" test "$outside" -eq 0
+    check "$p: the page loads nothing (its policy: default-src 'none')" grep -q "default-src 'none'" "$work/$p.html"
     check "$p: ids unique ($dups repeated)" test "$dups" -eq 0
     check "$p: every <h2> has an id ($noid without)" test "$noid" -eq 0
     check "$p: a table of contents ($toc links)" test "$toc" -ge 2
@@ -112,6 +120,7 @@ for p in "${pages[@]}"; do
     case "$p" in
     v0.7 | fixtures-v0.7)
         check "$p: the results table links entries ($links links) to their rows ($targets)" test "$links" -gt 0 -a "$targets" -gt 0
+        check "$p: entries link where they are published ($published links)" test "$published" -gt 0
         ;;
     esac
 done

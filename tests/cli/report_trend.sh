@@ -187,7 +187,7 @@ if best:
     vertices = len(re.findall(r"-?[0-9]*\.?[0-9]+", best[0].get("d"))) // 2
     expect("the best's line has %d vertices, one per round with a best (got %d)" % (best_points, vertices),
            vertices == best_points)
-legend = [t.text for g in root.iter(ns + "g") if g.get("class") == "legend-item" for t in g.iter(ns + "text")]
+legend = [t.text for g in root.iter(ns + "g") if g.get("class") == "legend" for t in g.iter(ns + "text")]
 expect("legend names the best and the median (got %s)" % legend,
        "best (all entries)" in legend and "median (all entries)" in legend)
 print("ok %d" % n_ok)

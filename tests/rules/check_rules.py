@@ -114,13 +114,27 @@ def check_internal(doc):
         round_names.append(rr["round"])
         round_rulesets.append(rr["ruleset"])
         for k in rr:
-            if k not in ("round", "ruleset", "suite", "source", "rcp_folder"):
+            if k not in ("round", "ruleset", "suite", "source", "rcp_folder", "published"):
                 fail(f"rounds[{i}]", f"unknown field \"{k}\"")
         if "rcp_folder" in rr and rr["rcp_folder"] != checker_folder(rr["ruleset"]):
             fail(f"rounds[{i}]", f"rcp_folder {rr['rcp_folder']}, but the RCP checker's folder of "
                                  f"{rr['ruleset']} is {checker_folder(rr['ruleset'])}")
         if (rr.get("suite") == "hpc") != rr["ruleset"].startswith("hpc_"):
             fail(f"rounds[{i}]", "an MLPerf HPC round (suite hpc) and only one has a ruleset hpc_X.Y.Z")
+        pub = rr.get("published")
+        if pub is not None:
+            w = f"rounds[{i}].published"
+            for k in pub:
+                if k not in ("repository", "from", "logs", "source"):
+                    fail(w, f"unknown field \"{k}\"")
+            if not re.fullmatch(r"https://github\.com/[\w.-]+/[\w.-]+", str(pub.get("repository"))):
+                fail(w, f"repository {pub.get('repository')!r} is no https://github.com/<owner>/<name>")
+            frm = pub.get("from")
+            if not isinstance(frm, list) or not frm or not all(isinstance(x, str) and x and "/" not in x for x in frm):
+                fail(w, "\"from\" must list folder names")
+            if pub.get("logs") not in ("folder", "file"):
+                fail(w, "\"logs\" must be \"folder\" or \"file\"")
+            cited(f"{w} source", pub.get("source"))
         if rr.get("suite") not in SUITES:
             fail(f"rounds[{i}]", f"suite \"{rr.get('suite')}\" is not one of {sorted(SUITES)}")
         cited(f"rounds[{i}] source", rr.get("source"))
@@ -523,6 +537,21 @@ def check_official(rules, root, doc):
     m = re.search(r'step_unit = "step_num" if ruleset in (\[[^\]]*\])', text)
     step_rulesets = ast.literal_eval(m.group(1)) if m else []
     rs_text = open(os.path.join(pkg, "result_summarizer", "result_summarizer.py")).read()
+    # an MLPerf Training (HPC) round's repository is the summarizer's _ruleset_url_prefix('training' ('hpc'), ruleset)
+    m = re.search(r"def _ruleset_url_prefix\(usage, ruleset\):\n    short_ruleset = (.*)\n    return f'(.*)'", rs_text)
+    if not m:
+        fail("result_summarizer.py", "_ruleset_url_prefix not found")
+    else:
+        for i, rr in enumerate(doc.get("rounds", [])):
+            if rr.get("suite") not in ("mlperf", "hpc") or "published" not in rr:
+                continue
+            # the summarizer's ruleset for HPC is "X.Y.Z" under usage hpc (tta's "hpc_X.Y.Z")
+            usage = "hpc" if rr["suite"] == "hpc" else "training"
+            ruleset = rr["ruleset"][len("hpc_"):] if usage == "hpc" else rr["ruleset"]
+            short_ruleset = eval(m.group(1), {}, {"ruleset": ruleset})  # the summarizer's own expression
+            want = eval("f" + repr(m.group(2)), {}, {"usage": usage, "short_ruleset": short_ruleset})
+            if rr["published"].get("repository") != want:
+                fail(f"rounds[{i}].published", f"repository {rr['published'].get('repository')}, the summarizer's {want}")
     m = re.search(r'max_dropped_scores = (\d+) if benchmark == "(\w+)" else (\d+)', rs_text)
     if not m:
         fail("result_summarizer.py", "max_dropped_scores rule not found")
