@@ -81,6 +81,7 @@ files = [h for h in hrefs if not h.startswith("#")]
 outside = [h for h in files if "//" in h or ":" in h]
 # an entry's system links to where it is published: the repositories the rules name, nothing else
 published = [h for h in outside if h.startswith(("https://github.com/mlcommons/training_results_v",
+                                                   "https://github.com/mlcommons/hpc_results_v",
                                                    "https://github.com/stanford-futuredata/dawn-bench-entries/"))]
 outside = [h for h in outside if h not in published]
 for m in outside[:5]: print("outside:", m, file=sys.stderr)

@@ -40,6 +40,12 @@ db="$work/fx.db"
 "$TTA" --db "$db" ls entries --format csv >"$work/entries.csv"
 check "ls entries gives logs_url and description_url" grep -q '^entry,.*,logs_url,description_url,note' "$work/entries.csv"
 "$TTA" --db "$db" ls runs --format csv >"$work/runs.csv"
+# MLPerf HPC: the summarizer's _ruleset_url_prefix with usage hpc, strong/ and weak/ kept in the path
+hpc=$("$TTA" --db "$db" ls entries --round hpc-v2.0 --format csv)
+check "an HPC weak-scaling entry links its folder in hpc_results_v2.0" grep -q \
+    ',https://github.com/mlcommons/hpc_results_v2.0/tree/HEAD/HelmholtzAI/results/horeka_gpu_n64_pytorch1.13/weak/deepcam,https://github.com/mlcommons/hpc_results_v2.0/blob/HEAD/HelmholtzAI/systems/horeka_gpu_n64_pytorch1.13.json,' <<<"$hpc"
+check "an HPC strong-scaling entry too" grep -q \
+    ',https://github.com/mlcommons/hpc_results_v2.0/tree/HEAD/NVIDIA/results/dgxa100_n64_pytorch/strong/oc20,' <<<"$hpc"
 pycheck "$work/entries.csv" "$work/runs.csv" <<'PY'
 import csv, sys
 n_ok = 0
@@ -118,7 +124,7 @@ import glob, re, sys
 for p in glob.glob(sys.argv[1] + "/page*.html"):
     for h in re.findall(r"href=\"([^\"]*)\"", open(p).read()):
         assert h.startswith("#") or "/" not in h and ":" not in h or h.startswith("https://github.com/mlcommons/training_results_v") \
-            or h.startswith("https://github.com/stanford-futuredata/dawn-bench-entries/"), h' "$work"
+            or h.startswith("https://github.com/mlcommons/hpc_results_v") or h.startswith("https://github.com/stanford-futuredata/dawn-bench-entries/"), h' "$work"
 
 # ---- the corpus ----
 corpus="$shared/corpus"
