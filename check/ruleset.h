@@ -1,0 +1,51 @@
+/* ruleset.h: check/'s rules in memory (read by rules_load.c from schemas/compliance_rules.json, run by
+ * engine.c). Nothing outside check/ sees them. */
+#ifndef TTA_CHECK_RULESET_H
+#define TTA_CHECK_RULESET_H
+
+#include "check/check.h"
+#include "check/expr.h"
+
+/* One piece of a rule's Python: its text and tree, or why tta cannot parse it (node NULL). */
+typedef struct {
+    const char *text;
+    cc_node *node;
+    const char *why;
+} cc_code;
+
+/* A KEY record. */
+typedef struct {
+    const char *name;
+    const char *req; /* EXACTLY_ONE, AT_LEAST_ONE, AT_LEAST(n), AT_LEAST_ONE_OR(a,...), OPTIONAL, or NULL */
+    int has_pre, has_post, has_atleast;
+    cc_code pre, post, atleast;
+    cc_code *check, *first_check;
+    int n_check, n_first_check;
+} cc_key;
+
+/* One YAML file of the checker ("training_5.1.0/closed_bert.yaml"). */
+typedef struct {
+    const char *name;
+    int has_begin, has_end, has_end_pre;
+    cc_code begin, end_pre;
+    cc_code *end_check;
+    int n_end_check;
+    cc_key *keys; /* in the checker's order */
+    int n_keys;
+    int *by_name; /* indices of keys sorted by name, for the per-line lookup */
+} cc_config;
+
+struct tta_check_rules {
+    cc_arena arena;
+    cc_config *configs; /* sorted by name */
+    int n_configs;
+    const char *source;
+    const char *rulesets; /* "0.7.0,1.0.0,..." */
+};
+
+/* The config named name[0..n), or NULL. */
+const cc_config *cc_config_find(const tta_check_rules *r, const char *name, size_t n);
+/* The key record of c named key[0..n), or NULL. */
+const cc_key *cc_key_find(const cc_config *c, const char *key, size_t n);
+
+#endif
