@@ -451,9 +451,9 @@ static void run_config(run *r, const char *name) {
         cc_val ll = {.kind = CV_LIST, .u.l = r->loglines};
         cc_dict_set(r->a, env.locals, "loglines", 8, ll);
         int rc = c->begin.node ? cc_exec(&env, c->begin.node) : CC_UNSUPPORTED;
-        if (rc == CC_RAISE) CRASH(r, 0, "BEGIN raises %s", env.why);
+        if (rc == CC_RAISE) CRASH(r, 0, "the BEGIN code raises %s", env.why);
         if (rc == CC_UNSUPPORTED)
-            add(r, NULL, strdupCheck("BEGIN"), 0, 1, "tta cannot evaluate the BEGIN code of %s (%s)", name, c->begin.node ? env.why : c->begin.why);
+            add(r, NULL, strdupCheck("BEGIN code"), 0, 1, "tta cannot evaluate the BEGIN code of %s (%s)", name, c->begin.node ? env.why : c->begin.why);
         adopt_lines(r);
     }
     for (size_t i = 0; i < r->n_slots; i++) /* this file's keys replace earlier files' messages about them */

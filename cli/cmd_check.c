@@ -5,10 +5,11 @@
 
 #include "check/check.h"
 #include "cli/cli.h"
+#include "common/file.h"
 #include "reports/reports.h"
 
 static const char check_help[] =
-    "usage: tta check [--ruleset X.Y.Z] [--failing] [--jobs N] [--format table|csv|json|markdown] PATH...\n"
+    "usage: tta check [--ruleset X.Y.Z] [--rules FILE] [--failing] [--jobs N] [--format table|csv|json|markdown] PATH...\n"
     "\n"
     "MLCommons' compliance checks (the compliance checker the result summarizer runs before it scores a\n"
     "run) on MLPerf Training result logs: PATH is a log, or a folder whose result_*.txt are all checked\n"
@@ -17,6 +18,7 @@ static const char check_help[] =
     "wants. The rules are tta's copy of the checker's YAML (schemas/compliance_rules.json; docs/compliance.md).\n"
     "\n"
     "--ruleset X.Y.Z  the rules' version (default: from the round folder in each log's path, v5.1 -> 5.1.0)\n"
+    "--rules FILE     rules from FILE (the form of schemas/compliance_rules.json) instead of tta's own\n"
     "--failing        list only the logs that do not pass\n"
     "--jobs N         worker threads (default: one per CPU)\n"
     "Exit status: 0 every log passes, 1 a log fails or cannot be evaluated or cannot be read, 2 usage.\n";
@@ -24,7 +26,7 @@ static const char check_help[] =
 int cmd_check(const tta_cli *cli, int argc, char **argv) {
     (void)cli;
     int format = TTA_FORMAT_TABLE, failing = 0, jobs = 0;
-    const char *ruleset = NULL;
+    const char *ruleset = NULL, *rules_file = NULL;
     const char **paths = calloc((size_t)argc + 1, sizeof *paths);
     size_t n = 0;
     for (int i = 1; i < argc; i++) {
@@ -38,9 +40,10 @@ int cmd_check(const tta_cli *cli, int argc, char **argv) {
             return 0;
         } else if (!strcmp(argv[i], "--failing")) {
             failing = 1;
-        } else if (!strcmp(argv[i], "--ruleset") || !strcmp(argv[i], "--jobs")) {
+        } else if (!strcmp(argv[i], "--ruleset") || !strcmp(argv[i], "--jobs") || !strcmp(argv[i], "--rules")) {
             if (i + 1 >= argc) return free(paths), cli_usage_error("check", "%s needs a value", argv[i]);
-            if (argv[i][2] == 'r') ruleset = argv[++i];
+            if (!strcmp(argv[i], "--rules")) rules_file = argv[++i];
+            else if (argv[i][2] == 'r') ruleset = argv[++i];
             else if ((jobs = atoi(argv[++i])) < 1) return free(paths), cli_usage_error("check", "--jobs needs a count >= 1");
         } else if (argv[i][0] == '-' && argv[i][1]) {
             return free(paths), cli_usage_error("check", "unknown option '%s'", argv[i]);
@@ -51,7 +54,16 @@ int cmd_check(const tta_cli *cli, int argc, char **argv) {
     if (n == 0) return free(paths), cli_usage_error("check", "give a result log or a folder of them");
     tta_check_rules *rules;
     tta_error err;
-    if (tta_check_rules_load(&rules, &err) != TTA_OK) {
+    int lrc;
+    if (rules_file) {
+        tta_file f;
+        lrc = tta_file_load(rules_file, 64 * TTA_FILE_MIB, "a rules file", TTA_FILE_READ, &f, &err);
+        if (lrc == TTA_OK) lrc = tta_check_rules_parse(f.data, f.len, rules_file, &rules, &err);
+        tta_file_free(&f);
+    } else {
+        lrc = tta_check_rules_load(&rules, &err);
+    }
+    if (lrc != TTA_OK) {
         fprintf(stderr, "tta check: %s\n", err.text);
         return free(paths), tta_exit_status(err.code);
     }

@@ -6,13 +6,14 @@
 #include "common/buf.h"
 
 #include "reports/reports.h"
+#include "reports/builders.h"
 #include "reports/render.h"
 
 static const tta_column COLUMNS[] = {
     {"log", "log", TTA_COL_TEXT, 0, TTA_FOR_ALL},
     {"ruleset", "ruleset", TTA_COL_TEXT, 0, TTA_FOR_ALL},
-    {"benchmark", "bench", TTA_COL_TEXT, 0, TTA_FOR_SCRIPTS},
-    {"division", "div", TTA_COL_TEXT, 0, TTA_FOR_SCRIPTS},
+    TTA_BENCHMARK_COLUMN,
+    TTA_DIVISION_COLUMN,
     {"verdict", "verdict", TTA_COL_TEXT, 0, TTA_FOR_ALL},
     {"failures", "failures", TTA_COL_INT, 0, TTA_FOR_ALL},
     {"rule", "first failing rule", TTA_COL_TEXT, 0, TTA_FOR_ALL},
