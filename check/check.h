@@ -46,6 +46,13 @@ typedef struct {
     char *division;  /* submission_division as logged, or NULL */
 } tta_check_log;
 
+/* Flags of the checks. */
+enum {
+    TTA_CHECK_AS_PUBLISHED = 1, /* the rule files as they were when the log's round was published, where the
+                                   rules keep such a copy (a file changed after the round; docs/compliance.md),
+                                   else today's: what the summarizer ran on the published round */
+};
+
 /* The compliance rules, read once from the embedded schemas/compliance_rules.json. */
 typedef struct tta_check_rules tta_check_rules;
 
@@ -63,15 +70,15 @@ const char *tta_check_rules_source(const tta_check_rules *rules);
 /* The rulesets held, as one comma-separated string. */
 const char *tta_check_rules_rulesets(const tta_check_rules *rules);
 
-/* Checks the log text data[0..len) (named path) against ruleset into *out (freed with
+/* Checks the log text data[0..len) (named path) against ruleset (flags: TTA_CHECK_*) into *out (freed with
  * tta_check_log_free). Returns TTA_OK (whatever the verdict), or TTA_ENOTFOUND for a ruleset the rules
  * lack. Thread-safe for distinct outs over the same rules. */
-int tta_check_log_text(const tta_check_rules *rules, const char *ruleset, const char *path, const char *data,
-                       size_t len, tta_check_log *out, tta_error *err);
+int tta_check_log_text(const tta_check_rules *rules, const char *ruleset, unsigned flags, const char *path,
+                       const char *data, size_t len, tta_check_log *out, tta_error *err);
 /* Reads the file at path and checks it as tta_check_log_text; TTA_ENOTFOUND/TTA_EIO/TTA_EINPUT for a
  * file that cannot be read. */
-int tta_check_log_file(const tta_check_rules *rules, const char *ruleset, const char *path, tta_check_log *out,
-                       tta_error *err);
+int tta_check_log_file(const tta_check_rules *rules, const char *ruleset, unsigned flags, const char *path,
+                       tta_check_log *out, tta_error *err);
 /* Frees what *log holds and zeroes it. */
 void tta_check_log_free(tta_check_log *log);
 
@@ -90,9 +97,10 @@ typedef struct {
 /* Checks every result_*.txt under paths (files are checked whatever their name), each against ruleset,
  * or, when ruleset is NULL, the ruleset of its round's folder (tta_check_ruleset_of_path). jobs: worker
  * threads (0: one per CPU). Returns TTA_OK, TTA_ENOTFOUND for a missing path, TTA_EUSAGE when a log's
- * ruleset is unknown (the message says to give one), TTA_EINPUT when a path holds no result log. */
+ * ruleset is unknown (the message says to give one), TTA_EINPUT when a path holds no result log. flags: as
+ * tta_check_log_text's. */
 int tta_check_paths(const tta_check_rules *rules, const char *const *paths, size_t n_paths, const char *ruleset,
-                    int jobs, tta_check_report *out, tta_error *err);
+                    unsigned flags, int jobs, tta_check_report *out, tta_error *err);
 /* Frees what *r holds. */
 void tta_check_report_free(tta_check_report *r);
 

@@ -54,6 +54,8 @@ typedef struct {
     const char *crash_config;
     const cc_config *cfg; /* the file being run */
     cc_list *loglines;    /* the lines as the rules' BEGIN code sees them (`loglines`), made when first asked */
+    const char *ruleset;
+    int as_published;
 } run;
 
 /* Copies the first line of a rule's text, whitespace collapsed, at most 120 characters. */
@@ -436,7 +438,7 @@ static void adopt_lines(run *r) {
 
 /* One rule file over every line (the checker's configured_checks). */
 static void run_config(run *r, const char *name) {
-    const cc_config *c = cc_config_find(r->rules, name, strlen(name));
+    const cc_config *c = cc_config_find_as(r->rules, r->ruleset, r->as_published, name, strlen(name));
     if (!c) CRASH(r, 0, "FileNotFoundError: no rule file %s (the log names a division or benchmark that ruleset lacks)", name);
     r->cfg = c;
     cc_dict *s;
@@ -567,15 +569,15 @@ static char *first_string(const run *r, const char *key) {
 }
 
 /* Checks one log's text. */
-int tta_check_log_text(const tta_check_rules *rules, const char *ruleset, const char *path, const char *data, size_t len,
-                       tta_check_log *out, tta_error *err) {
+int tta_check_log_text(const tta_check_rules *rules, const char *ruleset, unsigned flags, const char *path, const char *data,
+                       size_t len, tta_check_log *out, tta_error *err) {
     assert(rules && ruleset && path && out && (data || len == 0));
     memset(out, 0, sizeof *out);
     if (!tta_check_rules_has(rules, ruleset))
         return tta_fail(err, TTA_ENOTFOUND, "%s: no compliance rules for ruleset %s (tta has %s)", path, ruleset,
                         tta_check_rules_rulesets(rules));
     cc_arena a = {0};
-    run r = {.rules = rules, .a = &a};
+    run r = {.rules = rules, .a = &a, .ruleset = ruleset, .as_published = (flags & TTA_CHECK_AS_PUBLISHED) != 0};
     read_lines(&r, data ? data : "", len);
     if (!r.crashed && r.n_parse_errors)
         add(&r, NULL, strdupCheck("parse errors"), r.first_bad_line, 0,
@@ -624,12 +626,13 @@ int tta_check_log_text(const tta_check_rules *rules, const char *ruleset, const 
 }
 
 /* Reads and checks one log file. */
-int tta_check_log_file(const tta_check_rules *rules, const char *ruleset, const char *path, tta_check_log *out, tta_error *err) {
+int tta_check_log_file(const tta_check_rules *rules, const char *ruleset, unsigned flags, const char *path, tta_check_log *out,
+                       tta_error *err) {
     tta_file f;
     memset(out, 0, sizeof *out);
     int rc = tta_file_load(path, MAX_LOG, "a result log", TTA_FILE_MAP_LARGE, &f, err);
     if (rc) return rc;
-    rc = tta_check_log_text(rules, ruleset, path, f.data, f.len, out, err);
+    rc = tta_check_log_text(rules, ruleset, flags, path, f.data, f.len, out, err);
     tta_file_free(&f);
     return rc;
 }

@@ -107,6 +107,26 @@ static int config_cmp(const void *x, const void *y) {
     return strcmp(((const cc_config *)x)->name, ((const cc_config *)y)->name);
 }
 
+/* The configs of object o into *out (sorted by name); TTA_EINPUT naming a malformed one. */
+static int parse_configs(cc_arena *a, const cJSON *o, cc_config **out, int *n_out, const char *name, tta_error *err) {
+    int n = cJSON_GetArraySize(o);
+    cc_config *cs = cc_alloc(a, (size_t)(n ? n : 1) * sizeof *cs);
+    int k = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, o) {
+        cc_config *c = &cs[k++];
+        c->name = cc_strndup(a, e->string, strlen(e->string));
+        const char *what = config(a, e, c);
+        if (what) return tta_fail(err, TTA_EINPUT, "%s: config %s: member %s is malformed", name, c->name, what);
+    }
+    qsort(cs, (size_t)k, sizeof *cs, config_cmp);
+    for (int i = 1; i < k; i++)
+        if (strcmp(cs[i - 1].name, cs[i].name) == 0) return tta_fail(err, TTA_EINPUT, "%s: config %s twice", name, cs[i].name);
+    *out = cs;
+    *n_out = k;
+    return TTA_OK;
+}
+
 /* Reads rules from JSON text. */
 int tta_check_rules_parse(const char *json, size_t len, const char *name, tta_check_rules **out, tta_error *err) {
     assert(json && name && out);
@@ -134,21 +154,35 @@ int tta_check_rules_parse(const char *json, size_t len, const char *name, tta_ch
             strcat(list, e->valuestring);
         }
         r->rulesets = cc_strndup(&r->arena, list, strlen(list));
-        int n = cJSON_GetArraySize(configs);
-        r->configs = cc_alloc(&r->arena, (size_t)(n ? n : 1) * sizeof *r->configs);
-        cJSON_ArrayForEach(e, configs) {
-            if (bad) break;
-            cc_config *c = &r->configs[r->n_configs++];
-            c->name = cc_strndup(&r->arena, e->string, strlen(e->string));
-            const char *what = config(&r->arena, e, c);
-            if (what) {
-                tta_fail(err, TTA_EINPUT, "%s: config %s: member %s is malformed", name, c->name, what);
-                cJSON_Delete(doc);
-                tta_check_rules_free(r);
-                return TTA_EINPUT;
-            }
+        if (parse_configs(&r->arena, configs, &r->configs, &r->n_configs, name, err)) {
+            cJSON_Delete(doc);
+            tta_check_rules_free(r);
+            return TTA_EINPUT;
         }
-        qsort(r->configs, (size_t)r->n_configs, sizeof *r->configs, config_cmp);
+        const cJSON *pub = cJSON_GetObjectItemCaseSensitive(doc, "published");
+        if (pub && !cJSON_IsObject(pub)) bad = "published";
+        int np = pub ? cJSON_GetArraySize(pub) : 0;
+        r->published = cc_alloc(&r->arena, (size_t)(np ? np : 1) * sizeof *r->published);
+        const cJSON *p;
+        if (pub && !bad)
+            cJSON_ArrayForEach(p, pub) {
+                cc_published *x = &r->published[r->n_published++];
+                const cJSON *commit = cJSON_GetObjectItemCaseSensitive(p, "commit");
+                const cJSON *date = cJSON_GetObjectItemCaseSensitive(p, "date");
+                const cJSON *cf = cJSON_GetObjectItemCaseSensitive(p, "configs");
+                if (!cJSON_IsString(commit) || !cJSON_IsString(date) || !cJSON_IsObject(cf)) {
+                    bad = "published.*";
+                    break;
+                }
+                x->ruleset = cc_strndup(&r->arena, p->string, strlen(p->string));
+                x->commit = cc_strndup(&r->arena, commit->valuestring, strlen(commit->valuestring));
+                x->date = cc_strndup(&r->arena, date->valuestring, strlen(date->valuestring));
+                if (parse_configs(&r->arena, cf, &x->configs, &x->n_configs, name, err)) {
+                    cJSON_Delete(doc);
+                    tta_check_rules_free(r);
+                    return TTA_EINPUT;
+                }
+            }
         for (int i = 1; i < r->n_configs && !bad; i++)
             if (strcmp(r->configs[i - 1].name, r->configs[i].name) == 0) bad = "configs (a name twice)";
     }
@@ -176,17 +210,33 @@ void tta_check_rules_free(tta_check_rules *r) {
     free(r);
 }
 
-/* The config by name (binary search). */
-const cc_config *cc_config_find(const tta_check_rules *r, const char *name, size_t n) {
-    int lo = 0, hi = r->n_configs - 1;
+/* The config by name among cs[0..n) (binary search). */
+static const cc_config *find_in(const cc_config *cs, int count, const char *name, size_t n) {
+    int lo = 0, hi = count - 1;
     while (lo <= hi) {
         int mid = (lo + hi) / 2;
-        int c = name_cmp(r->configs[mid].name, name, n);
-        if (c == 0) return &r->configs[mid];
+        int c = name_cmp(cs[mid].name, name, n);
+        if (c == 0) return &cs[mid];
         if (c < 0) lo = mid + 1;
         else hi = mid - 1;
     }
     return NULL;
+}
+
+/* Today's config by name. */
+const cc_config *cc_config_find(const tta_check_rules *r, const char *name, size_t n) {
+    return find_in(r->configs, r->n_configs, name, n);
+}
+
+/* The config by name as published for ruleset (when asked and kept), else today's. */
+const cc_config *cc_config_find_as(const tta_check_rules *r, const char *ruleset, int as_published, const char *name,
+                                   size_t n) {
+    for (int i = 0; as_published && i < r->n_published; i++)
+        if (strcmp(r->published[i].ruleset, ruleset) == 0) {
+            const cc_config *c = find_in(r->published[i].configs, r->published[i].n_configs, name, n);
+            if (c) return c;
+        }
+    return find_in(r->configs, r->n_configs, name, n);
 }
 
 /* The key record by name (binary search over by_name). */

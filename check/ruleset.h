@@ -35,16 +35,28 @@ typedef struct {
     int *by_name; /* indices of keys sorted by name, for the per-line lookup */
 } cc_config;
 
+/* The files of a ruleset as they were when its round was published, where they differ from today's. */
+typedef struct {
+    const char *ruleset, *commit, *date;
+    cc_config *configs; /* sorted by name */
+    int n_configs;
+} cc_published;
+
 struct tta_check_rules {
     cc_arena arena;
     cc_config *configs; /* sorted by name */
     int n_configs;
+    cc_published *published;
+    int n_published;
     const char *source;
     const char *rulesets; /* "0.7.0,1.0.0,..." */
 };
 
-/* The config named name[0..n), or NULL. */
+/* The config named name[0..n), or NULL; as_published: the file as published for ruleset where
+ * the rules keep one (else today's). */
 const cc_config *cc_config_find(const tta_check_rules *r, const char *name, size_t n);
+const cc_config *cc_config_find_as(const tta_check_rules *r, const char *ruleset, int as_published, const char *name,
+                                   size_t n);
 /* The key record of c named key[0..n), or NULL. */
 const cc_key *cc_key_find(const cc_config *c, const char *key, size_t n);
 

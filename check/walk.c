@@ -90,6 +90,7 @@ typedef struct {
     const tta_check_rules *rules;
     list *files;
     char (*rulesets)[16];
+    unsigned flags;
     tta_check_log *logs;
     int *rc;
     tta_error *errs;
@@ -102,7 +103,7 @@ static void *worker(void *arg) {
     for (;;) {
         size_t i = atomic_fetch_add(&w->next, 1);
         if (i >= w->files->n) break;
-        w->rc[i] = tta_check_log_file(w->rules, w->rulesets[i], w->files->paths[i], &w->logs[i], &w->errs[i]);
+        w->rc[i] = tta_check_log_file(w->rules, w->rulesets[i], w->flags, w->files->paths[i], &w->logs[i], &w->errs[i]);
     }
     return NULL;
 }
@@ -112,8 +113,8 @@ static int by_path(const void *a, const void *b) {
 }
 
 /* Checks every result log under paths. */
-int tta_check_paths(const tta_check_rules *rules, const char *const *paths, size_t n_paths, const char *ruleset, int jobs,
-                    tta_check_report *out, tta_error *err) {
+int tta_check_paths(const tta_check_rules *rules, const char *const *paths, size_t n_paths, const char *ruleset,
+                    unsigned flags, int jobs, tta_check_report *out, tta_error *err) {
     assert(rules && out && (paths || n_paths == 0));
     memset(out, 0, sizeof *out);
     list files = {0};
@@ -144,7 +145,7 @@ int tta_check_paths(const tta_check_rules *rules, const char *const *paths, size
         out->logs = callocCheck(files.n, sizeof *out->logs);
         int *rcs = callocCheck(files.n, sizeof *rcs);
         tta_error *errs = callocCheck(files.n, sizeof *errs);
-        work w = {.rules = rules, .files = &files, .rulesets = rulesets, .logs = out->logs, .rc = rcs, .errs = errs};
+        work w = {.rules = rules, .files = &files, .rulesets = rulesets, .flags = flags, .logs = out->logs, .rc = rcs, .errs = errs};
         atomic_init(&w.next, 0);
         if (jobs <= 0) jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
         if (jobs < 1) jobs = 1;

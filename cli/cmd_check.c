@@ -9,7 +9,7 @@
 #include "reports/reports.h"
 
 static const char check_help[] =
-    "usage: tta check [--ruleset X.Y.Z] [--rules FILE] [--failing] [--jobs N] [--format table|csv|json|markdown] PATH...\n"
+    "usage: tta check [--ruleset X.Y.Z] [--as-published] [--rules FILE] [--failing] [--jobs N] [--format table|csv|json|markdown] PATH...\n"
     "\n"
     "MLCommons' compliance checks (the compliance checker the result summarizer runs before it scores a\n"
     "run) on MLPerf Training result logs: PATH is a log, or a folder whose result_*.txt are all checked\n"
@@ -18,6 +18,7 @@ static const char check_help[] =
     "wants. The rules are tta's copy of the checker's YAML (schemas/compliance_rules.json; docs/compliance.md).\n"
     "\n"
     "--ruleset X.Y.Z  the rules' version (default: from the round folder in each log's path, v5.1 -> 5.1.0)\n"
+    "--as-published   the rules as they were when the round was published, where they changed since (v2.1 BERT)\n"
     "--rules FILE     rules from FILE (the form of schemas/compliance_rules.json) instead of tta's own\n"
     "--failing        list only the logs that do not pass\n"
     "--jobs N         worker threads (default: one per CPU)\n"
@@ -26,6 +27,7 @@ static const char check_help[] =
 int cmd_check(const tta_cli *cli, int argc, char **argv) {
     (void)cli;
     int format = TTA_FORMAT_TABLE, failing = 0, jobs = 0;
+    unsigned flags = 0;
     const char *ruleset = NULL, *rules_file = NULL;
     const char **paths = calloc((size_t)argc + 1, sizeof *paths);
     size_t n = 0;
@@ -40,6 +42,8 @@ int cmd_check(const tta_cli *cli, int argc, char **argv) {
             return 0;
         } else if (!strcmp(argv[i], "--failing")) {
             failing = 1;
+        } else if (!strcmp(argv[i], "--as-published")) {
+            flags |= TTA_CHECK_AS_PUBLISHED;
         } else if (!strcmp(argv[i], "--ruleset") || !strcmp(argv[i], "--jobs") || !strcmp(argv[i], "--rules")) {
             if (i + 1 >= argc) return free(paths), cli_usage_error("check", "%s needs a value", argv[i]);
             if (!strcmp(argv[i], "--rules")) rules_file = argv[++i];
@@ -74,7 +78,7 @@ int cmd_check(const tta_cli *cli, int argc, char **argv) {
         return free(paths), rc;
     }
     tta_check_report rep;
-    int rc = tta_check_paths(rules, paths, n, ruleset, jobs, &rep, &err);
+    int rc = tta_check_paths(rules, paths, n, ruleset, flags, jobs, &rep, &err);
     free(paths);
     if (rc != TTA_OK) {
         fprintf(stderr, "tta check: %s\n", err.text);
