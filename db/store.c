@@ -79,9 +79,10 @@ static const char *const statement_sql[ST_COUNT] = {
     [ST_INSERT_RUN] = "INSERT INTO runs(source_id, entry_id, run_index, platform, seed, run_start, run_stop, status,"
                       " target, target2, global_batch_size, train_samples, eval_samples,"
                       " cp_epoch_num, cp_samples_count, cp_train_samples, cp_first_passing_step,"
-                      " cp_first_passing_samples, cp_status, unreadable_records, first_unreadable_line, init_start, init_stop)"
+                      " cp_first_passing_samples, cp_status, unreadable_records, first_unreadable_line, init_start, init_stop,"
+                      " compliance, compliance_reason)"
                       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
-                      " ?19, ?20, ?21, ?22, ?23)",
+                      " ?19, ?20, ?21, ?22, ?23, ?24, ?25)",
     [ST_INSERT_EVENT] = "INSERT INTO event_log(run_id, n, records, files) VALUES (?1, ?2, ?3, ?4)",
     [ST_INSERT_EVAL] = "INSERT INTO evaluations(run_id, seq, time, epoch, samples, quality, quality2)"
                        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
@@ -499,6 +500,8 @@ static int write_run(tta_store *s, const tta_db_file *f, int64_t source_id, int6
     bind_count(st, 21, r->unreadable_records ? (int)r->first_unreadable_line : -1);
     bind_real(st, 22, r->init_start_s);
     bind_real(st, 23, r->init_stop_s);
+    bind_text(st, 24, r->compliance);
+    bind_text(st, 25, r->compliance_reason);
     int rc = exec_stmt(st);
     if (rc != SQLITE_OK) return rc;
     int64_t run_id = sqlite3_last_insert_rowid(s->db);

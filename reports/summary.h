@@ -40,6 +40,7 @@ typedef struct {
     double scaling_factor;  /* scaling.json beside the result files (RCP normalisation); 1 when none */
     double published_s;     /* the score MLCommons publishes: score x scaling_factor; NAN when none */
     size_t unreadable_runs; /* runs with a record the parser could not read: dropped from the score */
+    size_t not_compliant_runs; /* runs whose log fails MLCommons' compliance checks: dropped from the score */
     double score_s;         /* score, else the mean TTA of the successful runs (DAWNBench, replays) */
     double tta_mean_s;      /* mean TTA of the successful runs, time_suspect ones left out */
     tta_progress_scale unit; /* of dec */
