@@ -96,4 +96,25 @@ status=0; "$TTA" check --rules "$work/rules.json" --format csv "$ok" > "$work/un
 [ "$status" -eq 1 ] && [ "$(grep -c ',cannot evaluate,1,submission_org: ' "$work/unsup.csv")" -eq 5 ] \
     && grep -q "comprehensions are not supported" "$work/unsup.csv" \
     || fail "an unsupported rule: status $status $(cat "$work/unsup.csv")"
+# 4. at ingest: each run's verdict (rules as published) and the flag not_compliant, as tta check gives them
+"$TTA" --db "$work/fx.db" ingest --quiet "$root/fixtures/mlperf/v4.1" "$root/fixtures/mlperf/v2.1" 2>/dev/null || true
+"$TTA" check --as-published --format csv "$root/fixtures/mlperf/v4.1" "$root/fixtures/mlperf/v2.1" > "$work/pub.csv" 2>/dev/null || true
+python3 - "$work/fx.db" "$work/pub.csv" <<'PY' || fail "ingest's compliance verdicts"
+import csv, os, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+want = {os.path.realpath(r['log']): r for r in csv.DictReader(open(sys.argv[2]))}
+rows = db.execute("SELECT s.path, r.compliance, r.compliance_reason, (SELECT reason FROM run_flags g"
+                  " WHERE g.run_id = r.id AND g.flag = 'not_compliant') FROM runs r JOIN sources s ON s.id = r.source_id").fetchall()
+assert len(rows) == len(want) and len(rows) >= 10, (len(rows), len(want))
+n_flag = 0
+for path, verdict, reason, flag in rows:
+    w = want[os.path.realpath(path)]
+    assert verdict == w['verdict'], (path, verdict, w['verdict'])
+    assert (flag is not None) == (verdict == 'fail'), (path, flag)
+    if flag:
+        n_flag += 1
+        assert reason.startswith(w['rule']) and w['rule'] in flag and "summarizer drops the run" in flag, (reason, flag)
+assert n_flag >= 5, n_flag
+PY
+
 echo "check: fixtures agree with the official checker; exit statuses, formats and hand-made logs as expected"
