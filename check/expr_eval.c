@@ -226,8 +226,14 @@ type_error:
                 type_name(y));
 }
 
+static int order_d(cc_env *env, cc_val x, cc_val y, int *cmp, int depth);
+
 /* Python's ordering x < y (-1), == (0), > (1) for numbers, strings and lists; TypeError otherwise. */
-static int order(cc_env *env, cc_val x, cc_val y, int *cmp) {
+static int order(cc_env *env, cc_val x, cc_val y, int *cmp) { return order_d(env, x, y, cmp, 0); }
+
+/* order at nesting depth (past 100: Python's RecursionError). */
+static int order_d(cc_env *env, cc_val x, cc_val y, int *cmp, int depth) {
+    if (depth > 100) return stop(env, CC_RAISE, "RecursionError: maximum recursion depth exceeded in comparison");
     if (is_num(x) && is_num(y)) {
         if (x.kind != CV_FLOAT && y.kind != CV_FLOAT) {
             *cmp = x.u.i < y.u.i ? -1 : x.u.i > y.u.i;
@@ -247,7 +253,7 @@ static int order(cc_env *env, cc_val x, cc_val y, int *cmp) {
         size_t n = x.u.l->n < y.u.l->n ? x.u.l->n : y.u.l->n;
         for (size_t i = 0; i < n; i++) {
             if (cc_equal(x.u.l->items[i], y.u.l->items[i])) continue;
-            return order(env, x.u.l->items[i], y.u.l->items[i], cmp);
+            return order_d(env, x.u.l->items[i], y.u.l->items[i], cmp, depth + 1);
         }
         *cmp = x.u.l->n < y.u.l->n ? -1 : x.u.l->n > y.u.l->n;
         return CC_OK;

@@ -158,8 +158,15 @@ static int is_num(cc_val x) {
     return x.kind == CV_BOOL || x.kind == CV_INT || x.kind == CV_FLOAT;
 }
 
-/* Python's x == y. Ints compare exactly with ints; an int and a float compare as numbers. */
-int cc_equal(cc_val x, cc_val y) {
+static int equal_d(cc_val x, cc_val y, int depth);
+
+/* Python's x == y. Ints compare exactly with ints; an int and a float compare as numbers. Containers
+ * nested past 100 levels (a list holding itself) compare unequal where Python raises RecursionError. */
+int cc_equal(cc_val x, cc_val y) { return equal_d(x, y, 0); }
+
+/* cc_equal at nesting depth. */
+static int equal_d(cc_val x, cc_val y, int depth) {
+    if (depth > 100) return 0;
     if (is_num(x) && is_num(y)) {
         if (x.kind != CV_FLOAT && y.kind != CV_FLOAT) return x.u.i == y.u.i;
         double a = x.kind == CV_FLOAT ? x.u.f : (double)x.u.i;
@@ -173,13 +180,13 @@ int cc_equal(cc_val x, cc_val y) {
     case CV_LIST:
         if (x.u.l->n != y.u.l->n) return 0;
         for (size_t i = 0; i < x.u.l->n; i++)
-            if (!cc_equal(x.u.l->items[i], y.u.l->items[i])) return 0;
+            if (!equal_d(x.u.l->items[i], y.u.l->items[i], depth + 1)) return 0;
         return 1;
     case CV_DICT:
         if (x.u.d->n != y.u.d->n) return 0;
         for (size_t i = 0; i < x.u.d->n; i++) {
             cc_val *o = cc_dict_get(y.u.d, x.u.d->keys[i].p, x.u.d->keys[i].n);
-            if (!o || !cc_equal(x.u.d->vals[i], *o)) return 0;
+            if (!o || !equal_d(x.u.d->vals[i], *o, depth + 1)) return 0;
         }
         return 1;
     case CV_FUNC: return x.u.fn == y.u.fn;
@@ -215,8 +222,12 @@ static void float_text(double f, char *buf, size_t cap) {
 }
 
 /* Writes x's text at out[*len]; as_str: str() of a string is itself, else repr with quotes. */
-static void repr_into(cc_val x, int as_str, char *out, size_t cap, size_t *len) {
+static void repr_into(cc_val x, int as_str, char *out, size_t cap, size_t *len, int depth) {
     char buf[64];
+    if (depth > 50) { /* a container holding itself: Python writes [...] */
+        put(out, cap, len, "[...]", 5);
+        return;
+    }
     switch (x.kind) {
     case CV_NONE: put(out, cap, len, "None", 4); return;
     case CV_BOOL: put(out, cap, len, x.u.i ? "True" : "False", x.u.i ? 4 : 5); return;
@@ -237,7 +248,7 @@ static void repr_into(cc_val x, int as_str, char *out, size_t cap, size_t *len) 
         put(out, cap, len, "[", 1);
         for (size_t i = 0; i < x.u.l->n; i++) {
             if (i) put(out, cap, len, ", ", 2);
-            repr_into(x.u.l->items[i], 0, out, cap, len);
+            repr_into(x.u.l->items[i], 0, out, cap, len, depth + 1);
         }
         put(out, cap, len, "]", 1);
         return;
@@ -254,7 +265,7 @@ static void repr_into(cc_val x, int as_str, char *out, size_t cap, size_t *len) 
                 put(out, cap, len, k->p, k->n);
                 put(out, cap, len, "': ", 3);
             }
-            repr_into(x.u.d->vals[i], 0, out, cap, len);
+            repr_into(x.u.d->vals[i], 0, out, cap, len, depth + 1);
         }
         put(out, cap, len, "}", 1);
         return;
@@ -267,7 +278,7 @@ char *cc_repr(cc_val x, int as_str, char *out, size_t cap) {
     assert(out != NULL && cap >= 8);
     size_t len = 0;
     out[0] = '\0';
-    repr_into(x, as_str, out, cap - 3, &len);
+    repr_into(x, as_str, out, cap - 3, &len, 0);
     if (len >= cap - 4) strcpy(out + len, "...");
     return out;
 }
