@@ -3,6 +3,7 @@
 #include "check/check.h"
 
 #include <assert.h>
+#include <ctype.h>
 #include <dirent.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -52,7 +53,8 @@ static void walk(const char *dir, int depth, list *out) {
 }
 
 /* The ruleset of the nearest folder naming a training round: v<major>.<minor> at the end of a path
- * component (v5.1, training_results_v5.1, mlperf-training-v5.1). */
+ * component (v5.1, training_results_v5.1, mlperf-training-v5.1); none under a folder of another suite
+ * (hpc, algoperf, inference), whose logs the training rulesets do not judge. */
 int tta_check_ruleset_of_path(const char *path, char *out, size_t cap) {
     assert(path && out && cap > 0);
     char abs[4096];
@@ -67,6 +69,15 @@ int tta_check_ruleset_of_path(const char *path, char *out, size_t cap) {
     while (*p) {
         const char *e = strchr(p, '/');
         size_t n = e ? (size_t)(e - p) : strlen(p);
+        char name[256];
+        snprintf(name, sizeof name, "%.*s", (int)(n < 255 ? n : 255), p);
+        for (char *c = name; *c; c++) *c = (char)tolower((unsigned char)*c);
+        if (strstr(name, "hpc") || strstr(name, "algoperf") || strstr(name, "inference")) {
+            found = 0; /* another benchmark suite's round: the training rulesets do not apply */
+            if (!e) break;
+            p = e + 1;
+            continue;
+        }
         for (size_t i = 0; i < n; i++) {
             unsigned maj, min;
             char tail;
