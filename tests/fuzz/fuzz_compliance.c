@@ -1,5 +1,7 @@
-/* fuzz_compliance.c: libFuzzer target for check/ (tta check): the first byte picks what the rest is:
- * 0: a result log, checked against a ruleset the second byte picks (today's rules and as published);
+/* fuzz_compliance.c: libFuzzer target for check/ (tta check). An input holding ":::MLLOG" is a result log,
+ * checked against a ruleset its size picks (today's rules, and as published when the size is odd); else the
+ * first byte picks what the rest (from the third byte) is:
+ * 0: a result log likewise;
  * 1: a rule's Python, parsed as an expression and as statements and run with a log line's state;
  * 2: a rules file (the form of schemas/compliance_rules.json), read and, when accepted, run on a small log.
  * Invariants beyond not crashing: a verdict is pass (no failure) or names its failures, each with a rule and
@@ -43,10 +45,16 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
     size_t n = size - 2;
     tta_check_log log;
     tta_error err;
-    switch (data[0] % 3) {
+    int mode = data[0] % 3;
+    if (memmem(data, size, ":::MLLOG", 8)) {
+        mode = 0;
+        text = (const char *)data;
+        n = size;
+    }
+    switch (mode) {
     case 0: {
-        const char *rs = rulesets[data[1] % (sizeof rulesets / sizeof rulesets[0])];
-        if (tta_check_log_text(rules, rs, data[1] & 0x80 ? TTA_CHECK_AS_PUBLISHED : 0, "fuzz.txt", text, n, &log, &err) != TTA_OK)
+        const char *rs = rulesets[size % (sizeof rulesets / sizeof rulesets[0])];
+        if (tta_check_log_text(rules, rs, size % 2 ? TTA_CHECK_AS_PUBLISHED : 0, "fuzz.txt", text, n, &log, &err) != TTA_OK)
             fail("checking a log failed");
         check_log(&log);
         tta_check_log_free(&log);
