@@ -280,33 +280,36 @@ static void init_minutes(const cc_dict *s, const line_rec *l, const char *test, 
         snprintf(buf, cap, "; initialisation took %.1f min", (l->ts - first->u.f) / 60000.0);
 }
 
+/* "KEY: <the test's first line>", the name of a CHECK rule (malloc'd). */
+static char *check_rule(const cc_key *k, const char *fl) {
+    char *rule = mallocCheck(strlen(k->name) + strlen(fl) + 3);
+    sprintf(rule, "%s: %s", k->name, fl);
+    return rule;
+}
+
 /* CHECK (or FIRST_CHECK) tests on a line: each failure takes the key's slot. */
 static void run_checks(run *r, cc_env *env, cc_dict *s, const line_rec *l, const cc_key *k, const cc_code *tests, int n) {
     char vbuf[160], extra[80];
     for (int i = 0; i < n; i++) {
         const cc_code *t = &tests[i];
-        char *fl = first_line(t->text);
-        char *rule = mallocCheck(strlen(k->name) + strlen(fl) + 3);
-        sprintf(rule, "%s: %s", k->name, fl);
-        if (!t->node) {
-            add(r, k->name, rule, l->fileline, 1, "%s: tta cannot evaluate `%s` (%s)", k->name, fl, t->why);
-            free(fl);
-            continue;
-        }
-        env->locals = locals_of(r, l);
+        int rc = CC_UNSUPPORTED;
         cc_val x;
-        int rc = cc_eval(env, t->node, &x);
-        if (rc == CC_RAISE) {
-            free(rule);
+        if (t->node) {
+            env->locals = locals_of(r, l);
+            rc = cc_eval(env, t->node, &x);
+            if (rc == CC_OK && cc_truthy(x)) continue; /* holds: nothing to say */
+        }
+        char *fl = first_line(t->text);
+        if (!t->node) {
+            add(r, k->name, check_rule(k, fl), l->fileline, 1, "%s: tta cannot evaluate `%s` (%s)", k->name, fl, t->why);
+        } else if (rc == CC_RAISE) {
             add(r, k->name, strdupCheck("error: CHECK"), l->fileline, 0, "%s: the rule `%s` raises %s on this line", k->name, fl, env->why);
         } else if (rc == CC_UNSUPPORTED) {
-            add(r, k->name, rule, l->fileline, 1, "%s: tta cannot evaluate `%s` (%s)", k->name, fl, env->why);
-        } else if (!cc_truthy(x)) {
-            init_minutes(s, l, t->text, extra, sizeof extra);
-            add(r, k->name, rule, l->fileline, 0, "%s: the rule wants `%s`, but the line has value %s%s", k->name, fl,
-                value_text(l, vbuf, sizeof vbuf), extra);
+            add(r, k->name, check_rule(k, fl), l->fileline, 1, "%s: tta cannot evaluate `%s` (%s)", k->name, fl, env->why);
         } else {
-            free(rule);
+            init_minutes(s, l, t->text, extra, sizeof extra);
+            add(r, k->name, check_rule(k, fl), l->fileline, 0, "%s: the rule wants `%s`, but the line has value %s%s", k->name, fl,
+                value_text(l, vbuf, sizeof vbuf), extra);
         }
         free(fl);
     }
@@ -568,16 +571,24 @@ static char *first_string(const run *r, const char *key) {
     return NULL;
 }
 
-/* Checks one log's text. */
+/* Checks one log's text in a fresh arena. */
 int tta_check_log_text(const tta_check_rules *rules, const char *ruleset, unsigned flags, const char *path, const char *data,
                        size_t len, tta_check_log *out, tta_error *err) {
-    assert(rules && ruleset && path && out && (data || len == 0));
+    cc_arena a = {0};
+    int rc = cc_check_text(rules, ruleset, flags, path, data, len, &a, out, err);
+    cc_arena_free(&a);
+    return rc;
+}
+
+/* Checks one log's text with the scratch arena. */
+int cc_check_text(const tta_check_rules *rules, const char *ruleset, unsigned flags, const char *path, const char *data,
+                  size_t len, cc_arena *scratch, tta_check_log *out, tta_error *err) {
+    assert(rules && ruleset && path && out && scratch && (data || len == 0));
     memset(out, 0, sizeof *out);
     if (!tta_check_rules_has(rules, ruleset))
         return tta_fail(err, TTA_ENOTFOUND, "%s: no compliance rules for ruleset %s (tta has %s)", path, ruleset,
                         tta_check_rules_rulesets(rules));
-    cc_arena a = {0};
-    run r = {.rules = rules, .a = &a, .ruleset = ruleset, .as_published = (flags & TTA_CHECK_AS_PUBLISHED) != 0};
+    run r = {.rules = rules, .a = scratch, .ruleset = ruleset, .as_published = (flags & TTA_CHECK_AS_PUBLISHED) != 0};
     read_lines(&r, data ? data : "", len);
     if (!r.crashed && r.n_parse_errors)
         add(&r, NULL, strdupCheck("parse errors"), r.first_bad_line, 0,
@@ -621,19 +632,28 @@ int tta_check_log_text(const tta_check_rules *rules, const char *ruleset, unsign
         out->verdict = fail ? TTA_CHECK_FAIL : unknown ? TTA_CHECK_UNKNOWN : TTA_CHECK_PASS;
     }
     free(r.slots);
-    cc_arena_free(&a);
+    cc_arena_reset(scratch);
     return TTA_OK;
+}
+
+/* Reads and checks one log file with the scratch arena. */
+int cc_check_file(const tta_check_rules *rules, const char *ruleset, unsigned flags, const char *path, cc_arena *scratch,
+                  tta_check_log *out, tta_error *err) {
+    tta_file f;
+    memset(out, 0, sizeof *out);
+    int rc = tta_file_load(path, MAX_LOG, "a result log", TTA_FILE_MAP_LARGE, &f, err);
+    if (rc) return rc;
+    rc = cc_check_text(rules, ruleset, flags, path, f.data, f.len, scratch, out, err);
+    tta_file_free(&f);
+    return rc;
 }
 
 /* Reads and checks one log file. */
 int tta_check_log_file(const tta_check_rules *rules, const char *ruleset, unsigned flags, const char *path, tta_check_log *out,
                        tta_error *err) {
-    tta_file f;
-    memset(out, 0, sizeof *out);
-    int rc = tta_file_load(path, MAX_LOG, "a result log", TTA_FILE_MAP_LARGE, &f, err);
-    if (rc) return rc;
-    rc = tta_check_log_text(rules, ruleset, flags, path, f.data, f.len, out, err);
-    tta_file_free(&f);
+    cc_arena a = {0};
+    int rc = cc_check_file(rules, ruleset, flags, path, &a, out, err);
+    cc_arena_free(&a);
     return rc;
 }
 

@@ -25,12 +25,17 @@
 typedef struct cc_chunk cc_chunk;
 typedef struct {
     cc_chunk *head;
+    cc_chunk *spare; /* chunks kept by cc_arena_reset for the next allocations */
 } cc_arena;
 
 /* Returns n zeroed bytes from a (aligned for any value); ends the process on out-of-memory. */
 void *cc_alloc(cc_arena *a, size_t n);
+/* Returns n bytes from a, not zeroed (for buffers the caller fills). */
+void *cc_alloc_raw(cc_arena *a, size_t n);
 /* Frees every allocation of a; a is empty (reusable) afterwards. */
 void cc_arena_free(cc_arena *a);
+/* Forgets every allocation of a but keeps its memory for the next ones (a worker checking many logs). */
+void cc_arena_reset(cc_arena *a);
 /* Copies n bytes of s into a, NUL-terminated. */
 char *cc_strndup(cc_arena *a, const char *s, size_t n);
 

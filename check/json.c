@@ -57,7 +57,11 @@ static int hex4(const char *p, const char *end, unsigned *u) {
 
 /* A string after its opening quote. */
 static int string(jp *j, cc_val *out) {
-    char *buf = cc_alloc(j->a, (size_t)(j->end - j->p) * 2 + 4);
+    /* the decoded text is never longer than the raw one up to the closing quote (an escape shrinks) */
+    const char *q = j->p;
+    while (q < j->end && *q != '"') q += *q == '\\' ? 2 : 1;
+    size_t raw = (size_t)((q < j->end ? q : j->end) - j->p);
+    char *buf = cc_alloc_raw(j->a, raw + 4);
     size_t n = 0;
     for (;;) {
         if (j->p >= j->end) return bad(j, "Unterminated string starting at");

@@ -60,4 +60,13 @@ const cc_config *cc_config_find_as(const tta_check_rules *r, const char *ruleset
 /* The key record of c named key[0..n), or NULL. */
 const cc_key *cc_key_find(const cc_config *c, const char *key, size_t n);
 
+/* tta_check_log_text with the caller's scratch arena (reset, not freed, at the end: a worker's logs reuse
+ * its memory). */
+int cc_check_text(const tta_check_rules *rules, const char *ruleset, unsigned flags, const char *path, const char *data,
+                  size_t len, cc_arena *scratch, tta_check_log *out, tta_error *err);
+
+/* tta_check_log_file likewise. */
+int cc_check_file(const tta_check_rules *rules, const char *ruleset, unsigned flags, const char *path, cc_arena *scratch,
+                  tta_check_log *out, tta_error *err);
+
 #endif

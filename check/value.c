@@ -16,20 +16,32 @@ struct cc_chunk {
     max_align_t data[];
 };
 
-/* Returns n zeroed bytes from a; a chunk is 64 KiB or the request, whichever is larger. */
-void *cc_alloc(cc_arena *a, size_t n) {
+/* Returns n bytes from a, not zeroed; a chunk is 64 KiB or the request, whichever is larger. */
+void *cc_alloc_raw(cc_arena *a, size_t n) {
     assert(a != NULL);
     n = (n + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
     if (a->head == NULL || a->head->cap - a->head->used < n) {
-        size_t cap = n > 65536 ? n : 65536;
-        cc_chunk *c = mallocCheck(sizeof *c + cap);
+        cc_chunk *c = NULL;
+        if (a->spare && a->spare->cap >= n) { /* a kept chunk (every kept one is 64 KiB or more) */
+            c = a->spare;
+            a->spare = c->next;
+        } else {
+            size_t cap = n > 65536 ? n : 65536;
+            c = mallocCheck(sizeof *c + cap);
+            c->cap = cap;
+        }
         c->next = a->head;
         c->used = 0;
-        c->cap = cap;
         a->head = c;
     }
     void *p = (char *)a->head->data + a->head->used;
     a->head->used += n;
+    return p;
+}
+
+/* Returns n zeroed bytes from a. */
+void *cc_alloc(cc_arena *a, size_t n) {
+    void *p = cc_alloc_raw(a, n);
     memset(p, 0, n);
     return p;
 }
@@ -37,16 +49,35 @@ void *cc_alloc(cc_arena *a, size_t n) {
 /* Frees every chunk of a. */
 void cc_arena_free(cc_arena *a) {
     assert(a != NULL);
+    cc_arena_reset(a);
+    while (a->spare) {
+        cc_chunk *next = a->spare->next;
+        free(a->spare);
+        a->spare = next;
+    }
+}
+
+/* Moves every chunk of a to its spare list; at most 64 MiB is kept, the rest freed. */
+void cc_arena_reset(cc_arena *a) {
+    assert(a != NULL);
+    size_t kept = 0;
+    for (cc_chunk *c = a->spare; c; c = c->next) kept += c->cap;
     while (a->head) {
         cc_chunk *next = a->head->next;
-        free(a->head);
+        if (kept + a->head->cap <= ((size_t)64 << 20)) {
+            kept += a->head->cap;
+            a->head->next = a->spare;
+            a->spare = a->head;
+        } else {
+            free(a->head);
+        }
         a->head = next;
     }
 }
 
 /* Copies s[0..n) into a, NUL-terminated. */
 char *cc_strndup(cc_arena *a, const char *s, size_t n) {
-    char *p = cc_alloc(a, n + 1);
+    char *p = cc_alloc_raw(a, n + 1);
     if (n) memcpy(p, s, n);
     p[n] = '\0';
     return p;

@@ -1,6 +1,7 @@
 /* walk.c: tta_check_paths: the result logs under files and folders, each checked against its round's
  * ruleset (or the one given), on worker threads, sorted by path. */
 #include "check/check.h"
+#include "check/ruleset.h"
 
 #include <assert.h>
 #include <ctype.h>
@@ -111,11 +112,13 @@ typedef struct {
 /* A worker: takes the next file until none is left. */
 static void *worker(void *arg) {
     work *w = arg;
+    cc_arena scratch = {0}; /* this worker's memory, reused from log to log */
     for (;;) {
         size_t i = atomic_fetch_add(&w->next, 1);
         if (i >= w->files->n) break;
-        w->rc[i] = tta_check_log_file(w->rules, w->rulesets[i], w->flags, w->files->paths[i], &w->logs[i], &w->errs[i]);
+        w->rc[i] = cc_check_file(w->rules, w->rulesets[i], w->flags, w->files->paths[i], &scratch, &w->logs[i], &w->errs[i]);
     }
+    cc_arena_free(&scratch);
     return NULL;
 }
 
