@@ -244,8 +244,10 @@ static void read_lines(run *r, const char *data, size_t len) {
     const char *p = data, *end = data + len;
     long fileline = 0, lineno = 0;
     while (p < end && !r->crashed) {
-        const char *e = p;
-        while (e < end && *e != '\n' && *e != '\r') e++;
+        const char *e = memchr(p, '\n', (size_t)(end - p));
+        if (!e) e = end;
+        const char *cr = memchr(p, '\r', (size_t)(e - p)); /* a lone CR ends a line too (universal newlines) */
+        if (cr) e = cr;
         fileline++;
         const char *next = e < end ? (e[0] == '\r' && e + 1 < end && e[1] == '\n' ? e + 2 : e + 1) : e;
         const char *tok = e - p >= TOKEN_LEN ? last_token(p, (size_t)(e - p)) : NULL;
@@ -508,7 +510,7 @@ static void run_config(run *r, const char *name) {
             if (rc == CC_UNSUPPORTED) atl_unsup[ki]++;
             else if (cc_truthy(x)) atl_pass[ki]++;
         }
-        if (memmem(l->key, l->keylen, "submission_", 11)) executed[ki] = 1;
+        if (k->once) executed[ki] = 1; /* the key's name is the line's */
     }
     if (r->crashed) return;
     char vbuf[160];

@@ -26,6 +26,7 @@ typedef struct cc_chunk cc_chunk;
 typedef struct {
     cc_chunk *head;
     cc_chunk *spare; /* chunks kept by cc_arena_reset for the next allocations */
+    size_t spare_bytes;
 } cc_arena;
 
 /* Returns n zeroed bytes from a (aligned for any value); ends the process on out-of-memory. */

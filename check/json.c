@@ -57,6 +57,21 @@ static int hex4(const char *p, const char *end, unsigned *u) {
 
 /* A string after its opening quote. */
 static int string(jp *j, cc_val *out) {
+    /* the common case: no escape and no control character before the closing quote */
+    const char *f = j->p;
+    while (f < j->end && *f != '"' && *f != '\\' && (unsigned char)*f >= 0x20) f++;
+    if (f < j->end && *f == '"') {
+        size_t len = (size_t)(f - j->p);
+        char *b = cc_alloc_raw(j->a, len + 1);
+        memcpy(b, j->p, len);
+        b[len] = '\0';
+        out->kind = CV_STR;
+        out->u.s = cc_alloc_raw(j->a, sizeof *out->u.s);
+        out->u.s->p = b;
+        out->u.s->n = len;
+        j->p = f + 1;
+        return 0;
+    }
     /* the decoded text is never longer than the raw one up to the closing quote (an escape shrinks) */
     const char *q = j->p;
     while (q < j->end && *q != '"') q += *q == '\\' ? 2 : 1;

@@ -80,6 +80,7 @@ static const char *config(cc_arena *a, const cJSON *o, cc_config *c) {
         if (req && !cJSON_IsString(req)) return "keys[].req";
         key->name = cc_strndup(a, name->valuestring, strlen(name->valuestring));
         key->req = req ? cc_strndup(a, req->valuestring, strlen(req->valuestring)) : NULL;
+        key->once = strstr(key->name, "submission_") != NULL;
         if (code_member(a, k, "pre", 0, &key->pre, &key->has_pre)) return "keys[].pre";
         if (code_member(a, k, "post", 0, &key->post, &key->has_post)) return "keys[].post";
         if (code_member(a, k, "atleast_one_check", 1, &key->atleast, &key->has_atleast)) return "keys[].atleast_one_check";

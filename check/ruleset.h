@@ -17,6 +17,7 @@ typedef struct {
 typedef struct {
     const char *name;
     const char *req; /* EXACTLY_ONE, AT_LEAST_ONE, AT_LEAST(n), AT_LEAST_ONE_OR(a,...), OPTIONAL, or NULL */
+    int once;        /* the name holds "submission_": PRE/CHECK/POST run on its first line only */
     int has_pre, has_post, has_atleast;
     cc_code pre, post, atleast;
     cc_code *check, *first_check;

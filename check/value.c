@@ -25,6 +25,7 @@ void *cc_alloc_raw(cc_arena *a, size_t n) {
         if (a->spare && a->spare->cap >= n) { /* a kept chunk (every kept one is 64 KiB or more) */
             c = a->spare;
             a->spare = c->next;
+            a->spare_bytes -= c->cap;
         } else {
             size_t cap = n > 65536 ? n : 65536;
             c = mallocCheck(sizeof *c + cap);
@@ -55,17 +56,16 @@ void cc_arena_free(cc_arena *a) {
         free(a->spare);
         a->spare = next;
     }
+    a->spare_bytes = 0;
 }
 
 /* Moves every chunk of a to its spare list; at most 64 MiB is kept, the rest freed. */
 void cc_arena_reset(cc_arena *a) {
     assert(a != NULL);
-    size_t kept = 0;
-    for (cc_chunk *c = a->spare; c; c = c->next) kept += c->cap;
     while (a->head) {
         cc_chunk *next = a->head->next;
-        if (kept + a->head->cap <= ((size_t)64 << 20)) {
-            kept += a->head->cap;
+        if (a->spare_bytes + a->head->cap <= ((size_t)64 << 20)) {
+            a->spare_bytes += a->head->cap;
             a->head->next = a->spare;
             a->spare = a->head;
         } else {
