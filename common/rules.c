@@ -2,6 +2,7 @@
 #include "common/rules.h"
 
 #include <cjson/cJSON.h>
+#include <assert.h>
 #include <ctype.h>
 #include <math.h>
 #include <pthread.h>
@@ -275,6 +276,7 @@ int tta_rules_parse(const char *json, size_t len, const char *origin, tta_rules 
         rr->round = req_string(&c, it, "round", where);
         rr->ruleset = req_string(&c, it, "ruleset", where);
         rr->suite = req_string(&c, it, "suite", where);
+        rr->rcp_folder = opt_string(&c, it, "rcp_folder", where);
         cited_source(&c, sources, opt_string(&c, it, "source", where), where);
     }
     parse_columns(&c, doc, sources, out);
@@ -364,7 +366,22 @@ const char *tta_rules_ruleset(const tta_rules *r, const char *round) {
 
 int tta_rules_is_mlperf_round(const tta_rules *r, const char *round) {
     int i = tta_rules_round_order(r, round);
-    return i >= 0 && r->rounds[i].suite && !strcmp(r->rounds[i].suite, "mlperf");
+    return i >= 0 && r->rounds[i].suite && (!strcmp(r->rounds[i].suite, "mlperf") || !strcmp(r->rounds[i].suite, "hpc"));
+}
+
+int tta_rules_is_hpc_round(const tta_rules *r, const char *round) {
+    int i = tta_rules_round_order(r, round);
+    return i >= 0 && r->rounds[i].suite && !strcmp(r->rounds[i].suite, "hpc");
+}
+
+void tta_rules_rcp_folder(const tta_rules *r, const char *ruleset, char *out, size_t n) {
+    assert(ruleset && out && n > 0);
+    for (size_t i = 0; i < r->n_rounds; i++)
+        if (!strcmp(r->rounds[i].ruleset, ruleset) && r->rounds[i].rcp_folder) {
+            snprintf(out, n, "%s", r->rounds[i].rcp_folder);
+            return;
+        }
+    snprintf(out, n, "training_%s", ruleset);
 }
 
 const tta_rule_columns *tta_rules_summary_columns(const tta_rules *r, const char *ruleset) {

@@ -66,7 +66,9 @@ typedef struct {
 typedef struct {
     const char *round;   /* "v3.1", "dawnbench" */
     const char *ruleset; /* "3.1.0", "dawnbench" */
-    const char *suite;   /* the benchmark suite it is a round of: "mlperf", "dawnbench" */
+    const char *suite;   /* the benchmark suite it is a round of: "mlperf", "hpc", "dawnbench" */
+    const char *rcp_folder; /* the RCP checker's folder of its reference points ("hpc_1.0.0"); NULL:
+                               training_<ruleset> */
 } tta_rule_round;
 
 /* The benchmark columns of a ruleset's results table as MLCommons' result summarizer writes them:
@@ -115,9 +117,18 @@ void tta_rules_free(tta_rules *r);
 /* The ruleset of a round ("v3.1" -> "3.1.0"), or NULL when the rules do not know the round. */
 const char *tta_rules_ruleset(const tta_rules *r, const char *round);
 
-/* 1 when the rules know round as a round of MLPerf (suite "mlperf": scored by MLCommons' result
- * summarizer), else 0 (DAWNBench, replays, rounds the rules do not know). */
+/* 1 when the rules know round as a round of MLPerf Training or MLPerf HPC (suite "mlperf" or "hpc":
+ * scored by MLCommons' result summarizer, --usage training or hpc), else 0 (DAWNBench, replays,
+ * rounds the rules do not know). */
 int tta_rules_is_mlperf_round(const tta_rules *r, const char *round);
+
+/* 1 when the rules know round as a round of MLPerf HPC (suite "hpc": strong- and weak-scaling
+ * folders, the summarizer's --usage hpc), else 0. */
+int tta_rules_is_hpc_round(const tta_rules *r, const char *round);
+
+/* The name of the RCP checker's folder of ruleset's reference points into out (n bytes): the
+ * round's rcp_folder ("hpc_1.0.0"), else "training_<ruleset>". */
+void tta_rules_rcp_folder(const tta_rules *r, const char *ruleset, char *out, size_t n);
 
 /* The summarizer's benchmark columns of ruleset ("0.7.0"), or NULL when it has none (0.5.0,
  * DAWNBench, NULL). */

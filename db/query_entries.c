@@ -30,7 +30,8 @@ static const char entries_sql[] =
     "     AND coalesce(json_extract(f.content, '$.division'), e.division) = e.division COLLATE NOCASE"
     "     ORDER BY f.source_id DESC LIMIT 1),"
     /* DAWNBench's cost per hour of the system it ran on, as the entry's description says */
-    "  CASE WHEN json_valid(sy.description) THEN json_extract(sy.description, '$.costPerHour') END"
+    "  CASE WHEN json_valid(sy.description) THEN json_extract(sy.description, '$.costPerHour') END,"
+    "  e.scaling"
     " FROM entries e"
     " LEFT JOIN rule_rounds rr ON rr.round = e.round"
     " LEFT JOIN benchmark_rules t ON t.ruleset = rr.ruleset AND t.benchmark = e.benchmark"
@@ -45,7 +46,7 @@ static const char runs_sql[] =
     "  r.unreadable_records, r.first_unreadable_line, x.samples_to_target, x.time_suspect,"
     "  (SELECT group_concat(flag, ',') FROM (SELECT flag FROM run_flags g WHERE g.run_id = r.id ORDER BY flag)),"
     "  (SELECT group_concat(reason, '; ') FROM (SELECT reason FROM run_flags g WHERE g.run_id = r.id ORDER BY flag)),"
-    "  x.succeeded,"
+    "  x.succeeded, r.log_nodes, r.log_accelerators_per_node,"
     "  EXISTS (SELECT 1 FROM run_flags g WHERE g.run_id = r.id AND g.flag = 'not_compliant')"
     " FROM runs r JOIN entries e ON e.id = r.entry_id JOIN sources s ON s.id = r.source_id"
     " JOIN run_facts x ON x.run_id = r.id"
@@ -124,7 +125,9 @@ static void read_run(sqlite3_stmt *st, tta_run_data *r) {
     r->flags = db_col_text(st, 19);
     r->flag_reasons = db_col_text(st, 20);
     r->succeeded = sqlite3_column_int(st, 21) != 0;
-    r->not_compliant = sqlite3_column_int(st, 22) != 0;
+    r->log_nodes = db_col_count(st, 22);
+    r->log_accelerators_per_node = db_col_count(st, 23);
+    r->not_compliant = sqlite3_column_int(st, 24) != 0;
 }
 
 int tta_db_entries(sqlite3 *db, const tta_filter *f, int with_curves, tta_entry_data **out, size_t *n,
@@ -169,6 +172,7 @@ int tta_db_entries(sqlite3 *db, const tta_filter *f, int with_curves, tta_entry_
                                ? sqlite3_column_double(st, 21)
                                : NAN;
         if (!(e->cost_per_hour >= 0)) e->cost_per_hour = NAN;
+        e->scaling = db_col_text(st, 22);
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {
@@ -258,6 +262,7 @@ void tta_entries_free(tta_entry_data *entries, size_t n) {
         free(e->metric);
         free(e->unit);
         free(e->ruleset);
+        free(e->scaling);
     }
     free(entries);
 }

@@ -87,6 +87,8 @@ typedef struct {
     double global_batch_size; /* NAN unknown */
     int has_seed;
     int64_t seed;
+    int log_nodes;      /* the log's number_of_nodes (MLPerf HPC: a weak-scaling instance's size); -1 none */
+    int log_accelerators_per_node; /* the log's accelerators_per_node; -1 none */
     int succeeded;      /* 1: it has a duration and its run_stop says success, or says nothing and its
                            last evaluation meets the target (v0.5 NVIDIA, Alibaba v0.6) */
     int time_suspect;   /* 1: its duration cannot be trusted (not positive, or flag far_outside_entry):
@@ -114,6 +116,7 @@ typedef struct {
     double train_samples;    /* training-set size logged by the runs; NAN unknown */
     double cost_per_hour;    /* US dollars per hour of the system the entry ran on, as its description
                                 says (DAWNBench's "costPerHour"); NAN unknown or negative */
+    char *scaling;           /* MLPerf HPC from v1.0: "strong" or "weak" (the folder); NULL elsewhere */
     tta_run_data *runs;      /* ordered by run_index, then file */
     size_t n_runs;
 } tta_entry_data;

@@ -25,6 +25,7 @@ enum {
     ST_SELECT_ENTRY,
     ST_SYSTEM_DIVISION,
     ST_INSERT_RUN,
+    ST_ENTRY_SCALING,
     ST_INSERT_EVENT,
     ST_INSERT_EVAL,
     ST_INSERT_EPOCH,
@@ -80,9 +81,10 @@ static const char *const statement_sql[ST_COUNT] = {
                       " target, target2, global_batch_size, train_samples, eval_samples,"
                       " cp_epoch_num, cp_samples_count, cp_train_samples, cp_first_passing_step,"
                       " cp_first_passing_samples, cp_status, unreadable_records, first_unreadable_line, init_start, init_stop,"
-                      " compliance, compliance_reason)"
+                      " log_nodes, log_accelerators_per_node, compliance, compliance_reason)"
                       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
-                      " ?19, ?20, ?21, ?22, ?23, ?24, ?25)",
+                      " ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27)",
+    [ST_ENTRY_SCALING] = "UPDATE entries SET scaling = ?2 WHERE id = ?1 AND scaling IS NULL",
     [ST_INSERT_EVENT] = "INSERT INTO event_log(run_id, n, records, files) VALUES (?1, ?2, ?3, ?4)",
     [ST_INSERT_EVAL] = "INSERT INTO evaluations(run_id, seq, time, epoch, samples, quality, quality2)"
                        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
@@ -500,11 +502,19 @@ static int write_run(tta_store *s, const tta_db_file *f, int64_t source_id, int6
     bind_count(st, 21, r->unreadable_records ? (int)r->first_unreadable_line : -1);
     bind_real(st, 22, r->init_start_s);
     bind_real(st, 23, r->init_stop_s);
-    bind_text(st, 24, r->compliance);
-    bind_text(st, 25, r->compliance_reason);
+    bind_count(st, 24, r->log_nodes);
+    bind_count(st, 25, r->log_accelerators_per_node);
+    bind_text(st, 26, r->compliance);
+    bind_text(st, 27, r->compliance_reason);
     int rc = exec_stmt(st);
     if (rc != SQLITE_OK) return rc;
     int64_t run_id = sqlite3_last_insert_rowid(s->db);
+    if (r->scaling) { /* the first folder that names it sets the entry's scaling (docs/database.md) */
+        st = s->st[ST_ENTRY_SCALING];
+        sqlite3_bind_int64(st, 1, eid);
+        bind_text(st, 2, r->scaling);
+        if ((rc = exec_stmt(st)) != SQLITE_OK) return rc;
+    }
 
     /* Every record goes into one JSON array (docs/database.md); ingest's parser threads encode it. */
     st = s->st[ST_INSERT_EVENT];

@@ -68,6 +68,9 @@ typedef struct {
      * fashion-mnist). See docs/ingest.md for which comes from the log and which from the path.
      * NULL when unknown. */
     char *round, *division, *submitter, *system, *benchmark;
+    const char *scaling; /* MLPerf HPC from v1.0: "strong" or "weak", the folder the log is in; NULL */
+    int log_nodes;       /* the log's number_of_nodes record (the first); -1 when absent */
+    int log_accelerators_per_node; /* its accelerators_per_node record; -1 when absent */
     char *platform;     /* submission_platform as logged, NULL when absent */
     int run_index;      /* N of result_N.txt (or of *_N.log), -1 when the name has none */
     int has_seed;

@@ -86,6 +86,7 @@ int tta_parse_dawnbench_tsv(tta_parsed_file *f, const char *data, size_t len, co
     char *entry = tta_dawnbench_entry_name(pm->stem, &f->arena, &r->run_index);
     r->run_start_s = r->run_stop_s = r->target = r->target2 = NAN;
     r->init_start_s = r->init_stop_s = NAN; /* DAWNBench logs no initialisation */
+    r->log_nodes = r->log_accelerators_per_node = -1;
     r->global_batch_size = r->train_samples = r->eval_samples = NAN;
 
     cJSON *desc = desc_text ? tta_parse_description_json(desc_text, desc_len, 0) : NULL;

@@ -318,6 +318,7 @@ void tta_rb_init(tta_run_builder *b, tta_parsed_file *f, const tta_path_meta *pm
     r->cp_first_passing_step = r->cp_first_passing_samples = NAN;
     r->world_size = r->unseen_accuracy = r->shifted_accuracy = r->layer_steps = NAN;
     r->to_schedule_end = -1;
+    r->log_nodes = r->log_accelerators_per_node = -1;
     b->cp_now.epoch_num = b->cp_now.samples_count = b->cp_now.train_samples = NAN;
     b->cp_stop = b->cp_now;
 }
@@ -528,6 +529,12 @@ static void read_sysjson(tta_run_builder *b, tta_json_span v) {
     if (!b->sys_name && tta_json_find(v, "system_name", &x)) b->sys_name = tta_parsed_string(b->f, x);
 }
 
+/* A logged count (number_of_nodes: 16, or "16"): the summarizer's int(value); -1 when it is none. */
+static int count_value(tta_json_span v) {
+    double x = span_number(v);
+    return !isnan(x) && x >= 0 && x < 1e9 ? (int)x : -1;
+}
+
 void tta_rb_record(tta_run_builder *b, const tta_log_record *rec) {
     tta_parsed_file *f = b->f;
     tta_run_record *r = &f->run;
@@ -600,10 +607,8 @@ void tta_rb_record(tta_run_builder *b, const tta_log_record *rec) {
             if (isnan(r->init_start_s)) r->init_start_s = rec->time_s; /* the first one */
         } else if (KEY_IS(k, "epoch_stop")) mark(b, 0, m.epoch_num, rec->time_s, 0);
         else if (KEY_IS(k, "block_stop")) mark(b, 1, m.first_epoch, rec->time_s, 0);
-        else if (KEY_IS(k, "eval_error")) { /* the RCP checker reads its progress as an evaluation's */
-            b->cp_now.epoch_num = m.epoch_num;
-            b->cp_now.samples_count = m.samples_count;
-        }
+        else if (KEY_IS(k, "eval_error")) /* MLPerf HPC's quality (cosmoflow, oc20: lower is better) */
+            add_eval(b, rec, &m, epoch_logged);
         break;
     case 11:
         if (KEY_IS(k, "epoch_start")) mark(b, 0, m.epoch_num, rec->time_s, 1);
@@ -654,6 +659,13 @@ void tta_rb_record(tta_run_builder *b, const tta_log_record *rec) {
             char *s = tta_parsed_string(f, rec->value);
             if (s) b->log_benchmark = tta_benchmark_canonical(s, strlen(s), effective_round(b));
         }
+        break;
+    case 15: /* MLPerf HPC: a weak-scaling instance's size, as the summarizer reads it */
+        if (KEY_IS(k, "number_of_nodes") && r->log_nodes < 0) r->log_nodes = count_value(rec->value);
+        break;
+    case 21:
+        if (KEY_IS(k, "accelerators_per_node") && r->log_accelerators_per_node < 0)
+            r->log_accelerators_per_node = count_value(rec->value);
         break;
     default:
         break;
@@ -731,6 +743,7 @@ void tta_rb_finish(tta_run_builder *b, uint32_t last_line, int need_run_start) {
     r->platform = b->log_platform;
     const char *bench = b->log_benchmark ? b->log_benchmark : pm->benchmark;
     r->benchmark = (char *)bench;
+    r->scaling = pm->scaling;
     const char *division = b->log_division ? b->log_division : b->sys_division ? b->sys_division : pm->division;
     r->division = tta_parsed_lower(f, division);
 

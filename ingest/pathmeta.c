@@ -4,7 +4,8 @@
  * <submitter>/systems/<system>.json beside; v0.5 nests one or two submission folders between
  * the submitter and results/ (v0.5.0/intel/intel_resnet_submission/results/<system>/...,
  * v0.5.0/google/cloud_v2.8/gnmt-tpuv2-8/results/tpu/...). DAWNBench entries sit in
- * <task>/train/<name>.tsv. The path is read component by component; nothing touches the disk.
+ * <task>/train/<name>.tsv. MLPerf HPC (round folders hpc-vX.Y) puts strong/ or weak/ between the
+ * system and the benchmark from v1.0. The path is read component by component; nothing touches the disk.
  */
 #include "ingest/pathmeta.h"
 
@@ -25,7 +26,11 @@ const char *tta_round_from_name(const char *s, size_t n, tta_arena *arena) {
     for (const char *q = s; q < end; q++)
         if ((*q == 'v' || *q == 'V') && (q == s || q[-1] == '_' || q[-1] == '-')) v = q;
     if (!v) return NULL;
-    if (v != s) {
+    /* MLPerf HPC's rounds ("hpc-v1.0", "mlperf-hpc-v1.0", "hpc_results_v1.0") are rounds of their
+     * own: "hpc-vX.Y". */
+    int hpc = 0;
+    for (const char *q = s; q + 3 <= v && !hpc; q++) hpc = strncasecmp(q, "hpc", 3) == 0;
+    if (v != s && !hpc) {
         int named = 0;
         static const char *const words[] = {"result", "training", "mlperf", "round"};
         for (size_t w = 0; w < sizeof words / sizeof words[0] && !named; w++) {
@@ -50,8 +55,8 @@ const char *tta_round_from_name(const char *s, size_t n, tta_arena *arena) {
         if (p == patch) return NULL;
     }
     if (p != end) return NULL;
-    char tmp[16];
-    snprintf(tmp, sizeof tmp, "v%d.%d", major, minor);
+    char tmp[24];
+    snprintf(tmp, sizeof tmp, "%sv%d.%d", hpc ? "hpc-" : "", major, minor);
     return tta_arena_strdup(arena, tmp);
 }
 
@@ -154,6 +159,12 @@ void tta_path_meta_read(const char *path, tta_arena *arena, tta_path_meta *m) {
             if (nb >= 3) i_sys = between[1];
             m->system = tta_arena_strndup(arena, comp[i_sys], len[i_sys]);
             int i_bench = i_results + 2;
+            /* MLPerf HPC from v1.0: results/<system>/strong|weak/<benchmark>/ */
+            if (i_bench + 1 < n - 1 && (comp_is(comp[i_bench], len[i_bench], "strong") ||
+                                        comp_is(comp[i_bench], len[i_bench], "weak"))) {
+                m->scaling = comp_is(comp[i_bench], len[i_bench], "weak") ? "weak" : "strong";
+                i_bench++;
+            }
             if (i_bench < n - 1) {
                 m->benchmark = tta_benchmark_canonical(comp[i_bench], len[i_bench], m->round);
                 m->in_benchmark = i_bench == n - 2;

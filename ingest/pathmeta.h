@@ -8,7 +8,7 @@
 
 typedef enum {
     TTA_LAYOUT_NONE = 0, /* no recognised layout */
-    TTA_LAYOUT_RESULTS,  /* .../<submitter>/results/<system>/[<benchmark>/]<file> */
+    TTA_LAYOUT_RESULTS,  /* .../<submitter>/results/<system>/[strong/|weak/][<benchmark>/]<file> */
     TTA_LAYOUT_SYSTEMS,  /* .../<submitter>/systems/<system>.json */
 } tta_layout;
 
@@ -18,6 +18,7 @@ typedef struct {
     const char *submitter; /* layout submitter; NULL */
     const char *system;    /* layout system (results/<system>, systems/<system>.json); NULL */
     const char *benchmark; /* canonical name of the benchmark folder (or a DAWNBench task folder); NULL */
+    const char *scaling;   /* MLPerf HPC: "strong" or "weak", the folder between system and benchmark; NULL */
     const char *stem;      /* file name without its last extension */
     const char *dir_stem;  /* power logs: the result_N folder */
     const char *subfolder; /* the subfolder of results/<system>/<benchmark>/ the file is in, other than
@@ -51,7 +52,8 @@ typedef enum {
 tta_skip_kind tta_path_skip(const char *path, const tta_path_meta *m, tta_format f);
 
 /* Normalises a round folder name ("v0.7", "v0.5.0", "training_results_v1.0") to "vX.Y" in
- * arena, or returns NULL when the name is not one. */
+ * arena, an MLPerf HPC one ("hpc-v1.0", "mlperf-hpc-v2.0", "hpc_results_v0.7") to "hpc-vX.Y", or
+ * returns NULL when the name is not one. */
 const char *tta_round_from_name(const char *s, size_t n, tta_arena *arena);
 
 /* The run number in a file stem (n bytes): N of result_N... (result_3_4n16r_32k_1593118427), but

@@ -15,6 +15,7 @@
 
 #include "common/buf.h"
 #include "common/check.h"
+#include "common/rules.h"
 #include "reports/builders.h"
 #include "reports/dataset.h"
 #include "reports/render.h"
@@ -93,7 +94,7 @@ static int is_dir(const char *path) {
     return stat(path, &s) == 0 && S_ISDIR(s.st_mode);
 }
 
-/* Is dir a folder of training_X.Y.Z folders (rather than one such folder of rcps_*.json)? */
+/* Is dir a folder of training_X.Y.Z (or hpc_X.Y.Z) folders (rather than one such folder of rcps_*.json)? */
 static int holds_rulesets(const char *dir) {
     DIR *d = opendir(dir);
     if (!d) return 0;
@@ -101,7 +102,7 @@ static int holds_rulesets(const char *dir) {
     buf path = {0};
     struct dirent *de;
     while (!found && (de = readdir(d))) {
-        if (strncmp(de->d_name, "training_", 9) != 0) continue;
+        if (strncmp(de->d_name, "training_", 9) != 0 && strncmp(de->d_name, "hpc_", 4) != 0) continue;
         buf_clear(&path);
         buf_printf(&path, "%s/%s", dir, de->d_name);
         found = is_dir(buf_str(&path));
@@ -199,7 +200,9 @@ int tta_report_rcp(sqlite3 *db, const tta_filter *f, const char *rcp_dir, int fo
         } else if (x->has_rule && !x->rcp) {
             buf_printf(&why, "the RCP checker of rules %s does not judge %s", x->ruleset, x->benchmark);
         } else {
-            buf_printf(&dir, "%s/training_%s", rcp_dir, x->ruleset);
+            char folder[64];
+            tta_rules_rcp_folder(tta_rules_builtin(), x->ruleset, folder, sizeof folder);
+            buf_printf(&dir, "%s/%s", rcp_dir, folder);
             if (!is_dir(buf_str(&dir)))
                 buf_printf(&why, "no RCP folder for round %s (rules %s) in %s", x->round, x->ruleset, rcp_dir);
         }

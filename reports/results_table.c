@@ -183,6 +183,8 @@ typedef struct {
     char *why[O_COUNT];
     long long count[O_COUNT]; /* O_PROCESSORS, O_ACCELERATORS when text is set */
     summary_cell *cells;   /* one per benchmark column */
+    summary_cell *weak;    /* MLPerf HPC: one per benchmark column, the weak-scaling entry's (minutes:
+                              its time_to_train_all) */
     size_t n_bench;        /* their number (the round's, for sorting) */
     char **notes;
     size_t n_notes, cap_notes;
@@ -195,6 +197,8 @@ typedef struct {
     char **bench_name;   /* the column's name (the summarizer's) */
     char **bench;        /* tta's canonical benchmark for it */
     int *bench_used;     /* some row has an entry of it */
+    int *weak_used;      /* some row has a weak-scaling entry of it (MLPerf HPC) */
+    int has_weak;        /* some row has a weak-scaling entry */
     summary_row *rows;
     size_t n_rows;
 } round_table;
@@ -232,6 +236,7 @@ static void round_table_free(round_table *t) {
         for (size_t j = 0; j < r->n_notes; j++) free(r->notes[j]);
         free(r->notes);
         free(r->cells);
+        free(r->weak);
     }
     for (size_t b = 0; b < t->n_bench; b++) {
         free(t->bench_name[b]);
@@ -240,6 +245,7 @@ static void round_table_free(round_table *t) {
     free(t->bench_name);
     free(t->bench);
     free(t->bench_used);
+    free(t->weak_used);
     free(t->rows);
     memset(t, 0, sizeof *t);
 }
@@ -512,6 +518,23 @@ static double summarizer_minutes(const tta_entry_summary *s) {
     return minutes;
 }
 
+/* The summarizer's weak-scaling score of the entry in minutes (_compute_weak_score_standalone):
+ * (the last counted instance's stop_ms - the first one's start_ms) / 60 / 1000, from the log's
+ * milliseconds; NAN when s has no score. */
+static double summarizer_weak_minutes(const tta_entry_summary *s) {
+    const tta_entry_data *e = s->entry;
+    if (isnan(s->published_s)) return NAN;
+    double first = INFINITY, last = -INFINITY;
+    for (size_t i = 0; i < e->n_runs; i++) {
+        const tta_run_data *r = &e->runs[i];
+        if (!tta_run_succeeded(r) || r->unreadable_records != 0 || isnan(r->tta_s)) continue;
+        first = fmin(first, logged_ms(r->run_start_s));
+        last = fmax(last, logged_ms(r->run_stop_s));
+    }
+    double exact = (last - first) / 60 / 1000, published = s->published_s / 60.0;
+    return fabs(exact - published) <= 1e-7 ? exact : published;
+}
+
 /* ---- building the tables ---------------------------------------------------------------------- */
 
 /* tta's canonical benchmark for a summarizer column name in round (benchmark_aliases), or a copy
@@ -557,6 +580,7 @@ static void round_columns(sqlite3 *db, round_table *t, const tta_entry_data *e, 
     for (size_t i = 0; i < n_extra; i++) add_bench(t, &cap, extra[i], strdupCheck(extra[i]));
     free(extra);
     t->bench_used = callocCheck(t->n_bench ? t->n_bench : 1, sizeof *t->bench_used);
+    t->weak_used = callocCheck(t->n_bench ? t->n_bench : 1, sizeof *t->weak_used);
 }
 
 /* Missing values sort last (pandas' na_position), as do missing texts. */
@@ -629,18 +653,21 @@ static int build_round(sqlite3 *db, const char *round, const tta_entry_data *e, 
             row->folder = e[i].system;
             row->division = e[i].division;
             row->cells = callocCheck(t->n_bench ? t->n_bench : 1, sizeof *row->cells);
+            row->weak = callocCheck(t->n_bench ? t->n_bench : 1, sizeof *row->weak);
             row->n_bench = t->n_bench;
-            for (size_t b = 0; b < t->n_bench; b++) row->cells[b].minutes = NAN;
+            for (size_t b = 0; b < t->n_bench; b++) row->cells[b].minutes = row->weak[b].minutes = NAN;
         }
         summary_row *row = &t->rows[r];
         size_t b = 0;
         while (b < t->n_bench && strcmp(t->bench[b], e[i].benchmark)) b++;
         assert(b < t->n_bench);
-        summary_cell *c = &row->cells[b];
+        int weak = s[i].weak;
+        summary_cell *c = weak ? &row->weak[b] : &row->cells[b];
         assert(!c->entry); /* entries are unique per (round, division, submitter, system, benchmark) */
         c->entry = &e[i];
-        t->bench_used[b] = 1;
-        c->minutes = summarizer_minutes(&s[i]);
+        if (weak) t->weak_used[b] = t->has_weak = 1;
+        else t->bench_used[b] = 1;
+        c->minutes = weak ? summarizer_weak_minutes(&s[i]) : summarizer_minutes(&s[i]);
         c->why = isnan(c->minutes) ? (s[i].score.why ? s[i].score.why : "no official score") : NULL;
         c->summary = &s[i];
     }
@@ -653,6 +680,7 @@ static int build_round(sqlite3 *db, const char *round, const tta_entry_data *e, 
         const char *ruleset = NULL;
         for (size_t b = 0; b < t->n_bench && !ruleset; b++)
             if (t->rows[r].cells[b].entry) ruleset = t->rows[r].cells[b].entry->ruleset;
+            else if (t->rows[r].weak[b].entry) ruleset = t->rows[r].weak[b].entry->ruleset;
         int split = 0;
         for (size_t q = 0; q < t->n_rows && !split; q++)
             split = q != r && !strcmp(t->rows[q].submitter, t->rows[r].submitter) &&
@@ -668,6 +696,11 @@ static int build_round(sqlite3 *db, const char *round, const tta_entry_data *e, 
                            c->summary->scaling_factor);
             else if (c->entry && !isnan(c->minutes) && c->summary->score.why)
                 buf_printf(&note, "%s: %s", t->bench_name[b], c->summary->score.why);
+            if (note.len) row_note(&t->rows[r], buf_str(&note));
+            buf_clear(&note);
+            const summary_cell *w = &t->rows[r].weak[b];
+            if (w->entry && isnan(w->minutes))
+                buf_printf(&note, "%s weak scaling: %s", t->bench_name[b], w->why);
             if (note.len) row_note(&t->rows[r], buf_str(&note));
             buf_free(&note);
         }
@@ -721,6 +754,11 @@ static void write_csv(const round_table *t, buf *out) {
         buf_putc(out, ',');
         buf_printf(out, "%s_entry", t->bench_name[b]);
     }
+    /* MLPerf HPC: the summarizer's weak-table columns of each benchmark, then tta's throughput and
+     * the weak-scaling entry */
+    for (size_t b = 0; t->has_weak && b < t->n_bench; b++)
+        buf_printf(out, ",%s:number_of_models,%s:instance_scale,%s:time_to_train_all,%s:models_per_min,%s_weak_entry",
+                   t->bench_name[b], t->bench_name[b], t->bench_name[b], t->bench_name[b], t->bench_name[b]);
     buf_putc(out, '\n');
     for (size_t i = 0; i < t->n_rows; i++) {
         const summary_row *r = &t->rows[i];
@@ -743,6 +781,21 @@ static void write_csv(const round_table *t, buf *out) {
             buf_putc(out, ',');
             if (r->cells[b].entry) buf_printf(out, "%lld", (long long)r->cells[b].entry->id);
         }
+        for (size_t b = 0; t->has_weak && b < t->n_bench; b++) {
+            const summary_cell *w = &r->weak[b];
+            int scored = w->entry && !isnan(w->minutes);
+            const tta_weak_score *ws = scored ? &w->summary->weak_score : NULL;
+            buf_putc(out, ',');
+            if (scored) buf_printf(out, "%zu", ws->n_models);
+            buf_putc(out, ',');
+            if (scored && ws->instance_scale >= 0) buf_printf(out, "%d", ws->instance_scale);
+            buf_putc(out, ',');
+            if (scored) py_float_repr(out, w->minutes);
+            buf_putc(out, ',');
+            if (scored) py_float_repr(out, (double)ws->n_models / w->minutes);
+            buf_putc(out, ',');
+            if (w->entry) buf_printf(out, "%lld", (long long)w->entry->id);
+        }
         buf_putc(out, '\n');
     }
 }
@@ -760,8 +813,16 @@ typedef struct {
 
 enum {
     ROLE_FOLDER_PEOPLE = -1, ROLE_ROUND = -2, ROLE_FOLDER = -3, ROLE_BENCH = 1000, ROLE_ENTRY = 2000,
-    ROLE_ACC_MIN = 3000 /* <benchmark>_accelerator_minutes: the cell's entry's accelerators x its score */
+    ROLE_ACC_MIN = 3000, /* <benchmark>_accelerator_minutes: the cell's entry's accelerators x its score */
+    /* MLPerf HPC's weak-scaling score, as the summarizer's weak table names it (<benchmark>:...),
+     * and its throughput */
+    ROLE_W_TIME = 4000, ROLE_W_MODELS = 5000, ROLE_W_SCALE = 6000, ROLE_W_RATE = 7000, ROLE_W_END = 8000
 };
+
+/* Each benchmark's names in summary_columns.names: key and header of its score column, its
+ * entry and accelerator-minutes keys, then key and header of each weak-scaling column. */
+enum { NAME_KEY, NAME_HEADER, NAME_ENTRY, NAME_ACC_MIN, NAME_W_TIME, NAME_W_TIME_H, NAME_W_MODELS, NAME_W_MODELS_H,
+       NAME_W_SCALE, NAME_W_SCALE_H, NAME_W_RATE, NAME_W_RATE_H, NAMES_PER_BENCH };
 
 /* Releases c's arrays and names. */
 static void summary_columns_free(summary_columns *c) {
@@ -783,21 +844,20 @@ static void make_columns(const round_table *t, int for_people, summary_columns *
     memset(c, 0, sizeof *c);
     size_t cap = 0;
     /* keys and headers of the benchmark columns live in c->names: offsets first, pointers after */
-    size_t *key_at = mallocCheck((t->n_bench ? t->n_bench : 1) * 4 * sizeof *key_at);
-    for (size_t b = 0; b < t->n_bench; b++) {
-        key_at[4 * b] = c->names.len;
-        buf_puts(&c->names, t->bench_name[b]);
-        buf_putc(&c->names, '\0');
-        key_at[4 * b + 1] = c->names.len;
-        buf_printf(&c->names, "%s (min)", t->bench_name[b]);
-        buf_putc(&c->names, '\0');
-        key_at[4 * b + 2] = c->names.len;
-        buf_printf(&c->names, "%s_entry", t->bench_name[b]);
-        buf_putc(&c->names, '\0');
-        key_at[4 * b + 3] = c->names.len;
-        buf_printf(&c->names, "%s_accelerator_minutes", t->bench_name[b]);
-        buf_putc(&c->names, '\0');
-    }
+    size_t *key_at = mallocCheck((t->n_bench ? t->n_bench : 1) * NAMES_PER_BENCH * sizeof *key_at);
+    static const char *const formats[NAMES_PER_BENCH] = {
+        [NAME_KEY] = "%s", [NAME_HEADER] = "%s (min)", [NAME_ENTRY] = "%s_entry",
+        [NAME_ACC_MIN] = "%s_accelerator_minutes", [NAME_W_TIME] = "%s:time_to_train_all",
+        [NAME_W_TIME_H] = "%s weak (min)", [NAME_W_MODELS] = "%s:number_of_models", [NAME_W_MODELS_H] = "%s models",
+        [NAME_W_SCALE] = "%s:instance_scale", [NAME_W_SCALE_H] = "%s acc/model",
+        [NAME_W_RATE] = "%s:models_per_min", [NAME_W_RATE_H] = "%s models/min",
+    };
+    for (size_t b = 0; b < t->n_bench; b++)
+        for (int k = 0; k < NAMES_PER_BENCH; k++) {
+            key_at[NAMES_PER_BENCH * b + (size_t)k] = c->names.len;
+            buf_printf(&c->names, formats[k], t->bench_name[b]);
+            buf_putc(&c->names, '\0');
+        }
     /* The summarizer's columns, in its order and with its names (CSV is compared with its CSV cell
      * by cell): a row is a system, not an entry. Division and submitter are the identity columns
      * (builders.h); its "system" is not: it is the description's system_name, which people do not
@@ -827,6 +887,14 @@ static void make_columns(const round_table *t, int for_people, summary_columns *
         if (for_people && !t->bench_used[b]) continue;
         add_column(c, &cap, (tta_column){NULL, NULL, TTA_COL_NUMBER, 2, 0}, ROLE_BENCH + (int)b);
     }
+    /* MLPerf HPC: the weak-scaling score of each benchmark (the summarizer's weak table) */
+    for (size_t b = 0; t->has_weak && b < t->n_bench; b++) {
+        if (for_people && !t->weak_used[b]) continue;
+        add_column(c, &cap, (tta_column){NULL, NULL, TTA_COL_NUMBER, 2, 0}, ROLE_W_TIME + (int)b);
+        add_column(c, &cap, (tta_column){NULL, NULL, TTA_COL_INT, 0, 0}, ROLE_W_MODELS + (int)b);
+        add_column(c, &cap, (tta_column){NULL, NULL, TTA_COL_INT, 0, 0}, ROLE_W_SCALE + (int)b);
+        add_column(c, &cap, (tta_column){NULL, NULL, TTA_COL_NUMBER, 2, 0}, ROLE_W_RATE + (int)b);
+    }
     for (int k = O_BEFORE_BENCHMARKS; k < O_COUNT; k++) add_column(c, &cap, fixed[k], k);
     add_column(c, &cap, (tta_column)TTA_ROUND_COLUMN, ROLE_ROUND);
     add_column(c, &cap, (tta_column){"system_folder", "folder", TTA_COL_TEXT, 0, TTA_FOR_SCRIPTS}, ROLE_FOLDER);
@@ -837,16 +905,28 @@ static void make_columns(const round_table *t, int for_people, summary_columns *
     /* the buffer is final: point the benchmark columns at their names */
     for (size_t j = 0; j < c->n_cols; j++) {
         int role = c->role[j];
-        if (role >= ROLE_ACC_MIN) {
-            c->cols[j].key = c->names.data + key_at[4 * (size_t)(role - ROLE_ACC_MIN) + 3];
-            c->cols[j].header = c->cols[j].key;
+        size_t key = 0, header = 0, b = 0;
+        if (role >= ROLE_W_END) continue;
+        if (role >= ROLE_W_TIME) {
+            int group = (role - ROLE_W_TIME) / 1000; /* 0 time, 1 models, 2 scale, 3 rate */
+            b = (size_t)(role % 1000);
+            key = (size_t)(NAME_W_TIME + 2 * group);
+            header = key + 1;
+        } else if (role >= ROLE_ACC_MIN) {
+            b = (size_t)(role - ROLE_ACC_MIN);
+            key = header = NAME_ACC_MIN;
         } else if (role >= ROLE_ENTRY) {
-            c->cols[j].key = c->names.data + key_at[4 * (size_t)(role - ROLE_ENTRY) + 2];
-            c->cols[j].header = c->cols[j].key;
+            b = (size_t)(role - ROLE_ENTRY);
+            key = header = NAME_ENTRY;
         } else if (role >= ROLE_BENCH) {
-            c->cols[j].key = c->names.data + key_at[4 * (size_t)(role - ROLE_BENCH)];
-            c->cols[j].header = c->names.data + key_at[4 * (size_t)(role - ROLE_BENCH) + 1];
+            b = (size_t)(role - ROLE_BENCH);
+            key = NAME_KEY;
+            header = NAME_HEADER;
+        } else {
+            continue;
         }
+        c->cols[j].key = c->names.data + key_at[NAMES_PER_BENCH * b + key];
+        c->cols[j].header = c->names.data + key_at[NAMES_PER_BENCH * b + header];
     }
     free(key_at);
 }
@@ -872,6 +952,22 @@ static int compare_people_rows(const void *pa, const void *pb, void *ctx) {
  * it). */
 enum { PEOPLE_SPELL = 1, PEOPLE_GROUP = 2 };
 
+/* Sets a weak-scaling cell of column j: group 0 the time to train every instance (minutes), 1 the
+ * instances counted, 2 the accelerators of one, 3 the throughput (instances per minute). */
+static void set_weak_cell(tta_table *tab, size_t row, size_t j, const summary_cell *w, int group) {
+    if (!w->entry) return;
+    const tta_weak_score *ws = &w->summary->weak_score;
+    switch (group) {
+    case 0: tta_table_set_number_or(tab, row, j, w->minutes, w->why); break;
+    case 1: tta_table_set_number_or(tab, row, j, isnan(w->minutes) ? NAN : (double)ws->n_models, w->why); break;
+    case 2:
+        tta_table_set_number_or(tab, row, j, ws->instance_scale >= 0 && !isnan(w->minutes) ? ws->instance_scale : NAN,
+                                isnan(w->minutes) ? w->why : "the logs name no number_of_nodes");
+        break;
+    default: tta_table_set_number_or(tab, row, j, (double)ws->n_models / w->minutes, w->why); break;
+    }
+}
+
 /* The round's table as a tta_table (columns from make_columns); people: PEOPLE_* flags, 0 for
  * scripts (the descriptions' text in the summarizer's order). */
 static tta_table *summary_table(const round_table *t, const summary_columns *c, int people) {
@@ -892,7 +988,9 @@ static tta_table *summary_table(const round_table *t, const summary_columns *c, 
         size_t row = tta_table_add_row(tab);
         for (size_t j = 0; j < c->n_cols; j++) {
             int role = c->role[j];
-            if (role >= ROLE_ACC_MIN) {
+            if (role >= ROLE_W_TIME && role < ROLE_W_END) {
+                set_weak_cell(tab, row, j, &r->weak[role % 1000], (role - ROLE_W_TIME) / 1000);
+            } else if (role >= ROLE_ACC_MIN) {
                 const summary_cell *cell = &r->cells[role - ROLE_ACC_MIN];
                 if (cell->entry && cell->entry->accelerators > 0)
                     tta_table_set_number_or(tab, row, j, cell->entry->accelerators * cell->minutes, cell->why);
@@ -921,8 +1019,10 @@ static tta_table *summary_table(const round_table *t, const summary_columns *c, 
         }
         for (size_t k = 0; k < r->n_notes; k++) tta_table_add_note(tab, row, r->notes[k]);
         /* each benchmark's flagged runs (the official score keeps them where the summarizer does) */
-        for (size_t b = 0; b < t->n_bench; b++)
+        for (size_t b = 0; b < t->n_bench; b++) {
             if (r->cells[b].entry) tta_table_note_flags_of(tab, row, r->cells[b].entry, NULL, t->bench_name[b]);
+            if (r->weak[b].entry) tta_table_note_flags_of(tab, row, r->weak[b].entry, NULL, t->bench_name[b]);
+        }
     }
     free(order);
     return tab;

@@ -16,10 +16,13 @@
 #include "reports/summary.h"
 #include "stats/stats.h"
 
-/* Entries of one group: same round, division, submitter and benchmark. */
+/* Entries of one group: same round, division, submitter and benchmark, and the same MLPerf HPC
+ * scaling (a weak-scaling entry's runs are instances trained at once: no point of a strong-scaling
+ * series). */
 static int same_group(const tta_entry_data *a, const tta_entry_data *b) {
+    int same_scaling = a->scaling && b->scaling ? !strcmp(a->scaling, b->scaling) : a->scaling == b->scaling;
     return !strcmp(a->round, b->round) && !strcmp(a->division, b->division) &&
-           !strcmp(a->submitter, b->submitter) && !strcmp(a->benchmark, b->benchmark);
+           !strcmp(a->submitter, b->submitter) && !strcmp(a->benchmark, b->benchmark) && same_scaling;
 }
 
 /* Two entries of one submitter, round and benchmark reach the same target: their mean progress

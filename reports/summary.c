@@ -53,6 +53,7 @@ int tta_entry_is_mlperf(const tta_entry_data *e) { return tta_rules_is_mlperf_ro
 int tta_run_succeeded(const tta_run_data *r) { return r->succeeded; }
 
 double tta_entry_rank_score_s(const tta_entry_summary *s) {
+    if (s->weak) return NAN; /* the time to train many instances ranks with no time to train one */
     return tta_entry_is_mlperf(s->entry) ? s->published_s : s->tta_mean_s;
 }
 
@@ -68,6 +69,29 @@ double tta_entry_cost_usd(const tta_entry_summary *s) {
 /* Seed of the CV bootstrap: fixed, so that a report is the same every time it is made. */
 #define SUMMARY_BOOTSTRAP_SEED 20190613UL
 #define SUMMARY_BOOTSTRAP_RESAMPLES 2000
+
+/* An MLPerf HPC weak-scaling entry's score (the summarizer's _compute_weak_score_standalone): its
+ * runs are the model instances, counted as the strong score counts runs. */
+static void summarize_weak(const tta_entry_data *e, const int *counted, tta_entry_summary *s) {
+    size_t n = e->n_runs;
+    double *start = mallocCheck((n ? n : 1) * sizeof *start), *stop = mallocCheck((n ? n : 1) * sizeof *stop);
+    int *nodes = mallocCheck((n ? n : 1) * sizeof *nodes), *per_node = mallocCheck((n ? n : 1) * sizeof *per_node);
+    for (size_t i = 0; i < n; i++) {
+        start[i] = e->runs[i].run_start_s;
+        stop[i] = e->runs[i].run_stop_s;
+        nodes[i] = e->runs[i].log_nodes;
+        per_node[i] = e->runs[i].log_accelerators_per_node;
+    }
+    s->weak = 1;
+    s->weak_score = tta_weak_scaling_score(start, stop, counted, nodes, per_node, n, e->benchmark, e->round);
+    s->score = (tta_score){.score = s->weak_score.time_all, .n_runs = n, .n_used = s->weak_score.n_models,
+                           .n_dropped = n - s->weak_score.n_models, .required = s->weak_score.required,
+                           .reason = s->weak_score.reason, .why = s->weak_score.why};
+    free(start);
+    free(stop);
+    free(nodes);
+    free(per_node);
+}
 
 void tta_summarize_entry(const tta_entry_data *e, tta_entry_summary *s, int with_cv_ci) {
     memset(s, 0, sizeof *s);
@@ -111,9 +135,12 @@ void tta_summarize_entry(const tta_entry_data *e, tta_entry_summary *s, int with
             s->not_compliant_runs += e->runs[i].not_compliant;
             s->unreadable_runs += e->runs[i].unreadable_records > 0;
         }
-        s->score = tta_official_score(times, counted, n, e->benchmark, e->round);
+        if (e->scaling && !strcmp(e->scaling, "weak"))
+            summarize_weak(e, counted, s);
+        else
+            s->score = tta_official_score(times, counted, n, e->benchmark, e->round);
         free(counted);
-        s->score_s = s->score.score;
+        s->score_s = s->weak ? NAN : s->score.score; /* no wall-clock time of one training */
     } else {
         s->score = (tta_score){.score = NAN, .n_runs = n, .why = "no official score outside MLPerf rounds"};
         s->score_s = s->tta_mean_s;

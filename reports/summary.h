@@ -39,9 +39,13 @@ typedef struct {
                                NAN otherwise): the olympic mean of the run times */
     double scaling_factor;  /* scaling.json beside the result files (RCP normalisation); 1 when none */
     double published_s;     /* the score MLCommons publishes: score x scaling_factor; NAN when none */
+    int weak;               /* 1: an MLPerf HPC weak-scaling entry: score is its time_to_train_all (the
+                               summarizer's weak score, in seconds), weak_score the rest of it */
+    tta_weak_score weak_score; /* time_all in seconds, models_per_time per second; only when weak */
     size_t unreadable_runs; /* runs with a record the parser could not read: dropped from the score */
     size_t not_compliant_runs; /* runs whose log fails MLCommons' compliance checks: dropped from the score */
-    double score_s;         /* score, else the mean TTA of the successful runs (DAWNBench, replays) */
+    double score_s;         /* score, else the mean TTA of the successful runs (DAWNBench, replays); NAN for
+                               a weak-scaling entry */
     double tta_mean_s;      /* mean TTA of the successful runs, time_suspect ones left out */
     tta_progress_scale unit; /* of dec */
     tta_decomposition dec;  /* TTA = progress x time per unit of progress, progress in `unit` (the
@@ -68,7 +72,8 @@ int tta_entry_is_mlperf(const tta_entry_data *e);
 
 /* The score an entry is ranked by, in seconds: the published score for an MLPerf round, else the
  * mean TTA of the successful runs (DAWNBench ranks an entry by its time to the threshold); NAN
- * when it has none. */
+ * when it has none, and for an MLPerf HPC weak-scaling entry (its time to train every instance is
+ * no time to train one model: the results table and tta report variance show it). */
 double tta_entry_rank_score_s(const tta_entry_summary *s);
 
 /* Accelerator-minutes of an entry: its accelerators x its rank score in minutes; NAN when the

@@ -62,6 +62,8 @@ typedef struct {
     size_t unscored;       /* ... without a published score */
     long first_unscored;   /* index of the first of them; -1 */
     size_t no_band;        /* ... with a score but in no band (no accelerators, or unknown) */
+    size_t weak;           /* MLPerf HPC weak-scaling entries: not in the trend (their score times many
+                              model instances) */
     const tta_entry_data *rule; /* an entry of the round: its metric and target are the round's */
     int target_changed;    /* the metric or a target differs from the previous round's (the row above) */
     trend_cell cell[N_BANDS];
@@ -186,7 +188,9 @@ static int trend_build(sqlite3 *db, const tta_filter *f, trend_data *t, char **e
             r->rule = &t->entries[keys[c].i];
             for (size_t x = c; x < d; x++) {
                 const tta_entry_summary *s = &t->summary[keys[x].i];
-                if (isnan(s->published_s)) {
+                if (s->weak) {
+                    r->weak++;
+                } else if (isnan(s->published_s)) {
                     if (r->unscored++ == 0) r->first_unscored = (long)keys[x].i;
                 } else if (s->entry->accelerators <= 0) {
                     r->no_band++;
@@ -197,7 +201,7 @@ static int trend_build(sqlite3 *db, const tta_filter *f, trend_data *t, char **e
                 cell->best = -1;
                 for (size_t x = c; x < d; x++) {
                     const tta_entry_summary *s = &t->summary[keys[x].i];
-                    if (isnan(s->published_s) || !in_band(k, s->entry->accelerators)) continue;
+                    if (s->weak || isnan(s->published_s) || !in_band(k, s->entry->accelerators)) continue;
                     scores[cell->scored++] = s->published_s;
                     /* the lowest score; ties to the lower id (keys are in id order) */
                     if (cell->best < 0 || s->published_s < t->summary[cell->best].published_s)
@@ -381,6 +385,12 @@ static void trend_row(tta_table *t, const trend_data *d, const trend_series *se,
         const tta_entry_summary *u = &d->summary[r->first_unscored];
         buf_printf(&b, "%zu of %zu entries without a published score (e.g. %s %s: %s)", r->unscored, r->n_entries,
                    u->entry->submitter, u->entry->system, u->score.why ? u->score.why : "no score");
+        tta_table_add_note(t, row, buf_str(&b));
+        buf_clear(&b);
+    }
+    if (k == 0 && r->weak) {
+        buf_printf(&b, "%zu MLPerf HPC weak-scaling entr%s left out (a time to train many model instances, not one: "
+                   "tta report summary shows %s)", r->weak, r->weak == 1 ? "y" : "ies", r->weak == 1 ? "it" : "them");
         tta_table_add_note(t, row, buf_str(&b));
         buf_clear(&b);
     }

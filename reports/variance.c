@@ -20,7 +20,7 @@ enum {
     C_SCORE_UNSCALED, C_SUMMARY_SCORE, C_TTA_MEAN,
     C_CV, C_CV_LOW, C_CV_HIGH, C_CV_CI, C_UNIT, C_UNIT_SHORT, C_PROGRESS_MEAN, C_PROGRESS_STD, C_TPU_MEAN,
     C_TPU_STD, C_EPOCHS_MEAN, C_EPOCHS_STD, C_TPE_MEAN, C_TPE_STD, C_CV_RATIO, C_SHARE, C_SHARE_TPU, C_SHARE_COV,
-    C_ENERGY_J, C_ENERGY_KWH, C_ACC_MIN, C_COST_HOUR, C_COST, C_COUNT
+    C_ENERGY_J, C_ENERGY_KWH, C_ACC_MIN, C_COST_HOUR, C_COST, C_SCALING_KIND, C_MODELS, C_INSTANCE, C_RATE, C_COUNT
 };
 
 static const tta_column variance_columns[C_COUNT] = {
@@ -64,7 +64,41 @@ static const tta_column variance_columns[C_COUNT] = {
     [C_COST_HOUR] = {"cost_per_hour_usd", "$/h", TTA_COL_NUMBER, 2, TTA_FOR_SCRIPTS},
     /* DAWNBench's cost to accuracy: cost per hour x the score in hours */
     [C_COST] = {"cost_usd", "cost ($)", TTA_COL_NUMBER, 2, 0},
+    /* MLPerf HPC from v1.0: the folder's scaling; a weak-scaling entry's score_min is the time to
+     * train every model instance (the summarizer's time_to_train_all), with these */
+    [C_SCALING_KIND] = {"scaling", "scaling", TTA_COL_TEXT, 0, TTA_FOR_SCRIPTS},
+    [C_MODELS] = {"number_of_models", "models", TTA_COL_INT, 0, TTA_FOR_SCRIPTS},
+    [C_INSTANCE] = {"instance_scale", "acc/model", TTA_COL_INT, 0, TTA_FOR_SCRIPTS},
+    [C_RATE] = {"models_per_min", "models/min", TTA_COL_NUMBER, 2, TTA_FOR_SCRIPTS},
 };
+
+/* An MLPerf HPC entry's scaling and, for a weak-scaling one, the rest of its score (the number of
+ * instances, the accelerators of one, the throughput), with a note for people. */
+static void weak_cells(tta_table *t, size_t row, const tta_entry_summary *s) {
+    const char *not_weak = "not a weak-scaling entry (MLPerf HPC weak/ folders only)";
+    tta_table_set_text(t, row, C_SCALING_KIND, s->entry->scaling);
+    if (!s->weak) {
+        tta_table_set_missing(t, row, C_MODELS, not_weak);
+        tta_table_set_missing(t, row, C_INSTANCE, not_weak);
+        tta_table_set_missing(t, row, C_RATE, not_weak);
+        return;
+    }
+    const tta_weak_score *w = &s->weak_score;
+    int scored = !isnan(w->time_all);
+    tta_table_set_number_or(t, row, C_MODELS, scored ? (double)w->n_models : NAN, w->why);
+    tta_table_set_number_or(t, row, C_INSTANCE, scored && w->instance_scale >= 0 ? w->instance_scale : NAN,
+                            scored ? "the logs name no number_of_nodes" : w->why);
+    tta_table_set_number_or(t, row, C_RATE, w->models_per_time * 60.0, w->why);
+    buf b = {0};
+    if (scored)
+        buf_printf(&b, "weak scaling: the score is the time to train all %zu model instances at once (instance "
+                   "scale %d: nodes x accelerators per node, as logged): %.2f models/min", w->n_models,
+                   w->instance_scale, w->models_per_time * 60.0);
+    else
+        buf_printf(&b, "weak scaling: %s", w->why);
+    tta_table_add_note(t, row, buf_str(&b));
+    buf_free(&b);
+}
 
 /* Why the decomposition of s has no value (written to b). */
 static void decomposition_why(const tta_entry_summary *s, buf *b) {
@@ -249,6 +283,7 @@ static void per_accelerator_cells(tta_table *t, size_t row, const tta_entry_summ
     const tta_entry_data *e = s->entry;
     const char *why = e->accelerators == 0  ? "no accelerator (CPU only)"
                       : e->accelerators < 0 ? "no accelerator count in the system description"
+                      : s->weak             ? "weak scaling: no time to train one model (see the models/min)"
                                             : "no score";
     tta_table_set_number_or(t, row, C_ACC_MIN, tta_entry_accelerator_minutes(s), why);
     if (!isnan(e->cost_per_hour)) {
@@ -289,6 +324,7 @@ static void variance_row(tta_table *t, const tta_entry_summary *summary) {
         buf_free(&b);
     }
     if (!isnan(s.score.score) && s.score.why) tta_table_add_note(t, row, s.score.why);
+    weak_cells(t, row, &s);
     summary_cells(t, row, &s);
     const char *none_why = s.succeeded == 0 ? "no successful run" : "no successful run whose time can be trusted";
     tta_table_set_number_or(t, row, C_TTA_MEAN, s.tta_mean_s, none_why);

@@ -1,5 +1,5 @@
-/* score.c: the official MLPerf score (the result summarizer's olympic mean) and the runs the rules
- * require per benchmark and round. */
+/* score.c: the official MLPerf score (the result summarizer's olympic mean), MLPerf HPC's
+ * weak-scaling score, and the runs the rules require per benchmark and round. */
 #include <assert.h>
 #include <math.h>
 #include <stdlib.h>
@@ -84,4 +84,33 @@ tta_score tta_official_score(const double *times, const int *success, size_t n, 
     if (s.reason == TTA_REASON_NONE && s.required && n < s.required) s.reason = TTA_FEWER_RUNS_THAN_REQUIRED;
     s.why = tta_reason_text(s.reason);
     return s;
+}
+
+tta_weak_score tta_weak_scaling_score(const double *start, const double *stop, const int *counted, const int *nodes,
+                                      const int *per_node, size_t n, const char *benchmark, const char *round) {
+    assert(n == 0 || (start && stop && counted && nodes && per_node));
+    tta_weak_score w = {.time_all = NAN, .models_per_time = NAN, .instance_scale = -1, .n_given = n,
+                        .required = tta_required_runs(benchmark, round)};
+    double first = INFINITY, last = -INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        if (!counted[i] || isnan(start[i]) || isnan(stop[i])) continue;
+        first = fmin(first, start[i]);
+        last = fmax(last, stop[i]);
+        if (w.n_models++ == 0 && nodes[i] >= 0 && per_node[i] >= 0)
+            w.instance_scale = nodes[i] * (per_node[i] > 1 ? per_node[i] : 1);
+    }
+    if (w.n_models == 0) {
+        w.reason = TTA_NO_VALUES;
+        w.why = n ? "no instance converged with a whole log: no weak-scaling score" : tta_reason_text(TTA_NO_VALUES);
+        return w;
+    }
+    if (w.n_models < w.required) {
+        w.reason = TTA_TOO_FEW_RUNS;
+        w.why = "fewer converged instances than the rules require: no weak-scaling score (the summarizer's "
+                "\"Not enough converging weak scaling runs\")";
+        return w;
+    }
+    w.time_all = last - first;
+    w.models_per_time = w.time_all > 0 ? (double)w.n_models / w.time_all : NAN;
+    return w;
 }

@@ -113,6 +113,30 @@ size_t tta_max_dropped_runs(const char *benchmark);
 tta_score tta_official_score(const double *times, const int *success, size_t n, const char *benchmark,
                              const char *round);
 
+/* MLPerf HPC's weak-scaling score (the result summarizer's _compute_weak_score_standalone, usage
+ * hpc): many model instances trained at once on one machine, each a run of the entry. */
+typedef struct {
+    double time_all;        /* the last counted instance's stop less the first one's start, in the
+                               caller's unit (time_to_train_all); NAN when no score */
+    size_t n_models;        /* instances counted (number_of_models) */
+    size_t n_given;         /* instances given */
+    size_t required;        /* instances the summarizer needs for a score (the rules' runs_required) */
+    int instance_scale;     /* accelerators of one instance: nodes x max(accelerators per node, 1) of
+                               the first counted instance; -1 when its log says neither */
+    double models_per_time; /* throughput: n_models / time_all; NAN when no score */
+    tta_reason reason;      /* TOO_FEW_RUNS: fewer counted instances than required; NO_VALUES */
+    const char *why;
+} tta_weak_score;
+
+/* The weak-scaling score of n instances: counted[i] != 0 marks an instance the summarizer keeps
+ * (its log passes the checks: it converged and parses whole), start[i] and stop[i] its run_start
+ * and run_stop (same unit, same clock), nodes[i] and per_node[i] its logged number_of_nodes and
+ * accelerators_per_node (-1 unknown). With fewer counted instances than the rules' runs_required
+ * for benchmark in round there is no score (the summarizer's "Not enough converging weak scaling
+ * runs"). */
+tta_weak_score tta_weak_scaling_score(const double *start, const double *stop, const int *counted, const int *nodes,
+                                      const int *per_node, size_t n, const char *benchmark, const char *round);
+
 /* ---- bootstrap confidence intervals (percentile method) ---- */
 
 #define TTA_BOOTSTRAP_RESAMPLES 2000 /* used when resamples is 0 */

@@ -10,6 +10,13 @@ TTA=${TTA:-build/tta}
 work=$(mktemp -d /tmp/tta-resume.XXXXXX)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 passed=0 failed=0
+# SQL through the sqlite3 shell, or Python's sqlite3 where the shell is not installed (a GPU machine's image)
+sql() {
+    if command -v sqlite3 >/dev/null; then sqlite3 "$@"; else
+        python3 -c 'import sqlite3, sys
+for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2]): print("|".join("" if v is None else str(v) for v in r))' "$@"
+    fi
+}
 check() { local what="$1"; shift; if "$@"; then passed=$((passed + 1)); else echo "FAIL: $what"; failed=$((failed + 1)); fi; }
 cat > "$work/spec.json" <<JSON
 {"benchmark": "generated", "dataset": {"kind": "generated", "n": 60000},
@@ -71,7 +78,7 @@ check "a finished run leaves no checkpoint" test ! -e "$ckpt"
 runs=$("$TTA" --db "$work/db" ls runs --round local --format json)
 check "the database now holds the finished run, once" test "$(grep -o "\"file\"" <<<"$runs" | wc -l)" -eq 1
 check "filed under benchmark generated" grep -q '"benchmark": "generated"' <<<"$runs"
-n=$(sqlite3 "$work/db" "SELECT count(*) FROM evaluations")
+n=$(sql "$work/db" "SELECT count(*) FROM evaluations")
 check "with its 8 evaluations ($n)" test "$n" -eq 8
 
 # MPI: K = 1 under mpirun equals no MPI; K = 2 is a system of 2 workers
@@ -95,7 +102,7 @@ if command -v mpirun >/dev/null; then
     check "the log records world size 2 and global batch 128" \
         bash -c "grep -q '\"key\": \"tta_world_size\", \"value\": 2' '$l3' && grep -q '\"key\": \"global_batch_size\", \"value\": 128' '$l3'"
     check "and each rank's communication time per epoch" grep -Eq '"rank_comm_total_s": \[[0-9.e-]+, [0-9.e-]+\]' "$l3"
-    acc=$(sqlite3 "$work/m.db" "SELECT accelerators FROM systems WHERE name LIKE '%-x2'")
+    acc=$(sql "$work/m.db" "SELECT accelerators FROM systems WHERE name LIKE '%-x2'")
     check "the K = 2 system has 2 accelerators ($acc)" test "$acc" = "2"
     # K = 4 on this machine's 2 CPUs: oversubscribed, and tta says so
     mpirun --oversubscribe -np 4 "$TTA" --db "$work/m.db" replay "$work/short.json" --threads 1 --log-dir "$work/mpi4" \

@@ -54,7 +54,7 @@ check "ls of an unknown kind is a usage error (2)" test $? -eq 2
 # ---- reports: contracts ----
 header=$("$TTA" --db "$db" report variance --format csv | head -1 | tr -d '\r')
 check "variance CSV header is the contract" test "$header" = \
-    "entry,round,division,submitter,system,benchmark,accelerators,runs,reached,score_min,scaling_factor,score_unscaled_min,summary_score_min,tta_mean_s,cv,cv_ci_low,cv_ci_high,progress_unit,progress_mean,progress_std,time_per_unit_mean_s,time_per_unit_std_s,epochs_mean,epochs_std,tpe_mean_s,tpe_std_s,cv_ratio,log_var_share_progress,log_var_share_time_per_unit,log_var_share_cov,energy_j,energy_kwh,accelerator_minutes,cost_per_hour_usd,cost_usd,note"
+    "entry,round,division,submitter,system,benchmark,accelerators,runs,reached,score_min,scaling_factor,score_unscaled_min,summary_score_min,tta_mean_s,cv,cv_ci_low,cv_ci_high,progress_unit,progress_mean,progress_std,time_per_unit_mean_s,time_per_unit_std_s,epochs_mean,epochs_std,tpe_mean_s,tpe_std_s,cv_ratio,log_var_share_progress,log_var_share_time_per_unit,log_var_share_cov,energy_j,energy_kwh,accelerator_minutes,cost_per_hour_usd,cost_usd,scaling,number_of_models,instance_scale,models_per_min,note"
 v=$("$TTA" --db "$db" report variance --system dgxa100_ngc20.06_mxnet --benchmark resnet --format json)
 score=$(grep -o '"score_min": [0-9.]*' <<<"$v" | awk '{print $2}')
 check "score_min of NVIDIA dgxa100 mxnet resnet is the official 39.779661 min (got $score)" \

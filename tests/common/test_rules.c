@@ -140,10 +140,32 @@ TEST(builtin_rules) {
         int ncf05 = !strcmp(x->ruleset, "0.5.0") && !strcmp(x->benchmark, "ncf");
         CHECK(x->runs_scored == (ncf05 ? 50 : 0));
     }
-    /* MLPerf rounds are the v rounds the rules list; DAWNBench and the replays' round are not */
-    for (size_t i = 0; i < r->n_rounds; i++)
-        CHECK(tta_rules_is_mlperf_round(r, r->rounds[i].round) == (r->rounds[i].round[0] == 'v'));
+    /* MLPerf rounds are the v rounds (Training) and hpc-v rounds (HPC) the rules list; DAWNBench and
+     * the replays' round are not */
+    for (size_t i = 0; i < r->n_rounds; i++) {
+        const char *name = r->rounds[i].round;
+        int hpc = !strncmp(name, "hpc-v", 5);
+        CHECK(tta_rules_is_mlperf_round(r, name) == (name[0] == 'v' || hpc));
+        CHECK(tta_rules_is_hpc_round(r, name) == hpc);
+    }
     CHECK(!tta_rules_is_mlperf_round(r, "dawnbench") && !tta_rules_is_mlperf_round(r, "local"));
+    CHECK(!tta_rules_is_hpc_round(r, "v1.0") && tta_rules_is_hpc_round(r, "hpc-v1.0"));
+    /* MLPerf HPC: the rulesets' benchmarks, targets and directions (compliance_checker/hpc_<ruleset>), runs
+     * (benchmark_meta.py), and the RCP checker's folders */
+    const tta_rule *cosmo = tta_rules_find(r, "hpc-v1.0", "cosmoflow"), *cam = tta_rules_find(r, "hpc-v2.0", "deepcam");
+    CHECK(cosmo && !strcmp(cosmo->log_key, "eval_error") && !cosmo->higher_is_better && cosmo->target == 0.124 &&
+          cosmo->runs_required == 10 && cosmo->rcp);
+    CHECK(cam && cam->higher_is_better && cam->target == 0.82 && cam->runs_required == 5);
+    const tta_rule *oc20 = tta_rules_find(r, "hpc-v3.0", "oc20"), *fold = tta_rules_find(r, "hpc-v3.0", "openfold");
+    CHECK(oc20 && oc20->target == 0.036 && !oc20->higher_is_better && oc20->runs_required == 5);
+    CHECK(fold && fold->target == 0.8 && fold->higher_is_better && fold->runs_required == 10 && fold->rcp);
+    CHECK(!tta_rules_find(r, "hpc-v2.0", "openfold") && !tta_rules_find(r, "hpc-v0.7", "oc20"));
+    CHECK(tta_rules_find(r, "hpc-v0.7", "deepcam") && !tta_rules_find(r, "hpc-v0.7", "deepcam")->rcp);
+    char folder[64];
+    tta_rules_rcp_folder(r, "hpc_2.0.0", folder, sizeof folder);
+    CHECK(!strcmp(folder, "hpc_2.0.0"));
+    tta_rules_rcp_folder(r, "3.1.0", folder, sizeof folder);
+    CHECK(!strcmp(folder, "training_3.1.0"));
     /* the summarizer's columns: none for 0.5.0, its order for 0.7.0 and 5.1.0 */
     CHECK(tta_rules_summary_columns(r, "0.5.0") == NULL);
     const tta_rule_columns *c = tta_rules_summary_columns(r, "0.7.0");

@@ -96,6 +96,28 @@ TEST(layouts) {
     /* "cloud_v3.8" is a TPU, not a round */
     m = meta(&a, "google/cloud_v3.8/results/tpu/gnmt/result_0.txt");
     CHECK(m.round == NULL);
+    /* MLPerf HPC: rounds of their own, strong/ and weak/ between the system and the benchmark */
+    m = meta(&a, "/tmp/corpus/mlperf-hpc-v1.0/hpc-v1.0/NVIDIA/results/dgxa100_n512_ngc21.09_pytorch/weak/deepcam/"
+                 "result_17.txt");
+    CHECK_STR(m.round, "hpc-v1.0");
+    CHECK_STR(m.submitter, "NVIDIA");
+    CHECK_STR(m.system, "dgxa100_n512_ngc21.09_pytorch");
+    CHECK_STR(m.benchmark, "deepcam");
+    CHECK_STR(m.scaling, "weak");
+    CHECK(m.run_index == 17 && m.in_benchmark && !m.auxiliary);
+    m = meta(&a, "hpc_results_v2.0/HelmholtzAI/results/horeka_gpu_n512_pytorch1.13/strong/oc20/result_0.txt");
+    CHECK_STR(m.round, "hpc-v2.0");
+    CHECK_STR(m.scaling, "strong");
+    CHECK_STR(m.benchmark, "oc20");
+    m = meta(&a, "hpc-v2.0/X/results/box/weak/oc20/pruned_results/result_1.txt");
+    CHECK(m.auxiliary && m.scaling && !m.in_benchmark);
+    m = meta(&a, "hpc-v0.7/LBNL/results/corigpu_n64_pt1.6.0/deepcam/result_1.txt");
+    CHECK_STR(m.round, "hpc-v0.7");
+    CHECK(m.scaling == NULL);
+    CHECK_STR(m.benchmark, "deepcam");
+    /* a Training round named v1.0 stays v1.0 */
+    m = meta(&a, "v1.0/X/results/box/strong/result_0.txt");
+    CHECK_STR(m.round, "v1.0");
     tta_arena_free(&a);
 }
 

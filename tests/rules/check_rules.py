@@ -37,7 +37,7 @@ UNITS = {"epochs", "samples", "steps", "tokens"}
 FACTS = ["metric", "log_key", "higher_is_better", "target", "metric2", "target2", "higher_is_better2",
          "quality_scale", "progress", "progress_unit", "train_set_size", "runs_required", "runs_scored",
          "olympic_drop", "max_failed", "rcp", "rcp_name"]
-SUITES = {"mlperf", "dawnbench"}
+SUITES = {"mlperf", "hpc", "dawnbench"}
 REQUIRED = ["ruleset", "benchmark", "metric", "log_key", "higher_is_better", "target", "quality_scale", "progress",
             "progress_unit", "olympic_drop", "max_failed", "rcp", "sources"]
 
@@ -54,9 +54,23 @@ def is_num(x):
 
 
 def ruleset_key(rs):
-    """Sort key of a ruleset ("0.7.0" < "1.0.0" < "10.0.0"); None for a non-numeric one (dawnbench)."""
+    """Sort key of a ruleset ("0.7.0" < "1.0.0" < "10.0.0"); None for a non-numeric one (dawnbench, hpc_1.0.0)."""
     parts = rs.split(".")
     return tuple(int(p) for p in parts) if all(p.isdigit() for p in parts) else None
+
+
+def usage_of(rs):
+    """MLCommons' usage and version of a ruleset: ("training", "3.1.0"), ("hpc", "1.0.0") for hpc_1.0.0
+    (the name of its compliance_checker and rcp_checker folders); (None, rs) for others (dawnbench)."""
+    if rs.startswith("hpc_"):
+        return "hpc", rs[4:]
+    return ("training", rs) if ruleset_key(rs) else (None, rs)
+
+
+def checker_folder(rs):
+    """The ruleset's folder under compliance_checker/ and rcp_checker/ (training_3.1.0, hpc_1.0.0)."""
+    usage, version = usage_of(rs)
+    return f"{usage}_{version}"
 
 
 def fold(name):
@@ -100,12 +114,21 @@ def check_internal(doc):
         round_names.append(rr["round"])
         round_rulesets.append(rr["ruleset"])
         for k in rr:
-            if k not in ("round", "ruleset", "suite", "source"):
+            if k not in ("round", "ruleset", "suite", "source", "rcp_folder"):
                 fail(f"rounds[{i}]", f"unknown field \"{k}\"")
+        if "rcp_folder" in rr and rr["rcp_folder"] != checker_folder(rr["ruleset"]):
+            fail(f"rounds[{i}]", f"rcp_folder {rr['rcp_folder']}, but the RCP checker's folder of "
+                                 f"{rr['ruleset']} is {checker_folder(rr['ruleset'])}")
+        if (rr.get("suite") == "hpc") != rr["ruleset"].startswith("hpc_"):
+            fail(f"rounds[{i}]", "an MLPerf HPC round (suite hpc) and only one has a ruleset hpc_X.Y.Z")
         if rr.get("suite") not in SUITES:
             fail(f"rounds[{i}]", f"suite \"{rr.get('suite')}\" is not one of {sorted(SUITES)}")
         cited(f"rounds[{i}] source", rr.get("source"))
         m = re.fullmatch(r"v(\d+)\.(\d+)", rr["round"])
+        h = re.fullmatch(r"hpc-v(\d+)\.(\d+)", rr["round"])
+        if h and rr["ruleset"] != f"hpc_{h.group(1)}.{h.group(2)}.0":
+            fail(f"rounds[{i}]", f"round {rr['round']} governed by ruleset {rr['ruleset']} (expected "
+                                 f"hpc_{h.group(1)}.{h.group(2)}.0)")
         if m and rr["ruleset"] != f"{m.group(1)}.{m.group(2)}.0":
             fail(f"rounds[{i}]", f"round {rr['round']} governed by ruleset {rr['ruleset']} (expected "
                                  f"{m.group(1)}.{m.group(2)}.0)")
@@ -114,6 +137,9 @@ def check_internal(doc):
     numeric = [ruleset_key(rs) for rs in round_rulesets if ruleset_key(rs)]
     if numeric != sorted(numeric):
         fail("rounds", "MLPerf rounds are not in time order")
+    hpc = [ruleset_key(usage_of(rs)[1]) for rs in round_rulesets if usage_of(rs)[0] == "hpc"]
+    if hpc != sorted(hpc):
+        fail("rounds", "MLPerf HPC rounds are not in time order")
 
     rules = doc.get("benchmarks", [])
     seen = set()
@@ -193,7 +219,7 @@ def check_internal(doc):
                                 or r["rcp_name"] == r.get("benchmark")):
             fail(where, "rcp_name, when given, is a name that differs from the benchmark's")
         # How progress is read follows from whether the ruleset has an RCP checker.
-        rk = ruleset_key(str(r.get("ruleset")))
+        rk = ruleset_key(usage_of(str(r.get("ruleset")))[1])
         has_checker = rk is not None and rk >= (1, 0, 0)
         if has_checker and r.get("progress") == "epoch_of_first_meeting":
             fail(where, "a ruleset with an RCP checker reads progress as the checker does")
@@ -232,7 +258,7 @@ def check_internal(doc):
     alias_to = {}
     for a in doc.get("aliases", []):
         alias_to.setdefault(a.get("name"), set()).add(a.get("benchmark"))
-    mlperf_rulesets = {rr.get("ruleset") for rr in rounds if rr.get("suite") == "mlperf"}
+    mlperf_rulesets = {rr.get("ruleset") for rr in rounds if rr.get("suite") in ("mlperf", "hpc")}
     seen_cols = set()
     for i, c in enumerate(doc.get("summary_columns", [])):
         where = f"summary_columns[{i}]"
@@ -301,7 +327,7 @@ def check_rcp_files(rules, doc):
     alias_of = {a["name"]: a["benchmark"] for a in doc.get("aliases", []) if "name" in a and "benchmark" in a}
     for r in rules:
         where = f"{r.get('ruleset')} {r.get('benchmark')}"
-        path = os.path.join(rcp_dir, f"training_{r.get('ruleset')}", f"rcps_{log_name(r)}.json")
+        path = os.path.join(rcp_dir, checker_folder(str(r.get("ruleset"))), f"rcps_{log_name(r)}.json")
         exists = os.path.isfile(path)
         if r.get("rcp") and not exists:
             fail(where, f"rcp is true but {path} does not exist")
@@ -361,7 +387,8 @@ def eval_check(items):
             for k, v in re.findall(r"'(\w+)'\s*:\s*(-?[0-9.]+(?:e-?\d+)?)\s*[,}\n]", code):
                 state[k] = float(v)
         key = it.get("KEY") if isinstance(it, dict) else None
-        if key and key.get("NAME") in ("eval_accuracy", "aggregated_eval_accuracy") and key.get("ATLEAST_ONE_CHECK"):
+        if key and key.get("NAME") in ("eval_accuracy", "aggregated_eval_accuracy", "eval_error") and \
+                key.get("ATLEAST_ONE_CHECK"):
             check = key["ATLEAST_ONE_CHECK"]
     return check, state
 
@@ -414,17 +441,18 @@ def check_official(rules, root, doc):
     for r in rules:
         by_ruleset.setdefault(r["ruleset"], []).append(r)
 
+    def cites_cc(r):
+        """Does the rule's target cite a compliance checker that checks it (cc*, hpc-cc; not cc-0.6, hpc-cc-0.7)?"""
+        return any((s.startswith("cc") and s != "cc-0.6") or s == "hpc-cc"
+                   for s in str(r.get("sources", {}).get("target", "")).split())
+
     # Targets against closed_<name>.yaml, wherever a target cites the compliance checker.
     n_checked = 0
     for r in rules:
         where = f"{r['ruleset']} {r['benchmark']}"
-        src = r.get("sources", {})
-        cites = [k for k in ("target", "target2") if any(s.startswith("cc") for s in str(src.get(k, "")).split())]
-        if not cites:
+        if not cites_cc(r):
             continue
-        if not any(s.startswith("cc") and s != "cc-0.6" for s in str(src.get("target", "")).split()):
-            continue
-        folder = os.path.join(cc_root, f"training_{r['ruleset']}")
+        folder = os.path.join(cc_root, checker_folder(r['ruleset']))
         path = next((p for p in (os.path.join(folder, f"closed_{n}.yaml") for n in (log_name(r), r["benchmark"]))
                      if os.path.isfile(p)), None)
         if not path:
@@ -432,7 +460,7 @@ def check_official(rules, root, doc):
             continue
         check, state = eval_check(load_yaml(path, yaml))
         if not check:
-            fail(where, f"{path} has no eval_accuracy ATLEAST_ONE_CHECK")
+            fail(where, f"{path} has no eval_accuracy (or eval_error) ATLEAST_ONE_CHECK")
             continue
         bounds = thresholds(check, state)
         check_target(where, r, r["metric"], r["target"], r["higher_is_better"], bounds)
@@ -441,13 +469,13 @@ def check_official(rules, root, doc):
         n_checked += 1
 
     # Each ruleset's benchmarks: closed_common.yaml's submission_benchmark list and benchmark_meta.py.
-    meta = literal_assignment(os.path.join(pkg, "benchmark_meta.py"), "_ALL_ALLOWED_BENCHMARKS")["training"]
+    all_meta = literal_assignment(os.path.join(pkg, "benchmark_meta.py"), "_ALL_ALLOWED_BENCHMARKS")
     for rs, rs_rules in sorted(by_ruleset.items()):
-        if not any(s.startswith("cc") and s != "cc-0.6" for r in rs_rules
-                   for s in str(r.get("sources", {}).get("target", "")).split()):
+        if not any(cites_cc(r) for r in rs_rules):
             continue
         ours = {log_name(r) for r in rs_rules}
-        common = os.path.join(cc_root, f"training_{rs}", "closed_common.yaml")
+        usage, version = usage_of(rs)
+        common = os.path.join(cc_root, checker_folder(rs), "closed_common.yaml")
         listed = None
         for it in load_yaml(common, yaml):
             key = it.get("KEY") if isinstance(it, dict) else None
@@ -460,25 +488,35 @@ def check_official(rules, root, doc):
         for name in sorted(ours - listed):
             fail(f"ruleset {rs}", f"{name} is not a submission_benchmark that {common} accepts")
         for name in sorted(listed - ours):
-            if os.path.isfile(os.path.join(cc_root, f"training_{rs}", f"closed_{name}.yaml")):
+            if os.path.isfile(os.path.join(cc_root, checker_folder(rs), f"closed_{name}.yaml")):
                 fail(f"ruleset {rs}", f"{name} is accepted by closed_common.yaml and has closed_{name}.yaml, "
                                       "but the rules do not list it")
-        short = rs.rsplit(".", 1)[0]
-        if short in meta and set(meta[short]) != ours:
-            fail(f"ruleset {rs}", f"benchmark_meta.py lists {sorted(set(meta[short]))}, the rules {sorted(ours)}")
+        short = version.rsplit(".", 1)[0]
+        if short in all_meta[usage] and set(all_meta[usage][short]) != ours:
+            fail(f"ruleset {rs}", f"benchmark_meta.py lists {sorted(set(all_meta[usage][short]))}, "
+                                  f"the rules {sorted(ours)}")
 
     # The results table's columns: benchmark_meta.py's list, in its order, each name once (the
     # summarizer's column dict keeps the first of a repeated name).
     columns = {c["ruleset"]: c["benchmarks"] for c in doc.get("summary_columns", [])}
-    for key, names in sorted(meta.items()):
-        rs = key if key.count(".") == 2 else key + ".0"
-        want = list(dict.fromkeys(names))
-        if rs in {r["ruleset"] for r in rules} and columns.get(rs) != want:
-            fail(f"summary_columns {rs}", f"{columns.get(rs)}, benchmark_meta.py's columns {want}")
+    for usage, prefix in (("training", ""), ("hpc", "hpc_")):
+        for key, names in sorted(all_meta[usage].items()):
+            rs = prefix + (key if key.count(".") == 2 else key + ".0")
+            want = list(dict.fromkeys(names))
+            if rs in {r["ruleset"] for r in rules} and columns.get(rs) != want:
+                fail(f"summary_columns {rs}", f"{columns.get(rs)}, benchmark_meta.py's columns {want}")
+    # The MLPerf HPC runs: benchmark_meta.py's result file counts (the strong folder's runs, a weak folder's
+    # instances), where a rule cites them.
+    hpc_counts = literal_assignment(os.path.join(pkg, "benchmark_meta.py"), "_ALL_RESULT_FILE_COUNTS")["hpc"]
+    for r in rules:
+        if "hpc-meta" in str(r.get("sources", {}).get("runs_required", "")).split() and \
+                hpc_counts.get(log_name(r)) != r.get("runs_required"):
+            fail(f"{r['ruleset']} {r['benchmark']}", f"runs_required {r.get('runs_required')}, benchmark_meta.py's "
+                                                     f"hpc result file count {hpc_counts.get(log_name(r))}")
 
     # Runs, dropped runs and how progress is read, from rcp_checker.py and the summarizer.
     rcp_py = os.path.join(pkg, "rcp_checker", "rcp_checker.py")
-    runs = literal_assignment(rcp_py, "submission_runs")["training"]
+    all_runs = literal_assignment(rcp_py, "submission_runs")
     text = open(rcp_py).read()
     m = re.search(r"elif benchmark in (\{[^}]*\}) and", text)
     by_samples = ast.literal_eval(m.group(1)) if m else set()
@@ -492,17 +530,19 @@ def check_official(rules, root, doc):
         where = f"{r['ruleset']} {r['benchmark']}"
         src = r.get("sources", {})
         name = log_name(r)
-        if "rcp" in str(src.get("runs_required", "")).split():
+        usage = usage_of(r["ruleset"])[0]
+        runs = all_runs.get(usage, {})
+        if {"rcp", "hpc-rcp"} & set(str(src.get("runs_required", "")).split()):
             if name not in runs:
                 fail(where, f"runs_required cites rcp_checker, whose submission_runs has no {name}")
             elif runs[name] != r.get("runs_required"):
                 fail(where, f"runs_required {r.get('runs_required')}, rcp_checker's submission_runs {runs[name]}")
         for fact in ("olympic_drop", "max_failed"):
-            if m and "rs" in str(src.get(fact, "")).split():
+            if m and {"rs", "hpc-rs"} & set(str(src.get(fact, "")).split()):
                 want = int(m.group(1)) if r["benchmark"] == m.group(2) else int(m.group(3))
                 if r.get(fact) != want:
                     fail(where, f"{fact} {r.get(fact)}, the summarizer's max_dropped_scores {want}")
-        if "rcp" not in str(src.get("progress", "")).split():
+        if not {"rcp", "hpc-rcp"} & set(str(src.get("progress", "")).split()):
             continue
         if name == "stable_diffusion":
             want = "first_passing_step_num" if r["ruleset"] in step_rulesets else "first_passing_samples_count"
