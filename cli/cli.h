@@ -20,6 +20,7 @@ int cmd_report(const tta_cli *cli, int argc, char **argv);
 int cmd_replay(const tta_cli *cli, int argc, char **argv);
 int cmd_verify(const tta_cli *cli, int argc, char **argv);
 int cmd_profile(const tta_cli *cli, int argc, char **argv);
+int cmd_check(const tta_cli *cli, int argc, char **argv);
 
 /* Prints "tta <cmd>: <message>" and the hint to use --help on stderr; returns 2. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -21,6 +21,8 @@ static const char usage_head[] =
     "  report KIND [operands] [filters] [--format F] [--svg FILE] ...\n"
     "        a report; KIND is one of\n";
 static const char usage_tail[] =
+    "  check [--ruleset X.Y.Z] [--failing] [--format F] PATH...\n"
+    "        MLCommons' compliance checks on result logs (exit 1 when one fails)\n"
     "  replay SPEC | --from ENTRY.json [--runs N] [--format json] ...\n"
     "        train a recipe on this machine, log and ingest its runs\n"
     "  verify ENTRY [--runs N] ...\n"
@@ -64,6 +66,7 @@ static const command commands[] = {
     {"replay", cmd_replay},
     {"verify", cmd_verify},
     {"profile", cmd_profile},
+    {"check", cmd_check},
 };
 
 /* OpenBLAS (linked for GSL's CBLAS and replay's GEMMs) starts its worker threads when the

@@ -132,6 +132,10 @@ static const char refresh_sql[] =
     "        ELSE printf('the log says success but its last evaluation (%s) does not meet the target (%s)',"
     "                    x.last_quality, x.target) END"
     " FROM run_facts x WHERE x.success_unmet AND x.run_id IN (SELECT run_id FROM temp.fact_runs);"
+    /* not compliant: MLCommons' compliance checks fail the log (ingest's verdict, schemas/008_compliance.sql) */
+    "INSERT INTO run_flags SELECT r.id, 'not_compliant',"
+    "   'MLCommons'' compliance checker fails it, so its summarizer drops the run: ' || r.compliance_reason"
+    " FROM runs r WHERE r.compliance = 'fail' AND r.id IN (SELECT run_id FROM temp.fact_runs);"
     "INSERT INTO run_flags SELECT r.id, 'unreadable_record',"
     "   printf('%d log record%s cannot be read (the first at line %d): MLCommons'' summarizer drops the run',"
     "          r.unreadable_records, CASE WHEN r.unreadable_records = 1 THEN '' ELSE 's' END,"

@@ -54,7 +54,8 @@ static const char runs_sql[] =
     "  r.unreadable_records, r.first_unreadable_line, x.samples_to_target, x.time_suspect,"
     "  (SELECT group_concat(flag, ',') FROM (SELECT flag FROM run_flags g WHERE g.run_id = r.id ORDER BY flag)),"
     "  (SELECT group_concat(reason, '; ') FROM (SELECT reason FROM run_flags g WHERE g.run_id = r.id ORDER BY flag)),"
-    "  x.succeeded, r.log_nodes, r.log_accelerators_per_node"
+    "  x.succeeded, r.log_nodes, r.log_accelerators_per_node,"
+    "  EXISTS (SELECT 1 FROM run_flags g WHERE g.run_id = r.id AND g.flag = 'not_compliant')"
     " FROM runs r JOIN entries e ON e.id = r.entry_id JOIN sources s ON s.id = r.source_id"
     " JOIN run_facts x ON x.run_id = r.id"
     " WHERE" DB_ENTRY_FILTER("e") " ORDER BY r.entry_id, r.run_index IS NULL, r.run_index, s.path";
@@ -134,6 +135,7 @@ static void read_run(sqlite3_stmt *st, tta_run_data *r) {
     r->succeeded = sqlite3_column_int(st, 21) != 0;
     r->log_nodes = db_col_count(st, 22);
     r->log_accelerators_per_node = db_col_count(st, 23);
+    r->not_compliant = sqlite3_column_int(st, 24) != 0;
 }
 
 int tta_db_entries(sqlite3 *db, const tta_filter *f, int with_curves, tta_entry_data **out, size_t *n,

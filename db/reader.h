@@ -81,6 +81,8 @@ typedef struct {
     double last_quality; /* quality of the last evaluation; NAN when none */
     int unreadable_records;    /* records the parser could not read (the summarizer drops such a run) */
     int first_unreadable_line; /* the first of them; -1 when none */
+    int not_compliant;  /* 1: flag not_compliant, MLCommons' compliance checks fail its log (the summarizer
+                           drops such a run from the official score) */
     double samples_to_target; /* NAN unknown */
     double global_batch_size; /* NAN unknown */
     int has_seed;

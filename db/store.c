@@ -85,9 +85,9 @@ static const char *const statement_sql[ST_COUNT] = {
                       " target, target2, global_batch_size, train_samples, eval_samples,"
                       " cp_epoch_num, cp_samples_count, cp_train_samples, cp_first_passing_step,"
                       " cp_first_passing_samples, cp_status, unreadable_records, first_unreadable_line, init_start, init_stop,"
-                      " log_nodes, log_accelerators_per_node)"
+                      " log_nodes, log_accelerators_per_node, compliance, compliance_reason)"
                       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
-                      " ?19, ?20, ?21, ?22, ?23, ?24, ?25)",
+                      " ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27)",
     [ST_ENTRY_SCALING] = "UPDATE entries SET scaling = ?2 WHERE id = ?1 AND scaling IS NULL",
     [ST_INSERT_EVENT] = "INSERT INTO event_log(run_id, n, records, files) VALUES (?1, ?2, ?3, ?4)",
     [ST_INSERT_EVAL] = "INSERT INTO evaluations(run_id, seq, time, epoch, samples, quality, quality2)"
@@ -516,6 +516,8 @@ static int write_run(tta_store *s, const tta_db_file *f, int64_t source_id, int6
     bind_real(st, 23, r->init_stop_s);
     bind_count(st, 24, r->log_nodes);
     bind_count(st, 25, r->log_accelerators_per_node);
+    bind_text(st, 26, r->compliance);
+    bind_text(st, 27, r->compliance_reason);
     int rc = exec_stmt(st);
     if (rc != SQLITE_OK) return rc;
     int64_t run_id = sqlite3_last_insert_rowid(s->db);

@@ -100,6 +100,11 @@ typedef struct {
     /* Records the format reader could not read (broken JSON, no key...): MLCommons' parser
      * rejects such a file, so its summarizer drops the run from the official score. */
     uint32_t unreadable_records, first_unreadable_line;
+    /* MLCommons' compliance checks on the log (check/check.h, its round's ruleset as published; runs.compliance):
+     * NULL where none applies, else "pass", "fail" or "unknown"; compliance_reason: for a run that does not
+     * pass, "<rule> (line N): <what the rule wants and what the log has>". */
+    const char *compliance;
+    char *compliance_reason;
     /* tta's replay logs (common/replay_log.h; stored in replay_runs, replay_epoch_breakdown and
      * replay_rank_comm). replay_logged: the log gave one of the run's own records below (a row of
      * replay_runs): TTA_KEY_WORLD_SIZE's value (the last logged; NAN when not a number or none),

@@ -22,6 +22,7 @@
 #include "common/buf.h"
 #include "common/check.h"
 #include "common/hash.h"
+#include "ingest/compliance.h"
 #include "ingest/parse.h"
 #include "ingest/parsed.h"
 #include "ingest/pathmeta.h"
@@ -62,6 +63,7 @@ typedef struct {
     const tta_stored_source *stored; /* sorted by path */
     size_t n_stored;
     size_t max_text; /* the database's longest value (SQLITE_LIMIT_LENGTH) */
+    const tta_check_rules *check_rules; /* MLCommons' compliance rules (NULL: not loaded, no verdicts) */
     pthread_mutex_t lock;
     pthread_cond_t not_full, not_empty;
     size_t next_file;   /* next index of files to parse */
@@ -155,6 +157,7 @@ static file_result *process_file(const ingest_work *w, const tta_walk_file *wf) 
             r->parsed.error = buf_take(&b);
         }
     }
+    tta_ingest_compliance(w->check_rules, &r->parsed, r->file.data, len);
     tta_source_free(&src);
     if (!r->parsed.failed && r->parsed.n_events) {
         /* Encoded here, in parallel, so that the single writer only binds the text. */
@@ -330,6 +333,11 @@ int tta_ingest_paths(sqlite3 *db, const char *const *paths, int n_paths, const t
     w.stored = stored;
     w.n_stored = n_stored;
 
+    tta_check_rules *check_rules = NULL;
+    tta_error check_err;
+    if (tta_check_rules_load(&check_rules, &check_err) != TTA_OK && diag) /* a broken build; ingest goes on */
+        fprintf(diag, "tta ingest: no compliance verdicts: %s\n", check_err.text);
+    w.check_rules = check_rules;
     /* WAL frames are copied into the database file while the parsers work (db.h: tta_checkpointer). */
     tta_checkpointer *checkpointer = tta_checkpointer_start(db, CHECKPOINT_FRAMES);
     int jobs = opts && opts->jobs > 0 ? opts->jobs : default_jobs();
@@ -405,6 +413,7 @@ int tta_ingest_paths(sqlite3 *db, const char *const *paths, int n_paths, const t
     stats->runs = done.runs;
     stats->events = done.events;
     tta_store_close(store);
+    tta_check_rules_free(check_rules);
     tta_walk_free(&files);
     stats->seconds = now_seconds() - t0;
     if (db_failed) return tta_fail(err, dberr.code, "%s", dberr.text);

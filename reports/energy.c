@@ -239,7 +239,7 @@ static void entry_score(tta_energy_entry *x) {
     tta_run_energy *energies = mallocCheck((n ? n : 1) * sizeof *energies);
     for (size_t i = 0; i < n; i++) {
         times[i] = e->runs[i].tta_s;
-        success[i] = x->runs[i].succeeded;
+        success[i] = x->runs[i].succeeded && !e->runs[i].not_compliant; /* the summarizer drops it */
         energies[i] = x->runs[i].energy;
     }
     x->score = tta_energy_score_of(times, success, energies, n, e->benchmark, e->round, x->scaling_factor, used);

@@ -19,6 +19,7 @@
 #include "common/buf.h"
 #include "db/reader.h" /* the database handle and the selection of entries, tta_filter */
 #include "replay/replay.h" /* tta_replay_result: verify sets replays beside a claim */
+#include "check/check.h"   /* tta_check_report: what `tta check` writes */
 
 /* Output formats (render.h's tta_out_format values). */
 enum { TTA_FORMAT_TABLE = 0, TTA_FORMAT_CSV = 1, TTA_FORMAT_JSON = 2, TTA_FORMAT_MARKDOWN = 3 };
@@ -187,5 +188,13 @@ int tta_verify_claim_plan(sqlite3 *db, const tta_entry_data *e, double threshold
 /* The replays' side from the runs a replay batch did (replay/replay.h): reached runs, epochs to
  * the threshold and TTA of those, s/epoch, validation, unseen and shifted accuracy, gap. */
 void tta_verify_replay_side(const tta_replay_result *runs, int n_runs, tta_verify_side *out);
+
+/* `tta check`: writes r, one row per log (log, ruleset, benchmark, division, verdict, failures, and its
+ * first failing rule with its line and message; failing_only: only logs that do not pass) in format
+ * (TTA_FORMAT_*), then, for a table or Markdown, the summary line (tta_check_summary). */
+void tta_report_compliance(const tta_check_report *r, int format, int failing_only, FILE *out);
+/* The one-line summary of r a submitter can paste: "tta check: 1669 logs, 1666 compliant, 3 not
+ * compliant, 0 cannot be evaluated (rules: <source>)", into out. */
+void tta_check_summary(const tta_check_report *r, const char *source, buf *out);
 
 #endif

@@ -501,7 +501,7 @@ static double summarizer_minutes(const tta_entry_summary *s) {
     size_t n = 0;
     for (size_t i = 0; i < e->n_runs; i++) {
         const tta_run_data *r = &e->runs[i];
-        if (!tta_run_succeeded(r) || r->unreadable_records != 0 || isnan(r->tta_s)) continue;
+        if (!tta_run_succeeded(r) || r->unreadable_records != 0 || r->not_compliant || isnan(r->tta_s)) continue;
         m[n++] = (logged_ms(r->run_stop_s) - logged_ms(r->run_start_s)) / 60 / 1000;
     }
     qsort(m, n, sizeof *m, compare_doubles);

@@ -127,10 +127,12 @@ void tta_summarize_entry(const tta_entry_data *e, tta_entry_summary *s, int with
     s->tta_mean_s = tta_mean(ok, s->counted);
     s->cv_with_suspect = s->time_suspect ? tta_cv(all_ok, s->succeeded) : NAN;
     if (tta_entry_is_mlperf(e)) {
-        /* MLCommons' summarizer drops a run whose log it cannot parse whole (a broken record). */
+        /* MLCommons' summarizer drops a run whose log it cannot parse whole (a broken record), and one
+         * that fails its compliance checks (flag not_compliant). */
         int *counted = mallocCheck((n ? n : 1) * sizeof *counted);
         for (size_t i = 0; i < n; i++) {
-            counted[i] = success[i] && e->runs[i].unreadable_records == 0;
+            counted[i] = success[i] && e->runs[i].unreadable_records == 0 && !e->runs[i].not_compliant;
+            s->not_compliant_runs += e->runs[i].not_compliant;
             s->unreadable_runs += e->runs[i].unreadable_records > 0;
         }
         if (e->scaling && !strcmp(e->scaling, "weak"))

@@ -43,6 +43,7 @@ typedef struct {
                                summarizer's weak score, in seconds), weak_score the rest of it */
     tta_weak_score weak_score; /* time_all in seconds, models_per_time per second; only when weak */
     size_t unreadable_runs; /* runs with a record the parser could not read: dropped from the score */
+    size_t not_compliant_runs; /* runs whose log fails MLCommons' compliance checks: dropped from the score */
     double score_s;         /* score, else the mean TTA of the successful runs (DAWNBench, replays); NAN for
                                a weak-scaling entry */
     double tta_mean_s;      /* mean TTA of the successful runs, time_suspect ones left out */

@@ -1,0 +1,98 @@
+/* cmd_check.c: `tta check [--ruleset X.Y.Z] [--failing] [--jobs N] [--format F] PATH...` */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check/check.h"
+#include "cli/cli.h"
+#include "common/file.h"
+#include "reports/reports.h"
+
+static const char check_help[] =
+    "usage: tta check [--ruleset X.Y.Z] [--as-published] [--rules FILE] [--failing] [--jobs N] [--format table|csv|json|markdown] PATH...\n"
+    "\n"
+    "MLCommons' compliance checks (the compliance checker the result summarizer runs before it scores a\n"
+    "run) on MLPerf Training result logs: PATH is a log, or a folder whose result_*.txt are all checked\n"
+    "(a benchmark, a system, an organisation, a round). One row per log: its verdict (pass, fail,\n"
+    "cannot evaluate), the number of failed rules and the first, with the log's line and what the rule\n"
+    "wants. The rules are tta's copy of the checker's YAML (schemas/compliance_rules.json; docs/compliance.md).\n"
+    "\n"
+    "--ruleset X.Y.Z  the rules' version (default: from the round folder in each log's path, v5.1 -> 5.1.0)\n"
+    "--as-published   the rules as they were when the round was published, where they changed since (v2.1 BERT)\n"
+    "--rules FILE     rules from FILE (the form of schemas/compliance_rules.json) instead of tta's own\n"
+    "--failing        list only the logs that do not pass\n"
+    "--jobs N         worker threads (default: one per CPU)\n"
+    "Exit status: 0 every log passes, 1 a log fails or cannot be evaluated or cannot be read, 2 usage.\n";
+
+int cmd_check(const tta_cli *cli, int argc, char **argv) {
+    (void)cli;
+    int format = TTA_FORMAT_TABLE, failing = 0, jobs = 0;
+    unsigned flags = 0;
+    const char *ruleset = NULL, *rules_file = NULL;
+    const char **paths = calloc((size_t)argc + 1, sizeof *paths);
+    size_t n = 0;
+    for (int i = 1; i < argc; i++) {
+        tta_error opt_err;
+        int r = cli_format_option(argc, argv, &i, &format, &opt_err);
+        if (r < 0) return free(paths), cli_usage_error("check", "%s", opt_err.text);
+        if (r > 0) continue;
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(check_help, stdout);
+            free(paths);
+            return 0;
+        } else if (!strcmp(argv[i], "--failing")) {
+            failing = 1;
+        } else if (!strcmp(argv[i], "--as-published")) {
+            flags |= TTA_CHECK_AS_PUBLISHED;
+        } else if (!strcmp(argv[i], "--ruleset") || !strcmp(argv[i], "--jobs") || !strcmp(argv[i], "--rules")) {
+            if (i + 1 >= argc) return free(paths), cli_usage_error("check", "%s needs a value", argv[i]);
+            if (!strcmp(argv[i], "--rules")) rules_file = argv[++i];
+            else if (argv[i][2] == 'r') ruleset = argv[++i];
+            else if ((jobs = atoi(argv[++i])) < 1) return free(paths), cli_usage_error("check", "--jobs needs a count >= 1");
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            return free(paths), cli_usage_error("check", "unknown option '%s'", argv[i]);
+        } else {
+            paths[n++] = argv[i];
+        }
+    }
+    if (n == 0) return free(paths), cli_usage_error("check", "give a result log or a folder of them");
+    tta_check_rules *rules;
+    tta_error err;
+    int lrc;
+    if (rules_file) {
+        tta_file f;
+        lrc = tta_file_load(rules_file, 64 * TTA_FILE_MIB, "a rules file", TTA_FILE_READ, &f, &err);
+        if (lrc == TTA_OK) lrc = tta_check_rules_parse(f.data, f.len, rules_file, &rules, &err);
+        tta_file_free(&f);
+    } else {
+        lrc = tta_check_rules_load(&rules, &err);
+    }
+    if (lrc != TTA_OK) {
+        fprintf(stderr, "tta check: %s\n", err.text);
+        return free(paths), tta_exit_status(err.code);
+    }
+    if (ruleset && !tta_check_rules_has(rules, ruleset)) {
+        int rc = cli_usage_error("check", "no compliance rules for ruleset %s (tta has %s)", ruleset,
+                                 tta_check_rules_rulesets(rules));
+        tta_check_rules_free(rules);
+        return free(paths), rc;
+    }
+    tta_check_report rep;
+    int rc = tta_check_paths(rules, paths, n, ruleset, flags, jobs, &rep, &err);
+    free(paths);
+    if (rc != TTA_OK) {
+        fprintf(stderr, "tta check: %s\n", err.text);
+        tta_check_rules_free(rules);
+        return tta_exit_status(rc);
+    }
+    tta_report_compliance(&rep, format, failing, stdout);
+    buf line = {0};
+    tta_check_summary(&rep, tta_check_rules_source(rules), &line);
+    int people = format == TTA_FORMAT_TABLE || format == TTA_FORMAT_MARKDOWN;
+    fprintf(people ? stdout : stderr, "%s\n", buf_str(&line));
+    buf_free(&line);
+    int status = rep.n_fail || rep.n_unknown ? 1 : 0;
+    tta_check_report_free(&rep);
+    tta_check_rules_free(rules);
+    return status;
+}
