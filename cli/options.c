@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 
@@ -123,6 +124,13 @@ long cli_parse_positive(const char *s) {
     long v = strtol(s, &end, 10);
     if (*end || v <= 0) return -1;
     return v;
+}
+
+long cli_parse_threads(const char *s, int *auto_threads) {
+    *auto_threads = s && !strcmp(s, "auto");
+    if (!*auto_threads) return cli_parse_positive(s);
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    return ncpu > 0 ? ncpu : 1;
 }
 
 int cli_parse_int_list(const char *s, int *b, int max) {

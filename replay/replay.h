@@ -212,7 +212,8 @@ void tta_replay_batch_json(const tta_replay_batch *batch, buf *b);
 
 typedef struct {
     const char *device;  /* "cpu" (default), "reference", "cuda" */
-    int threads;         /* 0: the libraries' default */
+    int threads;         /* 0: the libraries' default; the most threads with auto_threads */
+    int auto_threads;    /* 1: `--threads auto`: threads chosen by the load between steps (1..threads) */
     int batch;           /* 0: the spec's batch_size */
     int steps;           /* steps measured after warm-up; 0: 20 */
     int window;          /* warm-up detection window in steps; 0: 5 */
@@ -255,6 +256,18 @@ typedef struct {
         allocator_total;
     tta_profile_layer *layers;             /* model layers in graph order, then "optimizer" */
     int n_layers;
+    /* auto threads: the measured steps' mean thread count, and every change of the count over
+     * the whole profile (warm-up included): at the start of step `step`, t_s seconds in, from ->
+     * to threads because other processes held others_cores cores */
+    int auto_threads;
+    double mean_threads;
+    struct tta_profile_thread_change {
+        long step;
+        double t_s;
+        int from, to;
+        double others_cores;
+    } *thread_changes;
+    int n_thread_changes;
 } tta_profile_result;
 
 /* Profiles training steps of spec at opt->batch (0: the spec's). The result owns its arrays
