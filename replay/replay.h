@@ -104,7 +104,9 @@ typedef struct {
 
 typedef struct {
     const char *device;   /* "cpu" (or "reference") */
-    int threads;
+    int threads;          /* the most threads with auto_threads */
+    int auto_threads;     /* 1: `--threads auto`: threads chosen by the load between steps (1..threads); the
+                           * log records each change (TTA_KEY_THREAD_CHANGE) */
     const char *log_dir;  /* logs go to <log_dir>/replay/results/<system>/<benchmark>/result_<seed>.txt,
                            * or result_<N>.txt (N past the folder's logs) where an earlier log has that name */
     const char *system;   /* the system name the runs are filed under */
@@ -170,6 +172,8 @@ typedef struct {
     const char *command;  /* "replay", "verify": the "tta <command>: " of notes and errors */
     const char *device;   /* "cpu" (NULL), "reference", "cuda" */
     int threads;          /* per rank; 0: one, or under mpirun the node's CPUs shared by its ranks */
+    int auto_threads;     /* 1: threads chosen by the load, up to threads (tta_replay_options); the system
+                           * is then named <host>-<device>-auto<T>t */
     const char *log_dir;  /* the output tree's root; NULL: "tta-logs" */
     int max_epochs;       /* 0: the spec's */
     int to_schedule_end, resume, no_checkpoint, no_loader_thread; /* as tta_replay_options */

@@ -1,8 +1,9 @@
 #!/bin/bash
-# `tta profile --threads auto` beside a CPU-bound neighbour that this test starts and stops: the
-# run completes, and its profile records the thread changes (on 2+ CPUs at least one drop, each
-# change within 1..CPUs, the cores the others held); without auto the profile has no such
-# members; a stored auto profile is read back. No timing is checked (docs/replay.md, "Threads on
+# `tta profile --threads auto` and `tta replay --threads auto` beside a CPU-bound neighbour that
+# this test starts and stops: the runs complete, and the profile and the replay's log record the
+# thread changes (on 2+ CPUs at least one drop, each change within 1..CPUs, the cores the others
+# held); without auto the profile has no such members; a stored auto profile is read back; the
+# replay is filed under <host>-cpu-auto<CPUs>t and ingested. No timing is checked (docs/replay.md, "Threads on
 # a busy machine"; the decision itself: tests/replay/test_threads_auto.c).
 set -uo pipefail
 TTA=${TTA:-build/tta}
@@ -24,14 +25,33 @@ cat > "$work/cnn.json" <<JSON
  "schedule": {"type": "piecewiseLinear", "epochs": [0, 1, 2], "values": [0, 0.1, 0]},
  "batch_size": 64, "target": {"metric": "top1", "value": 0.9}, "max_epochs": 1, "seeds": [0]}
 JSON
+cat > "$work/mlp.json" <<JSON
+{"benchmark": "fashion-mnist", "dataset": {"kind": "fashion-mnist", "path": "$data"},
+ "model": "mlp", "model_params": "hidden1=256,hidden2=128",
+ "optimizer": {"kind": "sgd", "momentum": 0.9, "nesterov": true, "weight_decay": 0.0005},
+ "schedule": {"type": "piecewiseLinear", "epochs": [0, 1, 4], "values": [0.02, 0.1, 0]},
+ "batch_size": 128, "target": {"metric": "top1", "value": 0.99}, "max_epochs": 1, "seeds": [0]}
+JSON
 ( while :; do :; done ) &
 neighbour=$!
+"$TTA" --db "$work/db" replay "$work/mlp.json" --threads auto --log-dir "$work/logs" --no-checkpoint \
+    > "$work/replay.txt" 2>> "$work/err"
+rc_replay=$?
 "$TTA" profile "$work/cnn.json" --threads auto --steps 4 --no-store --format json > "$work/auto.json" 2> "$work/err"
 rc=$?
 "$TTA" profile "$work/cnn.json" --threads auto --steps 2 --no-store > "$work/auto.txt" 2>> "$work/err"
 rc_text=$?
 stop_neighbour
 check "an auto profile beside a neighbour completes ($(head -2 "$work/err"))" test $rc -eq 0 -a $rc_text -eq 0
+check "an auto replay beside a neighbour completes ($(head -2 "$work/err"))" test $rc_replay -eq 0
+log=$(ls "$work"/logs/replay/results/*-cpu-auto${ncpu}t/fashion-mnist/result_0.txt 2>/dev/null | head -1)
+check "the replay is filed under <host>-cpu-auto${ncpu}t" test -n "$log"
+check "its log records the most threads" grep -q "\"key\": \"tta_threads_auto\", \"value\": $ncpu" "${log:-/dev/null}"
+if [ "$ncpu" -ge 2 ]; then
+    check "and the thread changes" grep -Eq '"key": "tta_thread_change", "value": \{"step": [0-9]+, "t_s": [0-9.e+-]+, "from": [0-9]+, "to": [0-9]+, "others_cores": [0-9.e+-]+\}' "${log:-/dev/null}"
+fi
+"$TTA" --db "$work/db" ls runs --round local > "$work/runs.txt" 2>> "$work/err"
+check "the auto replay is ingested" grep -q "cpu-auto${ncpu}t" "$work/runs.txt"
 py_check() { # name, python expression over d (the profile JSON), n (CPUs)
     /usr/bin/python3 - "$1" "$2" "$ncpu" <<'PY' >/dev/null 2>&1
 import json, sys
