@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "common/check.h"
 #include "replay/session.h"
@@ -45,11 +44,10 @@ int tta_session_open(tta_session *s, const tta_session_config *cfg, char *err, s
         s->host_params = mallocCheck((s->n_params ? s->n_params : 1) * sizeof(float));
         s->host_grads = mallocCheck((s->n_params ? s->n_params : 1) * sizeof(float));
     }
-    if (cfg->auto_threads > 0 && tta_model_set_threads(s->m, cfg->auto_threads) == 0 &&
-        tta_cpu_sample_read(&s->sample) == 0) {
-        long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-        s->ncpu = ncpu > 0 ? (int)ncpu : 1;
-        s->auto_max = cfg->auto_threads;
+    if (cfg->auto_threads > 0) tta_cpu_mask_self(&s->cpus);
+    int most = cfg->auto_threads < s->cpus.n ? cfg->auto_threads : s->cpus.n; /* (0 without auto) */
+    if (most > 0 && tta_model_set_threads(s->m, most) == 0 && tta_cpu_sample_read(&s->cpus, &s->sample) == 0) {
+        s->auto_max = most;
         s->opened_s = s->sample.wall_s;
     }
     tta_exchange_init(&s->exchange, cfg->comm, s->m);
@@ -95,11 +93,11 @@ static int update_on_mirror(tta_session *s, double lr, tta_step_times *t, char *
 static void adapt_threads(tta_session *s) {
     if (now_s() - s->sample.wall_s < AUTO_THREADS_PERIOD_S) return;
     tta_cpu_sample now;
-    if (tta_cpu_sample_read(&now) != 0) return;
-    double others = tta_cpu_others(&s->sample, &now, s->ncpu);
+    if (tta_cpu_sample_read(&s->cpus, &now) != 0) return;
+    double others = tta_cpu_others(&s->sample, &now, s->cpus.n);
     s->sample = now;
     int cur = tta_model_threads(s->m);
-    int next = tta_threads_decide(others, cur, s->auto_max, s->ncpu);
+    int next = tta_threads_decide(others, cur, s->auto_max, s->cpus.n);
     if (next == cur || tta_model_set_threads(s->m, next) != 0) return;
     growArray(s->changes, &s->changes_cap, s->n_changes + 1);
     s->changes[s->n_changes++] = (tta_thread_change){s->steps, now.wall_s - s->opened_s, cur, next, others};

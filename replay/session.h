@@ -122,7 +122,8 @@ typedef struct {
     int K, rank;
     long steps;                /* training steps taken */
     /* auto threads (auto_max > 0): the last /proc sample, the session's start, the changes */
-    int auto_max, ncpu;
+    int auto_max;
+    tta_cpu_mask cpus;         /* the CPUs this process may run on: the only ones read */
     tta_cpu_sample sample;
     double opened_s;
     tta_thread_change *changes;

@@ -19,7 +19,7 @@ static tta_cpu_sample sample(unsigned long long user, unsigned long long sys, un
              "4242 (tta ) x (y) S 1 4242 4242 0 -1 4194304 1000 0 0 0 %llu %llu 0 0 20 0 3 0 100 1 1 18446744073709551615",
              utime, stime);
     tta_cpu_sample s = {.wall_s = wall};
-    CHECK(tta_cpu_sample_parse(st, self, &s) == 0);
+    CHECK(tta_cpu_sample_parse(st, self, NULL, &s) == 0);
     return s;
 }
 
@@ -31,13 +31,40 @@ TEST(parse) {
     CHECK(s.wall_s == 1.0);
     /* the cpu line may come after others; a kernel with 4 fields only */
     tta_cpu_sample t;
-    CHECK(tta_cpu_sample_parse("intr 1\ncpu  10 0 5 85\n", "1 (a) R 0 0 0 0 0 0 0 0 0 0 7 3", &t) == 0);
+    const char *me = "1 (a) R 0 0 0 0 0 0 0 0 0 0 7 3";
+    CHECK(tta_cpu_sample_parse("intr 1\ncpu  10 0 5 85\n", me, NULL, &t) == 0);
     CHECK(t.all == 100 && t.busy == 15 && t.self == 10);
     /* what is not /proc text is refused */
-    CHECK(tta_cpu_sample_parse("cpu0 1 2 3 4\n", "1 (a) R 0 0 0 0 0 0 0 0 0 0 7 3", &t) == -1);
-    CHECK(tta_cpu_sample_parse("cpu  1 2 3 4\n", "1 a R 0", &t) == -1);
-    CHECK(tta_cpu_sample_parse("cpu  1 2 3 4\n", "1 (a) R 0 0", &t) == -1);
-    CHECK(tta_cpu_sample_parse("", "", &t) == -1);
+    CHECK(tta_cpu_sample_parse("cpu0 1 2 3 4\n", me, NULL, &t) == -1);
+    CHECK(tta_cpu_sample_parse("cpu  1 2 3 4\n", "1 a R 0", NULL, &t) == -1);
+    CHECK(tta_cpu_sample_parse("cpu  1 2 3 4\n", "1 (a) R 0 0", NULL, &t) == -1);
+    CHECK(tta_cpu_sample_parse("", "", NULL, &t) == -1);
+}
+
+TEST(affinity_mask) {
+    /* 4 CPUs, this process on CPUs 1 and 3 (taskset -c 1,3): only their lines count */
+    const char *st = "cpu  1000 0 1000 6000 0 0 0 0 0 0\n"
+                     "cpu0 400 0 100 1000 0 0 0 0 0 0\ncpu1 100 0 100 1800 0 0 0 0 0 0\n"
+                     "cpu2 400 0 700 400 0 0 0 0 0 0\ncpu3 100 0 100 1800 0 0 0 0 0 0\nintr 5\n";
+    const char *me = "7 (tta) R 0 0 0 0 0 0 0 0 0 0 150 50";
+    tta_cpu_mask m = {0};
+    m.on[1] = m.on[3] = 1;
+    m.n = 2;
+    tta_cpu_sample t;
+    CHECK(tta_cpu_sample_parse(st, me, &m, &t) == 0);
+    CHECK(t.all == 4000 && t.busy == 400 && t.self == 200);
+    /* a CPU of the mask without its line (text cut short): no reading */
+    m.on[5] = 1;
+    m.n = 3;
+    CHECK(tta_cpu_sample_parse(st, me, &m, &t) == -1);
+    /* others held cores on CPUs 0 and 2 only: on ours, nobody but us */
+    tta_cpu_sample a = {.all = 4000, .busy = 400, .self = 200},
+                   b = {.all = 4200, .busy = 600, .self = 400}; /* we used all 200 busy jiffies */
+    CHECK_NEAR(tta_cpu_others(&a, &b, 2), 0.0, 1e-12);
+    /* this process's own mask: at least one CPU */
+    tta_cpu_mask self;
+    tta_cpu_mask_self(&self);
+    CHECK(self.n >= 1);
 }
 
 TEST(others) {
@@ -80,21 +107,23 @@ TEST(decide) {
 
 TEST(this_machine) {
     tta_cpu_sample a, b;
-    if (tta_cpu_sample_read(&a) != 0) {
+    tta_cpu_mask m;
+    tta_cpu_mask_self(&m);
+    if (tta_cpu_sample_read(&m, &a) != 0) {
         printf("  (no /proc: skipped the live reading)\n");
         return;
     }
     usleep(50000);
-    CHECK(tta_cpu_sample_read(&b) == 0);
+    CHECK(tta_cpu_sample_read(&m, &b) == 0);
     CHECK(b.wall_s > a.wall_s && b.all >= a.all && b.busy >= a.busy && b.self >= a.self);
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    double o = tta_cpu_others(&a, &b, (int)ncpu);
-    CHECK(o == -1 || (o >= 0 && o <= ncpu));
+    double o = tta_cpu_others(&a, &b, m.n);
+    CHECK(o == -1 || (o >= 0 && o <= m.n));
 }
 
 int main(void) {
     RUN(parse);
     RUN(others);
+    RUN(affinity_mask);
     RUN(decide);
     RUN(this_machine);
     return test_summary();
