@@ -6,7 +6,11 @@ images, model.eval(), torch.no_grad(), batches of --eval-batch), on synthetic da
 
     /usr/bin/python3 bench/torch_step.py [--model mlp|cnn|all] [--threads 2] [--steps N]
                                          [--eval-images 10000] [--eval-batch 1000] [--width 0.25]
-                                         [--json]
+                                         [--recipe bench/recipes/X.json] [--json]
+
+--recipe steps a replay recipe's own model (its model file and model_params, as tta builds it),
+batch size and SGD momentum/Nesterov/weight decay at learning rate 0.01, the step `tta profile
+RECIPE` times (bench/contention); --model is then ignored.
 
 Run it next to build-*/bench/bench_engine with the same options and compare samples/s.
 Set OMP_WAIT_POLICY the same for both (bench_engine sets PASSIVE unless it is already set).
@@ -40,10 +44,11 @@ def step_flops(net, batch):
     return total
 
 
-def run(label, model, overrides, batch, args):
+def run(label, model, overrides, batch, args, momentum=0.9, nesterov=False, weight_decay=5e-4):
     torch.manual_seed(1)
     net = TtaNet(load_spec(model), (1, 28, 28), 10, overrides)
-    opt = torch.optim.SGD(net.parameters(), lr=0.01, momentum=0.9, weight_decay=5e-4)
+    opt = torch.optim.SGD(net.parameters(), lr=0.01, momentum=momentum, nesterov=nesterov,
+                          weight_decay=weight_decay)
     nb = 8
     xs = torch.randn(nb, batch, 1, 28, 28)
     ys = torch.randint(0, 10, (nb, batch))
@@ -87,6 +92,7 @@ def main():
     ap.add_argument("--eval-images", type=int, default=10000)
     ap.add_argument("--eval-batch", type=int, default=1000)
     ap.add_argument("--width", default="0.25")
+    ap.add_argument("--recipe", default=None)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
@@ -94,6 +100,17 @@ def main():
         print("torch %s, %d threads, OMP_WAIT_POLICY=%s" % (torch.__version__, torch.get_num_threads(),
                                                             os.environ.get("OMP_WAIT_POLICY", "(unset)")),
               file=sys.stderr)
+    if args.recipe:
+        with open(args.recipe) as f:
+            r = json.load(f)
+        o = r.get("optimizer", {})
+        if o.get("kind", "sgd") != "sgd":
+            raise SystemExit("torch_step.py: --recipe steps SGD recipes only, not %s" % o.get("kind"))
+        a = argparse.Namespace(**vars(args))
+        a.steps = args.steps or 20
+        run(os.path.splitext(os.path.basename(args.recipe))[0], r["model"], r.get("model_params"), r["batch_size"], a,
+            o.get("momentum", 0.0), o.get("nesterov", False), o.get("weight_decay", 0.0))
+        return
     if args.model in ("mlp", "all"):
         a = argparse.Namespace(**vars(args))
         a.steps = args.steps or 300

@@ -27,6 +27,9 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
 
 /* Parses a positive integer option value; returns -1 when it is not one. */
 long cli_parse_positive(const char *s);
+/* Parses --threads's value: a positive integer (*auto_threads = 0), or "auto": this machine's CPU
+ * count, *auto_threads = 1 (threads chosen by the load, docs/replay.md). -1 when it is neither. */
+long cli_parse_threads(const char *s, int *auto_threads);
 
 /* Parses an accuracy given as a fraction (0.88) or a percentage above 1 (88): the fraction, or
  * NAN when s is not a number in (0, 100]. */

@@ -10,7 +10,7 @@
 #include "common/buf.h"
 
 static const char profile_help[] =
-    "usage: tta profile SPEC [--device cpu|reference|cuda] [--threads N] [--batch B | --batch-sweep B1,B2,...]\n"
+    "usage: tta profile SPEC [--device cpu|reference|cuda] [--threads N|auto] [--batch B | --batch-sweep B1,B2,...]\n"
     "                   [--steps N] [--seed S] [--format text|json] [--no-store]\n"
     "       tta profile --peaks [--threads N] [--format text|json] [--no-store]\n"
     "\n"
@@ -26,7 +26,7 @@ static const char profile_help[] =
     "for --threads N (default: 1 and the number of CPUs).\n"
     "\n"
     "Both store their results in the database (unless --no-store); `tta report profile` shows them\n"
-    "with a roofline against the peaks. --threads defaults to 1, as in tta replay.\n";
+    "with a roofline against the peaks. --threads: 1 by default; auto: one per CPU, fewer while others use them.\n";
 
 static int run_peaks(const tta_cli *cli, long threads, int json, int store) {
     char host[64] = "host";
@@ -87,15 +87,15 @@ static int store_and_print(const tta_cli *cli, const char *spec_path, tta_profil
 int cmd_profile(const tta_cli *cli, int argc, char **argv) {
     const char *spec_path = NULL, *device = "cpu";
     long threads = 0, steps = 0, seed = 0;
-    int json = 0, store = 1, peaks = 0, batches[32], n_batches = 0, sweep = 0;
+    int json = 0, store = 1, peaks = 0, batches[32], n_batches = 0, sweep = 0, auto_threads = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             fputs(profile_help, stdout);
             return 0;
         } else if (!strcmp(a, "--threads") || !strcmp(a, "--steps")) {
-            long n = cli_parse_positive(v);
-            if (n < 0) return cli_usage_error("profile", "%s needs a positive number", a);
+            long n = !strcmp(a, "--threads") ? cli_parse_threads(v, &auto_threads) : cli_parse_positive(v);
+            if (n < 0) return cli_usage_error("profile", "%s needs a positive number%s", a, a[2] == 't' ? " or auto" : "");
             *(!strcmp(a, "--threads") ? &threads : &steps) = n;
             i++;
         } else if (!strcmp(a, "--seed")) {
@@ -138,8 +138,8 @@ int cmd_profile(const tta_cli *cli, int argc, char **argv) {
         return tta_exit_status(err.code);
     }
     if (!n_batches) batches[n_batches++] = 0; /* the spec's */
-    tta_profile_options po = {.device = device, .threads = (int)(threads > 0 ? threads : 1), .steps = (int)steps,
-                              .seed = (uint64_t)seed, .progress = isatty(fileno(stderr)) ? stderr : NULL};
+    tta_profile_options po = {.device = device, .threads = (int)(threads > 0 ? threads : 1), .auto_threads = auto_threads,
+                              .steps = (int)steps, .seed = (uint64_t)seed, .progress = isatty(fileno(stderr)) ? stderr : NULL};
     tta_profile_result r[32];
     int done = 0, rc = tta_exit_status(tta_profile_sweep(&spec, &po, batches, n_batches, r, &done, &err));
     if (rc) fprintf(stderr, "tta profile: %s\n", err.text);

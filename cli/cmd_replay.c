@@ -14,7 +14,7 @@
 #include "replay/replay.h"
 
 static const char replay_help[] =
-    "usage: tta replay SPEC | --from ENTRY.json [--model NAME] [--data DIR]  [--runs N] [--seed S] [--device cpu|reference|cuda] [--threads N]\n"
+    "usage: tta replay SPEC | --from ENTRY.json [--model NAME] [--data DIR]  [--runs N] [--seed S] [--device cpu|reference|cuda] [--threads N|auto]\n"
     "                  [--log-dir DIR] [--max-epochs E] [--resume] [--no-checkpoint] [--no-loader-thread]\n"
     "                  [--format text|json]\n"
     "       mpirun -np K tta replay SPEC ...   (data parallel over K ranks; global batch K x batch_size)\n"
@@ -29,6 +29,7 @@ static const char replay_help[] =
     "entry it replays.\n"
     "A checkpoint is written after every epoch (DIR/replay/checkpoints/...); --resume continues an\n"
     "interrupted run from it. Ctrl-C stops cleanly: run_stop aborted, checkpoint kept, exit status 130.\n"
+    "--threads auto: one per CPU, fewer while other processes hold cores (not bit-reproducible: docs/replay.md).\n"
     "Under mpirun each rank trains on its share of every global batch and the gradients are averaged\n"
     "(MPI_Iallreduce in buckets, overlapped with backward); rank 0 writes the log and the output.\n"
     "JSON output: {\"runs\": [{seed, reached, epochs, tta_s, wall_s, samples_per_s, val_acc, unseen_acc,\n"
@@ -47,7 +48,7 @@ int cmd_replay(const tta_cli *cli, int argc, char **argv) {
     const char *spec_path = NULL, *device = "cpu", *log_dir = "tta-logs";
     const char *from = NULL, *from_model = NULL, *from_data = NULL;
     long runs = 0, seed0 = 0, threads = 0, max_epochs = 0;
-    int json = 0, resume = 0, no_checkpoint = 0, no_loader_thread = 0;
+    int json = 0, resume = 0, no_checkpoint = 0, no_loader_thread = 0, auto_threads = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -55,8 +56,8 @@ int cmd_replay(const tta_cli *cli, int argc, char **argv) {
             fputs(replay_help, stdout);
             return 0;
         } else if (!strcmp(a, "--runs") || !strcmp(a, "--threads") || !strcmp(a, "--max-epochs")) {
-            long n = cli_parse_positive(v);
-            if (n < 0) return cli_usage_error("replay", "%s needs a positive number", a);
+            long n = !strcmp(a, "--threads") ? cli_parse_threads(v, &auto_threads) : cli_parse_positive(v);
+            if (n < 0) return cli_usage_error("replay", "%s needs a positive number%s", a, a[2] == 't' ? " or auto" : "");
             *(!strcmp(a, "--runs") ? &runs : !strcmp(a, "--threads") ? &threads : &max_epochs) = n;
             i++;
         } else if (!strcmp(a, "--seed")) {
@@ -114,6 +115,7 @@ int cmd_replay(const tta_cli *cli, int argc, char **argv) {
     tta_replay_runs_options opt = {.command = "replay", .device = device, .threads = (int)threads, .log_dir = log_dir,
                                    .max_epochs = (int)max_epochs, .resume = resume, .no_checkpoint = no_checkpoint,
                                    .no_loader_thread = no_loader_thread, .stop = &replay_stop, .notes = stderr,
+                                   .auto_threads = auto_threads,
                                    .progress = isatty(fileno(stderr)) && !(nc && *nc) ? stderr : NULL};
     replay_stop = 0;
     void (*old_handler)(int) = signal(SIGINT, on_sigint);

@@ -1,9 +1,11 @@
 /* options.c: what every command shares: usage errors, positive numbers, filters, --format and --wide. */
 #include <math.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 
@@ -123,6 +125,15 @@ long cli_parse_positive(const char *s) {
     long v = strtol(s, &end, 10);
     if (*end || v <= 0) return -1;
     return v;
+}
+
+long cli_parse_threads(const char *s, int *auto_threads) {
+    *auto_threads = s && !strcmp(s, "auto");
+    if (!*auto_threads) return cli_parse_positive(s);
+    cpu_set_t set; /* the CPUs this process may run on (taskset, a container's cpuset) */
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    return ncpu > 0 ? ncpu : 1;
 }
 
 int cli_parse_int_list(const char *s, int *b, int max) {

@@ -22,6 +22,11 @@
 #define TTA_PROFILE_MEMORY "memory"
 #define TTA_PROFILE_LAYERS "layers"
 #define TTA_PROFILE_STEP_TRACE "step_trace_s"
+/* `--threads auto` only: "auto_threads": true, the mean thread count of the measured steps, and
+ * "thread_changes": [{"step", "t_s", "from", "to", "others_cores"}] (replay/threads_auto.h). */
+#define TTA_PROFILE_AUTO_THREADS "auto_threads"
+#define TTA_PROFILE_MEAN_THREADS "mean_threads"
+#define TTA_PROFILE_THREAD_CHANGES "thread_changes"
 
 /* The step's rates, members of the profile object, in the order it writes them. */
 typedef enum {

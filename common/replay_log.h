@@ -23,6 +23,11 @@
  * seconds, and TTA_BREAKDOWN_RANK_COMM; metadata epoch_num). */
 #define TTA_KEY_WORLD_SIZE "tta_world_size"
 #define TTA_KEY_EPOCH_BREAKDOWN "tta_epoch_breakdown"
+/* `--threads auto` (docs/replay.md): tta_threads_auto (the most threads, once), and after each
+ * epoch one record per change of the thread count in it: {"step", "t_s" (since the session
+ * opened), "from", "to", "others_cores"} (replay/threads_auto.h), metadata epoch_num. */
+#define TTA_KEY_THREADS_AUTO "tta_threads_auto"
+#define TTA_KEY_THREAD_CHANGE "tta_thread_change"
 /* The claim a run replays ("<round>/<division>/<submitter>/<system>/<benchmark>"), whether it went
  * on past the target to the schedule's end (1) or stopped there (0), and the final model's
  * accuracy on the unseen and the shifted data (after run_stop). */

@@ -306,6 +306,15 @@ const char *tta_backend_cpu_threading(char *threading_desc, size_t len) {
     return threading_desc;
 }
 
+static void cpu_set_threads(void *ctx, int threads) {
+    cpu_ctx *c = ctx;
+    assert(threads >= 1);
+    c->threads = threads;
+    /* process-wide: both libraries have one pool per process */
+    openblas_set_num_threads(threads);
+    omp_set_num_threads(threads);
+}
+
 static const tta_backend_ops cpu_ops = {
     .name = "cpu",
     .host_memory = 1,
@@ -346,6 +355,7 @@ static const tta_backend_ops cpu_ops = {
     .shortcut_backward = cpu_shortcut_backward,
     .xent_forward = cpu_xent_forward,
     .xent_backward = cpu_xent_backward,
+    .set_threads = cpu_set_threads,
 };
 
 tta_backend *tta_backend_cpu_create(const tta_backend_options *opt, char *err, size_t errlen) {
@@ -358,11 +368,7 @@ tta_backend *tta_backend_cpu_create(const tta_backend_options *opt, char *err, s
     DNNL_CHECK(dnnl_stream_create(&c->stream, c->engine, dnnl_stream_default_flags));
     c->threads = opt ? opt->threads : 0;
     c->verbose = opt ? opt->verbose : 0;
-    if (c->threads > 0) {
-        /* process-wide: both libraries have one pool per process */
-        openblas_set_num_threads(c->threads);
-        omp_set_num_threads(c->threads);
-    }
+    if (c->threads > 0) cpu_set_threads(c, c->threads);
     tta_backend *be = callocCheck(1, sizeof *be);
     be->ops = &cpu_ops;
     be->ctx = c;

@@ -227,6 +227,10 @@ typedef struct tta_backend_ops {
                          const int32_t *labels);
     void (*xent_backward)(void *ctx, tta_op *op, float *dlogits, const float *logits,
                           const int32_t *labels);
+
+    /* Optional (NULL: the backend has no thread count): sets the compute threads for the ops
+     * initialised and run from now on (process-wide for the cpu backend's libraries). */
+    void (*set_threads)(void *ctx, int threads);
 } tta_backend_ops;
 
 /* One backend instance: its method table and its state. Calls read be->ops->f(be->ctx, ...). */
@@ -436,6 +440,13 @@ void tta_model_logits(tta_model *m, float *dst);
 int tta_model_evaluate(tta_model *m, const float *x, const int32_t *labels, long n,
                        double *loss_sum, long *correct);
 void tta_model_set_dropout_step(tta_model *m, uint64_t step);
+/* Changes the backend's compute threads between steps (`--threads auto`): the next training
+ * forward builds (once, then reuses) its layers' primitives for that count, since oneDNN fixes a
+ * primitive's threads when it is made; the plans of other counts stay cached. The evaluation
+ * path keeps the count it was built with. 0, or -1 when the backend has no thread count to set
+ * (reference, cuda). tta_model_threads: the count now (0: the library default). */
+int tta_model_set_threads(tta_model *m, int threads);
+int tta_model_threads(const tta_model *m);
 /* Called during tta_model_backward each time the gradient of a parameter tensor is final, with
  * the tensor's offset (tta_param_info.offset); every tensor is reported once per backward, in
  * the order backward finishes them (last layers first). Data-parallel training starts a

@@ -31,6 +31,7 @@ typedef struct {
 
 typedef struct {
     int n, train;
+    int threads; /* the backend's thread count its primitives were made for */
     step *steps;
     int nsteps;
     tta_op xent;
@@ -95,7 +96,8 @@ struct tta_model {
     float *result;
     void *scratch;
     size_t scratch_bytes;
-    plan **plans;
+    plan **plans; /* one per (batch, train, threads): oneDNN fixes a primitive's threads at creation */
+    int threads;  /* the backend's compute threads now (tta_model_set_threads); 0: its default */
     int nplans;
     size_t plans_cap;
     plan *last;
@@ -375,10 +377,12 @@ static void release_op(tta_model *m, tta_op *op) {
 
 static plan *get_plan(tta_model *m, int n, int train, char *err, size_t errlen) {
     for (int i = 0; i < m->nplans; i++)
-        if (m->plans[i]->n == n && m->plans[i]->train == train) return m->plans[i];
+        if (m->plans[i]->n == n && m->plans[i]->train == train && m->plans[i]->threads == m->threads)
+            return m->plans[i];
     plan *p = callocCheck(1, sizeof *p);
     p->n = n;
     p->train = train;
+    p->threads = m->threads;
     p->steps = callocCheck(m->g.nnodes, sizeof(step));
     size_t scratch = 0;
     int rc = 0;
@@ -610,6 +614,17 @@ void tta_model_backward(tta_model *m) {
 }
 
 void tta_model_set_dropout_step(tta_model *m, uint64_t step) { m->dropout_step = step; }
+
+int tta_model_set_threads(tta_model *m, int threads) {
+    assert(threads >= 1);
+    if (!m->be->ops->set_threads) return -1;
+    if (threads == m->threads) return 0;
+    m->be->ops->set_threads(m->ctx, threads);
+    m->threads = threads;
+    return 0;
+}
+
+int tta_model_threads(const tta_model *m) { return m->threads; }
 
 void tta_model_set_grad_hook(tta_model *m, tta_grad_hook hook, void *ctx) {
     m->grad_hook = hook;
@@ -1002,6 +1017,7 @@ int tta_model_build_json(tta_model **out, const char *json, const char *origin,
         return -1;
     }
     m->be = tta_backend_create(cfg->backend, &cfg->backend_options, err, errlen);
+    m->threads = cfg->backend_options.threads;
     if (!m->be) {
         tta_model_free(m);
         return -1;

@@ -58,6 +58,7 @@ static int settled(const double *t, int n, int window, double tol) {
 void tta_profile_result_free(tta_profile_result *r) {
     free(r->layers);
     free(r->step_trace);
+    free(r->thread_changes);
     memset(r, 0, sizeof *r);
 }
 
@@ -183,6 +184,7 @@ static int run_steps(tta_profile_result *out, tta_session *s, const tta_dataset 
         out->step_trace[out->n_trace++] = t4 - t0;
         if (measuring) {
             out->measured_steps++;
+            out->mean_threads += tta_model_threads(s->m); /* (divided once measured) */
             const double ph[5] = {t1 - t0, st.forward, st.backward, st.optimizer, t4 - t0};
             for (int i = 0; i < 5; i++) sums[i] += ph[i];
         }
@@ -190,6 +192,7 @@ static int run_steps(tta_profile_result *out, tta_session *s, const tta_dataset 
             fprintf(opt->progress, "profile: step %d: %.4f s%s\n", k + 1, t4 - t0, measuring ? "" : " (warm-up)");
     }
     tta_model_set_profiling(s->m, 0);
+    if (out->measured_steps) out->mean_threads /= out->measured_steps;
     free(x);
     free(y);
     free(idx);
@@ -209,7 +212,7 @@ int tta_profile_run(const tta_replay_spec *spec, const tta_profile_options *opt,
     tta_session_config sc = {.model = spec->model, .overrides = spec->model_params, .device = opt->device,
                              .backend_options = {.threads = opt->threads}, .channels = c, .height = h, .width = w,
                              .classes = classes, .batch = batch, .eval_batch = 1000, .seed = opt->seed,
-                             .optimizer = &spec->optimizer};
+                             .optimizer = &spec->optimizer, .auto_threads = opt->auto_threads ? opt->threads : 0};
     char why[TTA_ERROR_TEXT];
     if (tta_session_open(&s, &sc, why, sizeof why) != 0) return tta_fail(err, TTA_EINPUT, "%s", why);
     tta_dataset train, unseen, val;
@@ -229,6 +232,11 @@ int tta_profile_run(const tta_replay_spec *spec, const tta_profile_options *opt,
         snprintf(out->model, sizeof out->model, "%s", tta_model_name(s.m));
         snprintf(out->device, sizeof out->device, "%s", s.be->ops->name);
         out->threads = opt->threads;
+        out->auto_threads = s.auto_max > 0;
+        if (s.n_changes) out->thread_changes = callocCheck(s.n_changes, sizeof *out->thread_changes);
+        for (size_t i = 0; i < s.n_changes; i++)
+            out->thread_changes[out->n_thread_changes++] = (struct tta_profile_thread_change){
+                s.changes[i].step, s.changes[i].t_s, s.changes[i].from, s.changes[i].to, s.changes[i].others};
         fill_layers(out, &s, &spec->optimizer, sums);
         size_t img = (size_t)c * h * w;
         fill_memory(out, &s, dataset_bytes(&train) + dataset_bytes(&unseen) + dataset_bytes(&val) +
@@ -265,6 +273,16 @@ void tta_profile_text(const tta_profile_result *r, buf *out) {
                r->device, r->threads, r->threads == 1 ? "" : "s", r->batch, r->step_s, r->samples_per_s, r->gflops);
     buf_printf(out, "warm-up: %d steps discarded (%s); %d steps measured\n", r->warmup_steps,
                r->settled ? "throughput settled" : "throughput never settled: figures are noisy", r->measured_steps);
+    if (r->auto_threads) {
+        buf_printf(out, "threads: auto (1..%d, by the load), %.2f on average over the measured steps; %d change%s",
+                   r->threads, r->mean_threads, r->n_thread_changes, r->n_thread_changes == 1 ? "" : "s");
+        for (int i = 0; i < r->n_thread_changes; i++) {
+            const struct tta_profile_thread_change *c = &r->thread_changes[i];
+            buf_printf(out, "%s step %ld (%.1f s): %d -> %d (others held %.2f cores)", i ? ";" : ":", c->step, c->t_s,
+                       c->from, c->to, c->others_cores);
+        }
+        buf_puts(out, "\n");
+    }
     buf_printf(out, "step: data %.1f%%  forward %.1f%%  backward %.1f%%  optimizer %.1f%%  unattributed %.1f%%\n",
                100 * r->data_s / r->step_s, 100 * r->forward_s / r->step_s, 100 * r->backward_s / r->step_s,
                100 * r->optimizer_s / r->step_s, 100 * r->unattributed_s / r->step_s);
@@ -317,6 +335,20 @@ void tta_profile_json(const tta_profile_result *r, const char *host, const char 
                ", \"" TTA_PROFILE_THREADS "\": %d, \"" TTA_PROFILE_BATCH "\": %d, \"" TTA_PROFILE_WARMUP_STEPS
                "\": %d, \"" TTA_PROFILE_SETTLED "\": %s, \"" TTA_PROFILE_MEASURED_STEPS "\": %d",
                r->threads, r->batch, r->warmup_steps, r->settled ? "true" : "false", r->measured_steps);
+    if (r->auto_threads) {
+        buf_printf(b, ", \"" TTA_PROFILE_AUTO_THREADS "\": true, \"" TTA_PROFILE_MEAN_THREADS "\": ");
+        json_num(b, r->mean_threads);
+        buf_puts(b, ", \"" TTA_PROFILE_THREAD_CHANGES "\": [");
+        for (int i = 0; i < r->n_thread_changes; i++) {
+            const struct tta_profile_thread_change *c = &r->thread_changes[i];
+            buf_printf(b, "%s{\"step\": %ld, \"t_s\": ", i ? ", " : "", c->step);
+            json_num(b, c->t_s);
+            buf_printf(b, ", \"from\": %d, \"to\": %d, \"others_cores\": ", c->from, c->to);
+            json_num(b, c->others_cores);
+            buf_puts(b, "}");
+        }
+        buf_puts(b, "]");
+    }
     const double v1[TTA_PROFILE_RATES] = {
         [TTA_PROFILE_STEP_S] = r->step_s,         [TTA_PROFILE_SAMPLES_PER_S] = r->samples_per_s,
         [TTA_PROFILE_FLOPS_PER_STEP] = r->flops_per_step, [TTA_PROFILE_BYTES_PER_STEP] = r->bytes_per_step,

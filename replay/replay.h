@@ -104,7 +104,9 @@ typedef struct {
 
 typedef struct {
     const char *device;   /* "cpu" (or "reference") */
-    int threads;
+    int threads;          /* the most threads with auto_threads */
+    int auto_threads;     /* 1: `--threads auto`: threads chosen by the load between steps (1..threads); the
+                           * log records each change (TTA_KEY_THREAD_CHANGE) */
     const char *log_dir;  /* logs go to <log_dir>/replay/results/<system>/<benchmark>/result_<seed>.txt,
                            * or result_<N>.txt (N past the folder's logs) where an earlier log has that name */
     const char *system;   /* the system name the runs are filed under */
@@ -170,6 +172,8 @@ typedef struct {
     const char *command;  /* "replay", "verify": the "tta <command>: " of notes and errors */
     const char *device;   /* "cpu" (NULL), "reference", "cuda" */
     int threads;          /* per rank; 0: one, or under mpirun the node's CPUs shared by its ranks */
+    int auto_threads;     /* 1: threads chosen by the load, up to threads (tta_replay_options); the system
+                           * is then named <host>-<device>-auto<T>t */
     const char *log_dir;  /* the output tree's root; NULL: "tta-logs" */
     int max_epochs;       /* 0: the spec's */
     int to_schedule_end, resume, no_checkpoint, no_loader_thread; /* as tta_replay_options */
@@ -212,7 +216,8 @@ void tta_replay_batch_json(const tta_replay_batch *batch, buf *b);
 
 typedef struct {
     const char *device;  /* "cpu" (default), "reference", "cuda" */
-    int threads;         /* 0: the libraries' default */
+    int threads;         /* 0: the libraries' default; the most threads with auto_threads */
+    int auto_threads;    /* 1: `--threads auto`: threads chosen by the load between steps (1..threads) */
     int batch;           /* 0: the spec's batch_size */
     int steps;           /* steps measured after warm-up; 0: 20 */
     int window;          /* warm-up detection window in steps; 0: 5 */
@@ -255,6 +260,18 @@ typedef struct {
         allocator_total;
     tta_profile_layer *layers;             /* model layers in graph order, then "optimizer" */
     int n_layers;
+    /* auto threads: the measured steps' mean thread count, and every change of the count over
+     * the whole profile (warm-up included): at the start of step `step`, t_s seconds in, from ->
+     * to threads because other processes held others_cores cores */
+    int auto_threads;
+    double mean_threads;
+    struct tta_profile_thread_change {
+        long step;
+        double t_s;
+        int from, to;
+        double others_cores;
+    } *thread_changes;
+    int n_thread_changes;
 } tta_profile_result;
 
 /* Profiles training steps of spec at opt->batch (0: the spec's). The result owns its arrays

@@ -85,10 +85,12 @@ int tta_replay_runs(const tta_replay_spec *spec, const tta_replay_runs_options *
     out->threads = threads > 0 ? threads : 1;
     char host[64] = "host";
     gethostname(host, sizeof host - 1);
-    int n = snprintf(out->system, sizeof out->system, "%s-%s-%dt", host, device, out->threads);
+    int n = snprintf(out->system, sizeof out->system, "%s-%s-%s%dt", host, device, opt->auto_threads ? "auto" : "",
+                     out->threads);
     assert(n > 0 && (size_t)n < sizeof out->system); /* a host name has at most 63 bytes */
     if (out->workers > 1) snprintf(out->system + n, sizeof out->system - (size_t)n, "-x%d", out->workers);
-    tta_replay_options ro = {.device = device, .threads = threads, .log_dir = log_dir, .system = out->system,
+    tta_replay_options ro = {.device = device, .threads = threads, .auto_threads = opt->auto_threads,
+                             .log_dir = log_dir, .system = out->system,
                              .max_epochs = opt->max_epochs, .to_schedule_end = opt->to_schedule_end,
                              .resume = opt->resume, .no_checkpoint = opt->no_checkpoint,
                              .no_loader_thread = opt->no_loader_thread, .stop = opt->stop, .comm = comm,

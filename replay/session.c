@@ -44,6 +44,12 @@ int tta_session_open(tta_session *s, const tta_session_config *cfg, char *err, s
         s->host_params = mallocCheck((s->n_params ? s->n_params : 1) * sizeof(float));
         s->host_grads = mallocCheck((s->n_params ? s->n_params : 1) * sizeof(float));
     }
+    if (cfg->auto_threads > 0) tta_cpu_mask_self(&s->cpus);
+    int most = cfg->auto_threads < s->cpus.n ? cfg->auto_threads : s->cpus.n; /* (0 without auto) */
+    if (most > 0 && tta_model_set_threads(s->m, most) == 0 && tta_cpu_sample_read(&s->cpus, &s->sample) == 0) {
+        s->auto_max = most;
+        s->opened_s = s->sample.wall_s;
+    }
     tta_exchange_init(&s->exchange, cfg->comm, s->m);
     /* Every rank starts from rank 0's weights. */
     if (tta_exchange_broadcast(&s->exchange, s->be, tta_model_params(s->m), s->n_params, err, errlen) != 0) {
@@ -56,6 +62,7 @@ int tta_session_open(tta_session *s, const tta_session_config *cfg, char *err, s
 void tta_session_close(tta_session *s) {
     if (s->m) tta_exchange_free(&s->exchange);
     tta_optim_free(&s->optim);
+    free(s->changes);
     free(s->tensors);
     free(s->host_params);
     free(s->host_grads);
@@ -80,8 +87,26 @@ static int update_on_mirror(tta_session *s, double lr, tta_step_times *t, char *
     return 0;
 }
 
+/* Auto threads: every half second, the cores other processes held since the last sample decide
+ * the thread count of the next steps. */
+#define AUTO_THREADS_PERIOD_S 0.5
+static void adapt_threads(tta_session *s) {
+    if (now_s() - s->sample.wall_s < AUTO_THREADS_PERIOD_S) return;
+    tta_cpu_sample now;
+    if (tta_cpu_sample_read(&s->cpus, &now) != 0) return;
+    double others = tta_cpu_others(&s->sample, &now, s->cpus.n);
+    s->sample = now;
+    int cur = tta_model_threads(s->m);
+    int next = tta_threads_decide(others, cur, s->auto_max, s->cpus.n);
+    if (next == cur || tta_model_set_threads(s->m, next) != 0) return;
+    growArray(s->changes, &s->changes_cap, s->n_changes + 1);
+    s->changes[s->n_changes++] = (tta_thread_change){s->steps, now.wall_s - s->opened_s, cur, next, others};
+}
+
 int tta_session_step(tta_session *s, const float *x, const int32_t *y, int n, double lr, tta_step_times *t,
                      char *err, size_t errlen) {
+    if (s->auto_max > 0) adapt_threads(s);
+    s->steps++;
     double ta = now_s();
     tta_step_result res;
     if (tta_model_forward(s->m, x, y, n, 1, &res) != 0) {

@@ -27,6 +27,7 @@
 #include "replay/data.h"
 #include "replay/engine.h"
 #include "replay/optim.h"
+#include "replay/threads_auto.h"
 
 /* ------------------------------------------------------------------------------------------ */
 /* The gradient exchange (exchange.c)                                                           */
@@ -93,7 +94,20 @@ typedef struct {
                                * step); 0: on every tensor, as PyTorch's optimizers unless told
                                * otherwise (LARS: on weights only, whatever this says) */
     tta_comm *comm;           /* data-parallel ranks; NULL: one process */
+    int auto_threads;         /* `--threads auto`: > 0 adapts the backend's threads to the load
+                               * between steps, 1..auto_threads (backend_options.threads starts at
+                               * it); 0: the fixed count */
 } tta_session_config;
+
+/* One change of the thread count under auto_threads: at the start of training step `step`
+ * (from 0), `t_s` seconds after the session opened, from `from` to `to` threads, because other
+ * processes held `others` cores over the last sample. */
+typedef struct {
+    long step;
+    double t_s;
+    int from, to;
+    double others;
+} tta_thread_change;
 
 typedef struct {
     tta_model *m;
@@ -106,6 +120,14 @@ typedef struct {
     tta_exchange exchange;
     tta_comm *comm;            /* NULL: one process */
     int K, rank;
+    long steps;                /* training steps taken */
+    /* auto threads (auto_max > 0): the last /proc sample, the session's start, the changes */
+    int auto_max;
+    tta_cpu_mask cpus;         /* the CPUs this process may run on: the only ones read */
+    tta_cpu_sample sample;
+    double opened_s;
+    tta_thread_change *changes;
+    size_t n_changes, changes_cap;
 } tta_session;
 
 /* Seconds of the phases of one step, and its batch-mean loss. */
@@ -122,7 +144,9 @@ int tta_session_open(tta_session *s, const tta_session_config *cfg, char *err, s
 void tta_session_close(tta_session *s);
 
 /* One training step on n samples (host NCHW x, labels y): forward, backward, the gradient
- * exchange, the update at learning rate lr. Adds the phases' seconds to *t (its loss is set).
+ * exchange, the update at learning rate lr. Under auto threads it first samples the load when
+ * half a second has passed since the last sample and changes the thread count when
+ * tta_threads_decide says so (appended to s->changes). Adds the phases' seconds to *t (its loss is set).
  * 0, or -1 with err. */
 int tta_session_step(tta_session *s, const float *x, const int32_t *y, int n, double lr, tta_step_times *t,
                      char *err, size_t errlen);

@@ -106,6 +106,7 @@ typedef struct {
     double t0;               /* the clock's start (run_start; moved back on resume) */
     double train_time, sums[8];
     long trained, steps_run;
+    size_t changes_logged;   /* auto threads: the session's thread changes already in the log */
     int epoch, stop_logged;  /* stop_logged: run_stop written at the target (to_schedule_end) */
     int no_data;             /* the data could not be read: the run ends before its first step */
 } run_state;
@@ -142,6 +143,18 @@ static void log_breakdown(run_state *r, const phase_times *pt, const double *ran
     tta_mllog_event_json(r->log, TTA_MLLOG_POINT, TTA_KEY_EPOCH_BREAKDOWN, buf_str(&v), buf_str(&meta));
     buf_free(&v);
     buf_free(&meta);
+    for (; r->changes_logged < r->s.n_changes; r->changes_logged++) {
+        const tta_thread_change *c = &r->s.changes[r->changes_logged];
+        buf_printf(&v, "{\"step\": %ld, \"t_s\": ", c->step);
+        buf_json_number(&v, c->t_s);
+        buf_printf(&v, ", \"from\": %d, \"to\": %d, \"others_cores\": ", c->from, c->to);
+        buf_json_number(&v, c->others);
+        buf_puts(&v, "}");
+        buf_printf(&meta, "\"epoch_num\": %d", epoch);
+        tta_mllog_event_json(r->log, TTA_MLLOG_POINT, TTA_KEY_THREAD_CHANGE, buf_str(&v), buf_str(&meta));
+        buf_free(&v);
+        buf_free(&meta);
+    }
 }
 
 /* The tta_memory record (TTA_KEY_MEMORY): bytes by category, exact from the trainer's
@@ -306,6 +319,7 @@ static void log_header(run_state *r) {
     tta_mllog_number(log, "seed", (double)r->seed);
     tta_mllog_number(log, "global_batch_size", spec->batch_size * r->K);
     tta_mllog_number(log, TTA_KEY_WORLD_SIZE, r->K);
+    if (r->s.auto_max) tta_mllog_number(log, TTA_KEY_THREADS_AUTO, r->s.auto_max);
     if (spec->origin) tta_mllog_string(log, TTA_KEY_REPLAY_OF, spec->origin);
     /* how the run ends, so that a report reading the stored run compares it as it ran: 1 goes on
      * past the target to the schedule's end (DAWNBench, `tta verify`), 0 stops there (MLPerf) */
@@ -337,7 +351,8 @@ static int set_up(run_state *r, tta_error *err) {
     tta_session_config sc = {.model = spec->model, .overrides = spec->model_params, .device = r->opt->device,
                              .backend_options = {.threads = r->opt->threads}, .channels = r->c, .height = r->h,
                              .width = r->w, .classes = r->classes, .batch = spec->batch_size, .eval_batch = 1000,
-                             .seed = r->seed, .optimizer = &spec->optimizer, .comm = r->opt->comm};
+                             .seed = r->seed, .optimizer = &spec->optimizer, .comm = r->opt->comm,
+                             .auto_threads = r->opt->auto_threads ? r->opt->threads : 0};
     char why[TTA_ERROR_TEXT];
     if (tta_session_open(&r->s, &sc, why, sizeof why) != 0) return tta_fail(err, TTA_EINPUT, "%s", why);
     if ((rc = open_log(r, err)) != TTA_OK) return rc;
