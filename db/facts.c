@@ -26,12 +26,18 @@
 /* Runs an entry needs for its median to say what is far outside it. */
 #define FAR_MIN_RUNS "3"
 
+/* An AlgoPerf run's workload target's column (schemas/010_algoperf.sql), from its leaderboard's latest
+ * targets file: whether its metric is minimised, and the metric (algoperf_runs.c writes the target). */
+#define AP_TARGET(col) \
+    "(SELECT t." col " FROM algoperf_targets t WHERE ap.source_id IS NOT NULL AND t.workload = e.benchmark" \
+    "  AND t.source_id = (SELECT max(x.source_id) FROM algoperf_targets x WHERE x.version = e.round))"
+
 /* The runs being worked out, with their rule (the connection's own table). */
 static const char fact_runs_sql[] =
     "CREATE TEMP TABLE IF NOT EXISTS fact_runs(run_id INTEGER PRIMARY KEY, entry_id INTEGER, status TEXT,"
     "  ruleset TEXT, progress_rule TEXT, target REAL, target2 REAL, hib INTEGER, hib2 INTEGER, metric TEXT,"
     "  metric2 TEXT, unit TEXT, quality_scale TEXT, train_set_size REAL, tta_s REAL, system_id INTEGER,"
-    "  checker_progress REAL, to_threshold INTEGER, converged INTEGER)";
+    "  checker_progress REAL, to_threshold INTEGER, converged INTEGER, algoperf INTEGER)";
 
 /* The statements, in order; prepared once per writer (a batch of files runs them all). */
 static const char refresh_sql[] =
@@ -41,12 +47,13 @@ static const char refresh_sql[] =
     "INSERT INTO temp.fact_runs"
     " SELECT r.id, r.entry_id, r.status, rr.ruleset, b.progress,"
     "   COALESCE(b.target, r.target), CASE WHEN b.target IS NOT NULL THEN b.target2 ELSE r.target2 END,"
-    "   COALESCE(b.higher_is_better, 1),"
-    "   CASE WHEN b.target IS NOT NULL THEN b.higher_is_better2 ELSE COALESCE(b.higher_is_better, 1) END,"
-    "   b.metric, b.metric2, COALESCE(b.progress_unit, 'epochs'), b.quality_scale, b.train_set_size,"
+    "   COALESCE(b.higher_is_better, 1 - " AP_TARGET("minimize") ", 1),"
+    "   CASE WHEN b.target IS NOT NULL THEN b.higher_is_better2"
+    "        ELSE COALESCE(b.higher_is_better, 1 - " AP_TARGET("minimize") ", 1) END,"
+    "   COALESCE(b.metric, " AP_TARGET("metric") "), b.metric2, COALESCE(b.progress_unit, 'epochs'), b.quality_scale, b.train_set_size,"
     /* the duration; DAWNBench ranks by the time to the threshold instead (below, once each
      * evaluation's verdict is known) */
-    "   CASE WHEN e.round = 'dawnbench' THEN NULL ELSE r.run_stop - r.run_start END,"
+    "   CASE WHEN e.round = 'dawnbench' OR ap.source_id IS NOT NULL THEN NULL ELSE r.run_stop - r.run_start END,"
     "   (SELECT x.id FROM systems x WHERE x.round = e.round AND x.submitter = e.submitter AND x.name = e.system"
     "     ORDER BY x.id DESC LIMIT 1),"
     /* the convergence point as MLCommons' RCP checker reads it: at the last run_stop, and only
@@ -58,9 +65,11 @@ static const char refresh_sql[] =
     "        WHEN b.progress = 'train_samples' THEN r.cp_train_samples"
     "        WHEN b.progress = 'first_passing_step_num' THEN r.cp_first_passing_step"
     "        WHEN b.progress = 'first_passing_samples_count' THEN r.cp_first_passing_samples END,"
-    "   e.round = 'dawnbench',"
-    "   COALESCE(r.cp_status, r.status) = 'success'" /* converged, as the RCP checker reads it */
+    "   e.round = 'dawnbench' OR ap.source_id IS NOT NULL,"
+    "   COALESCE(r.cp_status, r.status) = 'success'," /* converged, as the RCP checker reads it */
+    "   ap.source_id IS NOT NULL"
     " FROM runs r JOIN entries e ON e.id = r.entry_id"
+    " LEFT JOIN algoperf_files ap ON ap.source_id = r.source_id"
     " LEFT JOIN rule_rounds rr ON rr.round = e.round"
     " LEFT JOIN benchmark_rules b ON b.ruleset = rr.ruleset AND b.benchmark = e.benchmark"
     " WHERE r.entry_id IN (SELECT entry_id FROM facts_pending);"
@@ -72,6 +81,7 @@ static const char refresh_sql[] =
      * SQLite would scan every evaluation of the database for it. */
     "UPDATE evaluations AS v SET meets = (SELECT CASE"
     "   WHEN f.target IS NULL OR v.quality IS NULL THEN NULL"
+    "   WHEN f.algoperf THEN CASE WHEN f.hib THEN v.quality >= f.target ELSE v.quality <= f.target END"
     "   WHEN " MEETS("v.quality", "f.target", "f.hib")
     "    AND (f.target2 IS NULL OR (v.quality2 IS NOT NULL AND " MEETS("v.quality2", "f.target2", "f.hib2") "))"
     "   THEN 1 ELSE 0 END FROM temp.fact_runs f WHERE f.run_id = v.run_id)"
@@ -105,8 +115,9 @@ static const char refresh_sql[] =
     " FROM (SELECT f.*, sy.accelerators, sy.nodes, sy.accelerator_model,"
     "   f.progress_rule IS NOT NULL AND f.progress_rule <> 'epoch_of_first_meeting' AS checker,"
     /* reached: the last evaluation meets; for benchmarks that converge at their first passing
-     * step (their evaluations finish out of order, stable_diffusion) any does */
-    "   CASE WHEN f.progress_rule LIKE 'first_passing%'"
+     * step (their evaluations finish out of order, stable_diffusion) any does, and for AlgoPerf, whose
+     * trials train to their budget past the target, any does too */
+    "   CASE WHEN f.progress_rule LIKE 'first_passing%' OR f.algoperf"
     "        THEN (SELECT max(v.meets) FROM evaluations v WHERE v.run_id = f.run_id)"
     "        ELSE (SELECT v.meets FROM evaluations v WHERE v.run_id = f.run_id ORDER BY v.seq DESC LIMIT 1) END"
     "     AS reached,"

@@ -57,6 +57,11 @@ void db_facts_close(db_facts *f); /* NULL is a no-op */
  * back). */
 int db_facts_work_out(db_facts *f, tta_error *err);
 
+/* Writes the AlgoPerf leaderboards' studies again as runs of entries (algoperf_runs.c): each study
+ * the run of its chosen trial, in its own transaction, which leaves the derived entries pending for
+ * facts.c. TTA_OK, or TTA_EDB with err set and that transaction rolled back. */
+int db_algoperf_runs(sqlite3 *db, tta_error *err);
+
 /* Registers the REGEXP function (PCRE2) the filter's patterns use on db. SQLite's code. */
 int db_register_regexp(sqlite3 *db);
 

@@ -131,6 +131,7 @@ struct tta_store {
     /* Something tta_store_finish may have to fix was written: a run of unknown division, a
      * system description, or a replaced file (whose entry may be left without runs). */
     int needs_finish;
+    int needs_algoperf; /* an AlgoPerf file written or a file removed: its studies as runs again */
 };
 
 /* Limits of one transaction: big enough that the pages every commit rewrites (the b-tree roots
@@ -729,7 +730,7 @@ static int write_file(tta_store *s, const tta_db_file *f, int64_t *runs, int64_t
     bind_text(st, 1, f->path);
     int rc = exec_stmt(st);
     if (rc != SQLITE_OK) return rc;
-    if (sqlite3_changes(s->db) > 0) s->needs_finish = 1;
+    if (sqlite3_changes(s->db) > 0) s->needs_finish = s->needs_algoperf = 1;
     st = s->st[ST_INSERT_SOURCE];
     bind_text(st, 1, f->path);
     sqlite3_bind_int64(st, 2, (int64_t)f->size);
@@ -756,6 +757,7 @@ static int write_file(tta_store *s, const tta_db_file *f, int64_t *runs, int64_t
         }
         return SQLITE_OK;
     case TTA_DB_FILE_ALGOPERF:
+        s->needs_algoperf = 1;
         return write_algoperf(s, f->algoperf, source_id);
     case TTA_DB_FILE_NONE:
         break;
@@ -806,7 +808,7 @@ int tta_store_forget(tta_store *s, const char *path, tta_error *err) {
         rollback_batch(s, path, "removing", err);
         return TTA_EDB;
     }
-    if (sqlite3_changes(s->db) > 0) s->needs_finish = 1; /* its entry may be left without runs */
+    if (sqlite3_changes(s->db) > 0) s->needs_finish = s->needs_algoperf = 1; /* its entry may be left without runs */
     return TTA_OK;
 }
 
@@ -833,6 +835,10 @@ int tta_store_finish(tta_store *s, tta_error *err) {
     char *msg = NULL;
     int rc = tta_store_flush(s, err);
     if (rc != TTA_OK) return rc;
+    if (s->needs_algoperf) {
+        if ((rc = db_algoperf_runs(s->db, err)) != TTA_OK) return rc;
+        s->needs_algoperf = 0;
+    }
     if (!s->needs_finish) return tta_db_facts_refresh(s->db, err); /* no entry to fix */
     free(s->last_entry_key);
     s->last_entry_key = NULL;

@@ -192,6 +192,7 @@ static int lb_build(sqlite3 *db, const tta_filter *f, lb_data *d, char **err) {
         *g = (lb_group){keys[a].e->round, keys[a].e->division, keys[a].e->benchmark, keys[a].ord, !f->round, b - a,
                         0, 0, {-1, -1}, 0, -1, keys[a].e};
         for (size_t k = 0; k < n_rounds; k++) g->shown |= !strcmp(rounds[k], g->round);
+        if (tta_entry_is_algoperf(keys[a].e)) g->shown = 0; /* no rank score: tta report algoperf ranks them */
         for (size_t x = a; x < b; x++) {
             size_t i = keys[x].i;
             g->scored += !isnan(d->score_s[i]);

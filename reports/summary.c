@@ -50,10 +50,13 @@ const char *tta_run_progress_problem(const tta_entry_data *e, const tta_run_data
 
 int tta_entry_is_mlperf(const tta_entry_data *e) { return tta_rules_is_mlperf_round(tta_rules_builtin(), e->round); }
 
+int tta_entry_is_algoperf(const tta_entry_data *e) { return !strncmp(e->round, "algoperf-", 9); }
+
 int tta_run_succeeded(const tta_run_data *r) { return r->succeeded; }
 
 double tta_entry_rank_score_s(const tta_entry_summary *s) {
     if (s->weak) return NAN; /* the time to train many instances ranks with no time to train one */
+    if (tta_entry_is_algoperf(s->entry)) return NAN; /* tta report algoperf ranks them, as AlgoPerf does */
     return tta_entry_is_mlperf(s->entry) ? s->published_s : s->tta_mean_s;
 }
 

@@ -70,10 +70,15 @@ void tta_summarize_entry(const tta_entry_data *e, tta_entry_summary *s, int with
 /* 1 when the entry is from an MLPerf round (official scores apply). */
 int tta_entry_is_mlperf(const tta_entry_data *e);
 
+/* 1 when the entry is a study set of an AlgoPerf leaderboard (round "algoperf-v0.5"; db/algoperf_runs.c). */
+int tta_entry_is_algoperf(const tta_entry_data *e);
+
 /* The score an entry is ranked by, in seconds: the published score for an MLPerf round, else the
  * mean TTA of the successful runs (DAWNBench ranks an entry by its time to the threshold); NAN
  * when it has none, and for an MLPerf HPC weak-scaling entry (its time to train every instance is
- * no time to train one model: the results table and tta report variance show it). */
+ * no time to train one model: the results table and tta report variance show it), and for an AlgoPerf
+ * entry (its mean over the studies that reached the target is no AlgoPerf time: a miss counts, and
+ * tta report algoperf ranks by the median over studies and the profiles). */
 double tta_entry_rank_score_s(const tta_entry_summary *s);
 
 /* Accelerator-minutes of an entry: its accelerators x its rank score in minutes; NAN when the

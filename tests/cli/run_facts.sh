@@ -1,10 +1,10 @@
 #!/bin/bash
 # ctest label: slow
 # A run's facts read the same way by plain SQL and by the command line, over every run of every
-# round in ../shared/corpus (training rounds, MLPerf HPC rounds and DAWNBench): `SELECT ... FROM run_tta` equals
-# `tta ls runs --format json`, field by field (tests/cli/run_facts.py), and the flags are where
-# real runs need them (the v0.7 Google ssd run whose run_start precedes its initialisation by 15 h
-# is flagged and named by report variance, ...). Needs ../shared/corpus (skips without it).
+# round in ../shared/corpus (training rounds, MLPerf HPC rounds, DAWNBench and AlgoPerf's studies):
+# `SELECT ... FROM run_tta` equals `tta ls runs --format json`, field by field (tests/cli/run_facts.py),
+# and the flags are where real runs need them (the v0.7 Google ssd run whose run_start precedes its
+# initialisation by 15 h is flagged and named by report variance, ...). Needs ../shared/corpus (skips without it).
 set -euo pipefail
 TTA=${TTA:-build/tta}
 shared=${TTA_SHARED_DIR:-../shared}
@@ -19,7 +19,8 @@ work=$(mktemp -d /tmp/tta-facts.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 db="$work/all.db"
 # One round at a time: unpacked, ingested, removed (the database keeps what the reports need).
-for archive in "$corpus"/mlperf-training-v*.tar.zst "$corpus"/mlperf-hpc-v*.tar.zst "$corpus"/dawnbench.tar.zst; do
+for archive in "$corpus"/mlperf-training-v*.tar.zst "$corpus"/mlperf-hpc-v*.tar.zst "$corpus"/dawnbench.tar.zst \
+    "$corpus"/algoperf-v*.tar.zst; do
     [ -f "$archive" ] || continue
     name=$(basename "$archive" .tar.zst)
     mkdir -p "$work/tree/$name"
