@@ -10,6 +10,7 @@ TTA=${TTA:-build/tta}
 command -v python3 >/dev/null || { echo "SKIPPED: python3 is needed to read the expected values"; exit 77; }
 work=$(mktemp -d /tmp/tta-hpc-fixtures.XXXXXX)
 trap 'rm -rf "$work"' EXIT
+. "$(dirname "$0")/lib/sql.sh"
 fail=0
 "$TTA" --db "$work/db" ingest --quiet fixtures/hpc
 python3 tests/official/compare_hpc.py "$TTA" "$work/db" fixture-v2.0 hpc-v2.0 fixtures/rcp || fail=1
@@ -21,13 +22,13 @@ check() { # what, expected, actual
 # the rounds and scalings as stored, and plain SQL agreeing with the reports
 check "entries by round and scaling" "hpc-v0.7||cosmoflow
 hpc-v2.0|strong|oc20
-hpc-v2.0|weak|deepcam" "$(sqlite3 "$work/db" "SELECT round, scaling, benchmark FROM entries ORDER BY 1, 2")"
+hpc-v2.0|weak|deepcam" "$(sql "$work/db" "SELECT round, scaling, benchmark FROM entries ORDER BY 1, 2")"
 check "instance size as logged" "8|8|8" \
-    "$(sqlite3 "$work/db" "SELECT count(*), sum(r.log_nodes * max(r.log_accelerators_per_node, 1) = 64), count(DISTINCT r.id)
+    "$(sql "$work/db" "SELECT count(*), sum(r.log_nodes * max(r.log_accelerators_per_node, 1) = 64), count(DISTINCT r.id)
         FROM runs r JOIN entries e ON e.id = r.entry_id WHERE e.scaling = 'weak'")"
 # cosmoflow's quality is eval_error, lower is better: every v0.7 run's last evaluation meets 0.124
 check "eval_error evaluations meet the target" "10|10" \
-    "$(sqlite3 "$work/db" "SELECT count(*), sum(f.reached) FROM run_facts f JOIN runs r ON r.id = f.run_id
+    "$(sql "$work/db" "SELECT count(*), sum(f.reached) FROM run_facts f JOIN runs r ON r.id = f.run_id
         JOIN entries e ON e.id = r.entry_id WHERE e.round = 'hpc-v0.7'")"
 # the results table: the weak-scaling columns, named as the summarizer's weak table names them
 csv=$("$TTA" --db "$work/db" report summary --round hpc-v2.0 --format csv)

@@ -10,13 +10,7 @@ TTA=${TTA:-build/tta}
 work=$(mktemp -d /tmp/tta-resume.XXXXXX)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 passed=0 failed=0
-# SQL through the sqlite3 shell, or Python's sqlite3 where the shell is not installed (a GPU machine's image)
-sql() {
-    if command -v sqlite3 >/dev/null; then sqlite3 "$@"; else
-        python3 -c 'import sqlite3, sys
-for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2]): print("|".join("" if v is None else str(v) for v in r))' "$@"
-    fi
-}
+. "$(dirname "$0")/lib/sql.sh"
 check() { local what="$1"; shift; if "$@"; then passed=$((passed + 1)); else echo "FAIL: $what"; failed=$((failed + 1)); fi; }
 cat > "$work/spec.json" <<JSON
 {"benchmark": "generated", "dataset": {"kind": "generated", "n": 60000},
