@@ -52,10 +52,22 @@ static const char rebuild_sql[] =
     "  AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.entry_id = entries.id);"
     "COMMIT;";
 
-int db_algoperf_runs(sqlite3 *db, tta_error *err) {
+/* The runs rebuild_sql writes: one per study. */
+static const char count_sql[] =
+    "SELECT count(*) FROM runs WHERE source_id IN (SELECT source_id FROM algoperf_files WHERE kind = 'eval_measurements')";
+
+int db_algoperf_runs(sqlite3 *db, int64_t *runs, tta_error *err) {
     assert(db);
     char *msg = NULL;
-    if (sqlite3_exec(db, rebuild_sql, NULL, NULL, &msg) == SQLITE_OK) return TTA_OK;
+    if (sqlite3_exec(db, rebuild_sql, NULL, NULL, &msg) == SQLITE_OK) {
+        if (!runs) return TTA_OK;
+        sqlite3_stmt *st = NULL;
+        int rc = sqlite3_prepare_v2(db, count_sql, -1, &st, NULL);
+        if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) *runs = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+        if (rc == SQLITE_ROW) return TTA_OK;
+        return tta_fail(err, TTA_EDB, "database: counting the AlgoPerf studies' runs: %s", sqlite3_errmsg(db));
+    }
     tta_fail(err, TTA_EDB, "database: the AlgoPerf studies as runs: %s", msg ? msg : sqlite3_errmsg(db));
     sqlite3_free(msg);
     sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);

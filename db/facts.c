@@ -50,7 +50,10 @@ static const char refresh_sql[] =
     "   COALESCE(b.higher_is_better, 1 - " AP_TARGET("minimize") ", 1),"
     "   CASE WHEN b.target IS NOT NULL THEN b.higher_is_better2"
     "        ELSE COALESCE(b.higher_is_better, 1 - " AP_TARGET("minimize") ", 1) END,"
-    "   COALESCE(b.metric, " AP_TARGET("metric") "), b.metric2, COALESCE(b.progress_unit, 'epochs'), b.quality_scale, b.train_set_size,"
+    "   COALESCE(b.metric, " AP_TARGET("metric") "), b.metric2,"
+    /* AlgoPerf trials count optimizer steps (global_step), not epochs */
+    "   CASE WHEN ap.source_id IS NOT NULL THEN 'steps' ELSE COALESCE(b.progress_unit, 'epochs') END,"
+    "   b.quality_scale, b.train_set_size,"
     /* the duration; DAWNBench ranks by the time to the threshold instead (below, once each
      * evaluation's verdict is known) */
     "   CASE WHEN e.round = 'dawnbench' OR ap.source_id IS NOT NULL THEN NULL ELSE r.run_stop - r.run_start END,"
@@ -127,7 +130,12 @@ static const char refresh_sql[] =
     /* progress: the checker's where the ruleset has one, else the first meeting's epoch (or its
      * samples, for a benchmark that counts samples) */
     "   CASE WHEN f.progress_rule IS NOT NULL AND f.progress_rule <> 'epoch_of_first_meeting' THEN f.checker_progress"
-    "        ELSE (SELECT CASE WHEN f.unit = 'samples' THEN v.samples ELSE v.epoch END FROM evaluations v"
+    "        ELSE (SELECT CASE WHEN f.unit = 'samples' THEN v.samples"
+    /* an AlgoPerf evaluation's step: its trial file's row (the run's seq is the row's index) */
+    "                          WHEN f.unit = 'steps' THEN (SELECT a.global_step FROM runs x"
+    "                            JOIN algoperf_evals a ON a.source_id = x.source_id AND a.idx = v.seq"
+    "                            WHERE x.id = f.run_id)"
+    "                          ELSE v.epoch END FROM evaluations v"
     "              WHERE v.run_id = f.run_id AND v.meets = 1 ORDER BY v.seq LIMIT 1) END AS progress,"
     "   (SELECT max(x.train_samples) FROM runs x WHERE x.entry_id = f.entry_id) AS entry_train_samples"
     "   FROM temp.fact_runs f LEFT JOIN systems sy ON sy.id = f.system_id);"

@@ -8,6 +8,7 @@
 #define TTA_DB_QUERY_H
 
 #include <sqlite3.h>
+#include <stdint.h>
 
 #include "common/error.h"
 #include "db/reader.h"
@@ -59,8 +60,9 @@ int db_facts_work_out(db_facts *f, tta_error *err);
 
 /* Writes the AlgoPerf leaderboards' studies again as runs of entries (algoperf_runs.c): each study
  * the run of its chosen trial, in its own transaction, which leaves the derived entries pending for
- * facts.c. TTA_OK, or TTA_EDB with err set and that transaction rolled back. */
-int db_algoperf_runs(sqlite3 *db, tta_error *err);
+ * facts.c. *runs: the runs so written (every study of the database; NULL allowed). TTA_OK, or TTA_EDB
+ * with err set and that transaction rolled back. */
+int db_algoperf_runs(sqlite3 *db, int64_t *runs, tta_error *err);
 
 /* Registers the REGEXP function (PCRE2) the filter's patterns use on db. SQLite's code. */
 int db_register_regexp(sqlite3 *db);

@@ -16,7 +16,12 @@
 static const char entries_sql[] =
     "SELECT e.id, e.round, e.division, e.submitter, e.system, e.benchmark,"
     "  sy.accelerators, sy.nodes, sy.accelerator_model,"
-    "  t.metric, t.target, t.target2, COALESCE(t.higher_is_better, 1), COALESCE(t.progress_unit, 'epochs'),"
+    /* metric and progress unit: the rules', else the runs' facts (AlgoPerf: its targets file, steps) */
+    "  COALESCE(t.metric, (SELECT f.metric FROM runs r JOIN run_facts f ON f.run_id = r.id"
+    "     WHERE r.entry_id = e.id AND f.metric IS NOT NULL LIMIT 1)),"
+    "  t.target, t.target2, COALESCE(t.higher_is_better, 1),"
+    "  COALESCE(t.progress_unit, (SELECT f.progress_unit FROM runs r JOIN run_facts f ON f.run_id = r.id"
+    "     WHERE r.entry_id = e.id LIMIT 1), 'epochs'),"
     "  (SELECT max(r.train_samples) FROM runs r WHERE r.entry_id = e.id),"
     "  (SELECT r.target FROM runs r WHERE r.entry_id = e.id AND r.target IS NOT NULL LIMIT 1),"
     "  (SELECT r.target2 FROM runs r WHERE r.entry_id = e.id AND r.target2 IS NOT NULL LIMIT 1),"
@@ -61,8 +66,10 @@ static const char runs_sql[] =
     " WHERE" DB_ENTRY_FILTER("e") " ORDER BY r.entry_id, r.run_index IS NULL, r.run_index, s.path";
 
 static const char evals_sql[] =
-    "SELECT m.run_id, m.time, m.epoch, m.samples, m.quality, m.quality2, m.meets"
+    "SELECT m.run_id, m.time, m.epoch, m.samples, m.quality, m.quality2, m.meets, a.global_step"
     " FROM evaluation_meets m JOIN runs r ON r.id = m.run_id JOIN entries e ON e.id = r.entry_id"
+    /* an AlgoPerf trial's step: its file's row (the evaluation's seq is the row's index) */
+    " LEFT JOIN algoperf_evals a ON a.source_id = r.source_id AND a.idx = m.seq"
     " WHERE" DB_ENTRY_FILTER("e") " ORDER BY m.run_id, m.seq";
 
 typedef struct {
@@ -100,6 +107,7 @@ static int load_curves(sqlite3 *db, const tta_filter *f, run_ref *refs, size_t n
             .quality = db_col_real(st, 4),
             .quality2 = db_col_real(st, 5),
             .meets = db_col_count(st, 6),
+            .steps = db_col_real(st, 7),
         };
         growArray(r->curve, &curve_cap, r->n_curve + 1);
         r->curve[r->n_curve++] = p;

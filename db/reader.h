@@ -57,6 +57,7 @@ typedef struct {
     double time_s;   /* seconds since run_start */
     double epoch;    /* epochs completed, from 1; NAN unknown */
     double samples;  /* NAN unknown */
+    double steps;    /* optimizer steps taken (AlgoPerf trials log global_step); NAN unknown */
     double quality;
     double quality2; /* NAN when none */
     int meets;       /* 1 / 0; -1 when the run has no target */

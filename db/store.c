@@ -836,7 +836,9 @@ int tta_store_finish(tta_store *s, tta_error *err) {
     int rc = tta_store_flush(s, err);
     if (rc != TTA_OK) return rc;
     if (s->needs_algoperf) {
-        if ((rc = db_algoperf_runs(s->db, err)) != TTA_OK) return rc;
+        int64_t derived = 0;
+        if ((rc = db_algoperf_runs(s->db, &derived, err)) != TTA_OK) return rc;
+        s->committed.runs += derived; /* written after their files, which count none */
         s->needs_algoperf = 0;
     }
     if (!s->needs_finish) return tta_db_facts_refresh(s->db, err); /* no entry to fix */

@@ -85,6 +85,8 @@ double tta_eval_progress(const tta_entry_data *e, const tta_progress_scale *u, c
         const tta_rule *rule = e->ruleset ? tta_rules_find(tta_rules_builtin(), e->round, e->benchmark) : NULL;
         int by_epoch_num = rule && rule->progress == TTA_PROGRESS_EPOCH_NUM;
         x = by_epoch_num && !isnan(p->epoch) ? p->epoch : p->samples;
+    } else if (!strcmp(unit, "steps")) {
+        x = p->steps;
     }
     return isnan(x) ? NAN : x / u->divisor;
 }

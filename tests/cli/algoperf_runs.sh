@@ -38,6 +38,24 @@ check "the leaderboard leaves them out (no AlgoPerf rank score: tta report algop
     test "$("$TTA" --db "$db" report leaderboard --round algoperf-v0.5 --format csv 2>/dev/null | tail -n +2 | wc -l)" = 0
 check "curves read them against time (more than a row per entry)" \
     test "$("$TTA" --db "$db" report curves --x time --round algoperf-v0.5 --format csv | tail -n +2 | wc -l)" -gt 20
+check "progress in steps: a reached run's progress is the global_step of its first evaluation at the target (SQL)" \
+    test "$(q "SELECT count(*) FROM run_tta t JOIN runs r ON r.id = t.run_id WHERE t.round = 'algoperf-v0.5'
+               AND t.reached AND t.unit = 'steps' AND t.progress = (SELECT a.global_step FROM algoperf_evals a
+                 WHERE a.source_id = r.source_id AND a.score = t.tta_s ORDER BY a.idx LIMIT 1)")" \
+         = "$(q "SELECT count(*) FROM run_tta WHERE reached AND round = 'algoperf-v0.5'")"
+check "the variance table's unit is steps on every row, with seconds per step" \
+    python3 - "$("$TTA" --db "$db" report variance --round algoperf-v0.5 --format csv)" <<'PY'
+import csv, io, sys
+rows = list(csv.DictReader(io.StringIO(sys.argv[1])))
+assert rows and all(r["progress_unit"] == "steps" for r in rows), [r["progress_unit"] for r in rows]
+done = [r for r in rows if r["time_per_unit_mean_s"] not in ("", "n/a")]
+assert done and all(0 < float(r["time_per_unit_mean_s"]) < 60 for r in done)
+PY
+check "ls entries names each workload's metric from the targets file" \
+    test "$("$TTA" --db "$db" ls entries --round algoperf-v0.5 --benchmark ogbg --format csv | python3 -c '
+import csv, sys; print(sorted({r["metric"] for r in csv.DictReader(sys.stdin)}))')" = "['mean_average_precision']"
+"$TTA" --db "$work/db2" ingest "$work/lb" >"$work/ingest-count.out" 2>&1
+check "ingest's summary counts the 60 runs derived from the studies" grep -q ' 60 runs' "$work/ingest-count.out"
 # A trial's file read again (changed): still one run per study.
 f=$(find "$work/lb" -path '*external_tuning/baseline/study_0/fastmri_jax/trial_1/eval_measurements.csv')
 echo >>"$f"

@@ -111,13 +111,19 @@ TEST(progress_in_the_benchmarks_unit) {
     CHECK_STR(tta_progress_unit_label(&u), "epochs");
     /* epochs */
     tta_entry_data resnet = entry("v0.7", "0.7.0", "resnet", "top1", 0.759, "epochs", NAN);
-    tta_curve_point r = {.epoch = 4, .samples = NAN};
+    tta_curve_point r = {.epoch = 4, .samples = NAN, .steps = NAN};
     u = tta_entry_progress_scale(&resnet);
     CHECK(tta_eval_progress(&resnet, &u, &r) == 4);
-    /* steps are not stored per evaluation */
+    /* MLPerf logs no step per evaluation (stable_diffusion's rule counts steps at the first passing one) */
     tta_entry_data sd = entry("v3.1", "3.1.0", "stable_diffusion", "FID", 90, "steps", NAN);
     u = tta_entry_progress_scale(&sd);
     CHECK(isnan(tta_eval_progress(&sd, &u, &r)));
+    CHECK_STR(tta_progress_unit_label(&u), "steps");
+    /* an AlgoPerf trial's evaluation carries its global_step */
+    tta_entry_data ogbg = entry("algoperf-v0.5", NULL, "ogbg", "mean_average_precision", 0.28098, "steps", NAN);
+    tta_curve_point a = {.epoch = NAN, .samples = NAN, .steps = 22796};
+    u = tta_entry_progress_scale(&ogbg);
+    CHECK(tta_eval_progress(&ogbg, &u, &a) == 22796);
     CHECK_STR(tta_progress_unit_label(&u), "steps");
 }
 
