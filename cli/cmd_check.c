@@ -26,9 +26,9 @@ static const char check_help[] =
 
 int cmd_check(const tta_cli *cli, int argc, char **argv) {
     (void)cli;
-    int format = TTA_FORMAT_TABLE, failing = 0, jobs = 0;
+    int format = TTA_FORMAT_TABLE, failing = 0, jobs = 0, folders = 0, logs_only = 0, unscored = 0;
     unsigned flags = 0;
-    const char *ruleset = NULL, *rules_file = NULL;
+    const char *ruleset = NULL, *rules_file = NULL, *rcp_dir = NULL;
     const char **paths = calloc((size_t)argc + 1, sizeof *paths);
     size_t n = 0;
     for (int i = 1; i < argc; i++) {
@@ -42,11 +42,15 @@ int cmd_check(const tta_cli *cli, int argc, char **argv) {
             return 0;
         } else if (!strcmp(argv[i], "--failing")) {
             failing = 1;
+        } else if (!strcmp(argv[i], "--folders") || !strcmp(argv[i], "--logs-only")) {
+            *(argv[i][2] == 'f' ? &folders : &logs_only) = 1;
         } else if (!strcmp(argv[i], "--as-published")) {
             flags |= TTA_CHECK_AS_PUBLISHED;
-        } else if (!strcmp(argv[i], "--ruleset") || !strcmp(argv[i], "--jobs") || !strcmp(argv[i], "--rules")) {
+        } else if (!strcmp(argv[i], "--ruleset") || !strcmp(argv[i], "--jobs") || !strcmp(argv[i], "--rules") ||
+                   !strcmp(argv[i], "--rcp-dir")) {
             if (i + 1 >= argc) return free(paths), cli_usage_error("check", "%s needs a value", argv[i]);
             if (!strcmp(argv[i], "--rules")) rules_file = argv[++i];
+            else if (!strcmp(argv[i], "--rcp-dir")) rcp_dir = argv[++i];
             else if (argv[i][2] == 'r') ruleset = argv[++i];
             else if ((jobs = atoi(argv[++i])) < 1) return free(paths), cli_usage_error("check", "--jobs needs a count >= 1");
         } else if (argv[i][0] == '-' && argv[i][1]) {
@@ -79,19 +83,23 @@ int cmd_check(const tta_cli *cli, int argc, char **argv) {
     }
     tta_check_report rep;
     int rc = tta_check_paths(rules, paths, n, ruleset, flags, jobs, &rep, &err);
-    free(paths);
     if (rc != TTA_OK) {
         fprintf(stderr, "tta check: %s\n", err.text);
         tta_check_rules_free(rules);
-        return tta_exit_status(rc);
+        return free(paths), tta_exit_status(rc);
     }
-    tta_report_compliance(&rep, format, failing, stdout);
-    buf line = {0};
-    tta_check_summary(&rep, tta_check_rules_source(rules), &line);
     int people = format == TTA_FORMAT_TABLE || format == TTA_FORMAT_MARKDOWN;
-    fprintf(people ? stdout : stderr, "%s\n", buf_str(&line));
+    if (people || !folders) tta_report_compliance(&rep, format, failing, stdout);
+    buf line = {0}, per_folder = {0};
+    tta_check_summary(&rep, tta_check_rules_source(rules), &line);
+    if (!logs_only && (rc = tta_report_check_folders(&rep, paths, n, rcp_dir, jobs, format,
+                                                     people || folders ? stdout : NULL, &per_folder, &unscored, &err)))
+        fprintf(stderr, "tta check: %s\n", err.text);
+    fprintf(people ? stdout : stderr, "%s\n%s%s", buf_str(&line), buf_str(&per_folder), per_folder.len ? "\n" : "");
     buf_free(&line);
-    int status = rep.n_fail || rep.n_unknown ? 1 : 0;
+    buf_free(&per_folder);
+    free(paths);
+    int status = rep.n_fail || rep.n_unknown || unscored || rc ? 1 : 0;
     tta_check_report_free(&rep);
     tta_check_rules_free(rules);
     return status;

@@ -196,5 +196,20 @@ void tta_report_compliance(const tta_check_report *r, int format, int failing_on
 /* The one-line summary of r a submitter can paste: "tta check: 1669 logs, 1666 compliant, 3 not
  * compliant, 0 cannot be evaluated (rules: <source>)", into out. */
 void tta_check_summary(const tta_check_report *r, const char *source, buf *out);
+/* `tta check`'s verdicts per benchmark folder (check_scores.c), for the logs of r, which
+ * tta_check_paths found under paths[0..n_paths): the paths are ingested into a database in memory
+ * (never a file; jobs: ingest's threads, 0 one per CPU) and, per folder (an entry) holding a log of r,
+ * its runs, those MLCommons' result summarizer drops (a log r says fails the compliance checks, a run
+ * that did not succeed, a record tta cannot read: dropped_runs says which and why), the score it
+ * publishes (tta_summarize_entry: the olympic mean x scaling.json, in minutes) or why there is none,
+ * and the RCP checker's verdict and message against the reference points of rcp_dir (as `tta report
+ * rcp`; NULL: "none", not checked). Writes the table to out in format (NULL: no rows), the summary
+ * line to summary ("tta check: 12 benchmark folders: 11 scored, 1 not (too many runs dropped), 2 of
+ * 113 runs dropped; RCP: 10 pass, 1 fail, 1 without a verdict"), and sets *failing to 1 when a folder
+ * gets no score or a closed-division folder fails the RCP check (the package checker runs it on the
+ * closed division only). TTA_OK; TTA_ENOTFOUND when rcp_dir is no folder; TTA_EDB when the database
+ * in memory fails. */
+int tta_report_check_folders(const tta_check_report *r, const char *const *paths, size_t n_paths, const char *rcp_dir,
+                             int jobs, int format, FILE *out, buf *summary, int *failing, tta_error *err);
 
 #endif
