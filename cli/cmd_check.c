@@ -1,4 +1,4 @@
-/* cmd_check.c: `tta check [--ruleset X.Y.Z] [--failing] [--jobs N] [--format F] PATH...` */
+/* cmd_check.c: `tta check [--ruleset X.Y.Z] [--failing] [--rcp-dir DIR] [--folders] [--jobs N] [--format F] PATH...` */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,20 +9,30 @@
 #include "reports/reports.h"
 
 static const char check_help[] =
-    "usage: tta check [--ruleset X.Y.Z] [--as-published] [--rules FILE] [--failing] [--jobs N] [--format table|csv|json|markdown] PATH...\n"
+    "usage: tta check [--ruleset X.Y.Z] [--as-published] [--rules FILE] [--failing] [--rcp-dir DIR] [--folders]\n"
+    "                 [--logs-only] [--jobs N] [--format table|csv|json|markdown] PATH...\n"
     "\n"
     "MLCommons' compliance checks (the compliance checker the result summarizer runs before it scores a\n"
     "run) on MLPerf Training result logs: PATH is a log, or a folder whose result_*.txt are all checked\n"
     "(a benchmark, a system, an organisation, a round). One row per log: its verdict (pass, fail,\n"
     "cannot evaluate), the number of failed rules and the first, with the log's line and what the rule\n"
     "wants. The rules are tta's copy of the checker's YAML (schemas/compliance_rules.json; docs/compliance.md).\n"
+    "Then one row per benchmark folder (results/<system>/<benchmark>/): its runs, the runs the summarizer\n"
+    "drops (a log that fails these checks, a run that did not succeed) and why, the score it publishes\n"
+    "(olympic mean x scaling.json, minutes; or why none), and the RCP checker's verdict and message.\n"
     "\n"
     "--ruleset X.Y.Z  the rules' version (default: from the round folder in each log's path, v5.1 -> 5.1.0)\n"
     "--as-published   the rules as they were when the round was published, where they changed since (v2.1 BERT)\n"
     "--rules FILE     rules from FILE (the form of schemas/compliance_rules.json) instead of tta's own\n"
     "--failing        list only the logs that do not pass\n"
+    "--rcp-dir DIR    reference convergence points for the RCP verdict (a training_X.Y.Z folder, or a folder\n"
+    "                 of them such as ../shared/rcp); without it the verdict is \"none\"\n"
+    "--folders        CSV and JSON: the folders' rows instead of the logs' (a table shows both)\n"
+    "--logs-only      the logs' rows only: no folder rows, scores or RCP verdicts\n"
     "--jobs N         worker threads (default: one per CPU)\n"
-    "Exit status: 0 every log passes, 1 a log fails or cannot be evaluated or cannot be read, 2 usage.\n";
+    "Exit status: 0 every log passes and every folder gets a score and, in the closed division, passes the\n"
+    "RCP check (as MLCommons' package checker requires); 1 a log fails or cannot be evaluated or read, a\n"
+    "folder gets no score, or a closed-division folder fails the RCP check; 2 usage.\n";
 
 int cmd_check(const tta_cli *cli, int argc, char **argv) {
     (void)cli;

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "common/check.h"
 #include "ingest/ingest.h"
@@ -256,13 +257,20 @@ int tta_report_check_folders(const tta_check_report *r, const char *const *paths
     *failing = 0;
     tta_rcp_judge *judge = NULL;
     if (rcp_dir && tta_rcp_judge_new(rcp_dir, &judge, err) != TTA_OK) return err ? err->code : TTA_ENOTFOUND;
+    /* the folders found under the paths: a log given by itself is checked alone */
+    const char **dirs = callocCheck(n_paths ? n_paths : 1, sizeof *dirs);
+    size_t n_dirs = 0;
+    for (size_t i = 0; i < n_paths; i++) {
+        struct stat st;
+        if (stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode)) dirs[n_dirs++] = paths[i];
+    }
     sqlite3 *db = NULL;
     int rc = tta_db_open(":memory:", &db, err); /* never a file: the user's database is not touched */
     tta_ingest_stats stats;
     tta_ingest_options opts = {.jobs = jobs, .quiet = 1};
-    assert(n_paths <= INT_MAX);
-    if (rc == TTA_OK) {
-        rc = tta_ingest_paths(db, paths, (int)n_paths, &opts, &stats, NULL, err);
+    assert(n_dirs <= INT_MAX);
+    if (rc == TTA_OK && n_dirs) {
+        rc = tta_ingest_paths(db, dirs, (int)n_dirs, &opts, &stats, NULL, err);
         if (rc != TTA_EDB) rc = TTA_OK; /* a file ingest refuses is no run, as the summarizer has none */
     }
     tta_entry_data *e = NULL;
@@ -270,6 +278,7 @@ int tta_report_check_folders(const tta_check_report *r, const char *const *paths
     size_t n = 0, n_rows = 0;
     if (rc == TTA_OK) rc = tta_db_entries(db, NULL, 0, &e, &n, err);
     if (rc == TTA_OK) rc = tta_db_rcp_entries(db, NULL, &rows, &n_rows, err);
+    free(dirs);
     if (rc != TTA_OK) {
         tta_error_context(err, "the folders' scores");
         tta_entries_free(e, n);
@@ -293,8 +302,9 @@ int tta_report_check_folders(const tta_check_report *r, const char *const *paths
         score_row(t, row, &e[i], &x, &c);
         rcp_cells(t, row, &e[i], rr, judge, &c);
     }
-    if (out) tta_table_write(t, (tta_out_format)format, out);
-    summary_line(&c, judge != NULL, summary);
+    if (out && n_dirs && (format == TTA_FORMAT_TABLE || format == TTA_FORMAT_MARKDOWN)) fputc('\n', out); /* after the logs' */
+    if (out && (n_dirs || format == TTA_FORMAT_JSON || format == TTA_FORMAT_CSV)) tta_table_write(t, (tta_out_format)format, out);
+    if (n_dirs) summary_line(&c, judge != NULL, summary);
     *failing = c.folders > c.scored || c.rcp_closed_fail > 0;
     tta_table_free(t);
     index_free(&x);

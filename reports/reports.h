@@ -197,7 +197,8 @@ void tta_report_compliance(const tta_check_report *r, int format, int failing_on
  * compliant, 0 cannot be evaluated (rules: <source>)", into out. */
 void tta_check_summary(const tta_check_report *r, const char *source, buf *out);
 /* `tta check`'s verdicts per benchmark folder (check_scores.c), for the logs of r, which
- * tta_check_paths found under paths[0..n_paths): the paths are ingested into a database in memory
+ * tta_check_paths found under paths[0..n_paths): the folders among the paths (a log given by itself is
+ * checked alone: no folder row) are ingested into a database in memory
  * (never a file; jobs: ingest's threads, 0 one per CPU) and, per folder (an entry) holding a log of r,
  * its runs, those MLCommons' result summarizer drops (a log r says fails the compliance checks, a run
  * that did not succeed, a record tta cannot read: dropped_runs says which and why), the score it
