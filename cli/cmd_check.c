@@ -9,8 +9,8 @@
 #include "reports/reports.h"
 
 static const char check_help[] =
-    "usage: tta check [--ruleset X.Y.Z] [--as-published] [--rules FILE] [--failing] [--rcp-dir DIR] [--folders]\n"
-    "                 [--logs-only] [--jobs N] [--format table|csv|json|markdown] PATH...\n"
+    "usage: tta check [--ruleset X.Y.Z] [--as-published] [--rules FILE] [--failing] [--rcp-dir DIR] [--rcp-bypass]\n"
+    "                 [--folders] [--logs-only] [--jobs N] [--format table|csv|json|markdown] PATH...\n"
     "\n"
     "MLCommons' compliance checks (the compliance checker the result summarizer runs before it scores a\n"
     "run) on MLPerf Training result logs: PATH is a log, or a folder whose result_*.txt are all checked\n"
@@ -27,16 +27,18 @@ static const char check_help[] =
     "--failing        list only the logs that do not pass\n"
     "--rcp-dir DIR    reference convergence points for the RCP verdict (a training_X.Y.Z folder, or a folder\n"
     "                 of them such as ../shared/rcp); without it the verdict is \"none\"\n"
+    "--rcp-bypass     the package checker's: a failed \"RCP found\", \"RCP Interpolation\" or \"Missing RCP\" passes\n"
+    "                 (\"... passed using rcp_bypass\"), as a package_checker_params file saying rcp-bypass does\n"
     "--folders        CSV and JSON: the folders' rows instead of the logs' (a table shows both)\n"
     "--logs-only      the logs' rows only: no folder rows, scores or RCP verdicts\n"
     "--jobs N         worker threads (default: one per CPU)\n"
-    "Exit status: 0 every log passes and every folder gets a score and, in the closed division, passes the\n"
-    "RCP check (as MLCommons' package checker requires); 1 a log fails or cannot be evaluated or read, a\n"
-    "folder gets no score, or a closed-division folder fails the RCP check; 2 usage.\n";
+    "Exit status: 0 every log passes and every folder gets a score and, in the closed division, passes\n"
+    "the RCP check or is bypassed (as MLCommons' package checker requires); 1 a log fails or cannot be\n"
+    "evaluated or read, a folder gets no score, or a closed-division folder fails the RCP check; 2 usage.\n";
 
 int cmd_check(const tta_cli *cli, int argc, char **argv) {
     (void)cli;
-    int format = TTA_FORMAT_TABLE, failing = 0, jobs = 0, folders = 0, logs_only = 0, unscored = 0;
+    int format = TTA_FORMAT_TABLE, failing = 0, jobs = 0, folders = 0, logs_only = 0, unscored = 0, bypass = 0;
     unsigned flags = 0;
     const char *ruleset = NULL, *rules_file = NULL, *rcp_dir = NULL;
     const char **paths = calloc((size_t)argc + 1, sizeof *paths);
@@ -52,8 +54,8 @@ int cmd_check(const tta_cli *cli, int argc, char **argv) {
             return 0;
         } else if (!strcmp(argv[i], "--failing")) {
             failing = 1;
-        } else if (!strcmp(argv[i], "--folders") || !strcmp(argv[i], "--logs-only")) {
-            *(argv[i][2] == 'f' ? &folders : &logs_only) = 1;
+        } else if (!strcmp(argv[i], "--folders") || !strcmp(argv[i], "--logs-only") || !strcmp(argv[i], "--rcp-bypass")) {
+            *(argv[i][2] == 'f' ? &folders : argv[i][2] == 'l' ? &logs_only : &bypass) = 1;
         } else if (!strcmp(argv[i], "--as-published")) {
             flags |= TTA_CHECK_AS_PUBLISHED;
         } else if (!strcmp(argv[i], "--ruleset") || !strcmp(argv[i], "--jobs") || !strcmp(argv[i], "--rules") ||
@@ -102,8 +104,9 @@ int cmd_check(const tta_cli *cli, int argc, char **argv) {
     if (people || !folders) tta_report_compliance(&rep, format, failing, stdout);
     buf line = {0}, per_folder = {0};
     tta_check_summary(&rep, tta_check_rules_source(rules), &line);
-    if (!logs_only && (rc = tta_report_check_folders(&rep, paths, n, rcp_dir, jobs, format,
-                                                     people || folders ? stdout : NULL, &per_folder, &unscored, &err)))
+    tta_check_folders_options fo = {.rcp_dir = rcp_dir, .rcp_bypass = bypass, .jobs = jobs, .format = format};
+    if (!logs_only &&
+        (rc = tta_report_check_folders(&rep, paths, n, &fo, people || folders ? stdout : NULL, &per_folder, &unscored, &err)))
         fprintf(stderr, "tta check: %s\n", err.text);
     fprintf(people ? stdout : stderr, "%s\n%s%s", buf_str(&line), buf_str(&per_folder), per_folder.len ? "\n" : "");
     buf_free(&line);

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "common/check.h"
+#include "common/file.h"
 #include "ingest/ingest.h"
 #include "reports/builders.h"
 #include "reports/reports.h"
@@ -73,6 +74,7 @@ static log_index index_logs(const tta_check_report *r) {
 }
 
 static const tta_check_log *find_log(const log_index *x, const char *file) {
+    if (!file) return NULL;
     char *key = real_path(file);
     char **hit = bsearch(&key, x->path, x->n, sizeof *x->path, cmp_str);
     free(key);
@@ -87,6 +89,7 @@ static void index_free(log_index *x) {
 
 /* The file's name after its folder. */
 static const char *base_name(const char *path) {
+    if (!path) return "(a run without a file)";
     const char *s = strrchr(path, '/');
     return s ? s + 1 : path;
 }
@@ -96,7 +99,7 @@ static const char *base_name(const char *path) {
 static size_t apply_verdicts(tta_entry_data *e, const log_index *x) {
     size_t seen = 0;
     for (size_t i = 0; i < e->n_runs; i++) {
-        const tta_check_log *l = e->runs[i].file ? find_log(x, e->runs[i].file) : NULL;
+        const tta_check_log *l = find_log(x, e->runs[i].file);
         if (!l) continue;
         seen++;
         e->runs[i].not_compliant = l->verdict == TTA_CHECK_FAIL;
@@ -144,6 +147,41 @@ static size_t dropped_runs(const tta_entry_data *e, const log_index *x, buf *out
     return n;
 }
 
+/* What dir/package_checker_params says of the RCP bypass, read as the package checker reads it
+ * (readlines, then line == "rcp-bypass": only a last line without its newline matches): 1 a bypass;
+ * -1 the file has a line "rcp-bypass" that the checker does not match (it ends in a newline); 0 none. */
+static int params_bypass(const char *dir) {
+    buf path = {0};
+    buf_printf(&path, "%s/package_checker_params", dir);
+    tta_file f;
+    int said = 0;
+    if (tta_file_load(buf_str(&path), 64 * TTA_FILE_KIB, "package checker parameters", TTA_FILE_READ, &f, NULL) ==
+        TTA_OK) {
+        const char *word = "rcp-bypass";
+        size_t w = strlen(word);
+        for (size_t i = 0; i + w <= f.len; i++) {
+            if ((i > 0 && f.data[i - 1] != '\n' && f.data[i - 1] != '\r') || memcmp(f.data + i, word, w)) continue;
+            if (i + w == f.len) said = 1;
+            else if (!said && (f.data[i + w] == '\n' || f.data[i + w] == '\r')) said = -1;
+        }
+        tta_file_free(&f);
+    }
+    buf_free(&path);
+    return said;
+}
+
+/* The bypass of the folder: the command's (--rcp-bypass), its system folder's or its own
+ * package_checker_params, as the package checker ORs them; -1 when none but a file looks like one. */
+static int folder_bypass(const char *folder, int global) {
+    if (global) return 1;
+    char *system = strdupCheck(folder);
+    char *slash = strrchr(system, '/');
+    if (slash) *slash = 0;
+    int a = slash ? params_bypass(system) : 0, b = params_bypass(folder);
+    free(system);
+    return a == 1 || b == 1 ? 1 : a || b ? -1 : 0;
+}
+
 /* A short word for why a folder has no score, for the summary line. */
 static const char *no_score_word(const tta_entry_summary *s, int unread) {
     if (unread) return "not in a benchmark folder";
@@ -169,15 +207,12 @@ static void count_no_score(counts *c, const char *word) {
 }
 
 /* One folder's row: its runs, what is dropped, the score. */
-static void score_row(tta_table *t, size_t row, const tta_entry_data *e, const log_index *x, counts *c) {
-    char *folder = strdupCheck(e->runs[0].file);
-    char *slash = strrchr(folder, '/');
-    if (slash) *slash = 0;
+static void score_row(tta_table *t, size_t row, const tta_entry_data *e, const char *folder, const log_index *x,
+                      counts *c) {
     tta_table_set_text(t, row, F_FOLDER, folder);
     /* logs right under results/<system>/ (v0.7 Alibaba): the summarizer reads benchmark folders only */
-    slash = strrchr(folder, '/');
+    const char *slash = strrchr(folder, '/');
     int unread = slash && slash - folder >= 8 && !strncmp(slash - 8, "/results", 8);
-    free(folder);
     tta_identity id = tta_entry_identity(e);
     tta_table_set_identity(t, row, &id);
     tta_entry_summary s;
@@ -217,7 +252,7 @@ static void score_row(tta_table *t, size_t row, const tta_entry_data *e, const l
 
 /* The row's RCP verdict (judge NULL: no --rcp-dir). */
 static void rcp_cells(tta_table *t, size_t row, const tta_entry_data *e, const tta_rcp_entry_row *x,
-                      tta_rcp_judge *judge, counts *c) {
+                      tta_rcp_judge *judge, int bypass, counts *c) {
     /* the package checker runs the RCP checker on closed-division folders only */
     int required = e->division && !strcmp(e->division, "closed");
     tta_table_set_bool(t, row, F_RCP_REQUIRED, required);
@@ -226,6 +261,10 @@ static void rcp_cells(tta_table *t, size_t row, const tta_entry_data *e, const t
     if (!judge) buf_printf(&why, "not checked: give --rcp-dir DIR (reference convergence points)");
     else if (!x) buf_printf(&why, "the RCP checker's view of the folder cannot be read");
     if (!why.len && tta_rcp_judge_entry(judge, x, &r, &why)) {
+        if (bypass == 1) tta_rcp_bypass(&r);
+        else if (bypass < 0 && !r.pass)
+            tta_table_add_note(t, row, "package_checker_params says rcp-bypass on a line ending in a newline, which the "
+                                       "package checker does not read as a bypass (it compares the line whole)");
         tta_table_set_text(t, row, F_RCP, r.pass ? "pass" : "fail");
         tta_table_set_text(t, row, F_RCP_MESSAGE, r.msg);
         c->rcp_pass += r.pass == 1;
@@ -251,12 +290,13 @@ static void summary_line(const counts *c, int rcp_checked, buf *out) {
     else buf_printf(out, "%zu pass, %zu fail, %zu without a verdict", c->rcp_pass, c->rcp_fail, c->rcp_none);
 }
 
-int tta_report_check_folders(const tta_check_report *r, const char *const *paths, size_t n_paths, const char *rcp_dir,
-                             int jobs, int format, FILE *out, buf *summary, int *failing, tta_error *err) {
-    assert(r && paths && summary && failing);
+int tta_report_check_folders(const tta_check_report *r, const char *const *paths, size_t n_paths,
+                             const tta_check_folders_options *o, FILE *out, buf *summary, int *failing, tta_error *err) {
+    assert(r && paths && o && summary && failing);
     *failing = 0;
+    int format = o->format;
     tta_rcp_judge *judge = NULL;
-    if (rcp_dir && tta_rcp_judge_new(rcp_dir, &judge, err) != TTA_OK) return err ? err->code : TTA_ENOTFOUND;
+    if (o->rcp_dir && tta_rcp_judge_new(o->rcp_dir, &judge, err) != TTA_OK) return err ? err->code : TTA_ENOTFOUND;
     /* the folders found under the paths: a log given by itself is checked alone */
     const char **dirs = callocCheck(n_paths ? n_paths : 1, sizeof *dirs);
     size_t n_dirs = 0;
@@ -267,7 +307,7 @@ int tta_report_check_folders(const tta_check_report *r, const char *const *paths
     sqlite3 *db = NULL;
     int rc = tta_db_open(":memory:", &db, err); /* never a file: the user's database is not touched */
     tta_ingest_stats stats;
-    tta_ingest_options opts = {.jobs = jobs, .quiet = 1};
+    tta_ingest_options opts = {.jobs = o->jobs, .quiet = 1};
     assert(n_dirs <= INT_MAX);
     if (rc == TTA_OK && n_dirs) {
         rc = tta_ingest_paths(db, dirs, (int)n_dirs, &opts, &stats, NULL, err);
@@ -297,10 +337,16 @@ int tta_report_check_folders(const tta_check_report *r, const char *const *paths
         const tta_rcp_entry_row *rr = NULL;
         for (size_t k = 0; k < n_rows && !rr; k++)
             if (rows[k].id == e[i].id) rr = &rows[k];
+        const char *file = NULL; /* apply_verdicts found a run with a file */
+        for (size_t k = 0; k < e[i].n_runs && !file; k++) file = e[i].runs[k].file;
+        char *folder = strdupCheck(file);
+        char *slash = strrchr(folder, '/');
+        if (slash) *slash = 0;
         size_t row = tta_table_add_row(t);
         c.folders++;
-        score_row(t, row, &e[i], &x, &c);
-        rcp_cells(t, row, &e[i], rr, judge, &c);
+        score_row(t, row, &e[i], folder, &x, &c);
+        rcp_cells(t, row, &e[i], rr, judge, folder_bypass(folder, o->rcp_bypass), &c);
+        free(folder);
     }
     if (out && n_dirs && (format == TTA_FORMAT_TABLE || format == TTA_FORMAT_MARKDOWN)) fputc('\n', out); /* after the logs' */
     if (out && (n_dirs || format == TTA_FORMAT_JSON || format == TTA_FORMAT_CSV)) tta_table_write(t, (tta_out_format)format, out);

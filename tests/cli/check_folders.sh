@@ -6,7 +6,8 @@
 # - the same folder with one log made non-compliant (a required key, model_bn_span, removed): the run is dropped, said with
 #   its rule, and the score is the summarizer's over the other four (the fastest dropped), another number;
 # - a one-log folder: no score, said, exit 1; the RCP verdict from a reference file (pass; and a fail,
-#   exit 1 in the closed division); the summary line; the user's database untouched (an ingest in memory).
+#   exit 1 in the closed division, and the package checker's bypass); the summary line; the user's database
+#   untouched (an ingest in memory).
 set -euo pipefail
 TTA=${TTA:-build/tta}
 TTA=$(cd "$(dirname "$TTA")" && pwd)/$(basename "$TTA") # the test works in its own folder
@@ -98,6 +99,22 @@ PY
 status=0; "$TTA" check --rcp-dir "$work/rcp" "$ok" > rcpfail.txt || status=$?
 [ "$status" -eq 1 ] || fail "a closed-division RCP failure exits 1, got $status"
 grep -q "RCP: 0 pass, 1 fail" rcpfail.txt && grep -q "RCP  *fail" rcpfail.txt || fail "RCP fail: $(cat rcpfail.txt)"
+# the package checker's bypass: --rcp-bypass, or package_checker_params in the system or benchmark folder,
+# read as the package checker reads it (readlines, line == "rcp-bypass": a last line without its newline)
+"$TTA" check --rcp-dir "$work/rcp" --rcp-bypass "$ok" > bypass.txt || fail "--rcp-bypass: exit 0"
+grep -q "RCP found passed using rcp_bypass" bypass.txt && grep -q "RCP: 1 pass, 0 fail" bypass.txt || fail "--rcp-bypass: $(cat bypass.txt)"
+sys="$work/v0.7/NVIDIA/results/dgxa100_n2_ngc20.06_mxnet"
+cp "$ok"/result_*.txt "$sys/resnet/"
+printf 'rcp-bypass' > "$sys/package_checker_params"
+"$TTA" check --rcp-dir "$work/rcp" "$sys/resnet" > params.txt || fail "package_checker_params in the system folder: exit 0"
+grep -q "RCP found passed using rcp_bypass" params.txt || fail "system params: $(cat params.txt)"
+rm "$sys/package_checker_params"
+printf 'seed-checker-bypass\nrcp-bypass\n' > "$sys/resnet/package_checker_params"
+status=0; "$TTA" check --rcp-dir "$work/rcp" "$sys/resnet" > params.txt || status=$?
+[ "$status" -eq 1 ] || fail "a params line ending in a newline is no bypass for the package checker: exit 1, got $status"
+grep -q "does not read as a bypass" params.txt || fail "the note on the params file: $(cat params.txt)"
+printf 'seed-checker-bypass\nrcp-bypass' > "$sys/resnet/package_checker_params"
+"$TTA" check --rcp-dir "$work/rcp" "$sys/resnet" > params.txt || fail "package_checker_params in the benchmark folder: exit 0"
 status=0; "$TTA" check --rcp-dir "$work/none" "$ok" >/dev/null 2> nodir.txt || status=$?
 [ "$status" -eq 1 ] && grep -q "not a folder" nodir.txt || fail "--rcp-dir without a folder: $status $(cat nodir.txt)"
 echo "check_folders: all checks passed"
