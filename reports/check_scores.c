@@ -107,9 +107,44 @@ static size_t apply_verdicts(tta_entry_data *e, const log_index *x) {
     return seen;
 }
 
+/* Adds to e a run for each log of the check in e's folder that ingest did not read as a run (no
+ * run_start: a cut-off log): the summarizer counts such a log as a dropped run (its run_start or
+ * run_stop is "not recorded"), and a dropped run stands in for a slow one in the olympic mean. The run
+ * has id -1, its log's path, no time and no success. Returns how many were added. */
+static size_t add_unread_logs(tta_entry_data *e, const char *folder, const log_index *x) {
+    char *dir = real_path(folder);
+    size_t dir_len = strlen(dir), added = 0;
+    for (size_t i = 0; i < x->n; i++) {
+        const char *p = x->path[i];
+        if (strncmp(p, dir, dir_len) || p[dir_len] != '/' || strchr(p + dir_len + 1, '/')) continue;
+        int read = 0;
+        for (size_t k = 0; k < e->n_runs && !read; k++) {
+            if (!e->runs[k].file) continue;
+            char *rp = real_path(e->runs[k].file);
+            read = !strcmp(rp, p);
+            free(rp);
+        }
+        if (read) continue;
+        e->runs = reallocCheck(e->runs, (e->n_runs + 1) * sizeof *e->runs);
+        e->runs[e->n_runs++] = (tta_run_data){.id = -1, .run_index = -1, .file = strdupCheck(x->log[i]->path),
+                                              .reached = -1, .tta_s = NAN, .run_start_s = NAN, .run_stop_s = NAN,
+                                              .progress = NAN, .epochs = NAN, .last_quality = NAN,
+                                              .first_unreadable_line = -1, .samples_to_target = NAN,
+                                              .global_batch_size = NAN, .log_nodes = -1,
+                                              .log_accelerators_per_node = -1};
+        added++;
+    }
+    free(dir);
+    return added;
+}
+
 /* Why the summarizer drops run r (static text in reason, or NULL when it keeps it). */
 static const char *drop_reason(const tta_run_data *r, const log_index *x, char *reason, size_t cap) {
-    if (r->not_compliant) {
+    if (r->id < 0) { /* add_unread_logs's */
+        const tta_check_log *l = find_log(x, r->file);
+        snprintf(reason, cap, "no run tta can read (%s)",
+                 l && l->verdict == TTA_CHECK_FAIL && l->n_failures ? l->failures[0].rule : "no run_start");
+    } else if (r->not_compliant) {
         const tta_check_log *l = find_log(x, r->file);
         snprintf(reason, cap, "not compliant (%s)", l && l->n_failures ? l->failures[0].rule : "its compliance checks");
     } else if (r->unreadable_records > 0) {
@@ -342,6 +377,8 @@ int tta_report_check_folders(const tta_check_report *r, const char *const *paths
         char *folder = strdupCheck(file);
         char *slash = strrchr(folder, '/');
         if (slash) *slash = 0;
+        add_unread_logs(&e[i], folder, &x);
+        apply_verdicts(&e[i], &x);
         size_t row = tta_table_add_row(t);
         c.folders++;
         score_row(t, row, &e[i], folder, &x, &c);

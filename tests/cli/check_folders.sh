@@ -5,6 +5,9 @@
 #   scores-v0.7.tsv, recorded with the summarizer) and the olympic mean of `tta ls runs`' times;
 # - the same folder with one log made non-compliant (a required key, model_bn_span, removed): the run is dropped, said with
 #   its rule, and the score is the summarizer's over the other four (the fastest dropped), another number;
+# - the same folder with a log cut before run_start (ingest reads no run): counted as a dropped run, as the
+#   summarizer counts it; both scores equal the summarizer's on those folders (tests/expected/official/
+#   check-folders-fixtures.tsv, recorded with MLCommons' code);
 # - a one-log folder: no score, said, exit 1; the RCP verdict from a reference file (pass; and a fail,
 #   exit 1 in the closed division, and the package checker's bypass); the summary line; the user's database
 #   untouched (an ingest in memory).
@@ -63,7 +66,7 @@ grep -qx "tta check: 1 benchmark folder: 1 scored, 0 not, 1 of 5 runs dropped; R
 status=0; "$TTA" check --rcp-dir "$rcp" --folders --format json "$bad" > bad.json 2>/dev/null || status=$?
 "$TTA" check --rcp-dir "$rcp" --folders --format csv "$bad" > bad.csv 2>/dev/null || true
 grep -q ",5,1,3,.*not compliant (model_bn_span: EXACTLY_ONE): result_2.txt" bad.csv || fail "CSV row of the dropped run: $(cat bad.csv)"
-python3 - bad.json runs.json ok.json <<'PY' || fail "JSON: one dropped"
+python3 - bad.json runs.json ok.json "$here/expected/official/check-folders-fixtures.tsv" <<'PY' || fail "JSON: one dropped"
 import json, os, sys
 r = json.load(open(sys.argv[1]))[0]
 runs = json.load(open(sys.argv[2]))
@@ -72,8 +75,24 @@ want = sum(kept[1:]) / 3 / 60   # the summarizer: scores[1 : 4 - (1 - 1)], the d
 before = json.load(open(sys.argv[3]))[0]['score_min']
 assert r['runs'] == 5 and r['dropped'] == 1 and r['averaged'] == 3, r
 assert r['dropped_runs'] == 'not compliant (model_bn_span: EXACTLY_ONE): result_2.txt', r['dropped_runs']
+official = [float(l.split('\t')[2]) for l in open(sys.argv[4]) if l.startswith('model_bn_span\t')][0]
 assert abs(r['score_min'] - want) < 1e-9 and abs(r['score_min'] - before) > 1e-6, (r['score_min'], want, before)
-print('one dropped: score %.4f min (all five: %.4f), the summarizer\'s slice of the other four' % (r['score_min'], before))
+assert abs(r['score_min'] - official) < 1e-6, (r['score_min'], official)
+print('one dropped: score %.4f min (all five: %.4f), the summarizer\'s slice of the other four = official %.6f' % (r['score_min'], before, official))
+PY
+
+# 2b. a log without run_start, which ingest reads as no run: the summarizer still counts it as a dropped run
+cp "$ok"/result_*.txt "$bad/"
+grep -v '"key": "run_start"' "$ok/result_3.txt" > "$bad/result_3.txt"
+"$TTA" check --folders --format json "$bad" > cut.json 2>/dev/null || true
+python3 - cut.json "$here/expected/official/check-folders-fixtures.tsv" <<'PY' || fail "JSON: a log without a run"
+import json, sys
+r = json.load(open(sys.argv[1]))[0]
+official = [float(l.split('\t')[2]) for l in open(sys.argv[2]) if l.startswith('run_start\t')][0]
+assert r['runs'] == 5 and r['dropped'] == 1 and r['averaged'] == 3, r
+assert r['dropped_runs'].startswith('no run tta can read (') and r['dropped_runs'].endswith('): result_3.txt'), r
+assert abs(r['score_min'] - official) < 1e-6, (r['score_min'], official)
+print('a log without run_start: counted as a dropped run, score %.6f = official %.6f' % (r['score_min'], official))
 PY
 
 # 3. no score (one log where resnet needs 5 and olympic scoring keeps none), exit 1; --logs-only as before
