@@ -24,7 +24,7 @@ static const char check_help[] =
     "--ruleset X.Y.Z  the rules' version (default: from the round folder in each log's path, v5.1 -> 5.1.0)\n"
     "--as-published   the rules as they were when the round was published, where they changed since (v2.1 BERT)\n"
     "--rules FILE     rules from FILE (the form of schemas/compliance_rules.json) instead of tta's own\n"
-    "--failing        list only the logs that do not pass\n"
+    "--failing        list only the logs that do not pass, and the folders without a score or failing RCP\n"
     "--rcp-dir DIR    reference convergence points for the RCP verdict (a training_X.Y.Z folder, or a folder\n"
     "                 of them such as ../shared/rcp); without it the verdict is \"none\"\n"
     "--rcp-bypass     the package checker's: a failed \"RCP found\", \"RCP Interpolation\" or \"Missing RCP\" passes\n"
@@ -104,7 +104,8 @@ int cmd_check(const tta_cli *cli, int argc, char **argv) {
     if (people || !folders) tta_report_compliance(&rep, format, failing, stdout);
     buf line = {0}, per_folder = {0};
     tta_check_summary(&rep, tta_check_rules_source(rules), &line);
-    tta_check_folders_options fo = {.rcp_dir = rcp_dir, .rcp_bypass = bypass, .jobs = jobs, .format = format};
+    tta_check_folders_options fo = {.rcp_dir = rcp_dir, .rcp_bypass = bypass, .jobs = jobs, .format = format,
+                                    .failing_only = failing};
     if (!logs_only &&
         (rc = tta_report_check_folders(&rep, paths, n, &fo, people || folders ? stdout : NULL, &per_folder, &unscored, &err)))
         fprintf(stderr, "tta check: %s\n", err.text);

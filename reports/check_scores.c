@@ -314,6 +314,15 @@ static void rcp_cells(tta_table *t, size_t row, const tta_entry_data *e, const t
     buf_free(&why);
 }
 
+/* Adds the folder's row to t: its runs, score and RCP verdict, counted into c. */
+static void folder_row(tta_table *t, tta_entry_data *e, const char *folder, const tta_rcp_entry_row *rr,
+                       const log_index *x, tta_rcp_judge *judge, int bypass, counts *c) {
+    size_t row = tta_table_add_row(t);
+    c->folders++;
+    score_row(t, row, e, folder, x, c);
+    rcp_cells(t, row, e, rr, judge, bypass, c);
+}
+
 /* The summary line from the counts. */
 static void summary_line(const counts *c, int rcp_checked, buf *out) {
     buf_printf(out, "tta check: %zu benchmark folder%s: %zu scored, %zu not", c->folders, c->folders == 1 ? "" : "s",
@@ -365,7 +374,7 @@ int tta_report_check_folders(const tta_check_report *r, const char *const *paths
     tta_column cols[F_COUNT];
     memcpy(cols, COLUMNS, sizeof cols);
     cols[F_ROUND].audience = cols[F_SUBMITTER].audience = cols[F_SYSTEM].audience = TTA_FOR_SCRIPTS;
-    tta_table *t = tta_table_new(cols, F_COUNT);
+    tta_table *t = tta_table_new(cols, F_COUNT), *scratch = tta_table_new(cols, F_COUNT);
     counts c = {0};
     for (size_t i = 0; i < n; i++) {
         if (e[i].n_runs == 0 || apply_verdicts(&e[i], &x) == 0) continue; /* no log the check saw */
@@ -379,12 +388,15 @@ int tta_report_check_folders(const tta_check_report *r, const char *const *paths
         if (slash) *slash = 0;
         add_unread_logs(&e[i], folder, &x);
         apply_verdicts(&e[i], &x);
-        size_t row = tta_table_add_row(t);
-        c.folders++;
-        score_row(t, row, &e[i], folder, &x, &c);
-        rcp_cells(t, row, &e[i], rr, judge, folder_bypass(folder, o->rcp_bypass), &c);
+        int bypass = folder_bypass(folder, o->rcp_bypass);
+        counts before = c;
+        folder_row(o->failing_only ? scratch : t, &e[i], folder, rr, &x, judge, bypass, &c);
+        int fails = c.scored == before.scored || c.rcp_closed_fail > before.rcp_closed_fail;
+        counts again = {0}; /* --failing: the row again, into the table written */
+        if (o->failing_only && fails) folder_row(t, &e[i], folder, rr, &x, judge, bypass, &again);
         free(folder);
     }
+    tta_table_free(scratch);
     if (out && n_dirs && (format == TTA_FORMAT_TABLE || format == TTA_FORMAT_MARKDOWN)) fputc('\n', out); /* after the logs' */
     if (out && (n_dirs || format == TTA_FORMAT_JSON || format == TTA_FORMAT_CSV)) tta_table_write(t, (tta_out_format)format, out);
     if (n_dirs) summary_line(&c, judge != NULL, summary);

@@ -217,6 +217,7 @@ typedef struct {
                             bypasses that folder's check, as the package checker reads it */
     int jobs;            /* ingest's threads; 0: one per CPU */
     int format;          /* TTA_FORMAT_* */
+    int failing_only;    /* 1: rows only for the folders that set *failing (the summary counts every folder) */
 } tta_check_folders_options;
 int tta_report_check_folders(const tta_check_report *r, const char *const *paths, size_t n_paths,
                              const tta_check_folders_options *o, FILE *out, buf *summary, int *failing, tta_error *err);

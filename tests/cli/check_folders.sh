@@ -102,6 +102,12 @@ status=0; "$TTA" check "$one" > one.txt || status=$?
 grep -q "no score: too few successful runs for an olympic mean" one.txt || fail "the reason: $(cat one.txt)"
 grep -qx "tta check: 1 benchmark folder: 0 scored, 1 not (1 too few runs), 0 of 1 run dropped; RCP: not checked (no --rcp-dir)" one.txt \
     || fail "summary: $(tail -1 one.txt)"
+# --failing: only the folders that fail (here the one-log folders, and Alibaba's logs outside a benchmark
+# folder), the summary line over every folder
+"$TTA" check --failing --folders --format csv "$root/fixtures/mlperf/v0.7" > failing.csv 2> failing.err || true
+grep -q "dgxa100_ngc20.06_pytorch/gnmt," failing.csv && ! grep -q "/resnet," failing.csv || fail "--failing rows: $(cat failing.csv)"
+[ "$(grep -c "^/\|^fixtures\|^$root" failing.csv)" -eq 4 ] || fail "--failing: 4 folders fail: $(cat failing.csv)"
+grep -q "tta check: 6 benchmark folders: 2 scored, 4 not" failing.err || fail "--failing summary: $(cat failing.err)"
 "$TTA" check --logs-only "$one" > logs.txt || fail "--logs-only: the log passes, exit 0"
 grep -q "benchmark folder" logs.txt && fail "--logs-only prints no folder rows"
 
