@@ -104,8 +104,8 @@ int cmd_check(const tta_cli *cli, int argc, char **argv) {
     if (people || !folders) tta_report_compliance(&rep, format, failing, stdout);
     buf line = {0}, per_folder = {0};
     tta_check_summary(&rep, tta_check_rules_source(rules), &line);
-    tta_check_folders_options fo = {.rcp_dir = rcp_dir, .rcp_bypass = bypass, .jobs = jobs, .format = format,
-                                    .failing_only = failing};
+    tta_check_folders_options fo = {.rcp_dir = rcp_dir, .rcp_bypass = bypass, .ruleset = ruleset, .jobs = jobs,
+                                    .format = format, .failing_only = failing};
     if (!logs_only &&
         (rc = tta_report_check_folders(&rep, paths, n, &fo, people || folders ? stdout : NULL, &per_folder, &unscored, &err)))
         fprintf(stderr, "tta check: %s\n", err.text);

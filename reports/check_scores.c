@@ -6,12 +6,14 @@
  * tta_summarize_entry's (as `tta report variance` and the results table give it) and the verdict
  * rcp_judge.c's (as `tta report rcp` gives it). */
 #include <assert.h>
+#include <ftw.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/check.h"
 #include "common/file.h"
@@ -334,6 +336,67 @@ static void summary_line(const counts *c, int rcp_checked, buf *out) {
     else buf_printf(out, "%zu pass, %zu fail, %zu without a verdict", c->rcp_pass, c->rcp_fail, c->rcp_none);
 }
 
+/* ---- Folders outside a round folder ----------------------------------------------------------
+ * Ingest reads a run's round (and so its rules: required runs, progress) from a round folder in its
+ * path ("v5.1", "training_results_v5.1"). A submission checked where it lies, with --ruleset
+ * (~/submission/Org), has none: it is ingested through a symbolic link named after the ruleset's
+ * round in a temporary folder (vX.Y/<org>/results/...), which ingest follows from the path given. */
+
+/* Removes what nftw meets, deepest first, links as links (FTW_PHYS): only the temporary tree. */
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+    (void)st, (void)ftw;
+    return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+/* Removes the temporary folder of round_view (none when tmp is empty) and frees tmp. */
+static void remove_view(buf *tmp) {
+    if (tmp->len) nftw(buf_str(tmp), remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    buf_free(tmp);
+}
+
+/* The path ingest is given for dir: dir itself when its path names a round (or no ruleset is known),
+ * else a link to it under *tmp (a temporary folder made on first use in $TMPDIR or /tmp, "" before) at
+ * <tmp>/v<X.Y>/<what of dir's path follows the organisation>, malloc'd. NULL when the link cannot be
+ * made (dir is then ingested as it is). */
+static char *round_view(const char *dir, const char *ruleset, buf *tmp) {
+    char found[16];
+    if (!ruleset || tta_check_ruleset_of_path(dir, found, sizeof found)) return strdupCheck(dir);
+    char *real = real_path(dir);
+    /* the organisation: the component before "results", or dir itself when it holds results/ */
+    const char *org = NULL;
+    for (const char *p = strstr(real, "/results"); p; p = strstr(p + 1, "/results"))
+        if (p[8] == '/' || p[8] == 0) {
+            org = p;
+            while (org > real && org[-1] != '/') org--;
+            break;
+        }
+    buf results = {0};
+    buf_printf(&results, "%s/results", real);
+    struct stat st;
+    if (!org) org = stat(buf_str(&results), &st) == 0 ? strrchr(real, '/') + 1 : NULL;
+    buf_free(&results);
+    if (!tmp->len) {
+        const char *base = getenv("TMPDIR");
+        buf_printf(tmp, "%s/tta-check.XXXXXX", base && *base ? base : "/tmp");
+        if (!mkdtemp(tmp->data)) return buf_free(tmp), free(real), NULL;
+    }
+    int major = 0, minor = 0;
+    sscanf(ruleset, "%d.%d", &major, &minor);
+    buf link = {0};
+    buf_printf(&link, "%s/v%d.%d", buf_str(tmp), major, minor);
+    if (org) buf_printf(&link, "/%s", org);
+    /* the folders above the link's last component */
+    for (char *p = link.data + tmp->len + 1; (p = strchr(p, '/')); p++) {
+        *p = 0;
+        mkdir(buf_str(&link), 0700);
+        *p = '/';
+    }
+    int ok = symlink(real, buf_str(&link)) == 0;
+    free(real);
+    if (!ok) return buf_free(&link), NULL;
+    return buf_take(&link);
+}
+
 int tta_report_check_folders(const tta_check_report *r, const char *const *paths, size_t n_paths,
                              const tta_check_folders_options *o, FILE *out, buf *summary, int *failing, tta_error *err) {
     assert(r && paths && o && summary && failing);
@@ -342,11 +405,15 @@ int tta_report_check_folders(const tta_check_report *r, const char *const *paths
     tta_rcp_judge *judge = NULL;
     if (o->rcp_dir && tta_rcp_judge_new(o->rcp_dir, &judge, err) != TTA_OK) return err ? err->code : TTA_ENOTFOUND;
     /* the folders found under the paths: a log given by itself is checked alone */
-    const char **dirs = callocCheck(n_paths ? n_paths : 1, sizeof *dirs);
+    char **dirs = callocCheck(n_paths ? n_paths : 1, sizeof *dirs);
     size_t n_dirs = 0;
+    buf tmp = {0};
     for (size_t i = 0; i < n_paths; i++) {
         struct stat st;
-        if (stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode)) dirs[n_dirs++] = paths[i];
+        if (stat(paths[i], &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+        dirs[n_dirs] = round_view(paths[i], o->ruleset, &tmp);
+        if (!dirs[n_dirs]) dirs[n_dirs] = strdupCheck(paths[i]);
+        n_dirs++;
     }
     sqlite3 *db = NULL;
     int rc = tta_db_open(":memory:", &db, err); /* never a file: the user's database is not touched */
@@ -354,7 +421,7 @@ int tta_report_check_folders(const tta_check_report *r, const char *const *paths
     tta_ingest_options opts = {.jobs = o->jobs, .quiet = 1};
     assert(n_dirs <= INT_MAX);
     if (rc == TTA_OK && n_dirs) {
-        rc = tta_ingest_paths(db, dirs, (int)n_dirs, &opts, &stats, NULL, err);
+        rc = tta_ingest_paths(db, (const char *const *)dirs, (int)n_dirs, &opts, &stats, NULL, err);
         if (rc != TTA_EDB) rc = TTA_OK; /* a file ingest refuses is no run, as the summarizer has none */
     }
     tta_entry_data *e = NULL;
@@ -362,8 +429,10 @@ int tta_report_check_folders(const tta_check_report *r, const char *const *paths
     size_t n = 0, n_rows = 0;
     if (rc == TTA_OK) rc = tta_db_entries(db, NULL, 0, &e, &n, err);
     if (rc == TTA_OK) rc = tta_db_rcp_entries(db, NULL, &rows, &n_rows, err);
+    for (size_t i = 0; i < n_dirs; i++) free(dirs[i]);
     free(dirs);
     if (rc != TTA_OK) {
+        remove_view(&tmp);
         tta_error_context(err, "the folders' scores");
         tta_entries_free(e, n);
         tta_db_close(db);
@@ -381,9 +450,9 @@ int tta_report_check_folders(const tta_check_report *r, const char *const *paths
         const tta_rcp_entry_row *rr = NULL;
         for (size_t k = 0; k < n_rows && !rr; k++)
             if (rows[k].id == e[i].id) rr = &rows[k];
-        const char *file = NULL; /* apply_verdicts found a run with a file */
-        for (size_t k = 0; k < e[i].n_runs && !file; k++) file = e[i].runs[k].file;
-        char *folder = strdupCheck(file);
+        const tta_check_log *l = NULL; /* apply_verdicts found one: its path is the user's, not round_view's */
+        for (size_t k = 0; k < e[i].n_runs && !l; k++) l = find_log(&x, e[i].runs[k].file);
+        char *folder = strdupCheck(l->path);
         char *slash = strrchr(folder, '/');
         if (slash) *slash = 0;
         add_unread_logs(&e[i], folder, &x);
@@ -407,5 +476,6 @@ int tta_report_check_folders(const tta_check_report *r, const char *const *paths
     tta_entries_free(e, n);
     tta_db_close(db);
     tta_rcp_judge_free(judge);
+    remove_view(&tmp); /* the runs' paths lie under it until here */
     return TTA_OK;
 }

@@ -215,6 +215,7 @@ typedef struct {
     int rcp_bypass;      /* 1: the package checker's --rcp-bypass for every folder (stats.h, tta_rcp_bypass); a
                             package_checker_params file saying rcp-bypass in a system or benchmark folder
                             bypasses that folder's check, as the package checker reads it */
+    const char *ruleset; /* --ruleset (NULL: none): the round of folders whose path names none */
     int jobs;            /* ingest's threads; 0: one per CPU */
     int format;          /* TTA_FORMAT_* */
     int failing_only;    /* 1: rows only for the folders that set *failing (the summary counts every folder) */

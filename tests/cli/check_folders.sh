@@ -95,6 +95,20 @@ assert abs(r['score_min'] - official) < 1e-6, (r['score_min'], official)
 print('a log without run_start: counted as a dropped run, score %.6f = official %.6f' % (r['score_min'], official))
 PY
 
+# 2c. a submission where it lies, its path naming no round: scored with --ruleset's round (ingest reads it
+#     through a link in a temporary folder, removed after), the folder named as given
+mkdir -p "$work/sub/Org/results/s" "$work/tmp"
+cp -r "$ok" "$work/sub/Org/results/s/resnet"
+TMPDIR="$work/tmp" "$TTA" check --ruleset 0.7.0 --folders --format json "$work/sub/Org" > sub.json 2>/dev/null \
+    || fail "a compliant folder outside a round folder, with --ruleset: exit 0"
+[ -z "$(ls -A "$work/tmp")" ] || fail "the temporary folder is left: $(ls -A "$work/tmp")"
+python3 - sub.json ok.json "$work/sub/Org/results/s/resnet" <<'PY' || fail "JSON: outside a round folder"
+import json, sys
+r, want = json.load(open(sys.argv[1]))[0], json.load(open(sys.argv[2]))[0]
+assert r['folder'] == sys.argv[3] and r['round'] == 'v0.7' and r['submitter'] == 'Org', r
+assert r['score_min'] == want['score_min'] and r['runs'] == 5 and r['dropped'] == 0, (r, want)
+PY
+
 # 3. no score (one log where resnet needs 5 and olympic scoring keeps none), exit 1; --logs-only as before
 one="$root/fixtures/mlperf/v0.7/NVIDIA/results/dgxa100_ngc20.06_pytorch/gnmt"
 status=0; "$TTA" check "$one" > one.txt || status=$?
