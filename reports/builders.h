@@ -262,6 +262,18 @@ int tta_report_compare(sqlite3 *db, const char *a, const char *b, int format, FI
  * and no verdict. docs/statistics.md section 8. */
 int tta_report_rcp(sqlite3 *db, const tta_filter *f, const char *rcp_dir, int format, FILE *out, char **err);
 
+/* The RCP checker's verdicts of entries (rcp_judge.c), for `tta report rcp` and `tta check`: reference
+ * points read from rcp_dir (one training_X.Y.Z folder, or a folder of them: each entry against its
+ * round's ruleset), each file once per judge. tta_rcp_judge_new: TTA_OK with *out (free with
+ * tta_rcp_judge_free), TTA_ENOTFOUND when rcp_dir is no folder. */
+typedef struct tta_rcp_judge tta_rcp_judge;
+int tta_rcp_judge_new(const char *rcp_dir, tta_rcp_judge **out, tta_error *err);
+void tta_rcp_judge_free(tta_rcp_judge *j);
+/* The checker's verdict of entry x: 1 with *r (r->pass 1 or 0, r->msg the checker's words); 0 when the
+ * checker gives none (no reference folder or file, a ruleset it does not judge, a converged run without
+ * a convergence point; the checker stops there), with the reason appended to why. */
+int tta_rcp_judge_entry(tta_rcp_judge *j, const tta_rcp_entry_row *x, tta_rcp_result *r, buf *why);
+
 /* `tta report profile [--profile ID]`: a profile stored by `tta profile` (ID, else the latest)
  * with the other batch sizes of its sweep: a table of profiles (profile, host, model, device,
  * threads, batch, step_s, samples_per_s, gflops, sgemm_peak_share, data/forward/backward/

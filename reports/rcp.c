@@ -6,12 +6,10 @@
  * the checker cannot judge (no folder, no file, a converged run without a convergence point) get a
  * note instead of a verdict. */
 #include <assert.h>
-#include <dirent.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "common/buf.h"
 #include "common/check.h"
@@ -52,79 +50,6 @@ static const tta_column rcp_columns[R_COUNT] = {
     [R_UNIT] = {"progress_unit", "unit", TTA_COL_TEXT, 0, TTA_FOR_SCRIPTS},
 };
 
-/* An entry as the checker sees it (db.h: tta_rcp_entry_row) with its runs as the checker takes them. */
-typedef struct {
-    const tta_rcp_entry_row *row;
-    tta_rcp_run *runs;      /* row->n_runs: a run that did not converge has no progress (NAN) */
-    const char *unlogged;   /* the first converged run without a convergence point (its file), or NULL */
-} rcp_entry;
-
-typedef struct {
-    char *dir, *name;
-    tta_rcp_set set;
-    int status; /* tta_rcp_load's tta_status: TTA_ENOTFOUND is no file for the benchmark */
-    tta_error err;
-} rcp_cache;
-
-/* The checker's runs of each entry row (*out: n of them; free with entries_free). */
-static rcp_entry *entries_of(const tta_rcp_entry_row *rows, size_t n) {
-    rcp_entry *e = callocCheck(n ? n : 1, sizeof *e);
-    for (size_t i = 0; i < n; i++) {
-        const tta_rcp_entry_row *x = &rows[i];
-        e[i].row = x;
-        e[i].runs = mallocCheck((x->n_runs ? x->n_runs : 1) * sizeof *e[i].runs);
-        for (size_t j = 0; j < x->n_runs; j++) {
-            const tta_rcp_run_row *r = &x->runs[j];
-            if (r->converged && isnan(r->progress) && !e[i].unlogged) e[i].unlogged = r->file;
-            e[i].runs[j] = (tta_rcp_run){.progress = r->converged ? r->progress : NAN, .bs = r->global_batch_size};
-        }
-    }
-    return e;
-}
-
-/* Frees what entries_of gave. */
-static void entries_free(rcp_entry *e, size_t n) {
-    for (size_t i = 0; i < n; i++) free(e[i].runs);
-    free(e);
-}
-
-/* 1 when path is a folder (or a link to one). */
-static int is_dir(const char *path) {
-    struct stat s;
-    return stat(path, &s) == 0 && S_ISDIR(s.st_mode);
-}
-
-/* Is dir a folder of training_X.Y.Z (or hpc_X.Y.Z) folders (rather than one such folder of rcps_*.json)? */
-static int holds_rulesets(const char *dir) {
-    DIR *d = opendir(dir);
-    if (!d) return 0;
-    int found = 0;
-    buf path = {0};
-    struct dirent *de;
-    while (!found && (de = readdir(d))) {
-        if (strncmp(de->d_name, "training_", 9) != 0 && strncmp(de->d_name, "hpc_", 4) != 0) continue;
-        buf_clear(&path);
-        buf_printf(&path, "%s/%s", dir, de->d_name);
-        found = is_dir(buf_str(&path));
-    }
-    closedir(d);
-    buf_free(&path);
-    return found;
-}
-
-/* The reference set of dir/rcps_<name>.json, loaded once per report. */
-static const rcp_cache *cached_set(rcp_cache **cache, size_t *n, size_t *cap, const char *dir, const char *name) {
-    for (size_t i = 0; i < *n; i++)
-        if (!strcmp((*cache)[i].dir, dir) && !strcmp((*cache)[i].name, name)) return &(*cache)[i];
-    growArray(*cache, cap, *n + 1);
-    rcp_cache *c = &(*cache)[(*n)++];
-    memset(c, 0, sizeof *c);
-    c->dir = strdupCheck(dir);
-    c->name = strdupCheck(name);
-    c->status = tta_rcp_load(dir, name, &c->set, &c->err);
-    return c;
-}
-
 /* The table of rcp_columns, whose division only scripts get: people's table leaves its width to
  * the checker's message. */
 static tta_table *rcp_table(void) {
@@ -161,26 +86,20 @@ static void flags_note(tta_table *t, size_t row, const tta_rcp_entry_row *x) {
 int tta_report_rcp(sqlite3 *db, const tta_filter *f, const char *rcp_dir, int format, FILE *out, char **err) {
     static const tta_filter all = {0};
     if (!f) f = &all;
-    if (!is_dir(rcp_dir)) {
-        if (err) {
-            buf b = {0};
-            buf_printf(&b, "--rcp-dir %s: not a folder", rcp_dir);
-            *err = buf_take(&b);
-        }
-        return 1;
-    }
+    tta_rcp_judge *judge;
+    tta_error judge_err;
+    if (tta_rcp_judge_new(rcp_dir, &judge, &judge_err) != TTA_OK) return tta_report_fail(&judge_err, err);
     tta_rcp_entry_row *rows;
     size_t n;
     tta_error db_err;
-    if (tta_db_rcp_entries(db, f, &rows, &n, &db_err) != TTA_OK) return tta_report_fail(&db_err, err);
-    rcp_entry *e = entries_of(rows, n);
-    int per_ruleset = holds_rulesets(rcp_dir);
+    if (tta_db_rcp_entries(db, f, &rows, &n, &db_err) != TTA_OK) {
+        tta_rcp_judge_free(judge);
+        return tta_report_fail(&db_err, err);
+    }
     tta_table *t = rcp_table();
-    rcp_cache *cache = NULL;
-    size_t n_cache = 0, cap = 0;
-    buf dir = {0}, why = {0};
+    buf why = {0};
     for (size_t i = 0; i < n; i++) {
-        const tta_rcp_entry_row *x = e[i].row;
+        const tta_rcp_entry_row *x = &rows[i];
         size_t row = tta_table_add_row(t);
         tta_identity id = {.id = x->id, .round = x->round, .division = x->division, .submitter = x->submitter,
                            .system = x->system, .benchmark = x->benchmark};
@@ -190,44 +109,12 @@ int tta_report_rcp(sqlite3 *db, const tta_filter *f, const char *rcp_dir, int fo
         tta_table_set_text(t, row, R_UNIT, x->unit);
         tta_table_set_text(t, row, R_MEAN_UNIT, x->unit);
         flags_note(t, row, x);
-        const char *name = x->rcp_name ? x->rcp_name : x->benchmark;
-        buf_clear(&dir);
         buf_clear(&why);
-        if (!per_ruleset) {
-            buf_printf(&dir, "%s", rcp_dir);
-        } else if (!x->ruleset) {
-            buf_printf(&why, "no ruleset known for round %s", x->round ? x->round : "?");
-        } else if (x->has_rule && !x->rcp) {
-            buf_printf(&why, "the RCP checker of rules %s does not judge %s", x->ruleset, x->benchmark);
-        } else {
-            char folder[64];
-            tta_rules_rcp_folder(tta_rules_builtin(), x->ruleset, folder, sizeof folder);
-            buf_printf(&dir, "%s/%s", rcp_dir, folder);
-            if (!is_dir(buf_str(&dir)))
-                buf_printf(&why, "no RCP folder for round %s (rules %s) in %s", x->round, x->ruleset, rcp_dir);
-        }
-        if (why.len) {
+        tta_rcp_result r;
+        if (!tta_rcp_judge_entry(judge, x, &r, &why)) {
             no_verdict(t, row, buf_str(&why));
             continue;
         }
-        const rcp_cache *c = cached_set(&cache, &n_cache, &cap, buf_str(&dir), name);
-        if (c->status != TTA_OK && c->status != TTA_ENOTFOUND) {
-            no_verdict(t, row, c->err.text);
-            continue;
-        }
-        if (c->status == TTA_ENOTFOUND) { /* the checker stops (KeyError or no file) */
-            buf_printf(&why, "no reference convergence points for %s in %s (rcps_%s.json)", x->benchmark,
-                       buf_str(&dir), name);
-            no_verdict(t, row, buf_str(&why));
-            continue;
-        }
-        if (e[i].unlogged) { /* the checker stops too (conv_epoch unset) */
-            buf_printf(&why, "%s: the run converged but its convergence point is not logged", e[i].unlogged);
-            no_verdict(t, row, buf_str(&why));
-            continue;
-        }
-        tta_rcp_result r = tta_rcp_check(&c->set, e[i].runs, x->n_runs, name);
-        assert(r.pass >= 0);
         tta_table_set_number_or(t, row, R_BS, r.bs, r.msg);
         tta_table_set_text(t, row, R_VERDICT, r.pass ? "pass" : "fail");
         tta_table_set_text(t, row, R_MESSAGE, r.msg);
@@ -240,15 +127,8 @@ int tta_report_rcp(sqlite3 *db, const tta_filter *f, const char *rcp_dir, int fo
     }
     tta_table_write(t, (tta_out_format)format, out);
     tta_table_free(t);
-    for (size_t i = 0; i < n_cache; i++) {
-        free(cache[i].dir);
-        free(cache[i].name);
-        tta_rcp_free(&cache[i].set);
-    }
-    free(cache);
-    buf_free(&dir);
     buf_free(&why);
-    entries_free(e, n);
+    tta_rcp_judge_free(judge);
     tta_rcp_entries_free(rows, n);
     return 0;
 }

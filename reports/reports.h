@@ -196,5 +196,31 @@ void tta_report_compliance(const tta_check_report *r, int format, int failing_on
 /* The one-line summary of r a submitter can paste: "tta check: 1669 logs, 1666 compliant, 3 not
  * compliant, 0 cannot be evaluated (rules: <source>)", into out. */
 void tta_check_summary(const tta_check_report *r, const char *source, buf *out);
+/* `tta check`'s verdicts per benchmark folder (check_scores.c), for the logs of r, which
+ * tta_check_paths found under paths[0..n_paths): the folders among the paths (a log given by itself is
+ * checked alone: no folder row) are ingested into a database in memory
+ * (never a file) and, per folder (an entry) holding a log of r,
+ * its runs, those MLCommons' result summarizer drops (a log r says fails the compliance checks, a run
+ * that did not succeed, a record tta cannot read: dropped_runs says which and why), the score it
+ * publishes (tta_summarize_entry: the olympic mean x scaling.json, in minutes) or why there is none,
+ * and the RCP checker's verdict and message against the reference points of o->rcp_dir (as `tta report
+ * rcp`; NULL: "none", not checked), with the package checker's bypass where it applies. Writes the table to out in format (NULL: no rows), the summary
+ * line to summary ("tta check: 12 benchmark folders: 11 scored, 1 not (too many runs dropped), 2 of
+ * 113 runs dropped; RCP: 10 pass, 1 fail, 1 without a verdict"), and sets *failing to 1 when a folder
+ * gets no score or a closed-division folder fails the RCP check (the package checker runs it on the
+ * closed division only). TTA_OK; TTA_ENOTFOUND when rcp_dir is no folder; TTA_EDB when the database
+ * in memory fails. */
+typedef struct {
+    const char *rcp_dir; /* reference convergence points; NULL: no RCP verdict ("none") */
+    int rcp_bypass;      /* 1: the package checker's --rcp-bypass for every folder (stats.h, tta_rcp_bypass); a
+                            package_checker_params file saying rcp-bypass in a system or benchmark folder
+                            bypasses that folder's check, as the package checker reads it */
+    const char *ruleset; /* --ruleset (NULL: none): the round of folders whose path names none */
+    int jobs;            /* ingest's threads; 0: one per CPU */
+    int format;          /* TTA_FORMAT_* */
+    int failing_only;    /* 1: rows only for the folders that set *failing (the summary counts every folder) */
+} tta_check_folders_options;
+int tta_report_check_folders(const tta_check_report *r, const char *const *paths, size_t n_paths,
+                             const tta_check_folders_options *o, FILE *out, buf *summary, int *failing, tta_error *err);
 
 #endif

@@ -291,3 +291,13 @@ tta_rcp_result tta_rcp_check(const tta_rcp_set *set, const tta_rcp_run *runs, si
     }
     return decided(r, TTA_RCP_NONE_FOUND, 0, "Cannot find any RCPs");
 }
+
+int tta_rcp_bypass(tta_rcp_result *r) {
+    assert(r);
+    if (r->pass != 0) return 0;
+    if (r->kind != TTA_RCP_FOUND && r->kind != TTA_RCP_INTERPOLATION && r->kind != TTA_RCP_MISSING) return 0;
+    size_t len = strlen(r->msg);
+    snprintf(r->msg + len, sizeof r->msg - len, " passed using rcp_bypass");
+    r->pass = 1;
+    return 1;
+}

@@ -354,6 +354,11 @@ double tta_rcp_min_mean(double mean, double stdev, size_t n_ref, size_t n_subm);
  * smallest point, else "Missing RCP". benchmark names the submission's benchmark as the file does
  * (NULL: the set's). set may be empty (tta_rcp_load returned TTA_ENOTFOUND): TTA_RCP_NO_REFERENCE. */
 tta_rcp_result tta_rcp_check(const tta_rcp_set *set, const tta_rcp_run *runs, size_t n, const char *benchmark);
+/* The package checker's RCP bypass (check_directory with rcp_bypass: its --rcp-bypass, or a
+ * package_checker_params file saying rcp-bypass): a failed verdict of the cases FOUND, INTERPOLATION or
+ * MISSING becomes a pass, its message followed by " passed using rcp_bypass" (the submission committee
+ * reviews it); any other verdict stays. Returns 1 when it changed *r. */
+int tta_rcp_bypass(tta_rcp_result *r);
 
 /* ---- energy to train (MLCommons' result summarizer, from MLPerf power logs) ---- */
 

@@ -308,6 +308,29 @@ TEST(submission_runs_table) {
     CHECK(tta_rcp_submission_runs(NULL) == 0);
 }
 
+/* The package checker's RCP bypass: only a failed "RCP found", "RCP Interpolation" or "Missing RCP"
+ * passes, with check_directory's words; any other verdict stays. */
+TEST(bypass) {
+    tta_rcp_result r = {.kind = TTA_RCP_FOUND, .pass = 0};
+    snprintf(r.msg, sizeof r.msg, "RCP found");
+    CHECK(tta_rcp_bypass(&r) == 1 && r.pass == 1 && !strcmp(r.msg, "RCP found passed using rcp_bypass"));
+    CHECK(tta_rcp_bypass(&r) == 0 && !strcmp(r.msg, "RCP found passed using rcp_bypass")); /* a pass stays */
+    r = (tta_rcp_result){.kind = TTA_RCP_MISSING, .pass = 0};
+    snprintf(r.msg, sizeof r.msg, "Missing RCP, please submit RCP with BS = 3264");
+    CHECK(tta_rcp_bypass(&r) == 1 && !strcmp(r.msg, "Missing RCP, please submit RCP with BS = 3264 passed using rcp_bypass"));
+    r = (tta_rcp_result){.kind = TTA_RCP_INTERPOLATION, .pass = 0};
+    CHECK(tta_rcp_bypass(&r) == 1 && r.pass == 1);
+    const tta_rcp_case stay[] = {TTA_RCP_NONE_FOUND, TTA_RCP_INSUFFICIENT, TTA_RCP_NO_BATCH_SIZE,
+                                 TTA_RCP_BATCH_SIZES_DIFFER};
+    for (size_t i = 0; i < sizeof stay / sizeof stay[0]; i++) {
+        r = (tta_rcp_result){.kind = stay[i], .pass = 0};
+        snprintf(r.msg, sizeof r.msg, "Insufficient convergence");
+        CHECK(tta_rcp_bypass(&r) == 0 && r.pass == 0 && !strcmp(r.msg, "Insufficient convergence"));
+    }
+    r = (tta_rcp_result){.kind = TTA_RCP_NO_REFERENCE, .pass = -1};
+    CHECK(tta_rcp_bypass(&r) == 0 && r.pass == -1);
+}
+
 int main(void) {
     RUN(reference_points);
     RUN(resnet_submissions);
@@ -315,5 +338,6 @@ int main(void) {
     RUN(min_mean_bisection);
     RUN(synthetic_files);
     RUN(submission_runs_table);
+    RUN(bypass);
     return test_summary();
 }
