@@ -14,6 +14,9 @@
 #include "db/query.h"
 
 static const char entries_sql[] =
+    /* the folders of the result logs ingest could not read as a run (no run_start: a cut-off log) */
+    "WITH unread(dir) AS MATERIALIZED (SELECT rtrim(path, replace(path, '/', '')) FROM sources"
+    "  WHERE status = 'failed' AND replace(path, rtrim(path, replace(path, '/', '')), '') GLOB 'result_*.txt')"
     "SELECT e.id, e.round, e.division, e.submitter, e.system, e.benchmark,"
     "  sy.accelerators, sy.nodes, sy.accelerator_model,"
     /* metric and progress unit: the rules', else the runs' facts (AlgoPerf: its targets file, steps) */
@@ -44,7 +47,10 @@ static const char entries_sql[] =
     "       AND EXISTS (SELECT 1 FROM runs r JOIN sources q ON q.id = r.source_id WHERE r.entry_id = e.id"
     "         AND substr(q.path, 1, length(rtrim(p.path, replace(p.path, '/', '')))) ="
     "             rtrim(p.path, replace(p.path, '/', '')))"
-    "     ORDER BY x.id DESC LIMIT 1), (SELECT p.path FROM sources p WHERE p.id = sy.source_id))"
+    "     ORDER BY x.id DESC LIMIT 1), (SELECT p.path FROM sources p WHERE p.id = sy.source_id)),"
+    /* ... beside the entry's runs: the summarizer counts each as a dropped run */
+    "  (SELECT count(*) FROM unread u WHERE u.dir IN (SELECT rtrim(p.path, replace(p.path, '/', ''))"
+    "     FROM runs r JOIN sources p ON p.id = r.source_id WHERE r.entry_id = e.id))"
     " FROM entries e"
     " LEFT JOIN rule_rounds rr ON rr.round = e.round"
     " LEFT JOIN benchmark_rules t ON t.ruleset = rr.ruleset AND t.benchmark = e.benchmark"
@@ -190,6 +196,7 @@ int tta_db_entries(sqlite3 *db, const tta_filter *f, int with_curves, tta_entry_
         if (!(e->cost_per_hour >= 0)) e->cost_per_hour = NAN;
         e->scaling = db_col_text(st, 22);
         e->description_file = db_col_text(st, 23);
+        e->unread_logs = sqlite3_column_int(st, 24);
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {

@@ -113,6 +113,8 @@ typedef struct {
     char *ruleset;           /* the round's ruleset ("3.1.0"); NULL for rounds without rules */
     double train_set_size;   /* samples per epoch by the rules; NAN when none */
     double scaling_factor;   /* scaling.json beside the result files (RCP normalisation); 1 when none */
+    int unread_logs;         /* result logs beside its runs' that ingest read as no run (no run_start: a
+                                cut-off log); MLCommons' summarizer counts each as a dropped run */
     double summary_score_min; /* the score a summary.json (the result summarizer's) gives the entry; NAN */
     double train_samples;    /* training-set size logged by the runs; NAN unknown */
     double cost_per_hour;    /* US dollars per hour of the system the entry ran on, as its description

@@ -456,6 +456,7 @@ int tta_report_check_folders(const tta_check_report *r, const char *const *paths
         char *slash = strrchr(folder, '/');
         if (slash) *slash = 0;
         add_unread_logs(&e[i], folder, &x);
+        e[i].unread_logs = 0; /* the runs just added stand for them, each with its reason */
         apply_verdicts(&e[i], &x);
         int bypass = folder_bypass(folder, o->rcp_bypass);
         counts before = c;

@@ -101,7 +101,9 @@ void tta_summarize_entry(const tta_entry_data *e, tta_entry_summary *s, int with
     s->entry = e;
     size_t n = e->n_runs;
     s->runs = n;
-    double *times = mallocCheck((n ? n : 1) * sizeof *times);
+    /* the logs the summarizer reads: the runs, and the result logs ingest read as no run */
+    size_t n_logs = n + (e->unread_logs > 0 ? (size_t)e->unread_logs : 0);
+    double *times = mallocCheck((n_logs ? n_logs : 1) * sizeof *times);
     int *success = mallocCheck((n ? n : 1) * sizeof *success);
     double *ok = mallocCheck((n ? n : 1) * sizeof *ok);
     double *tta = mallocCheck((n ? n : 1) * sizeof *tta), *progress = mallocCheck((n ? n : 1) * sizeof *progress);
@@ -132,16 +134,19 @@ void tta_summarize_entry(const tta_entry_data *e, tta_entry_summary *s, int with
     if (tta_entry_is_mlperf(e)) {
         /* MLCommons' summarizer drops a run whose log it cannot parse whole (a broken record), and one
          * that fails its compliance checks (flag not_compliant). */
-        int *counted = mallocCheck((n ? n : 1) * sizeof *counted);
+        int *counted = mallocCheck((n_logs ? n_logs : 1) * sizeof *counted);
         for (size_t i = 0; i < n; i++) {
             counted[i] = success[i] && e->runs[i].unreadable_records == 0 && !e->runs[i].not_compliant;
             s->not_compliant_runs += e->runs[i].not_compliant;
             s->unreadable_runs += e->runs[i].unreadable_records > 0;
         }
+        /* a log without a run (no run_start) is a run it drops: it stands in for a slow one */
+        for (size_t i = n; i < n_logs; i++) times[i] = NAN, counted[i] = 0;
+        s->unread_logs = n_logs - n;
         if (e->scaling && !strcmp(e->scaling, "weak"))
             summarize_weak(e, counted, s);
         else
-            s->score = tta_official_score(times, counted, n, e->benchmark, e->round);
+            s->score = tta_official_score(times, counted, n_logs, e->benchmark, e->round);
         free(counted);
         s->score_s = s->weak ? NAN : s->score.score; /* no wall-clock time of one training */
     } else {

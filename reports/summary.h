@@ -44,6 +44,8 @@ typedef struct {
     tta_weak_score weak_score; /* time_all in seconds, models_per_time per second; only when weak */
     size_t unreadable_runs; /* runs with a record the parser could not read: dropped from the score */
     size_t not_compliant_runs; /* runs whose log fails MLCommons' compliance checks: dropped from the score */
+    size_t unread_logs;        /* result logs beside the runs' that hold no run (entry's unread_logs): each
+                                  counted as a dropped run in the score, as MLCommons' summarizer counts it */
     double score_s;         /* score, else the mean TTA of the successful runs (DAWNBench, replays); NAN for
                                a weak-scaling entry */
     double tta_mean_s;      /* mean TTA of the successful runs, time_suspect ones left out */

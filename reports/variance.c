@@ -321,6 +321,14 @@ static void variance_row(tta_table *t, const tta_entry_summary *summary) {
         tta_table_add_note(t, row, buf_str(&b));
         buf_free(&b);
     }
+    if (s.unread_logs) {
+        buf b = {0};
+        buf_printf(&b, "%zu result log%s beside the runs hold%s no run (no run_start): counted as dropped run%s in"
+                   " the score, as MLCommons' summarizer counts %s", s.unread_logs, s.unread_logs == 1 ? "" : "s",
+                   s.unread_logs == 1 ? "s" : "", s.unread_logs == 1 ? "" : "s", s.unread_logs == 1 ? "it" : "them");
+        tta_table_add_note(t, row, buf_str(&b));
+        buf_free(&b);
+    }
     if (!isnan(s.published_s) && s.scaling_factor != 1.0) {
         buf b = {0};
         buf_printf(&b, "score × %.4f (scaling.json: RCP normalisation)", s.scaling_factor);

@@ -94,6 +94,16 @@ assert r['dropped_runs'].startswith('no run tta can read (') and r['dropped_runs
 assert abs(r['score_min'] - official) < 1e-6, (r['score_min'], official)
 print('a log without run_start: counted as a dropped run, score %.6f = official %.6f' % (r['score_min'], official))
 PY
+#     ... and the official score of the reports (tta report variance on a database) counts it the same way
+"$TTA" --db "$work/cut.db" ingest --quiet "$work/v0.7" >/dev/null 2>&1 || true
+"$TTA" --db "$work/cut.db" report variance --format json > cut-variance.json 2>/dev/null || fail "variance on the cut folder"
+python3 - cut-variance.json "$here/expected/official/check-folders-fixtures.tsv" <<'PY' || fail "variance: a log without a run"
+import json, sys
+r = json.load(open(sys.argv[1]))[0]
+official = [float(l.split('\t')[2]) for l in open(sys.argv[2]) if l.startswith('run_start\t')][0]
+assert r['runs'] == 4 and abs(r['score_min'] - official) < 1e-6, (r['runs'], r['score_min'], official)
+print('report variance: the log without a run counted as dropped, score %.6f = official %.6f' % (r['score_min'], official))
+PY
 
 # 2c. a submission where it lies, its path naming no round: scored with --ruleset's round (ingest reads it
 #     through a link in a temporary folder, removed after), the folder named as given
