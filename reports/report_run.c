@@ -88,6 +88,8 @@ typedef struct {
     int place;
     const char *heading, *caption;
     int pairs_only;      /* table kind: plot a benchmark only when its table has rows */
+    int plot_beside;     /* table kind: its plot is a file beside the page, linked, not on it (a series
+                            per entry: the page's heaviest part, 28% of every round's pages) */
     const char *anchor;  /* table kind: the column whose value N makes a row's id "entry-N" */
     const char *summary; /* table kind: a long table's rows shown on the page, the first by this order
                             (as --sort; NULL: none, the plot is its summary); all are in its CSV */
@@ -205,7 +207,8 @@ static const report_kind kinds[] = {
              "             Msamples, Mtokens, steps): mean time, mean and std of the evaluation quality across runs\n"
              "             (accuracies in percent); --x time: the plot against time (min)\n",
      .with_curves = 1, .table = tta_curves_table, .plot = tta_curves_plot,
-     .place = 2, .heading = "Quality curves", .caption = "Mean quality against progress with a ± std band, and the target"},
+     .place = 2, .heading = "Quality curves", .caption = "Mean quality against progress with a ± std band, and the target",
+     .plot_beside = 1},
     {.name = "pareto",
      .help = "  pareto     per entry with a score: accelerators, score, accelerator-minutes, cost, and whether no\n"
              "             entry of its round, division and benchmark is as fast with as few accelerators (as\n"
@@ -407,36 +410,66 @@ static void section_done(tta_report_progress_fn progress, void *ctx, size_t *don
 #define HTML_WHOLE_ROWS 10
 #define HTML_SUMMARY_ROWS 6
 
-/* Where a kind's long tables go: "<page stem>-<kind>.csv" beside the page (path) and its name as
- * the page links to it (href); each malloc'd. */
-static void csv_beside(const char *page_path, const char *kind, char **path, char **href) {
+/* A file beside the page at page_path: "<page stem>-<kind>.<ext>", or "<page stem>-<kind>-<bench>.<ext>"
+ * when bench is not NULL (its characters other than letters, digits, '.', '_' and '-' as '-'):
+ * its path (path) and its name as the page links to it (href); each malloc'd. */
+static void file_beside(const char *page_path, const char *kind, const char *bench, const char *ext, char **path,
+                        char **href) {
     buf b = {0};
     const char *dot = strrchr(page_path, '.'), *slash = strrchr(page_path, '/');
     size_t stem = dot && (!slash || dot > slash) ? (size_t)(dot - page_path) : strlen(page_path);
     buf_append(&b, page_path, stem);
-    buf_printf(&b, "-%s.csv", kind);
+    buf_printf(&b, "-%s", kind);
+    if (bench) {
+        buf_putc(&b, '-');
+        for (const char *p = bench; *p; p++)
+            buf_putc(&b, (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+                                 *p == '.' || *p == '_' || *p == '-'
+                             ? *p
+                             : '-');
+    }
+    buf_printf(&b, ".%s", ext);
     *path = buf_take(&b);
     const char *base = strrchr(*path, '/');
     *href = strdupCheck(base ? base + 1 : *path);
 }
 
 /* A table kind's part of one benchmark's section (entries sub[0..m) of benchmark bench): its
- * subheading, its figure (plotted with o; for pairs and series only when the benchmark has some),
- * and its table: whole, or, when long, a line linking to the kind's CSV beside the page (*csv_used
+ * subheading, its figure (plotted with o; for pairs and series only when the benchmark has some;
+ * a kind's plot_beside: written beside the page at page_path, and a line linking to it), and its table: whole, or, when long, a line linking to the kind's CSV beside the page (*csv_used
  * is set then) and its first rows in the kind's summary order. Nothing when the kind has no row
  * for the benchmark. */
-static void kind_block(const report_kind *k, const tta_entry_data *sub, size_t m, const tta_report_options *o,
-                       const char *csv_href, int *csv_used, buf *out, buf *svg) {
+static int kind_block(const report_kind *k, const tta_entry_data *sub, size_t m, const tta_report_options *o,
+                      const char *page_path, const char *csv_href, int *csv_used, buf *out, buf *svg, char **err) {
     tta_table *t = k->table(sub, m);
     size_t rows = tta_table_rows(t);
     if (rows == 0) {
         tta_table_free(t);
-        return;
+        return 0;
     }
     tta_html_subheading(out, k->heading);
     buf_clear(svg);
     k->plot(sub, m, o, svg);
-    tta_html_figure(out, buf_str(svg), k->caption);
+    if (k->plot_beside) {
+        char *svg_path, *svg_href;
+        file_beside(page_path, k->name, sub[0].benchmark, "svg", &svg_path, &svg_href);
+        int rc = tta_write_file(svg_path, svg, err);
+        buf before = {0}, after = {0};
+        buf_printf(&before, "The plot of %s (%s, an entry per colour) is ", sub[0].benchmark, k->caption);
+        buf_printf(&after, ", beside this page (tta report %s --benchmark %s --svg FILE draws it).", k->name,
+                   sub[0].benchmark);
+        tta_html_link_paragraph(out, buf_str(&before), svg_href, svg_href, buf_str(&after));
+        buf_free(&before);
+        buf_free(&after);
+        free(svg_path);
+        free(svg_href);
+        if (rc) {
+            tta_table_free(t);
+            return rc;
+        }
+    } else {
+        tta_html_figure(out, buf_str(svg), k->caption);
+    }
     /* the section names the benchmark, the page its round: their columns are left out where
      * every row holds the one value */
     static const tta_column section_fixed[] = {TTA_ROUND_COLUMN, TTA_BENCHMARK_COLUMN};
@@ -464,6 +497,7 @@ static void kind_block(const report_kind *k, const tta_entry_data *sub, size_t m
     }
     buf_free(&b);
     tta_table_free(t);
+    return 0;
 }
 
 /* qsort order of benchmark names. */
@@ -531,12 +565,12 @@ static int html_page(sqlite3 *db, const tta_filter *f, const tta_report_options 
     for (size_t k = 0; k < n_order; k++) {
         if (!order[k]->table) continue;
         char *csv_path, *csv_href;
-        csv_beside(path, order[k]->name, &csv_path, &csv_href);
+        file_beside(path, order[k]->name, NULL, "csv", &csv_path, &csv_href);
         int csv_used = 0;
-        for (size_t b = 0; b < nb; b++) {
+        for (size_t b = 0; b < nb && rc == 0; b++) {
             size_t m;
             tta_entry_data *sub = entries_of(e, n, benches[b], &m);
-            kind_block(order[k], sub, m, o, csv_href, &csv_used, &parts[b], &svg);
+            rc = kind_block(order[k], sub, m, o, path, csv_href, &csv_used, &parts[b], &svg, err);
             free(sub);
         }
         if (csv_used && rc == 0) { /* the whole selection's table, as `tta report KIND --format csv` */
