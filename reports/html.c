@@ -71,7 +71,7 @@ static const char stylesheet[] =
     ".notes{list-style:none;margin:6px 0 22px;padding:0;font-size:12.5px;color:#555}\n"
     ".notes li{margin:2px 0}\n"
     "figure{margin:22px 0}\n"
-    "figure svg{display:block;max-width:100%;height:auto;border:1px solid #e6e8eb}\n"
+    "figure svg{display:block;box-sizing:border-box;max-width:100%;height:auto;border:1px solid #e6e8eb}\n"
     "figure.wide{overflow-x:auto}\n"
     "figure.wide svg{max-width:none}\n"
     "figcaption{margin-top:6px;font-size:13px;color:#555;max-width:82ch}\n"
@@ -81,7 +81,7 @@ static const char stylesheet[] =
     ".sortable table{display:grid}\n"
     ".sortable thead,.sortable tbody,.sortable tr{display:contents}\n"
     ".sortable th a{color:inherit;text-decoration:underline dotted}\n"
-    ".sortable .id{display:block;font-size:11px;color:#777}\n"
+    ".sortable .id,.sortable td a{display:block;font-size:11px;color:#777}\n"
     ".sortable td.clip{max-width:10em;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}\n"
     ".sortable table.dense{font-size:12px}\n"
     ".sortable table.dense th,.sortable table.dense td{padding:4px 5px}\n"
@@ -416,8 +416,9 @@ void tta_html_table_in_section(buf *out, const tta_table *t, const char *anchor_
 }
 
 /* Plots wider than this scroll sideways at their own size instead of being scaled down to the
- * page, where their text would become too small to read. */
-#define WIDE_FIGURE 1000
+ * page, where their text would become too small to read; narrower ones are scaled to the page's
+ * width (1,200 px at a 1280 px window: to 86% at most). */
+#define WIDE_FIGURE 1400
 
 void tta_html_figure(buf *out, const char *svg, const char *caption) {
     static const char ns[] = " xmlns=\"http://www.w3.org/2000/svg\"";

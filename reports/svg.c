@@ -1363,7 +1363,9 @@ void tta_svg_strip(buf *out, const tta_strip_plot *p) {
     assert(p && (p->n_groups == 0 || p->groups));
     size_t start = out->len; /* where the plot begins: its dots' id is a hash of what follows */
     size_t ng = p->n_groups;
-    int w = p->width > 0 ? p->width : categorical_width(ng, 28);
+    /* 17 px a strip: a round's 60 entries of a benchmark fit a page 1280 px wide (their names
+     * turned upright) */
+    int w = p->width > 0 ? p->width : categorical_width(ng, 17);
     tta_axis_scale yk = p->y.scale;
     double lo = 0, hi = 0;
     int have = 0;
