@@ -81,10 +81,14 @@ static const char stylesheet[] =
     ".sortable table{display:grid}\n"
     ".sortable thead,.sortable tbody,.sortable tr{display:contents}\n"
     ".sortable th a{color:inherit;text-decoration:underline dotted}\n"
+    /* a number's heading (a benchmark's name) may break inside a word ("cosmoflow models/min"), so
+     * that a table of many columns (a round of HPC: four a weak-scaling benchmark) fits the page */
+    ".sortable th.n{overflow-wrap:anywhere}\n"
     ".sortable .id,.sortable td a{display:block;font-size:11px;color:#777}\n"
-    ".sortable td.clip{max-width:10em;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}\n"
+    ".sortable td.clip{max-width:10em;min-width:7em;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}\n"
     ".sortable table.dense{font-size:12px}\n"
     ".sortable table.dense th,.sortable table.dense td{padding:4px 5px}\n"
+    ".sortable table.wide{font-size:11.5px}.sortable table.wide th,.sortable table.wide td{padding:3px 3px}\n"
     ".sortable>.k1:target~.table-wrap td{order:var(--k1)}.sortable>.k2:target~.table-wrap td{order:var(--k2)}\n"
     ".sortable>.k3:target~.table-wrap td{order:var(--k3)}.sortable>.k4:target~.table-wrap td{order:var(--k4)}\n"
     ".sortable>.k5:target~.table-wrap td{order:var(--k5)}.sortable>.k6:target~.table-wrap td{order:var(--k6)}\n"

@@ -1075,6 +1075,7 @@ int tta_report_summary(sqlite3 *db, const tta_filter *f, const tta_report_option
 /* A description (processor, accelerator, framework) up to this many characters fits its clipped
  * column's 10em on one line, whole: its cell needs no tooltip. */
 #define CLIP_CHARS 15
+#define HTML_WIDE_COLUMNS 18
 
 typedef struct {
     const tta_table_display *d;
@@ -1172,7 +1173,10 @@ static void html_round(const round_table *t, const char *anchors, buf *page) {
     }
     /* numeric columns right-aligned by the table's class (rK: the Kth column; the stylesheet's
      * rules reach HTML_SORT_KEYS), not a class on each of the table's thousands of cells */
-    buf_puts(page, "\n<div class=\"table-wrap\">\n<table class=\"dense");
+    /* a table of more columns than HTML_WIDE_COLUMNS (HPC's: four a weak-scaling benchmark) is set
+     * tighter still, to fit the page */
+    buf_puts(page, n_vis > HTML_WIDE_COLUMNS ? "\n<div class=\"table-wrap\">\n<table class=\"dense wide"
+                                             : "\n<div class=\"table-wrap\">\n<table class=\"dense");
     for (size_t v = 0; v < n_vis; v++)
         if (tta_col_kind_is_numeric(d.col[vis[v]]->kind)) {
             if (v < HTML_SORT_KEYS) buf_printf(page, " r%zu", v + 1);
@@ -1180,7 +1184,11 @@ static void html_round(const round_table *t, const char *anchors, buf *page) {
     buf_printf(page, "\" style=\"grid-template-columns:repeat(%zu,auto)\">\n<thead>\n<tr>", n_vis);
     for (size_t v = 0; v < n_vis; v++) {
         size_t j = vis[v];
-        buf_puts(page, tta_col_kind_is_numeric(d.col[j]->kind) && v >= HTML_SORT_KEYS ? "<th class=\"num\">" : "<th>");
+        /* a number's long heading (a benchmark's) may break inside a word (class n); "accel" not */
+        int numeric = tta_col_kind_is_numeric(d.col[j]->kind), breaks = numeric && strlen(d.header[j]) > 6;
+        buf_puts(page, numeric && v >= HTML_SORT_KEYS ? (breaks ? "<th class=\"n num\">" : "<th class=\"num\">")
+                       : breaks                       ? "<th class=\"n\">"
+                                                      : "<th>");
         if (v < n_keys) {
             buf_puts(page, "<a href=\"#");
             tta_xml_escape(page, buf_str(&id));
