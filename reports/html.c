@@ -82,8 +82,8 @@ static const char stylesheet[] =
     ".sortable thead,.sortable tbody,.sortable tr{display:contents}\n"
     ".sortable th a{color:inherit;text-decoration:underline dotted}\n"
     /* a number's heading (a benchmark's name) may break inside a word ("cosmoflow models/min"), so
-     * that a table of many columns (a round of HPC: four a weak-scaling benchmark) fits the page */
-    ".sortable th.n{overflow-wrap:anywhere}\n"
+     * that a table of many columns (a round of HPC: four a weak-scaling benchmark; class wide) fits the page */
+    ".sortable .wide th.n{overflow-wrap:anywhere}\n"
     ".sortable .id,.sortable td a{display:block;font-size:11px;color:#777}\n"
     ".sortable td.clip{max-width:10em;min-width:7em;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}\n"
     ".sortable table.dense{font-size:12px}\n"
@@ -342,9 +342,10 @@ static void table_html(const tta_table *t, const char *caption, const char *anch
         k++;
         buf_puts(out, tta_col_kind_is_numeric(d.col[j]->kind) && k > NUM_BY_POSITION ? "<th class=\"num\">" : "<th>");
         tta_xml_escape(out, d.header[j]);
-        buf_puts(out, "</th>");
     }
-    buf_puts(out, "</tr>\n</thead>\n<tbody>\n");
+    /* a cell's and a row's end tags are left out, as HTML allows (the next cell, row or the
+     * table's end closes them): a round's pages hold 60,000 cells */
+    buf_puts(out, "\n</thead>\n<tbody>\n");
     for (size_t i = 0; i < d.n_rows; i++) {
         if (anchor < d.n_cols && d.note_of[i * d.n_cols + anchor] == 0) {
             buf_puts(out, "<tr id=\"");
@@ -380,9 +381,8 @@ static void table_html(const tta_table *t, const char *caption, const char *anch
             links_close(out, t, i, d.col[j]->key);
             if (first) tta_xml_escape(out, d.row_mark[i]);
             first = 0;
-            buf_puts(out, "</td>");
         }
-        buf_puts(out, "</tr>\n");
+        buf_putc(out, '\n');
     }
     if (d.n_rows == 0) buf_printf(out, "<tr><td class=\"empty\" colspan=\"%zu\">(no rows)</td></tr>\n", d.n_cols);
     free(shown);

@@ -1075,7 +1075,7 @@ int tta_report_summary(sqlite3 *db, const tta_filter *f, const tta_report_option
 /* A description (processor, accelerator, framework) up to this many characters fits its clipped
  * column's 10em on one line, whole: its cell needs no tooltip. */
 #define CLIP_CHARS 15
-#define HTML_WIDE_COLUMNS 18
+#define HTML_WIDE_COLUMNS 16
 
 typedef struct {
     const tta_table_display *d;
@@ -1196,9 +1196,10 @@ static void html_round(const round_table *t, const char *anchors, buf *page) {
         }
         tta_html_escape_breakable(page, d.header[j]); /* "llama2_70b_lora (min)" may wrap at its '_' */
         if (v < n_keys) buf_puts(page, "</a>");
-        buf_puts(page, "</th>");
     }
-    buf_puts(page, "</tr>\n</thead>\n<tbody>\n");
+    /* a cell's and a row's end tags are left out, as HTML allows (the next cell, row or the
+     * table's end closes them) */
+    buf_puts(page, "\n</thead>\n<tbody>\n");
     for (size_t i = 0; i < d.n_rows; i++) {
         buf_puts(page, "<tr style=\"");
         for (size_t v = 0; v < n_keys; v++) buf_printf(page, "--k%zu:%zu;", v + 1, rank[i * n_keys + v]);
@@ -1245,9 +1246,8 @@ static void html_round(const round_table *t, const char *anchors, buf *page) {
                 else
                     buf_printf(page, "<span class=\"id\">#%lld</span>", (long long)cell->entry->id);
             }
-            buf_puts(page, "</td>");
         }
-        buf_puts(page, "</tr>\n");
+        buf_putc(page, '\n');
     }
     if (d.n_rows == 0) buf_printf(page, "<tr><td class=\"empty\">(no rows)</td></tr>\n");
     buf_puts(page, "</tbody>\n</table>\n</div>\n");
