@@ -71,7 +71,7 @@ static const char stylesheet[] =
     ".notes{list-style:none;margin:6px 0 22px;padding:0;font-size:12.5px;color:#555}\n"
     ".notes li{margin:2px 0}\n"
     "figure{margin:22px 0}\n"
-    "figure svg{display:block;box-sizing:border-box;max-width:100%;height:auto;border:1px solid #e6e8eb}\n"
+    "figure svg{display:block;box-sizing:border-box;max-width:100%;height:auto;border:1px solid #e6e8eb;background:#fff}\n"
     "figure.wide{overflow-x:auto}\n"
     "figure.wide svg{max-width:none}\n"
     "figcaption{margin-top:6px;font-size:13px;color:#555;max-width:82ch}\n"
@@ -425,14 +425,39 @@ void tta_html_table_in_section(buf *out, const tta_table *t, const char *anchor_
 #define WIDE_FIGURE 1400
 
 void tta_html_figure(buf *out, const char *svg, const char *caption) {
-    static const char ns[] = " xmlns=\"http://www.w3.org/2000/svg\"";
+    static const char ns[] = " xmlns=\"http://www.w3.org/2000/svg\"", version[] = " version=\"1.1\"",
+                      font_attr[] = " font-family=\"";
     assert(svg && strncmp(svg, "<svg", 4) == 0);
     const char *root_end = strchr(svg, '>'), *width = strstr(svg, " width=\"");
     int wide = width && root_end && width < root_end && atoi(width + 8) > WIDE_FIGURE;
     buf_puts(out, wide ? "<figure class=\"wide\">\n<svg" : "<figure>\n<svg");
-    /* Inside HTML the namespace is implied: dropping it leaves no URL in the page. */
+    /* Inside HTML the namespace is implied: dropping it leaves no URL in the page. So are the
+     * version, the font (the page's, which the plot inherits) and the white background (the
+     * stylesheet's figure svg): a page holds a hundred plots. */
     const char *rest = svg + 4;
     if (strncmp(rest, ns, sizeof ns - 1) == 0) rest += sizeof ns - 1;
+    if (strncmp(rest, version, sizeof version - 1) == 0) rest += sizeof version - 1;
+    const char *font = strstr(rest, font_attr), *body = root_end ? root_end + 1 : NULL;
+    const char *font_end = font && root_end && font < root_end ? strchr(font + sizeof font_attr - 1, '"') : NULL;
+    if (font_end && font_end < root_end) {
+        buf_append(out, rest, (size_t)(font - rest));
+        rest = font_end + 1;
+    }
+    if (body) {
+        buf_append(out, rest, (size_t)(body - rest));
+        rest = body;
+        const char *title_end = strncmp(rest, "\n<title>", 8) == 0 ? strstr(rest, "</title>\n") : NULL;
+        const char *bg = title_end ? title_end + 9 : rest + (*rest == '\n');
+        static const char rect[] = "<rect x=\"0\" y=\"0\" ";
+        if (strncmp(bg, rect, sizeof rect - 1) == 0) {
+            const char *bg_end = strstr(bg, "/>\n");
+            int white = bg_end && memmem(bg, (size_t)(bg_end - bg), "fill=\"#ffffff\"", 14) != NULL;
+            if (white) {
+                buf_append(out, rest, (size_t)(bg - rest));
+                rest = bg_end + 3;
+            }
+        }
+    }
     size_t n = strlen(rest);
     while (n && rest[n - 1] == '\n') n--;
     buf_append(out, rest, n);

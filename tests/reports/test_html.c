@@ -155,15 +155,22 @@ TEST(page_is_self_contained) {
     free(html);
 }
 
-/* A plot much wider than the page (over 1400 px) scrolls at its own size; others scale down with the page. */
+/* A plot much wider than the page (over 1400 px) scrolls at its own size; others scale down with
+ * the page. Inlined, a plot leaves out what the page gives it: its namespace, version, font and
+ * white background; nothing else. */
 TEST(wide_figures_scroll) {
     buf page = {0};
     tta_html_figure(&page, "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"1500\" height=\"440\"></svg>\n",
                     NULL);
-    tta_html_figure(&page, "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"760\" height=\"440\"></svg>\n",
+    tta_html_figure(&page,
+                    "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"760\" height=\"440\" "
+                    "viewBox=\"0 0 760 440\" font-family=\"DejaVu Sans, sans-serif\">\n<title>t</title>\n"
+                    "<rect x=\"0\" y=\"0\" width=\"760\" height=\"440\" fill=\"#ffffff\"/>\n"
+                    "<rect x=\"0\" y=\"0\" width=\"10\" height=\"10\" fill=\"#ffffff\"/>\n</svg>\n",
                     "small");
-    CHECK_STR(buf_str(&page), "<figure class=\"wide\">\n<svg version=\"1.1\" width=\"1500\" height=\"440\"></svg>\n</figure>\n"
-                              "<figure>\n<svg version=\"1.1\" width=\"760\" height=\"440\"></svg>\n"
+    CHECK_STR(buf_str(&page), "<figure class=\"wide\">\n<svg width=\"1500\" height=\"440\"></svg>\n</figure>\n"
+                              "<figure>\n<svg width=\"760\" height=\"440\" viewBox=\"0 0 760 440\">\n<title>t</title>\n"
+                              "<rect x=\"0\" y=\"0\" width=\"10\" height=\"10\" fill=\"#ffffff\"/>\n</svg>\n"
                               "<figcaption>small</figcaption>\n</figure>\n");
     buf_free(&page);
 }
