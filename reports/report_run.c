@@ -455,9 +455,8 @@ static int kind_block(const report_kind *k, const tta_entry_data *sub, size_t m,
         file_beside(page_path, k->name, sub[0].benchmark, "svg", &svg_path, &svg_href);
         int rc = tta_write_file(svg_path, svg, err);
         buf before = {0}, after = {0};
-        buf_printf(&before, "The plot of %s (%s, an entry per colour) is ", sub[0].benchmark, k->caption);
-        buf_printf(&after, ", beside this page (tta report %s --benchmark %s --svg FILE draws it).", k->name,
-                   sub[0].benchmark);
+        buf_printf(&before, "%s, an entry per colour: ", k->caption);
+        buf_printf(&after, " (tta report %s --benchmark %s --svg FILE).", k->name, sub[0].benchmark);
         tta_html_link_paragraph(out, buf_str(&before), svg_href, svg_href, buf_str(&after));
         buf_free(&before);
         buf_free(&after);
@@ -480,11 +479,10 @@ static int kind_block(const report_kind *k, const tta_entry_data *sub, size_t m,
     } else if (rows <= HTML_WHOLE_ROWS) {
         tta_html_table_in_section(out, t, NULL, NULL, fixed);
     } else {
-        buf_printf(&b, "The table's %zu rows for %s are in ", rows, sub[0].benchmark);
+        buf_printf(&b, "All %zu rows of %s: ", rows, sub[0].benchmark);
         buf after = {0}, why = {0};
-        buf_printf(&after, ", beside this page, with every benchmark's (tta report %s --benchmark %s%s%s prints them)%s",
-                   k->name, sub[0].benchmark, k->summary ? " --sort " : "", k->summary ? k->summary : "",
-                   k->summary ? "; here its first " : ".");
+        buf_printf(&after, " (with the other benchmarks'; tta report %s --benchmark %s%s%s)%s", k->name, sub[0].benchmark,
+                   k->summary ? " --sort " : "", k->summary ? k->summary : "", k->summary ? "; here the first " : ".");
         if (k->summary) buf_printf(&after, "%d, %s:", HTML_SUMMARY_ROWS, k->summary_what);
         tta_html_link_paragraph(out, buf_str(&b), csv_href, csv_href, buf_str(&after));
         tta_table *first = k->summary ? tta_table_ordered(t, k->summary, HTML_SUMMARY_ROWS, &why) : NULL;
@@ -631,8 +629,18 @@ static char *round_page_path(const char *path, const char *round) {
     return buf_take(&b);
 }
 
+/* The name of round's page beside the index page at path (ctx), as the index links to it (malloc'd). */
+static char *round_page_href(const char *round, void *ctx) {
+    char *p = round_page_path(ctx, round);
+    const char *base = strrchr(p, '/');
+    char *href = strdupCheck(base ? base + 1 : p);
+    free(p);
+    return href;
+}
+
 /* The index of several rounds' pages at path: the leaderboard of every round, a link per round
- * (its entries and runs), the trend across rounds, AlgoPerf's leaderboards. 0, or 1 with *err. */
+ * (its entries and runs), the trend across rounds, a line per AlgoPerf leaderboard linking to its
+ * round's page. 0, or 1 with *err. */
 static int html_index(sqlite3 *db, const tta_filter *f, const tta_report_options *o, const char *path,
                       char **rounds, const size_t *entries, const size_t *runs, size_t n_rounds, char **err) {
     buf page = {0};
@@ -655,7 +663,8 @@ static int html_index(sqlite3 *db, const tta_filter *f, const tta_report_options
     buf_puts(&page, "</ul>\n");
     int rc = tta_leaderboard_html_section(db, f, &page, err);
     if (rc == 0) rc = tta_trend_html_section(db, f, &page, err);
-    if (rc == 0) rc = tta_algoperf_html_section(db, f, &page, err); /* AlgoPerf leaderboards are no round's */
+    /* AlgoPerf's leaderboards: a line each, linking to its round's page, which has them whole */
+    if (rc == 0) rc = tta_algoperf_html_index(db, f, round_page_href, (void *)path, &page, err);
     tta_html_toc(&page, top);
     tta_html_end(&page);
     if (rc == 0) rc = tta_write_file(path, &page, err);
