@@ -88,8 +88,9 @@ typedef struct {
     int place;
     const char *heading, *caption;
     int pairs_only;      /* table kind: plot a benchmark only when its table has rows */
-    int plot_beside;     /* table kind: its plot is a file beside the page, linked, not on it (a series
-                            per entry: the page's heaviest part, 28% of every round's pages) */
+    int plot_beside;     /* table kind: its plot is a file beside the page, linked, not on it: the
+                            heaviest (curves: a series per entry, 28% of every round's pages; scaling:
+                            a series per submitter, 13%), so that the pages of every round stay small */
     const char *anchor;  /* table kind: the column whose value N makes a row's id "entry-N" */
     const char *summary; /* table kind: a long table's rows shown on the page, the first by this order
                             (as --sort; NULL: none, the plot is its summary); all are in its CSV */
@@ -201,7 +202,7 @@ static const report_kind kinds[] = {
      .place = 4, .heading = "Scaling with accelerators",
      .caption = "Speedup over each series' smallest system, a series in one colour: TTA solid, time per unit of "
                 "progress dashed; the grey line is linear scaling", .pairs_only = 1,
-     .summary = "-accelerators,efficiency_tta", .summary_what = "the largest systems"},
+     .summary = "-accelerators,efficiency_tta", .summary_what = "the largest systems", .plot_beside = 1},
     {.name = "curves",
      .help = "  curves [--x progress|time]   per entry and progress value (the benchmark's unit: epochs,\n"
              "             Msamples, Mtokens, steps): mean time, mean and std of the evaluation quality across runs\n"
@@ -455,7 +456,7 @@ static int kind_block(const report_kind *k, const tta_entry_data *sub, size_t m,
         file_beside(page_path, k->name, sub[0].benchmark, "svg", &svg_path, &svg_href);
         int rc = tta_write_file(svg_path, svg, err);
         buf before = {0}, after = {0};
-        buf_printf(&before, "%s, an entry per colour: ", k->caption);
+        buf_printf(&before, "%s: ", k->caption);
         buf_printf(&after, " (tta report %s --benchmark %s --svg FILE).", k->name, sub[0].benchmark);
         tta_html_link_paragraph(out, buf_str(&before), svg_href, svg_href, buf_str(&after));
         buf_free(&before);
