@@ -157,23 +157,30 @@ static int verify_section(const page_ctx *c, buf *page, char **err) {
 static int run_verify(sqlite3 *db, const tta_filter *f, const tta_report_options *o, FILE *out, char **err) {
     return tta_report_verify(db, f, o->format, out, err);
 }
+/* section at the page's top (c->top): a section built after those it links to, and above them. */
+static void insert_at_top(const page_ctx *c, buf *page, const buf *section) {
+    buf rest = {0};
+    buf_append(&rest, page->data + c->top, page->len - c->top);
+    page->len = c->top;
+    buf_append(page, section->data, section->len);
+    buf_append(page, rest.data, rest.len);
+    buf_free(&rest);
+}
 /* The leaderboard, inserted at the page's top (above the results tables, which go there before it). */
 static int leaderboard_section(const page_ctx *c, buf *page, char **err) {
     buf section = {0};
     int rc = tta_leaderboard_html_section(c->db, c->f, &section, err);
-    if (rc == 0 && section.len) {
-        buf rest = {0};
-        buf_append(&rest, page->data + c->top, page->len - c->top);
-        page->len = c->top;
-        buf_append(page, section.data, section.len);
-        buf_append(page, rest.data, rest.len);
-        buf_free(&rest);
-    }
+    if (rc == 0 && section.len) insert_at_top(c, page, &section);
     buf_free(&section);
     return rc;
 }
+/* AlgoPerf's leaderboards (the benchmark scores: what its round's page is read for), at the page's top. */
 static int algoperf_section(const page_ctx *c, buf *page, char **err) {
-    return tta_algoperf_html_section(c->db, c->f, page, err);
+    buf section = {0};
+    int rc = tta_algoperf_html_section(c->db, c->f, &section, err);
+    if (rc == 0 && section.len) insert_at_top(c, page, &section);
+    buf_free(&section);
+    return rc;
 }
 static int summary_section(const page_ctx *c, buf *page, char **err) {
     return tta_summary_html_section(c->db, c->f, page, c->top, err);
@@ -248,7 +255,7 @@ static const report_kind kinds[] = {
              "             the performance profile, tau 1 to 4), ranked; --runs: per workload the time to target\n"
              "             (median over studies), the time after the held-out and 4x rules, the ratio to the best;\n"
              "             --svg FILE: the performance profiles\n",
-     .run = tta_report_algoperf, .place = 13, .section = algoperf_section},
+     .run = tta_report_algoperf, .place = 13, .section = algoperf_section, .at_top = 1},
     {.name = "trend",
      .help = "  trend      per benchmark across rounds (time order; closed division unless --division): the best\n"
              "             published score with its entry id, submitter, system and accelerators, the best in each\n"
