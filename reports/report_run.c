@@ -293,9 +293,10 @@ static const report_kind kinds[] = {
     {.name = "html", .operands = 1,
      .help = "  html OUT.html   self-contained pages: under a table of contents, the leaderboard, each MLPerf\n"
              "             round's results table (sortable), then a section per benchmark with the plots and\n"
-             "             tables of variance, curves, speedup and scaling (a long table in OUT-<kind>.csv\n"
-             "             beside the page, its first rows shown), comm, energy, trend, verify; each entry's\n"
-             "             system linked to its published logs; a selection of several\n"
+             "             tables of variance, curves, speedup, scaling and pareto (a long table in\n"
+             "             OUT-<kind>.csv beside the page, its first rows shown; the curves and scaling plots\n"
+             "             in OUT-<kind>-<benchmark>.svg beside it, linked), comm, energy, trend, verify; each\n"
+             "             entry's system linked to its published logs; a selection of several\n"
              "             rounds: OUT.html is an index (leaderboard, trend) of OUT-<round>.html pages\n",
      .run = run_html},
 };

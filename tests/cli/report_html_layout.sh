@@ -8,8 +8,9 @@
 # the issue's bar, 5 MB.
 #  - links: every href="#X" of a page has its id="X" there (the results tables' #entry-N, the table
 #    of contents' sections), every other link names a file written beside the page (a round's page,
-#    a long table's CSV) or, from an entry's system, where it is published (the repositories of
-#    schemas/benchmark_rules.json), ids are unique, the page loads nothing from elsewhere;
+#    or a section of one, with its id; a long table's CSV; a plot's SVG) or, from an entry's system,
+#    where it is published (the repositories of schemas/benchmark_rules.json), ids are unique, the
+#    page loads nothing from elsewhere;
 #  - structure: a table of contents, <h2>s with ids, a section per benchmark, each plot's title
 #    names its benchmark, long tables folded or a link away, an MLPerf round's page has no profile
 #    of this machine, the leaderboard on top;
@@ -119,8 +120,12 @@ published = [h for h in outside if h.startswith(("https://github.com/mlcommons/t
                                                    "https://github.com/stanford-futuredata/dawn-bench-entries/"))]
 outside = [h for h in outside if h not in published]
 for m in outside[:5]: print("outside:", m, file=sys.stderr)
-missing_files = [h for h in files if h not in outside and h not in published
-                 and not os.path.exists(os.path.join(os.path.dirname(path), h))]
+# a file beside the page, or a section of one (index.html#id: the file has that id)
+def beside(h):
+    f, _, frag = h.partition("#")
+    f = os.path.join(os.path.dirname(path), f)
+    return os.path.exists(f) and (not frag or ('id="%s"' % frag) in open(f, encoding="utf-8").read())
+missing_files = [h for h in files if h not in outside and h not in published and not beside(h)]
 for m in missing_files[:5]: print("no file:", m, file=sys.stderr)
 h2_no_id = len(re.findall(r"<h2>", html))
 nav = re.search(r'<nav class="toc">(.*?)</nav>', html, re.S)
