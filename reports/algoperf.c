@@ -431,3 +431,49 @@ int tta_algoperf_html_section(sqlite3 *db, const tta_filter *f, buf *page, char 
     ap_free(&d);
     return 0;
 }
+
+int tta_algoperf_html_index(sqlite3 *db, const tta_filter *f, char *(*page_of)(const char *round, void *ctx), void *ctx,
+                            buf *page, char **err) {
+    assert(page_of);
+    ap_data d;
+    char *why = NULL;
+    (void)err;
+    if (ap_load(db, f, &d, &why)) { /* as the section: the reason said, the page made */
+        tta_html_heading(page, "AlgoPerf: training algorithms, performance profiles and benchmark scores");
+        tta_html_paragraph(page, why);
+        free(why);
+        return 0;
+    }
+    if (d.n_boards > 0) {
+        tta_html_heading(page, "AlgoPerf: training algorithms, performance profiles and benchmark scores");
+        tta_html_paragraph(page, "Each leaderboard's performance profiles, ranking and times per workload are on its "
+                                 "round's page:");
+        buf_puts(page, "<ul>\n");
+        for (size_t i = 0; i < d.n_boards; i++) {
+            const ap_board *b = &d.boards[i];
+            char *href = page_of(b->leaderboard, ctx);
+            buf_puts(page, "<li><a href=\"");
+            tta_xml_escape(page, href);
+            buf_puts(page, "#algoperf-training-algorithms-performance-profiles-and-benchmark-scores\">");
+            buf text = {0};
+            buf_printf(&text, "Leaderboard %s, %s", b->leaderboard, b->ruleset);
+            tta_xml_escape(page, buf_str(&text));
+            buf_clear(&text);
+            buf_printf(&text, "</a>: %zu submissions", b->n_sub);
+            buf_puts(page, buf_str(&text));
+            for (size_t k = 0; k < b->n_sub; k++)
+                if (b->rank[k] == 1) {
+                    buf_clear(&text);
+                    buf_printf(&text, "; the best score %.4f: ", b->score[k]);
+                    buf_puts(page, buf_str(&text));
+                    tta_xml_escape(page, b->sub[k]);
+                }
+            buf_puts(page, "</li>\n");
+            buf_free(&text);
+            free(href);
+        }
+        buf_puts(page, "</ul>\n");
+    }
+    ap_free(&d);
+    return 0;
+}

@@ -185,6 +185,11 @@ int tta_report_algoperf(sqlite3 *db, const tta_filter *f, const tta_report_optio
  * the times per workload; nothing when the database has no AlgoPerf trial f selects; the reason in a
  * paragraph when they cannot be scored (no targets file of their version). Returns 0 (err unused). */
 int tta_algoperf_html_section(sqlite3 *db, const tta_filter *f, buf *page, char **err);
+/* The index page's AlgoPerf section: a line per leaderboard and ruleset (its submissions, the best
+ * score and its submission) linking to that section on its round's page, page_of(round, ctx)
+ * (malloc'd); as tta_algoperf_html_section otherwise. Returns 0 (err unused). */
+int tta_algoperf_html_index(sqlite3 *db, const tta_filter *f, char *(*page_of)(const char *round, void *ctx), void *ctx,
+                            buf *page, char **err);
 
 /* `tta report leaderboard`: per round (time order), division and benchmark of f: ranked_by "time",
  * and "cost" where an entry of the group gives its cost per hour (DAWNBench); entries (with a score,

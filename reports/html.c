@@ -53,25 +53,24 @@ static const char stylesheet[] =
     "td a{color:#1f4e8c}td a.more{font-size:11px;white-space:nowrap}\n"
     ".num{text-align:right}\n"
     "td.num{white-space:nowrap}\n"
-    /* a table's numeric columns by position (class rK: column K), not a class on each of its many cells */
-    ".r1 :is(td,th):nth-child(1){text-align:right}.r1 td:nth-child(1){white-space:nowrap}.r2 :is(td,th):nth-child(2){text-align:right}.r2 td:nth-child(2){white-space:nowrap}\n"
-    ".r3 :is(td,th):nth-child(3){text-align:right}.r3 td:nth-child(3){white-space:nowrap}.r4 :is(td,th):nth-child(4){text-align:right}.r4 td:nth-child(4){white-space:nowrap}\n"
-    ".r5 :is(td,th):nth-child(5){text-align:right}.r5 td:nth-child(5){white-space:nowrap}.r6 :is(td,th):nth-child(6){text-align:right}.r6 td:nth-child(6){white-space:nowrap}\n"
-    ".r7 :is(td,th):nth-child(7){text-align:right}.r7 td:nth-child(7){white-space:nowrap}.r8 :is(td,th):nth-child(8){text-align:right}.r8 td:nth-child(8){white-space:nowrap}\n"
-    ".r9 :is(td,th):nth-child(9){text-align:right}.r9 td:nth-child(9){white-space:nowrap}.r10 :is(td,th):nth-child(10){text-align:right}.r10 td:nth-child(10){white-space:nowrap}\n"
-    ".r11 :is(td,th):nth-child(11){text-align:right}.r11 td:nth-child(11){white-space:nowrap}.r12 :is(td,th):nth-child(12){text-align:right}.r12 td:nth-child(12){white-space:nowrap}\n"
-    ".r13 :is(td,th):nth-child(13){text-align:right}.r13 td:nth-child(13){white-space:nowrap}.r14 :is(td,th):nth-child(14){text-align:right}.r14 td:nth-child(14){white-space:nowrap}\n"
-    ".r15 :is(td,th):nth-child(15){text-align:right}.r15 td:nth-child(15){white-space:nowrap}.r16 :is(td,th):nth-child(16){text-align:right}.r16 td:nth-child(16){white-space:nowrap}\n"
-    ".r17 :is(td,th):nth-child(17){text-align:right}.r17 td:nth-child(17){white-space:nowrap}.r18 :is(td,th):nth-child(18){text-align:right}.r18 td:nth-child(18){white-space:nowrap}\n"
-    ".r19 :is(td,th):nth-child(19){text-align:right}.r19 td:nth-child(19){white-space:nowrap}.r20 :is(td,th):nth-child(20){text-align:right}.r20 td:nth-child(20){white-space:nowrap}\n"
-    ".r21 :is(td,th):nth-child(21){text-align:right}.r21 td:nth-child(21){white-space:nowrap}.r22 :is(td,th):nth-child(22){text-align:right}.r22 td:nth-child(22){white-space:nowrap}\n"
-    ".r23 :is(td,th):nth-child(23){text-align:right}.r23 td:nth-child(23){white-space:nowrap}.r24 :is(td,th):nth-child(24){text-align:right}.r24 td:nth-child(24){white-space:nowrap}\n"
+    /* a table's numeric columns by position (class rK: column K), not a class on each of its many cells;
+     * right-aligned, and their cells on one line */
+    ":is(td,th):is(.r1 :nth-child(1),.r2 :nth-child(2),.r3 :nth-child(3),.r4 :nth-child(4),"
+    ".r5 :nth-child(5),.r6 :nth-child(6),.r7 :nth-child(7),.r8 :nth-child(8),.r9 :nth-child(9),"
+    ".r10 :nth-child(10),.r11 :nth-child(11),.r12 :nth-child(12),.r13 :nth-child(13),.r14 :nth-child(14),"
+    ".r15 :nth-child(15),.r16 :nth-child(16),.r17 :nth-child(17),.r18 :nth-child(18),.r19 :nth-child(19),"
+    ".r20 :nth-child(20),.r21 :nth-child(21),.r22 :nth-child(22),.r23 :nth-child(23),.r24 :nth-child(24)){text-align:right}\n"
+    "td:is(.r1 :nth-child(1),.r2 :nth-child(2),.r3 :nth-child(3),.r4 :nth-child(4),.r5 :nth-child(5),"
+    ".r6 :nth-child(6),.r7 :nth-child(7),.r8 :nth-child(8),.r9 :nth-child(9),.r10 :nth-child(10),"
+    ".r11 :nth-child(11),.r12 :nth-child(12),.r13 :nth-child(13),.r14 :nth-child(14),.r15 :nth-child(15),"
+    ".r16 :nth-child(16),.r17 :nth-child(17),.r18 :nth-child(18),.r19 :nth-child(19),.r20 :nth-child(20),"
+    ".r21 :nth-child(21),.r22 :nth-child(22),.r23 :nth-child(23),.r24 :nth-child(24)){white-space:nowrap}\n"
     ".na{color:#8a8a8a}\n"
     ".empty{color:#8a8a8a;font-style:italic}\n"
     ".notes{list-style:none;margin:6px 0 22px;padding:0;font-size:12.5px;color:#555}\n"
     ".notes li{margin:2px 0}\n"
     "figure{margin:22px 0}\n"
-    "figure svg{display:block;max-width:100%;height:auto;border:1px solid #e6e8eb}\n"
+    "figure svg{display:block;box-sizing:border-box;max-width:100%;height:auto;border:1px solid #e6e8eb;background:#fff}\n"
     "figure.wide{overflow-x:auto}\n"
     "figure.wide svg{max-width:none}\n"
     "figcaption{margin-top:6px;font-size:13px;color:#555;max-width:82ch}\n"
@@ -81,10 +80,14 @@ static const char stylesheet[] =
     ".sortable table{display:grid}\n"
     ".sortable thead,.sortable tbody,.sortable tr{display:contents}\n"
     ".sortable th a{color:inherit;text-decoration:underline dotted}\n"
-    ".sortable .id{display:block;font-size:11px;color:#777}\n"
-    ".sortable td.clip{max-width:10em;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}\n"
+    /* a number's heading (a benchmark's name) may break inside a word ("cosmoflow models/min"), so
+     * that a table of many columns (a round of HPC: four a weak-scaling benchmark; class wide) fits the page */
+    ".sortable .wide th.n{overflow-wrap:anywhere}\n"
+    ".sortable .id,.sortable td a{display:block;font-size:11px;color:#777}\n"
+    ".sortable td.clip{max-width:10em;min-width:7em;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}\n"
     ".sortable table.dense{font-size:12px}\n"
     ".sortable table.dense th,.sortable table.dense td{padding:4px 5px}\n"
+    ".sortable table.wide{font-size:11.5px}.sortable table.wide th,.sortable table.wide td{padding:3px 3px}\n"
     ".sortable>.k1:target~.table-wrap td{order:var(--k1)}.sortable>.k2:target~.table-wrap td{order:var(--k2)}\n"
     ".sortable>.k3:target~.table-wrap td{order:var(--k3)}.sortable>.k4:target~.table-wrap td{order:var(--k4)}\n"
     ".sortable>.k5:target~.table-wrap td{order:var(--k5)}.sortable>.k6:target~.table-wrap td{order:var(--k6)}\n"
@@ -338,9 +341,10 @@ static void table_html(const tta_table *t, const char *caption, const char *anch
         k++;
         buf_puts(out, tta_col_kind_is_numeric(d.col[j]->kind) && k > NUM_BY_POSITION ? "<th class=\"num\">" : "<th>");
         tta_xml_escape(out, d.header[j]);
-        buf_puts(out, "</th>");
     }
-    buf_puts(out, "</tr>\n</thead>\n<tbody>\n");
+    /* a cell's and a row's end tags are left out, as HTML allows (the next cell, row or the
+     * table's end closes them): a round's pages hold 60,000 cells */
+    buf_puts(out, "\n</thead>\n<tbody>\n");
     for (size_t i = 0; i < d.n_rows; i++) {
         if (anchor < d.n_cols && d.note_of[i * d.n_cols + anchor] == 0) {
             buf_puts(out, "<tr id=\"");
@@ -376,9 +380,8 @@ static void table_html(const tta_table *t, const char *caption, const char *anch
             links_close(out, t, i, d.col[j]->key);
             if (first) tta_xml_escape(out, d.row_mark[i]);
             first = 0;
-            buf_puts(out, "</td>");
         }
-        buf_puts(out, "</tr>\n");
+        buf_putc(out, '\n');
     }
     if (d.n_rows == 0) buf_printf(out, "<tr><td class=\"empty\" colspan=\"%zu\">(no rows)</td></tr>\n", d.n_cols);
     free(shown);
@@ -416,18 +419,44 @@ void tta_html_table_in_section(buf *out, const tta_table *t, const char *anchor_
 }
 
 /* Plots wider than this scroll sideways at their own size instead of being scaled down to the
- * page, where their text would become too small to read. */
-#define WIDE_FIGURE 1000
+ * page, where their text would become too small to read; narrower ones are scaled to the page's
+ * width (1,200 px at a 1280 px window: to 86% at most). */
+#define WIDE_FIGURE 1400
 
 void tta_html_figure(buf *out, const char *svg, const char *caption) {
-    static const char ns[] = " xmlns=\"http://www.w3.org/2000/svg\"";
+    static const char ns[] = " xmlns=\"http://www.w3.org/2000/svg\"", version[] = " version=\"1.1\"",
+                      font_attr[] = " font-family=\"";
     assert(svg && strncmp(svg, "<svg", 4) == 0);
     const char *root_end = strchr(svg, '>'), *width = strstr(svg, " width=\"");
     int wide = width && root_end && width < root_end && atoi(width + 8) > WIDE_FIGURE;
     buf_puts(out, wide ? "<figure class=\"wide\">\n<svg" : "<figure>\n<svg");
-    /* Inside HTML the namespace is implied: dropping it leaves no URL in the page. */
+    /* Inside HTML the namespace is implied: dropping it leaves no URL in the page. So are the
+     * version, the font (the page's, which the plot inherits) and the white background (the
+     * stylesheet's figure svg): a page holds a hundred plots. */
     const char *rest = svg + 4;
     if (strncmp(rest, ns, sizeof ns - 1) == 0) rest += sizeof ns - 1;
+    if (strncmp(rest, version, sizeof version - 1) == 0) rest += sizeof version - 1;
+    const char *font = strstr(rest, font_attr), *body = root_end ? root_end + 1 : NULL;
+    const char *font_end = font && root_end && font < root_end ? strchr(font + sizeof font_attr - 1, '"') : NULL;
+    if (font_end && font_end < root_end) {
+        buf_append(out, rest, (size_t)(font - rest));
+        rest = font_end + 1;
+    }
+    if (body) {
+        buf_append(out, rest, (size_t)(body - rest));
+        rest = body;
+        const char *title_end = strncmp(rest, "\n<title>", 8) == 0 ? strstr(rest, "</title>\n") : NULL;
+        const char *bg = title_end ? title_end + 9 : rest + (*rest == '\n');
+        static const char rect[] = "<rect x=\"0\" y=\"0\" ";
+        if (strncmp(bg, rect, sizeof rect - 1) == 0) {
+            const char *bg_end = strstr(bg, "/>\n");
+            int white = bg_end && memmem(bg, (size_t)(bg_end - bg), "fill=\"#ffffff\"", 14) != NULL;
+            if (white) {
+                buf_append(out, rest, (size_t)(bg - rest));
+                rest = bg_end + 3;
+            }
+        }
+    }
     size_t n = strlen(rest);
     while (n && rest[n - 1] == '\n') n--;
     buf_append(out, rest, n);

@@ -88,6 +88,9 @@ typedef struct {
     int place;
     const char *heading, *caption;
     int pairs_only;      /* table kind: plot a benchmark only when its table has rows */
+    int plot_beside;     /* table kind: its plot is a file beside the page, linked, not on it: the
+                            heaviest (curves: a series per entry, 28% of every round's pages; scaling:
+                            a series per submitter, 13%), so that the pages of every round stay small */
     const char *anchor;  /* table kind: the column whose value N makes a row's id "entry-N" */
     const char *summary; /* table kind: a long table's rows shown on the page, the first by this order
                             (as --sort; NULL: none, the plot is its summary); all are in its CSV */
@@ -154,23 +157,30 @@ static int verify_section(const page_ctx *c, buf *page, char **err) {
 static int run_verify(sqlite3 *db, const tta_filter *f, const tta_report_options *o, FILE *out, char **err) {
     return tta_report_verify(db, f, o->format, out, err);
 }
+/* section at the page's top (c->top): a section built after those it links to, and above them. */
+static void insert_at_top(const page_ctx *c, buf *page, const buf *section) {
+    buf rest = {0};
+    buf_append(&rest, page->data + c->top, page->len - c->top);
+    page->len = c->top;
+    buf_append(page, section->data, section->len);
+    buf_append(page, rest.data, rest.len);
+    buf_free(&rest);
+}
 /* The leaderboard, inserted at the page's top (above the results tables, which go there before it). */
 static int leaderboard_section(const page_ctx *c, buf *page, char **err) {
     buf section = {0};
     int rc = tta_leaderboard_html_section(c->db, c->f, &section, err);
-    if (rc == 0 && section.len) {
-        buf rest = {0};
-        buf_append(&rest, page->data + c->top, page->len - c->top);
-        page->len = c->top;
-        buf_append(page, section.data, section.len);
-        buf_append(page, rest.data, rest.len);
-        buf_free(&rest);
-    }
+    if (rc == 0 && section.len) insert_at_top(c, page, &section);
     buf_free(&section);
     return rc;
 }
+/* AlgoPerf's leaderboards (the benchmark scores: what its round's page is read for), at the page's top. */
 static int algoperf_section(const page_ctx *c, buf *page, char **err) {
-    return tta_algoperf_html_section(c->db, c->f, page, err);
+    buf section = {0};
+    int rc = tta_algoperf_html_section(c->db, c->f, &section, err);
+    if (rc == 0 && section.len) insert_at_top(c, page, &section);
+    buf_free(&section);
+    return rc;
 }
 static int summary_section(const page_ctx *c, buf *page, char **err) {
     return tta_summary_html_section(c->db, c->f, page, c->top, err);
@@ -199,13 +209,14 @@ static const report_kind kinds[] = {
      .place = 4, .heading = "Scaling with accelerators",
      .caption = "Speedup over each series' smallest system, a series in one colour: TTA solid, time per unit of "
                 "progress dashed; the grey line is linear scaling", .pairs_only = 1,
-     .summary = "-accelerators,efficiency_tta", .summary_what = "the largest systems"},
+     .summary = "-accelerators,efficiency_tta", .summary_what = "the largest systems", .plot_beside = 1},
     {.name = "curves",
      .help = "  curves [--x progress|time]   per entry and progress value (the benchmark's unit: epochs,\n"
              "             Msamples, Mtokens, steps): mean time, mean and std of the evaluation quality across runs\n"
              "             (accuracies in percent); --x time: the plot against time (min)\n",
      .with_curves = 1, .table = tta_curves_table, .plot = tta_curves_plot,
-     .place = 2, .heading = "Quality curves", .caption = "Mean quality against progress with a ± std band, and the target"},
+     .place = 2, .heading = "Quality curves", .caption = "Mean quality against progress with a ± std band, and the target",
+     .plot_beside = 1},
     {.name = "pareto",
      .help = "  pareto     per entry with a score: accelerators, score, accelerator-minutes, cost, and whether no\n"
              "             entry of its round, division and benchmark is as fast with as few accelerators (as\n"
@@ -244,7 +255,7 @@ static const report_kind kinds[] = {
              "             the performance profile, tau 1 to 4), ranked; --runs: per workload the time to target\n"
              "             (median over studies), the time after the held-out and 4x rules, the ratio to the best;\n"
              "             --svg FILE: the performance profiles\n",
-     .run = tta_report_algoperf, .place = 13, .section = algoperf_section},
+     .run = tta_report_algoperf, .place = 13, .section = algoperf_section, .at_top = 1},
     {.name = "trend",
      .help = "  trend      per benchmark across rounds (time order; closed division unless --division): the best\n"
              "             published score with its entry id, submitter, system and accelerators, the best in each\n"
@@ -282,9 +293,10 @@ static const report_kind kinds[] = {
     {.name = "html", .operands = 1,
      .help = "  html OUT.html   self-contained pages: under a table of contents, the leaderboard, each MLPerf\n"
              "             round's results table (sortable), then a section per benchmark with the plots and\n"
-             "             tables of variance, curves, speedup and scaling (a long table in OUT-<kind>.csv\n"
-             "             beside the page, its first rows shown), comm, energy, trend, verify; each entry's\n"
-             "             system linked to its published logs; a selection of several\n"
+             "             tables of variance, curves, speedup, scaling and pareto (a long table in\n"
+             "             OUT-<kind>.csv beside the page, its first rows shown; the curves and scaling plots\n"
+             "             in OUT-<kind>-<benchmark>.svg beside it, linked), comm, energy, trend, verify; each\n"
+             "             entry's system linked to its published logs; a selection of several\n"
              "             rounds: OUT.html is an index (leaderboard, trend) of OUT-<round>.html pages\n",
      .run = run_html},
 };
@@ -407,36 +419,65 @@ static void section_done(tta_report_progress_fn progress, void *ctx, size_t *don
 #define HTML_WHOLE_ROWS 10
 #define HTML_SUMMARY_ROWS 6
 
-/* Where a kind's long tables go: "<page stem>-<kind>.csv" beside the page (path) and its name as
- * the page links to it (href); each malloc'd. */
-static void csv_beside(const char *page_path, const char *kind, char **path, char **href) {
+/* A file beside the page at page_path: "<page stem>-<kind>.<ext>", or "<page stem>-<kind>-<bench>.<ext>"
+ * when bench is not NULL (its characters other than letters, digits, '.', '_' and '-' as '-'):
+ * its path (path) and its name as the page links to it (href); each malloc'd. */
+static void file_beside(const char *page_path, const char *kind, const char *bench, const char *ext, char **path,
+                        char **href) {
     buf b = {0};
     const char *dot = strrchr(page_path, '.'), *slash = strrchr(page_path, '/');
     size_t stem = dot && (!slash || dot > slash) ? (size_t)(dot - page_path) : strlen(page_path);
     buf_append(&b, page_path, stem);
-    buf_printf(&b, "-%s.csv", kind);
+    buf_printf(&b, "-%s", kind);
+    if (bench) {
+        buf_putc(&b, '-');
+        for (const char *p = bench; *p; p++)
+            buf_putc(&b, (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+                                 *p == '.' || *p == '_' || *p == '-'
+                             ? *p
+                             : '-');
+    }
+    buf_printf(&b, ".%s", ext);
     *path = buf_take(&b);
     const char *base = strrchr(*path, '/');
     *href = strdupCheck(base ? base + 1 : *path);
 }
 
 /* A table kind's part of one benchmark's section (entries sub[0..m) of benchmark bench): its
- * subheading, its figure (plotted with o; for pairs and series only when the benchmark has some),
- * and its table: whole, or, when long, a line linking to the kind's CSV beside the page (*csv_used
+ * subheading, its figure (plotted with o; for pairs and series only when the benchmark has some;
+ * a kind's plot_beside: written beside the page at page_path, and a line linking to it), and its table: whole, or, when long, a line linking to the kind's CSV beside the page (*csv_used
  * is set then) and its first rows in the kind's summary order. Nothing when the kind has no row
  * for the benchmark. */
-static void kind_block(const report_kind *k, const tta_entry_data *sub, size_t m, const tta_report_options *o,
-                       const char *csv_href, int *csv_used, buf *out, buf *svg) {
+static int kind_block(const report_kind *k, const tta_entry_data *sub, size_t m, const tta_report_options *o,
+                      const char *page_path, const char *csv_href, int *csv_used, buf *out, buf *svg, char **err) {
     tta_table *t = k->table(sub, m);
     size_t rows = tta_table_rows(t);
     if (rows == 0) {
         tta_table_free(t);
-        return;
+        return 0;
     }
     tta_html_subheading(out, k->heading);
     buf_clear(svg);
     k->plot(sub, m, o, svg);
-    tta_html_figure(out, buf_str(svg), k->caption);
+    if (k->plot_beside) {
+        char *svg_path, *svg_href;
+        file_beside(page_path, k->name, sub[0].benchmark, "svg", &svg_path, &svg_href);
+        int rc = tta_write_file(svg_path, svg, err);
+        buf before = {0}, after = {0};
+        buf_printf(&before, "%s: ", k->caption);
+        buf_printf(&after, " (tta report %s --benchmark %s --svg FILE).", k->name, sub[0].benchmark);
+        tta_html_link_paragraph(out, buf_str(&before), svg_href, svg_href, buf_str(&after));
+        buf_free(&before);
+        buf_free(&after);
+        free(svg_path);
+        free(svg_href);
+        if (rc) {
+            tta_table_free(t);
+            return rc;
+        }
+    } else {
+        tta_html_figure(out, buf_str(svg), k->caption);
+    }
     /* the section names the benchmark, the page its round: their columns are left out where
      * every row holds the one value */
     static const tta_column section_fixed[] = {TTA_ROUND_COLUMN, TTA_BENCHMARK_COLUMN};
@@ -447,11 +488,10 @@ static void kind_block(const report_kind *k, const tta_entry_data *sub, size_t m
     } else if (rows <= HTML_WHOLE_ROWS) {
         tta_html_table_in_section(out, t, NULL, NULL, fixed);
     } else {
-        buf_printf(&b, "The table's %zu rows for %s are in ", rows, sub[0].benchmark);
+        buf_printf(&b, "All %zu rows of %s: ", rows, sub[0].benchmark);
         buf after = {0}, why = {0};
-        buf_printf(&after, ", beside this page, with every benchmark's (tta report %s --benchmark %s%s%s prints them)%s",
-                   k->name, sub[0].benchmark, k->summary ? " --sort " : "", k->summary ? k->summary : "",
-                   k->summary ? "; here its first " : ".");
+        buf_printf(&after, " (with the other benchmarks'; tta report %s --benchmark %s%s%s)%s", k->name, sub[0].benchmark,
+                   k->summary ? " --sort " : "", k->summary ? k->summary : "", k->summary ? "; here the first " : ".");
         if (k->summary) buf_printf(&after, "%d, %s:", HTML_SUMMARY_ROWS, k->summary_what);
         tta_html_link_paragraph(out, buf_str(&b), csv_href, csv_href, buf_str(&after));
         tta_table *first = k->summary ? tta_table_ordered(t, k->summary, HTML_SUMMARY_ROWS, &why) : NULL;
@@ -464,6 +504,7 @@ static void kind_block(const report_kind *k, const tta_entry_data *sub, size_t m
     }
     buf_free(&b);
     tta_table_free(t);
+    return 0;
 }
 
 /* qsort order of benchmark names. */
@@ -531,12 +572,12 @@ static int html_page(sqlite3 *db, const tta_filter *f, const tta_report_options 
     for (size_t k = 0; k < n_order; k++) {
         if (!order[k]->table) continue;
         char *csv_path, *csv_href;
-        csv_beside(path, order[k]->name, &csv_path, &csv_href);
+        file_beside(path, order[k]->name, NULL, "csv", &csv_path, &csv_href);
         int csv_used = 0;
-        for (size_t b = 0; b < nb; b++) {
+        for (size_t b = 0; b < nb && rc == 0; b++) {
             size_t m;
             tta_entry_data *sub = entries_of(e, n, benches[b], &m);
-            kind_block(order[k], sub, m, o, csv_href, &csv_used, &parts[b], &svg);
+            rc = kind_block(order[k], sub, m, o, path, csv_href, &csv_used, &parts[b], &svg, err);
             free(sub);
         }
         if (csv_used && rc == 0) { /* the whole selection's table, as `tta report KIND --format csv` */
@@ -597,8 +638,18 @@ static char *round_page_path(const char *path, const char *round) {
     return buf_take(&b);
 }
 
+/* The name of round's page beside the index page at path (ctx), as the index links to it (malloc'd). */
+static char *round_page_href(const char *round, void *ctx) {
+    char *p = round_page_path(ctx, round);
+    const char *base = strrchr(p, '/');
+    char *href = strdupCheck(base ? base + 1 : p);
+    free(p);
+    return href;
+}
+
 /* The index of several rounds' pages at path: the leaderboard of every round, a link per round
- * (its entries and runs), the trend across rounds, AlgoPerf's leaderboards. 0, or 1 with *err. */
+ * (its entries and runs), the trend across rounds, a line per AlgoPerf leaderboard linking to its
+ * round's page. 0, or 1 with *err. */
 static int html_index(sqlite3 *db, const tta_filter *f, const tta_report_options *o, const char *path,
                       char **rounds, const size_t *entries, const size_t *runs, size_t n_rounds, char **err) {
     buf page = {0};
@@ -621,7 +672,8 @@ static int html_index(sqlite3 *db, const tta_filter *f, const tta_report_options
     buf_puts(&page, "</ul>\n");
     int rc = tta_leaderboard_html_section(db, f, &page, err);
     if (rc == 0) rc = tta_trend_html_section(db, f, &page, err);
-    if (rc == 0) rc = tta_algoperf_html_section(db, f, &page, err); /* AlgoPerf leaderboards are no round's */
+    /* AlgoPerf's leaderboards: a line each, linking to its round's page, which has them whole */
+    if (rc == 0) rc = tta_algoperf_html_index(db, f, round_page_href, (void *)path, &page, err);
     tta_html_toc(&page, top);
     tta_html_end(&page);
     if (rc == 0) rc = tta_write_file(path, &page, err);

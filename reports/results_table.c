@@ -1072,6 +1072,10 @@ int tta_report_summary(sqlite3 *db, const tta_filter *f, const tta_report_option
 
 /* Sort keys of the HTML table (html.c's stylesheet has .k1 ... .k24). */
 #define HTML_SORT_KEYS 24
+/* A description (processor, accelerator, framework) up to this many characters fits its clipped
+ * column's 10em on one line, whole: its cell needs no tooltip. */
+#define CLIP_CHARS 15
+#define HTML_WIDE_COLUMNS 16
 
 typedef struct {
     const tta_table_display *d;
@@ -1146,50 +1150,70 @@ static void html_round(const round_table *t, const char *anchors, buf *page) {
                 break;
             }
     }
-    size_t n_keys = d.n_cols < HTML_SORT_KEYS ? d.n_cols : HTML_SORT_KEYS;
+    /* the columns shown: all but the round's, which the heading names (one round per table) */
+    size_t *vis = mallocCheck((d.n_cols ? d.n_cols : 1) * sizeof *vis), n_vis = 0;
+    for (size_t j = 0; j < d.n_cols; j++)
+        if (strcmp(d.col[j]->key, "round") != 0) vis[n_vis++] = j;
+    size_t n_keys = n_vis < HTML_SORT_KEYS ? n_vis : HTML_SORT_KEYS;
     size_t *rank = mallocCheck((d.n_rows ? d.n_rows : 1) * (n_keys ? n_keys : 1) * sizeof *rank);
     sort_item *order = mallocCheck((d.n_rows ? d.n_rows : 1) * sizeof *order);
-    for (size_t j = 0; j < n_keys; j++) {
-        sort_ctx ctx = {&d, j};
+    for (size_t v = 0; v < n_keys; v++) {
+        sort_ctx ctx = {&d, vis[v]};
         for (size_t i = 0; i < d.n_rows; i++) order[i] = (sort_item){i, &ctx};
         if (d.n_rows > 1) qsort(order, d.n_rows, sizeof *order, compare_display_rows);
-        for (size_t p = 0; p < d.n_rows; p++) rank[order[p].row * n_keys + j] = p + 1;
+        for (size_t p = 0; p < d.n_rows; p++) rank[order[p].row * n_keys + v] = p + 1;
     }
     buf_printf(page, "<div class=\"sortable\" id=\"");
     tta_xml_escape(page, buf_str(&id));
     buf_puts(page, "\">\n");
-    for (size_t j = 0; j < n_keys; j++) {
+    for (size_t v = 0; v < n_keys; v++) {
         buf_puts(page, "<span id=\"");
         tta_xml_escape(page, buf_str(&id));
-        buf_printf(page, "-k%zu\" class=\"k%zu\"></span>", j + 1, j + 1);
+        buf_printf(page, "-k%zu\" class=\"k%zu\"></span>", v + 1, v + 1);
     }
-    buf_printf(page,
-               "\n<div class=\"table-wrap\">\n<table class=\"dense\" style=\"grid-template-columns:repeat(%zu,auto)\">"
-               "\n<thead>\n<tr>",
-               d.n_cols);
-    for (size_t j = 0; j < d.n_cols; j++) {
-        buf_puts(page, tta_col_kind_is_numeric(d.col[j]->kind) ? "<th class=\"num\">" : "<th>");
-        if (j < n_keys) {
+    /* numeric columns right-aligned by the table's class (rK: the Kth column; the stylesheet's
+     * rules reach HTML_SORT_KEYS), not a class on each of the table's thousands of cells */
+    /* a table of more columns than HTML_WIDE_COLUMNS (HPC's: four a weak-scaling benchmark) is set
+     * tighter still, to fit the page */
+    buf_puts(page, n_vis > HTML_WIDE_COLUMNS ? "\n<div class=\"table-wrap\">\n<table class=\"dense wide"
+                                             : "\n<div class=\"table-wrap\">\n<table class=\"dense");
+    for (size_t v = 0; v < n_vis; v++)
+        if (tta_col_kind_is_numeric(d.col[vis[v]]->kind)) {
+            if (v < HTML_SORT_KEYS) buf_printf(page, " r%zu", v + 1);
+        }
+    buf_printf(page, "\" style=\"grid-template-columns:repeat(%zu,auto)\">\n<thead>\n<tr>", n_vis);
+    for (size_t v = 0; v < n_vis; v++) {
+        size_t j = vis[v];
+        /* a number's long heading (a benchmark's) may break inside a word (class n); "accel" not */
+        int numeric = tta_col_kind_is_numeric(d.col[j]->kind), breaks = numeric && strlen(d.header[j]) > 6;
+        buf_puts(page, numeric && v >= HTML_SORT_KEYS ? (breaks ? "<th class=\"n num\">" : "<th class=\"num\">")
+                       : breaks                       ? "<th class=\"n\">"
+                                                      : "<th>");
+        if (v < n_keys) {
             buf_puts(page, "<a href=\"#");
             tta_xml_escape(page, buf_str(&id));
-            buf_printf(page, "-k%zu\" title=\"sort by this column\">", j + 1);
+            buf_printf(page, "-k%zu\" title=\"sort by this column\">", v + 1);
         }
         tta_html_escape_breakable(page, d.header[j]); /* "llama2_70b_lora (min)" may wrap at its '_' */
-        if (j < n_keys) buf_puts(page, "</a>");
-        buf_puts(page, "</th>");
+        if (v < n_keys) buf_puts(page, "</a>");
     }
-    buf_puts(page, "</tr>\n</thead>\n<tbody>\n");
+    /* a cell's and a row's end tags are left out, as HTML allows (the next cell, row or the
+     * table's end closes them) */
+    buf_puts(page, "\n</thead>\n<tbody>\n");
     for (size_t i = 0; i < d.n_rows; i++) {
         buf_puts(page, "<tr style=\"");
-        for (size_t j = 0; j < n_keys; j++) buf_printf(page, "--k%zu:%zu;", j + 1, rank[i * n_keys + j]);
+        for (size_t v = 0; v < n_keys; v++) buf_printf(page, "--k%zu:%zu;", v + 1, rank[i * n_keys + v]);
         buf_puts(page, "\">");
-        for (size_t j = 0; j < d.n_cols; j++) {
-            size_t at = i * d.n_cols + j;
+        for (size_t v = 0; v < n_vis; v++) {
+            size_t j = vis[v], at = i * d.n_cols + j;
             int numeric = tta_col_kind_is_numeric(d.col[j]->kind), note = d.note_of[at];
             /* long descriptions (processor, accelerator, framework) take one line, cut with "…" and
-             * whole in the tooltip, so that a row is as tall as its system's name */
-            int clip = !numeric && !note && is_clipped_column(d.col[j]->key);
-            buf_printf(page, "<td class=\"%s%s%s\"", numeric ? "num" : "text", note ? " na" : "", clip ? " clip" : "");
+             * whole in the tooltip, so that a row is as tall as its system's name; one that fits
+             * (CLIP_CHARS) is a plain cell */
+            int clip = !numeric && !note && is_clipped_column(d.col[j]->key) && tta_utf8_width(d.cell[at]) > CLIP_CHARS;
+            if (numeric && v >= HTML_SORT_KEYS) buf_printf(page, "<td class=\"num%s\"", note ? " na" : "");
+            else if (note || clip) buf_puts(page, note ? "<td class=\"na\"" : "<td class=\"clip\"");
+            else buf_puts(page, "<td");
             if (note > 0 || clip) {
                 buf_puts(page, " title=\"");
                 tta_xml_escape(page, note > 0 ? d.note[note - 1] : d.cell[at]);
@@ -1202,7 +1226,7 @@ static void html_round(const round_table *t, const char *anchors, buf *page) {
             if (note && !strncmp(text, "n/a", 3)) text += 3;
             if (numeric) tta_xml_escape(page, text);
             else tta_html_escape_breakable(page, text);
-            if (j == 0) { /* the row's footnote marks, which may wrap after each comma: "closed¹,²,<wbr>³" */
+            if (v == 0) { /* the row's footnote marks, which may wrap after each comma: "closed¹,²,<wbr>³" */
                 for (const char *m = d.row_mark[i]; *m;) {
                     size_t len = strcspn(m, ",");
                     char *part = strndupCheck(m, len + (m[len] == ','));
@@ -1217,14 +1241,13 @@ static void html_round(const round_table *t, const char *anchors, buf *page) {
                 char anchor[48];
                 snprintf(anchor, sizeof anchor, "id=\"entry-%lld\"", (long long)cell->entry->id);
                 if (anchors && strstr(anchors, anchor))
-                    buf_printf(page, "<a class=\"id\" href=\"#entry-%lld\">#%lld</a>", (long long)cell->entry->id,
+                    buf_printf(page, "<a href=\"#entry-%lld\">#%lld</a>", (long long)cell->entry->id,
                                (long long)cell->entry->id);
                 else
                     buf_printf(page, "<span class=\"id\">#%lld</span>", (long long)cell->entry->id);
             }
-            buf_puts(page, "</td>");
         }
-        buf_puts(page, "</tr>\n");
+        buf_putc(page, '\n');
     }
     if (d.n_rows == 0) buf_printf(page, "<tr><td class=\"empty\">(no rows)</td></tr>\n");
     buf_puts(page, "</tbody>\n</table>\n</div>\n");
@@ -1243,6 +1266,7 @@ static void html_round(const round_table *t, const char *anchors, buf *page) {
     free(rank);
     free(order);
     free(bench_of);
+    free(vis);
     buf_free(&id);
     buf_free(&text);
     tta_table_display_free(&d);

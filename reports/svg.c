@@ -118,7 +118,7 @@ static const char TICK_INK[] = TEXT_GREY;
 static const char LEGEND_INK[] = "#333333";
 #define LEGEND_G_ATTRS " font-size=\"12.5\" fill=\"#333333\""
 
-/* <text> at (x, y) with anchor start|middle|end (x NAN: neither, attrs places it); attrs (may be "") adds attributes. The text is cut
+/* <text> at (x, y) with anchor start|middle|end (NULL: its group's; x NAN: neither, attrs places it); attrs (may be "") adds attributes. The text is cut
  * to max_px (0: no limit) and escaped; when cut, the whole text is kept in a <title> tooltip. */
 static void text_el_cut(buf *o, double x, double y, const char *anchor, double size, const char *fill,
                         const char *attrs, const char *s, double max_px, int middle) {
@@ -130,7 +130,7 @@ static void text_el_cut(buf *o, double x, double y, const char *anchor, double s
         buf_puts(o, "\" y=\"");
         num(o, y);
         buf_putc(o, '"');
-        if (strcmp(anchor, "start")) buf_printf(o, " text-anchor=\"%s\"", anchor); /* start is SVG's default */
+        if (anchor && strcmp(anchor, "start")) buf_printf(o, " text-anchor=\"%s\"", anchor); /* start: SVG's default */
     }
     if (fill != TICK_INK && fill != LEGEND_INK) buf_printf(o, " font-size=\"%g\" fill=\"%s\"", size, fill);
     buf_printf(o, "%s%s>", *attrs ? " " : "", attrs);
@@ -576,7 +576,7 @@ static void draw_y_axis(buf *o, const scale *y, double left, double right, const
     segs_el(o, &d, "#f1f1f1");
     for (size_t i = 0; i < y->n_ticks; i++) seg_d(&d, left, to_px(y, y->tick[i]), right, to_px(y, y->tick[i]));
     segs_el(o, &d, GRID_GREY);
-    buf_puts(o, "</g>\n<g class=\"y-axis\"" AXIS_G_ATTRS ">\n");
+    buf_puts(o, "</g>\n<g class=\"y-axis\"" AXIS_G_ATTRS " text-anchor=\"end\">\n"); /* the tick labels' anchor */
     seg_d(&d, left, y->p0, left, y->p1);
     for (size_t i = 0; i < y->n_ticks; i++) seg_d(&d, left - 5, to_px(y, y->tick[i]), left, to_px(y, y->tick[i]));
     segs_el(o, &d, AXIS_GREY);
@@ -585,7 +585,7 @@ static void draw_y_axis(buf *o, const scale *y, double left, double right, const
         double py = to_px(y, y->tick[i]);
         buf_clear(&b);
         tick_label(&b, y, y->tick[i]);
-        text_el(o, left - 8, py + 4, "end", TICK_SIZE, TICK_INK, "", buf_str(&b), 0);
+        text_el(o, left - 8, py + 4, NULL, TICK_SIZE, TICK_INK, "", buf_str(&b), 0);
     }
     if (label && *label) {
         double cy = (y->p0 + y->p1) / 2;
@@ -611,7 +611,7 @@ static void draw_x_axis(buf *o, const scale *x, double top, double bottom, const
     segs_el(o, &d, "#f1f1f1");
     for (size_t i = 0; i < x->n_ticks; i++) seg_d(&d, to_px(x, x->tick[i]), top, to_px(x, x->tick[i]), bottom);
     segs_el(o, &d, GRID_GREY);
-    buf_puts(o, "</g>\n<g class=\"x-axis\"" AXIS_G_ATTRS ">\n");
+    buf_puts(o, "</g>\n<g class=\"x-axis\"" AXIS_G_ATTRS " text-anchor=\"middle\">\n"); /* its labels' anchor */
     seg_d(&d, x->p0, bottom, x->p1, bottom);
     for (size_t i = 0; i < x->n_ticks; i++) seg_d(&d, to_px(x, x->tick[i]), bottom, to_px(x, x->tick[i]), bottom + 5);
     segs_el(o, &d, AXIS_GREY);
@@ -622,10 +622,10 @@ static void draw_x_axis(buf *o, const scale *x, double top, double bottom, const
         double px = to_px(x, x->tick[i]);
         buf_clear(&b);
         tick_label(&b, x, x->tick[i]);
-        text_el(o, px, bottom + 19, "middle", TICK_SIZE, TICK_INK, "", buf_str(&b), room);
+        text_el(o, px, bottom + 19, NULL, TICK_SIZE, TICK_INK, "", buf_str(&b), room);
     }
     if (label && *label)
-        text_el(o, (x->p0 + x->p1) / 2, label_y, "middle", LABEL_SIZE, "#333333", "", label, fabs(x->p1 - x->p0));
+        text_el(o, (x->p0 + x->p1) / 2, label_y, NULL, LABEL_SIZE, "#333333", "", label, fabs(x->p1 - x->p0));
     buf_puts(o, "</g>\n");
     buf_free(&b);
 }
@@ -1150,13 +1150,21 @@ static double category_labels(buf *o, const char *const *names, size_t n, double
     double sin_a = angle == 35 ? 0.5736 : 1, cos_a = angle == 35 ? 0.8192 : 0;
     if (!draw) return angle ? fmin(widest, TURNED_MAX) * sin_a + 22 : 8 + CATEGORY_LINE * lines;
     buf attrs = {0};
-    if (angle) buf_puts(o, "<g text-anchor=\"end\">\n"); /* the turned names' anchor, said once */
+    /* the turned names' anchor, said once; upright ones turned once too, each placed in the turned
+     * frame (rotate(-90) takes (x, y) to (y, -x)) */
+    if (angle == 90) buf_puts(o, "<g text-anchor=\"end\" transform=\"rotate(-90)\">\n");
+    else if (angle) buf_puts(o, "<g text-anchor=\"end\">\n");
     for (size_t i = 0; i < n; i++) {
         double cx = left + band * (i + 0.5);
         if (angle) {
             /* anchored at its end just under the axis; a 90° name hangs centred on its band */
             double ax = angle == 35 ? cx + 4 : cx + 4.3, ay = angle == 35 ? y0 + 16 : y0 + 10;
             double room = cos_a > 0 ? fmin(TURNED_MAX, (cx - PAD / 2) / cos_a) : TURNED_MAX;
+            if (angle == 90) {
+                text_el_cut(o, -ay, ax, NULL, TICK_SIZE, TICK_INK, "", names[i], room, 1);
+                if (i + 1 == n) buf_puts(o, "</g>\n");
+                continue;
+            }
             buf_clear(&attrs);
             buf_puts(&attrs, "transform=\"translate(");
             num(&attrs, ax);
@@ -1170,14 +1178,14 @@ static double category_labels(buf *o, const char *const *names, size_t n, double
         char *wrapped[3];
         int k = text_width(names[i], TICK_SIZE) <= max_line ? 0 : wrap_label(names[i], TICK_SIZE, max_line, wrapped);
         if (k == 0) {
-            text_el(o, cx, y0 + 19, "middle", TICK_SIZE, TICK_INK, "", names[i], 0);
+            text_el(o, cx, y0 + 19, NULL, TICK_SIZE, TICK_INK, "", names[i], 0);
             continue;
         }
         buf_puts(o, "<text x=\"");
         num(o, cx);
         buf_puts(o, "\" y=\"");
         num(o, y0 + 19);
-        buf_puts(o, "\" text-anchor=\"middle\">"); /* size and colour from the axis's <g> */
+        buf_puts(o, "\">"); /* size, colour and anchor from the axis's <g> */
         for (int l = 0; l < k; l++) {
             buf_puts(o, "<tspan x=\"");
             num(o, cx);
@@ -1220,10 +1228,10 @@ static void categorical_frame(buf *out, int w, int h, const char *title, const l
     *right = r;
     draw_y_axis(out, y, *left, *right, ya->label);
     band = n ? (*right - *left) / n : *right - *left;
-    buf_puts(out, "<g class=\"x-axis\"" AXIS_G_ATTRS ">\n");
+    buf_puts(out, "<g class=\"x-axis\"" AXIS_G_ATTRS " text-anchor=\"middle\">\n"); /* its labels' anchor */
     line_el(out, *left, *bottom, *right, *bottom, AXIS_GREY, 1, "");
     category_labels(out, names, n, *left, band, *bottom, 1);
-    if (x_label) text_el(out, (*left + *right) / 2, h - PAD - 14 - 2, "middle", LABEL_SIZE, "#333333", "", x_label, 0);
+    if (x_label) text_el(out, (*left + *right) / 2, h - PAD - 14 - 2, NULL, LABEL_SIZE, "#333333", "", x_label, 0);
     buf_puts(out, "</g>\n");
 }
 
@@ -1363,7 +1371,9 @@ void tta_svg_strip(buf *out, const tta_strip_plot *p) {
     assert(p && (p->n_groups == 0 || p->groups));
     size_t start = out->len; /* where the plot begins: its dots' id is a hash of what follows */
     size_t ng = p->n_groups;
-    int w = p->width > 0 ? p->width : categorical_width(ng, 28);
+    /* 17 px a strip: a round's 60 entries of a benchmark fit a page 1280 px wide (their names
+     * turned upright) */
+    int w = p->width > 0 ? p->width : categorical_width(ng, 17);
     tta_axis_scale yk = p->y.scale;
     double lo = 0, hi = 0;
     int have = 0;

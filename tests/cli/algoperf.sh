@@ -115,6 +115,13 @@ check "... and the ranking's table" grep -q 'schedule_free_prodigy' "$work/page.
 "$TTA" --db "$db" report html "$work/multi.html" >/dev/null 2>&1
 check "with MLPerf rounds v0.5 and v0.7: an index and a page per round" test -s "$work/multi-v0.7.html"
 check "... the index has the AlgoPerf section" grep -q 'AlgoPerf: training algorithms' "$work/multi.html"
+check "... a line per leaderboard linking to its section on the round's page" \
+    grep -q '<li><a href="multi-algoperf-[^"]*\.html#algoperf-training-algorithms-performance-profiles-and-benchmark-scores">Leaderboard ' "$work/multi.html"
+check "... which has it at the top" python3 -c "
+import glob, re
+p = open(glob.glob('$work/multi-algoperf-*.html')[0]).read()
+h2 = re.findall(r'<h2 id=\"([^\"]+)\"', p)
+assert h2[1] == 'algoperf-training-algorithms-performance-profiles-and-benchmark-scores', h2[:3]"
 check "... MLPerf's v0.5 page has none" bash -c "! grep -q 'AlgoPerf: training algorithms' '$work/multi-v0.5.html'"
 
 # ---- a filter shows, never rescores ----

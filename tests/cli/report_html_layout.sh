@@ -1,17 +1,23 @@
 #!/bin/bash
 # The HTML pages (`tta report html`): of the fixtures (several rounds: an index and a page per round
 # beside it; also with two replays of a claim stored, so that verify's section is on round local's
-# page) and, with ../shared/corpus, of MLPerf v0.7 (one round: one page).
+# page) and, with ../shared/corpus, of MLPerf v0.7 (one round: one page); with TTA_HTML_ROUNDS=all
+# (tests/cli/report_html_rounds.sh, a slow test) also of every round of the corpus (an index and 14
+# round pages: MLPerf Training, DAWNBench, HPC, AlgoPerf), read from TTA_CORPUS_DIR when it holds
+# them unpacked (DIR/v0.7, DIR/mlperf-hpc-v1.0, ...), else unpacked here: their size in all at most
+# the issue's bar, 5 MB.
 #  - links: every href="#X" of a page has its id="X" there (the results tables' #entry-N, the table
 #    of contents' sections), every other link names a file written beside the page (a round's page,
-#    a long table's CSV) or, from an entry's system, where it is published (the repositories of
-#    schemas/benchmark_rules.json), ids are unique, the page loads nothing from elsewhere;
+#    or a section of one, with its id; a long table's CSV; a plot's SVG) or, from an entry's system,
+#    where it is published (the repositories of schemas/benchmark_rules.json), ids are unique, the
+#    page loads nothing from elsewhere;
 #  - structure: a table of contents, <h2>s with ids, a section per benchmark, each plot's title
 #    names its benchmark, long tables folded or a link away, an MLPerf round's page has no profile
 #    of this machine, the leaderboard on top;
 #  - headless Chromium, at a 1280 px and a 390 px (phone) window: no horizontal scrolling
 #    (document.scrollWidth, measured by a script added to a copy of the page, whose own policy
-#    forbids scripts), and each link of the table of contents lands on its section (its heading at
+#    forbids scripts); at 1280 px not inside a table's or a plot's own frame either (its
+#    scrollWidth within its width); and each link of the table of contents lands on its section (its heading at
 #    the top of the window after following the link, or the page scrolled to its end); screenshots
 #    at both widths (kept in TTA_HTML_OUT when set). The browser's part skips (77) without chromium,
 #    which `./setup.sh --test` installs.
@@ -65,6 +71,35 @@ if [ -f "$shared/corpus/mlperf-training-v0.7.tar.zst" ]; then
 else
     echo "NOTE: no corpus at $shared/corpus: the fixtures' pages only"
 fi
+# every round of the corpus: an index and a page per round
+if [ "${TTA_HTML_ROUNDS:-}" = all ]; then
+    every="v0.5 v0.6 v0.7 v2.0 v2.1 v3.0 v3.1 v4.1 v5.1 dawnbench mlperf-hpc-v0.7 mlperf-hpc-v1.0 mlperf-hpc-v2.0 algoperf-v0.5"
+    dirs=() unpacked="${TTA_CORPUS_DIR:-}"
+    for r in $every; do
+        if [ -n "$unpacked" ] && [ -d "$unpacked/$r" ]; then
+            dirs+=("$unpacked/$r")
+            continue
+        fi
+        a="$shared/corpus/mlperf-training-$r.tar.zst"
+        case "$r" in dawnbench | mlperf-hpc-* | algoperf-*) a="$shared/corpus/$r.tar.zst" ;; esac
+        if [ -f "$a" ]; then
+            mkdir -p "$work/every/$r" && tar --zstd -xf "$a" -C "$work/every/$r" && dirs+=("$work/every/$r")
+        fi
+    done
+    if [ "${#dirs[@]}" -eq 14 ]; then
+        "$TTA" --db "$work/every.db" ingest --quiet "${dirs[@]}" >/dev/null 2>&1
+        rm -rf "$work/every" # 4 GB unpacked
+        "$TTA" --db "$work/every.db" report html --quiet "$work/rounds.html" 2>/dev/null
+        n_pages=$(ls "$work"/rounds*.html | wc -l)
+        check "every round: an index and 14 round pages ($n_pages pages)" test "$n_pages" -eq 15
+        bytes=$(cat "$work"/rounds*.html | wc -c)
+        echo "every round: $n_pages pages, $bytes bytes in all"
+        check "every round: the pages at most 5 MB in all ($bytes bytes)" test "$bytes" -le 5000000
+        for f in "$work"/rounds*.html; do pages+=("$(basename "$f" .html)"); done
+    else
+        echo "NOTE: ${#dirs[@]} of the 14 rounds found: every round's pages not checked"
+    fi
+fi
 
 # Links and structure: prints "entry_links missing_targets entry_ids duplicate_ids missing_files
 # h2_without_id toc_links sections untitled_plots outside published".
@@ -85,8 +120,12 @@ published = [h for h in outside if h.startswith(("https://github.com/mlcommons/t
                                                    "https://github.com/stanford-futuredata/dawn-bench-entries/"))]
 outside = [h for h in outside if h not in published]
 for m in outside[:5]: print("outside:", m, file=sys.stderr)
-missing_files = [h for h in files if h not in outside and h not in published
-                 and not os.path.exists(os.path.join(os.path.dirname(path), h))]
+# a file beside the page, or a section of one (index.html#id: the file has that id)
+def beside(h):
+    f, _, frag = h.partition("#")
+    f = os.path.join(os.path.dirname(path), f)
+    return os.path.exists(f) and (not frag or ('id="%s"' % frag) in open(f, encoding="utf-8").read())
+missing_files = [h for h in files if h not in outside and h not in published and not beside(h)]
 for m in missing_files[:5]: print("no file:", m, file=sys.stderr)
 h2_no_id = len(re.findall(r"<h2>", html))
 nav = re.search(r'<nav class="toc">(.*?)</nav>', html, re.S)
@@ -113,7 +152,7 @@ for p in "${pages[@]}"; do
     check "$p: a table of contents ($toc links)" test "$toc" -ge 2
     check "$p: every plot of a benchmark's section names it ($untitled do not)" test "$untitled" -eq 0
     case "$p" in
-    fixtures | verify-local) ;;
+    fixtures | verify-local | rounds) ;;
     *)
         check "$p: a section per benchmark ($sections)" test "$sections" -ge 1
         ;;
@@ -165,8 +204,16 @@ html = open(sys.argv[1], encoding="utf-8").read()
 html = html.replace("default-src 'none'; style-src 'unsafe-inline'",
                     "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'")
 script = """<script>
-var b = document.body, bad = [];
+var b = document.body, bad = [], frames = [];
 b.setAttribute('data-scroll-width', Math.max(document.documentElement.scrollWidth, b.scrollWidth));
+// a table or a plot that scrolls inside its own frame: its heading and by how much
+document.querySelectorAll('.table-wrap, figure').forEach(function (e) {
+  if (e.scrollWidth <= e.clientWidth + 1) return;
+  var h = e, t = null;
+  while (h && !t) { t = h.previousElementSibling; while (t && !/^H[23]$/.test(t.tagName)) t = t.previousElementSibling; h = h.parentElement; }
+  frames.push(((t ? t.textContent.slice(0, 30) : '?') + ':' + (e.scrollWidth - e.clientWidth)).replace(/[" ]/g, '_'));
+});
+b.setAttribute('data-frames', frames.length ? frames.join(' ') : 'none');
 document.querySelectorAll('nav.toc a').forEach(function (a) {
   var id = a.getAttribute('href').slice(1), el = document.getElementById(id);
   if (!el) { bad.push(id + ':none'); return; }
@@ -179,6 +226,7 @@ b.setAttribute('data-toc-bad', bad.length ? bad.join(' ') : 'none');
 if (window.parent !== window) {
   parent.document.body.setAttribute('data-scroll-width', b.getAttribute('data-scroll-width'));
   parent.document.body.setAttribute('data-toc-bad', b.getAttribute('data-toc-bad'));
+  parent.document.body.setAttribute('data-frames', b.getAttribute('data-frames'));
 }
 </script>"""
 html = html.replace("</body>", script + "\n</body>")
@@ -194,6 +242,10 @@ PY
         echo "$p at $w px: document.scrollWidth ${width:-none}; table of contents links off target: ${tocbad:-not measured}"
         check "$p at $w px: measured in chromium (width ${width:-none})" test -n "$width"
         check "$p at $w px: no horizontal scrolling (document.scrollWidth ${width:-?})" test "${width:-99999}" -le "$w"
+        frames=$(grep -o 'data-frames="[^"]*"' "$work/$p.$w.dom" | sed 's/data-frames="//; s/"$//')
+        if [ "$w" = 1280 ]; then
+            check "$p at $w px: no table or plot scrolls in its own frame (${frames:-not measured})" test "$frames" = none
+        fi
         check "$p at $w px: every link of the table of contents lands on its section (${tocbad:-not measured})" \
             test "$tocbad" = none
         sed "s/$p.measure.html/$p.html/" "$work/$p.$w.frame.html" >"$work/$p.$w.show.html"

@@ -116,7 +116,7 @@ assert rows and all(r["logs_url"].startswith("https://github.com/mlcommons/train
 assert all(r["description_url"].startswith("https://github.com/mlcommons/training_results_v0.7/blob/HEAD/NVIDIA/systems/") for r in rows)' "$work/lb.json"
 "$TTA" --db "$db" report html --quiet "$work/page.html" >/dev/null 2>&1
 check "the page links an entry's system to its logs" \
-    grep -q '<td><a href="https://github.com/mlcommons/training_results_v0.7/tree/HEAD/NVIDIA/results/dgxa100_ngc20.06_pytorch/bert">dgxa100_<wbr>ngc20.06_<wbr>pytorch</a></td>' "$work/page-v0.7.html"
+    grep -q '<td><a href="https://github.com/mlcommons/training_results_v0.7/tree/HEAD/NVIDIA/results/dgxa100_ngc20.06_pytorch/bert">dgxa100_<wbr>ngc20.06_<wbr>pytorch</a><td>' "$work/page-v0.7.html"
 check "the page's leaderboard links the description too" \
     grep -q '<a class="more" href="https://github.com/mlcommons/training_results_v0.7/blob/HEAD/NVIDIA/systems/' "$work/page-v0.7.html"
 check "the page links nowhere but its own files and the repositories the rules name" python3 -c '

@@ -60,14 +60,14 @@ TEST(table_exact_html) {
     tta_table_html(t, &b);
     CHECK_STR(buf_str(&b),
               "<div class=\"table-wrap\">\n<table class=\"r3 r4\">\n<thead>\n"
-              "<tr><th>entry</th><th>file</th><th>tta (min)</th><th>cv (%)</th></tr>\n"
+              "<tr><th>entry<th>file<th>tta (min)<th>cv (%)\n" /* end tags left out, as HTML allows */
               "</thead>\n<tbody>\n"
-              "<tr><td>NVIDIA &lt;dgx&gt; &amp; co</td>"
-              "<td title=\"results/dgx/resnet/result_0.txt\">result_<wbr>0.txt</td>"
-              "<td>28.5</td><td>3.1</td></tr>\n"
-              "<tr><td>Google³</td><td>result_<wbr>1.txt</td>"
-              "<td class=\"na\">n/a¹</td>" /* the reason: its footnote */
-              "<td class=\"na\">n/a²</td></tr>\n"
+              "<tr><td>NVIDIA &lt;dgx&gt; &amp; co"
+              "<td title=\"results/dgx/resnet/result_0.txt\">result_<wbr>0.txt"
+              "<td>28.5<td>3.1\n"
+              "<tr><td>Google³<td>result_<wbr>1.txt"
+              "<td class=\"na\">n/a¹" /* the reason: its footnote */
+              "<td class=\"na\">n/a²\n"
               "</tbody>\n</table>\n</div>\n"
               "<ul class=\"notes\">\n<li>¹ did not reach the target</li>\n<li>² too few runs (need 5)</li>\n"
               "<li>³ aborted &quot;early&quot;</li>\n</ul>\n");
@@ -155,15 +155,22 @@ TEST(page_is_self_contained) {
     free(html);
 }
 
-/* A plot wider than the page scrolls at its own size; others scale down with the page. */
+/* A plot much wider than the page (over 1400 px) scrolls at its own size; others scale down with
+ * the page. Inlined, a plot leaves out what the page gives it: its namespace, version, font and
+ * white background; nothing else. */
 TEST(wide_figures_scroll) {
     buf page = {0};
-    tta_html_figure(&page, "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"1270\" height=\"440\"></svg>\n",
+    tta_html_figure(&page, "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"1500\" height=\"440\"></svg>\n",
                     NULL);
-    tta_html_figure(&page, "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"760\" height=\"440\"></svg>\n",
+    tta_html_figure(&page,
+                    "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"760\" height=\"440\" "
+                    "viewBox=\"0 0 760 440\" font-family=\"DejaVu Sans, sans-serif\">\n<title>t</title>\n"
+                    "<rect x=\"0\" y=\"0\" width=\"760\" height=\"440\" fill=\"#ffffff\"/>\n"
+                    "<rect x=\"0\" y=\"0\" width=\"10\" height=\"10\" fill=\"#ffffff\"/>\n</svg>\n",
                     "small");
-    CHECK_STR(buf_str(&page), "<figure class=\"wide\">\n<svg version=\"1.1\" width=\"1270\" height=\"440\"></svg>\n</figure>\n"
-                              "<figure>\n<svg version=\"1.1\" width=\"760\" height=\"440\"></svg>\n"
+    CHECK_STR(buf_str(&page), "<figure class=\"wide\">\n<svg width=\"1500\" height=\"440\"></svg>\n</figure>\n"
+                              "<figure>\n<svg width=\"760\" height=\"440\" viewBox=\"0 0 760 440\">\n<title>t</title>\n"
+                              "<rect x=\"0\" y=\"0\" width=\"10\" height=\"10\" fill=\"#ffffff\"/>\n</svg>\n"
                               "<figcaption>small</figcaption>\n</figure>\n");
     buf_free(&page);
 }

@@ -369,8 +369,9 @@ TEST(edges_fixed_range_empty_rotated) {
     buf_free(&b);
 }
 
-/* Many categories: the default width grows so that each keeps 28 pixels, and names turn 35°;
- * squeezed into a narrow plot they turn 90° so that neighbours cannot overlap. */
+/* Many categories: the default width grows so that each keeps 17 pixels, and names turn upright
+ * (90°) so that neighbours cannot overlap; given 28 pixels each, they turn 35°; squeezed into a
+ * narrow plot, 90° again. */
 TEST(many_categories_widen_and_turn) {
     enum { N = 40 };
     static double v[N][3];
@@ -385,14 +386,23 @@ TEST(many_categories_widen_and_turn) {
     buf b = {0};
     tta_svg_strip(&b, &p);
     check_standalone(buf_str(&b), "many");
-    CHECK(strstr(buf_str(&b), " width=\"1270\" height=\"440\"") != NULL); /* 150 + 40 x 28 */
-    CHECK(count(buf_str(&b), ")rotate(-35)") == N);
+    CHECK(strstr(buf_str(&b), " width=\"830\" height=\"440\"") != NULL); /* 150 + 40 x 17 */
+    /* upright names: turned once, by their group, each placed in the turned frame */
+    CHECK(count(buf_str(&b), "<g text-anchor=\"end\" transform=\"rotate(-90)\">") == 1);
+    CHECK(count(buf_str(&b), "<text x=\"-") == N);
     CHECK(count_points(buf_str(&b)) == 3 * N);
+    buf_clear(&b);
+    p.width = 1270; /* 150 + 40 x 28 */
+    tta_svg_strip(&b, &p);
+    check_standalone(buf_str(&b), "many_wide");
+    CHECK(count(buf_str(&b), ")rotate(-35)") == N);
     buf_clear(&b);
     p.width = 600;
     tta_svg_strip(&b, &p);
     check_standalone(buf_str(&b), "many_narrow");
-    CHECK(count(buf_str(&b), ")rotate(-90)") == N);
+    /* upright names: turned once, by their group, each placed in the turned frame */
+    CHECK(count(buf_str(&b), "<g text-anchor=\"end\" transform=\"rotate(-90)\">") == 1);
+    CHECK(count(buf_str(&b), "<text x=\"-") == N);
     CHECK(count(buf_str(&b), "rotate(-90 ") == 1); /* the y axis label */
     buf_clear(&b);
     /* few short names stay horizontal at the default size */
