@@ -2,7 +2,7 @@
 """Compares `tta check --folders --format json`'s per-folder rows over a whole round with MLCommons' own figures.
 
 For every <org>/results/<system>/<benchmark> folder of the round: the score the result summarizer publishes
-(tests/expected/official/scores-ROUND.tsv: minutes to 0.01, or none) and the RCP checker's verdict and message
+(tests/expected/official/scores-ROUND.tsv: minutes to the recorded 6 decimals (2e-6), or none) and the RCP checker's verdict and message
 (tests/expected/rcp-ROUND.tsv, where the round has one; its column `tta` says what tta must say where the checker
 stops with an exception). Both were recorded with MLCommons' code (the files' headers say the command and the
 logging commit). Folders of tests/official/known-differences.tsv are not excused: `tta check` judges each log with
@@ -56,7 +56,7 @@ for folder, files, score, scaling, err in expected_scores:
             diffs.append('%s: official gives no score, tta check %.4f' % (folder, got))
     else:
         scored += 1
-        if got is None or abs(got - float(score)) > 0.01:
+        if got is None or abs(got - float(score)) > 2e-6:
             diffs.append('%s: official score %s, tta check %s (%s)' % (folder, score, got, m.get('no_score_reason')))
     if m.get('dropped'):
         dropping.append('%s: %s of %s runs dropped, score %s (official %s): %s' % (
