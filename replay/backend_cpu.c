@@ -1,11 +1,11 @@
 /* backend_cpu.c: the "cpu" backend: oneDNN for convolution, batch norm and pooling
- * (cpu_dnnl.c), OpenBLAS sgemm for linear layers, and plain loops for the memory-bound rest
+ * (cpu_dnnl.c), OpenBLAS's sgemm on the OpenMP threads for linear layers, and plain loops for the memory-bound rest
  * (ReLU, add, dropout, flatten, shortcut, cross-entropy), which walk each tensor once.
  *
- * Threads: Debian's oneDNN runs on GNU OpenMP (libgomp) and Debian's default OpenBLAS is the
- * pthreads build. Both pools spin while idle by default; on this project's machines the two
- * vCPUs share one physical core, so a spinning thread steals cycles from the working one.
- * tta_backend_cpu_create sets both libraries' thread counts; OMP_WAIT_POLICY=PASSIVE must be in
+ * Threads: Debian's oneDNN runs on GNU OpenMP (libgomp), one pool for every parallel loop of a
+ * step. Its threads spin while idle by default; on 2-vCPU machines a spinning thread steals
+ * cycles from the working one. tta_backend_cpu_create sets the thread count (and keeps
+ * OpenBLAS's own pool at one thread: the linear layers call it on OpenMP's threads); OMP_WAIT_POLICY=PASSIVE must be in
  * the environment before the process starts (libgomp reads it once at load), which
  * tta_replay_reexec_passive() arranges for a command-line program.
  */
@@ -191,15 +191,53 @@ static void cpu_shortcut_backward(void *ctx, tta_op *op, float *dinp, const floa
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* LINEAR through sgemm. Row-major: out[B][O] = inp[B][In] * W[O][In]^T, then one pass adds the
- * bias and applies the fused ReLU. Backward: dW[O][In] = dout^T[O][B] * inp[B][In],
- * dinp[B][In] = dout[B][O] * W[O][In], db = column sums of dout; the first layer of a network
- * (need_dinp == 0) skips dinp, a third of its cost. */
+/* LINEAR through OpenBLAS's sgemm, run on the OpenMP threads. Row-major: out[B][O] = inp[B][In] *
+ * W[O][In]^T, then one pass adds the bias and applies the fused ReLU. Backward: dW[O][In] =
+ * dout^T[O][B] * inp[B][In], dinp[B][In] = dout[B][O] * W[O][In], db = column sums of dout; the
+ * first layer of a network (need_dinp == 0) skips dinp, a third of its cost.
+ *
+ * Each OpenMP thread calls a one-thread sgemm on its own slice of C's columns (or rows, when
+ * there are more of those). OpenBLAS's own threads split C the same way and every element's sum
+ * over K runs in the same order, so the result is the same bits as OpenBLAS's threaded sgemm (and
+ * PyTorch's, which calls it: tests/replay/test_torch_reference.c); but OpenBLAS's pthreads pool,
+ * whose idle worker spins in sched_yield between calls, is not used: on 2 vCPUs it took the core
+ * that the OpenMP loops, the loader thread and the optimizer needed (issue 21: about 17% of the
+ * mlp replay's perf samples were that spinning). The pool stays at one thread (cpu_set_threads). */
+
+/* Below this many multiply-adds one thread does the product: waking a passive thread costs more. */
+#define SGEMM_PARALLEL_MIN_MACS (1 << 18)
+
+static void sgemm(int ta, int tb, int M, int N, int K, const float *A, int lda, const float *B, int ldb, float *C,
+                  int ldc) {
+    enum CBLAS_TRANSPOSE TA = ta ? CblasTrans : CblasNoTrans, TB = tb ? CblasTrans : CblasNoTrans;
+    int T = omp_get_max_threads();
+    if (T <= 1 || (double)M * N * K < SGEMM_PARALLEL_MIN_MACS) {
+        cblas_sgemm(CblasRowMajor, TA, TB, M, N, K, 1.0f, A, lda, B, ldb, 0.0f, C, ldc);
+        return;
+    }
+    int by_cols = N >= M; /* split the longer side of C, in slices of 16 */
+    int len = by_cols ? N : M, units = (len + 15) / 16;
+    if (T > units) T = units;
+#pragma omp parallel num_threads(T)
+    {
+        int t = omp_get_thread_num(), nt = omp_get_num_threads();
+        int lo = units * t / nt * 16, hi = units * (t + 1) / nt * 16;
+        if (hi > len) hi = len;
+        if (hi > lo) {
+            if (by_cols) /* columns lo..hi of C: of B's columns (tb: its rows) */
+                cblas_sgemm(CblasRowMajor, TA, TB, M, hi - lo, K, 1.0f, A, lda, tb ? B + (size_t)lo * ldb : B + lo,
+                            ldb, 0.0f, C + lo, ldc);
+            else /* rows lo..hi of C: of A's rows (ta: its columns) */
+                cblas_sgemm(CblasRowMajor, TA, TB, hi - lo, N, K, 1.0f, ta ? A + lo : A + (size_t)lo * lda, lda, B,
+                            ldb, 0.0f, C + (size_t)lo * ldc, ldc);
+        }
+    }
+}
 
 static void cpu_linear_forward(void *ctx, tta_op *op, float *out, const float *inp, const float *w,
                                const float *b) {
     int B = op->in.n, In = op->in.c * op->in.h * op->in.w, O = op->out.c;
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, B, O, In, 1.0f, inp, In, w, In, 0.0f, out, O);
+    sgemm(0, 1, B, O, In, inp, In, w, In, out, O);
     if (!op->bias && !op->relu) return;
     for (int n = 0; n < B; n++) {
         float *row = out + (size_t)n * O;
@@ -231,10 +269,8 @@ static void cpu_linear_backward(void *ctx, tta_op *op, float *dinp, float *dw, f
                 for (int o = 0; o < O; o++) db[o] += g[o];
         }
     }
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, O, In, B, 1.0f, dout, O, inp, In, 0.0f, dw, In);
-    if (op->need_dinp)
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, B, In, O, 1.0f, dout, O, w, In, 0.0f,
-                    dinp, In);
+    sgemm(1, 0, O, In, B, dout, O, inp, In, dw, In);
+    if (op->need_dinp) sgemm(0, 0, B, In, O, dout, O, w, In, dinp, In);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -310,8 +346,10 @@ static void cpu_set_threads(void *ctx, int threads) {
     cpu_ctx *c = ctx;
     assert(threads >= 1);
     c->threads = threads;
-    /* process-wide: both libraries have one pool per process */
-    openblas_set_num_threads(threads);
+    /* process-wide: OpenMP has one pool per process. Every parallel loop of the backend runs on it
+     * (oneDNN's primitives, tta's loops, the slices of the linear layers' sgemm); OpenBLAS's own
+     * pool is kept at one thread, so that no idle worker of its spins beside ours. */
+    openblas_set_num_threads(1);
     omp_set_num_threads(threads);
 }
 
