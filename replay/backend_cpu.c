@@ -192,44 +192,85 @@ static void cpu_shortcut_backward(void *ctx, tta_op *op, float *dinp, const floa
 
 /* ------------------------------------------------------------------------------------------ */
 /* LINEAR through OpenBLAS's sgemm, run on the OpenMP threads. Row-major: out[B][O] = inp[B][In] *
- * W[O][In]^T, then one pass adds the bias and applies the fused ReLU. Backward: dW[O][In] =
- * dout^T[O][B] * inp[B][In], dinp[B][In] = dout[B][O] * W[O][In], db = column sums of dout; the
- * first layer of a network (need_dinp == 0) skips dinp, a third of its cost.
+ * W[O][In]^T, with the bias and the fused ReLU applied to each slice as soon as it is computed.
+ * Backward: dW[O][In] = dout^T[O][B] * inp[B][In], dinp[B][In] = dout[B][O] * W[O][In], db =
+ * column sums of dout; the first layer of a network (need_dinp == 0) skips dinp, a third of its
+ * cost.
  *
  * Each OpenMP thread calls a one-thread sgemm on its own slice of C's columns (or rows, when
- * there are more of those). OpenBLAS's own threads split C the same way and every element's sum
- * over K runs in the same order, so the result is the same bits as OpenBLAS's threaded sgemm (and
- * PyTorch's, which calls it: tests/replay/test_torch_reference.c); but OpenBLAS's pthreads pool,
- * whose idle worker spins in sched_yield between calls, is not used: on 2 vCPUs it took the core
- * that the OpenMP loops, the loader thread and the optimizer needed (issue 21: about 17% of the
- * mlp replay's perf samples were that spinning). The pool stays at one thread (cpu_set_threads). */
+ * there are more of those), so each element's sum over K is one thread's, as in OpenBLAS's own
+ * threaded sgemm (its blocking of K may differ: the bits can, within rounding; the PyTorch
+ * reference test, tests/replay/test_torch_reference.c, holds). OpenBLAS's pthreads pool, whose
+ * idle worker spins in sched_yield between calls, is not used: on 2 vCPUs it took the core that
+ * the OpenMP loops, the loader thread and the optimizer needed (issue 21: about 17% of the mlp
+ * replay's perf samples were that spinning). The pool stays at one thread (cpu_set_threads). */
 
-/* Below this many multiply-adds one thread does the product: waking a passive thread costs more. */
-#define SGEMM_PARALLEL_MIN_MACS (1 << 18)
+/* Below this many multiply-adds one thread does the product: waking a passive thread and the
+ * barrier after it cost more than the second thread gains (the mlp's classifier, 128 x 10 x 512,
+ * 20-30 us on one thread: three parallel regions fewer per step). */
+#define SGEMM_PARALLEL_MIN_MACS (1 << 20)
 
-static void sgemm(int ta, int tb, int M, int N, int K, const float *A, int lda, const float *B, int ldb, float *C,
-                  int ldc) {
-    enum CBLAS_TRANSPOSE TA = ta ? CblasTrans : CblasNoTrans, TB = tb ? CblasTrans : CblasNoTrans;
-    int T = omp_get_max_threads();
-    if (T <= 1 || (double)M * N * K < SGEMM_PARALLEL_MIN_MACS) {
-        cblas_sgemm(CblasRowMajor, TA, TB, M, N, K, 1.0f, A, lda, B, ldb, 0.0f, C, ldc);
-        return;
+/* One product C[M][N] = op(A) op(B) (row-major, op = transpose when ta / tb), and what to do to C
+ * after it: add the bias b[N] to every row and/or apply the ReLU (forward only). */
+typedef struct {
+    int ta, tb, M, N, K;
+    const float *A, *B;
+    int lda, ldb;
+    float *C;
+    const float *bias;
+    int relu;
+} gemm_job;
+
+/* Rows lo..hi of C (by_cols 0) or columns lo..hi (by_cols 1) of job j, on the calling thread. */
+static void gemm_slice(const gemm_job *j, int by_cols, int lo, int hi) {
+    enum CBLAS_TRANSPOSE TA = j->ta ? CblasTrans : CblasNoTrans, TB = j->tb ? CblasTrans : CblasNoTrans;
+    int M = j->M, N = j->N, rows0 = 0, rows1 = M, cols0 = 0, cols1 = N;
+    if (by_cols) /* of B's columns (tb: its rows) */
+        cblas_sgemm(CblasRowMajor, TA, TB, M, hi - lo, j->K, 1.0f, j->A, j->lda,
+                    j->tb ? j->B + (size_t)lo * j->ldb : j->B + lo, j->ldb, 0.0f, j->C + lo, N);
+    else /* of A's rows (ta: its columns) */
+        cblas_sgemm(CblasRowMajor, TA, TB, hi - lo, N, j->K, 1.0f, j->ta ? j->A + lo : j->A + (size_t)lo * j->lda,
+                    j->lda, j->B, j->ldb, 0.0f, j->C + (size_t)lo * N, N);
+    if (!j->bias && !j->relu) return;
+    if (by_cols) cols0 = lo, cols1 = hi;
+    else rows0 = lo, rows1 = hi;
+    for (int n = rows0; n < rows1; n++) {
+        float *row = j->C + (size_t)n * N;
+        if (j->bias && j->relu) {
+            for (int o = cols0; o < cols1; o++) {
+                float v = row[o] + j->bias[o];
+                row[o] = v > 0 ? v : 0.0f;
+            }
+        } else if (j->bias) {
+            for (int o = cols0; o < cols1; o++) row[o] += j->bias[o];
+        } else {
+            for (int o = cols0; o < cols1; o++) row[o] = row[o] > 0 ? row[o] : 0.0f;
+        }
     }
-    int by_cols = N >= M; /* split the longer side of C, in slices of 16 */
-    int len = by_cols ? N : M, units = (len + 15) / 16;
-    if (T > units) T = units;
+}
+
+/* Runs the jobs (independent products) in one OpenMP region: each thread computes its slice of
+ * every job, the longer side of C cut in slices of 16, with the job's bias and ReLU on that slice,
+ * so that no barrier separates a product from its epilogue, nor two products from each other. A
+ * job under SGEMM_PARALLEL_MIN_MACS runs whole on the calling thread, before the region. */
+static void gemm_run(const gemm_job *jobs, int njobs) {
+    int T = omp_get_max_threads(), big = 0;
+    for (int k = 0; k < njobs; k++) {
+        const gemm_job *j = &jobs[k];
+        if (T <= 1 || (double)j->M * j->N * j->K < SGEMM_PARALLEL_MIN_MACS) gemm_slice(j, 0, 0, j->M);
+        else big++;
+    }
+    if (!big) return;
 #pragma omp parallel num_threads(T)
     {
         int t = omp_get_thread_num(), nt = omp_get_num_threads();
-        int lo = units * t / nt * 16, hi = units * (t + 1) / nt * 16;
-        if (hi > len) hi = len;
-        if (hi > lo) {
-            if (by_cols) /* columns lo..hi of C: of B's columns (tb: its rows) */
-                cblas_sgemm(CblasRowMajor, TA, TB, M, hi - lo, K, 1.0f, A, lda, tb ? B + (size_t)lo * ldb : B + lo,
-                            ldb, 0.0f, C + lo, ldc);
-            else /* rows lo..hi of C: of A's rows (ta: its columns) */
-                cblas_sgemm(CblasRowMajor, TA, TB, hi - lo, N, K, 1.0f, ta ? A + lo : A + (size_t)lo * lda, lda, B,
-                            ldb, 0.0f, C + (size_t)lo * ldc, ldc);
+        for (int k = 0; k < njobs; k++) {
+            const gemm_job *j = &jobs[k];
+            if ((double)j->M * j->N * j->K < SGEMM_PARALLEL_MIN_MACS) continue;
+            int by_cols = j->N >= j->M, len = by_cols ? j->N : j->M, units = (len + 15) / 16;
+            int lo = units * t / nt * 16, hi = units * (t + 1) / nt * 16;
+            if (hi > len) hi = len;
+            if (hi > lo) gemm_slice(j, by_cols, lo, hi);
         }
     }
 }
@@ -237,21 +278,8 @@ static void sgemm(int ta, int tb, int M, int N, int K, const float *A, int lda, 
 static void cpu_linear_forward(void *ctx, tta_op *op, float *out, const float *inp, const float *w,
                                const float *b) {
     int B = op->in.n, In = op->in.c * op->in.h * op->in.w, O = op->out.c;
-    sgemm(0, 1, B, O, In, inp, In, w, In, out, O);
-    if (!op->bias && !op->relu) return;
-    for (int n = 0; n < B; n++) {
-        float *row = out + (size_t)n * O;
-        if (op->bias && op->relu) {
-            for (int o = 0; o < O; o++) {
-                float v = row[o] + b[o];
-                row[o] = v > 0 ? v : 0.0f;
-            }
-        } else if (op->bias) {
-            for (int o = 0; o < O; o++) row[o] += b[o];
-        } else {
-            for (int o = 0; o < O; o++) row[o] = row[o] > 0 ? row[o] : 0.0f;
-        }
-    }
+    gemm_job j = {0, 1, B, O, In, inp, w, In, In, out, op->bias ? b : NULL, op->relu};
+    gemm_run(&j, 1);
 }
 
 static void cpu_linear_backward(void *ctx, tta_op *op, float *dinp, float *dw, float *db,
@@ -269,8 +297,9 @@ static void cpu_linear_backward(void *ctx, tta_op *op, float *dinp, float *dw, f
                 for (int o = 0; o < O; o++) db[o] += g[o];
         }
     }
-    sgemm(1, 0, O, In, B, dout, O, inp, In, dw, In);
-    if (op->need_dinp) sgemm(0, 0, B, In, O, dout, O, w, In, dinp, In);
+    /* the weight gradient and the input gradient: one region */
+    gemm_job j[2] = {{1, 0, O, In, B, dout, inp, O, In, dw, NULL, 0}, {0, 0, B, In, O, dout, w, O, In, dinp, NULL, 0}};
+    gemm_run(j, op->need_dinp ? 2 : 1);
 }
 
 /* ------------------------------------------------------------------------------------------ */
