@@ -21,7 +21,8 @@ schedule, batch size, augmentation, evaluation every epoch and MLPerf-style timi
 there once, after run_start, as tta's cuda backend does); the clock reads after a synchronize.
 
 Prints one JSON object: per-epoch (time since run_start, train seconds, eval seconds,
-validation accuracy, loss), training samples/s, TTA to each threshold, peak RSS.
+validation accuracy, loss), training samples/s, the seconds reading the data before the first
+epoch (data_s), TTA to each threshold, peak RSS.
 """
 import argparse
 import gzip
@@ -158,6 +159,8 @@ def main():
     n_train = xtr.shape[0] - 10000
     xtr, ytr = xtr[:n_train].to(dev), ytr[:n_train].to(dev).long()
     xva, yva = xva.to(dev), yva.to(dev).long()
+    sync()
+    data_s = time.perf_counter() - t0  # reading the data, before the first epoch
     steps = n_train // bs
     epochs, tta, train_time, trained = [], {}, 0.0, 0
     for epoch in range(1, max_epochs + 1):
@@ -203,7 +206,7 @@ def main():
                       "device_name": torch.cuda.get_device_name(0) if a.device == "cuda" else None,
                       "threads": torch.get_num_threads(),
                       "recipe": os.path.basename(a.recipe), "epochs": epochs,
-                      "samples_per_s": trained / train_time if train_time else None,
+                      "samples_per_s": trained / train_time if train_time else None, "data_s": data_s,
                       "s_per_epoch": train_time / len(epochs) if epochs else None,
                       "tta_s": {"%.4g" % th: tta.get(th) for th in thresholds},
                       "peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))

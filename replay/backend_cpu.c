@@ -1,11 +1,11 @@
 /* backend_cpu.c: the "cpu" backend: oneDNN for convolution, batch norm and pooling
- * (cpu_dnnl.c), OpenBLAS sgemm for linear layers, and plain loops for the memory-bound rest
+ * (cpu_dnnl.c), OpenBLAS's sgemm on the OpenMP threads for linear layers, and plain loops for the memory-bound rest
  * (ReLU, add, dropout, flatten, shortcut, cross-entropy), which walk each tensor once.
  *
- * Threads: Debian's oneDNN runs on GNU OpenMP (libgomp) and Debian's default OpenBLAS is the
- * pthreads build. Both pools spin while idle by default; on this project's machines the two
- * vCPUs share one physical core, so a spinning thread steals cycles from the working one.
- * tta_backend_cpu_create sets both libraries' thread counts; OMP_WAIT_POLICY=PASSIVE must be in
+ * Threads: Debian's oneDNN runs on GNU OpenMP (libgomp), one pool for every parallel loop of a
+ * step. Its threads spin while idle by default; on 2-vCPU machines a spinning thread steals
+ * cycles from the working one. tta_backend_cpu_create sets the thread count (and keeps
+ * OpenBLAS's own pool at one thread: the linear layers call it on OpenMP's threads); OMP_WAIT_POLICY=PASSIVE must be in
  * the environment before the process starts (libgomp reads it once at load), which
  * tta_replay_reexec_passive() arranges for a command-line program.
  */
@@ -191,29 +191,95 @@ static void cpu_shortcut_backward(void *ctx, tta_op *op, float *dinp, const floa
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* LINEAR through sgemm. Row-major: out[B][O] = inp[B][In] * W[O][In]^T, then one pass adds the
- * bias and applies the fused ReLU. Backward: dW[O][In] = dout^T[O][B] * inp[B][In],
- * dinp[B][In] = dout[B][O] * W[O][In], db = column sums of dout; the first layer of a network
- * (need_dinp == 0) skips dinp, a third of its cost. */
+/* LINEAR through OpenBLAS's sgemm, run on the OpenMP threads. Row-major: out[B][O] = inp[B][In] *
+ * W[O][In]^T, with the bias and the fused ReLU applied to each slice as soon as it is computed.
+ * Backward: dW[O][In] = dout^T[O][B] * inp[B][In], dinp[B][In] = dout[B][O] * W[O][In], db =
+ * column sums of dout; the first layer of a network (need_dinp == 0) skips dinp, a third of its
+ * cost.
+ *
+ * Each OpenMP thread calls a one-thread sgemm on its own slice of C's columns (or rows, when
+ * there are more of those), so each element's sum over K is one thread's, as in OpenBLAS's own
+ * threaded sgemm (its blocking of K may differ: the bits can, within rounding; the PyTorch
+ * reference test, tests/replay/test_torch_reference.c, holds). OpenBLAS's pthreads pool, whose
+ * idle worker spins in sched_yield between calls, is not used: on 2 vCPUs it took the core that
+ * the OpenMP loops, the loader thread and the optimizer needed (issue 21: about 17% of the mlp
+ * replay's perf samples were that spinning). The pool stays at one thread (cpu_set_threads). */
+
+/* Below this many multiply-adds one thread does the product: waking a passive thread and the
+ * barrier after it cost more than the second thread gains (the mlp's classifier, 128 x 10 x 512,
+ * 20-30 us on one thread: three parallel regions fewer per step). */
+#define SGEMM_PARALLEL_MIN_MACS (1 << 20)
+
+/* One product C[M][N] = op(A) op(B) (row-major, op = transpose when ta / tb), and what to do to C
+ * after it: add the bias b[N] to every row and/or apply the ReLU (forward only). */
+typedef struct {
+    int ta, tb, M, N, K;
+    const float *A, *B;
+    int lda, ldb;
+    float *C;
+    const float *bias;
+    int relu;
+} gemm_job;
+
+/* Rows lo..hi of C (by_cols 0) or columns lo..hi (by_cols 1) of job j, on the calling thread. */
+static void gemm_slice(const gemm_job *j, int by_cols, int lo, int hi) {
+    enum CBLAS_TRANSPOSE TA = j->ta ? CblasTrans : CblasNoTrans, TB = j->tb ? CblasTrans : CblasNoTrans;
+    int M = j->M, N = j->N, rows0 = 0, rows1 = M, cols0 = 0, cols1 = N;
+    if (by_cols) /* of B's columns (tb: its rows) */
+        cblas_sgemm(CblasRowMajor, TA, TB, M, hi - lo, j->K, 1.0f, j->A, j->lda,
+                    j->tb ? j->B + (size_t)lo * j->ldb : j->B + lo, j->ldb, 0.0f, j->C + lo, N);
+    else /* of A's rows (ta: its columns) */
+        cblas_sgemm(CblasRowMajor, TA, TB, hi - lo, N, j->K, 1.0f, j->ta ? j->A + lo : j->A + (size_t)lo * j->lda,
+                    j->lda, j->B, j->ldb, 0.0f, j->C + (size_t)lo * N, N);
+    if (!j->bias && !j->relu) return;
+    if (by_cols) cols0 = lo, cols1 = hi;
+    else rows0 = lo, rows1 = hi;
+    for (int n = rows0; n < rows1; n++) {
+        float *row = j->C + (size_t)n * N;
+        if (j->bias && j->relu) {
+            for (int o = cols0; o < cols1; o++) {
+                float v = row[o] + j->bias[o];
+                row[o] = v > 0 ? v : 0.0f;
+            }
+        } else if (j->bias) {
+            for (int o = cols0; o < cols1; o++) row[o] += j->bias[o];
+        } else {
+            for (int o = cols0; o < cols1; o++) row[o] = row[o] > 0 ? row[o] : 0.0f;
+        }
+    }
+}
+
+/* Runs the jobs (independent products) in one OpenMP region: each thread computes its slice of
+ * every job, the longer side of C cut in slices of 16, with the job's bias and ReLU on that slice,
+ * so that no barrier separates a product from its epilogue, nor two products from each other. A
+ * job under SGEMM_PARALLEL_MIN_MACS runs whole on the calling thread, before the region. */
+static void gemm_run(const gemm_job *jobs, int njobs) {
+    int T = omp_get_max_threads(), big = 0;
+    for (int k = 0; k < njobs; k++) {
+        const gemm_job *j = &jobs[k];
+        if (T <= 1 || (double)j->M * j->N * j->K < SGEMM_PARALLEL_MIN_MACS) gemm_slice(j, 0, 0, j->M);
+        else big++;
+    }
+    if (!big) return;
+#pragma omp parallel num_threads(T)
+    {
+        int t = omp_get_thread_num(), nt = omp_get_num_threads();
+        for (int k = 0; k < njobs; k++) {
+            const gemm_job *j = &jobs[k];
+            if ((double)j->M * j->N * j->K < SGEMM_PARALLEL_MIN_MACS) continue;
+            int by_cols = j->N >= j->M, len = by_cols ? j->N : j->M, units = (len + 15) / 16;
+            int lo = units * t / nt * 16, hi = units * (t + 1) / nt * 16;
+            if (hi > len) hi = len;
+            if (hi > lo) gemm_slice(j, by_cols, lo, hi);
+        }
+    }
+}
 
 static void cpu_linear_forward(void *ctx, tta_op *op, float *out, const float *inp, const float *w,
                                const float *b) {
     int B = op->in.n, In = op->in.c * op->in.h * op->in.w, O = op->out.c;
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, B, O, In, 1.0f, inp, In, w, In, 0.0f, out, O);
-    if (!op->bias && !op->relu) return;
-    for (int n = 0; n < B; n++) {
-        float *row = out + (size_t)n * O;
-        if (op->bias && op->relu) {
-            for (int o = 0; o < O; o++) {
-                float v = row[o] + b[o];
-                row[o] = v > 0 ? v : 0.0f;
-            }
-        } else if (op->bias) {
-            for (int o = 0; o < O; o++) row[o] += b[o];
-        } else {
-            for (int o = 0; o < O; o++) row[o] = row[o] > 0 ? row[o] : 0.0f;
-        }
-    }
+    gemm_job j = {0, 1, B, O, In, inp, w, In, In, out, op->bias ? b : NULL, op->relu};
+    gemm_run(&j, 1);
 }
 
 static void cpu_linear_backward(void *ctx, tta_op *op, float *dinp, float *dw, float *db,
@@ -231,10 +297,9 @@ static void cpu_linear_backward(void *ctx, tta_op *op, float *dinp, float *dw, f
                 for (int o = 0; o < O; o++) db[o] += g[o];
         }
     }
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, O, In, B, 1.0f, dout, O, inp, In, 0.0f, dw, In);
-    if (op->need_dinp)
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, B, In, O, 1.0f, dout, O, w, In, 0.0f,
-                    dinp, In);
+    /* the weight gradient and the input gradient: one region */
+    gemm_job j[2] = {{1, 0, O, In, B, dout, inp, O, In, dw, NULL, 0}, {0, 0, B, In, O, dout, w, O, In, dinp, NULL, 0}};
+    gemm_run(j, op->need_dinp ? 2 : 1);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -310,8 +375,10 @@ static void cpu_set_threads(void *ctx, int threads) {
     cpu_ctx *c = ctx;
     assert(threads >= 1);
     c->threads = threads;
-    /* process-wide: both libraries have one pool per process */
-    openblas_set_num_threads(threads);
+    /* process-wide: OpenMP has one pool per process. Every parallel loop of the backend runs on it
+     * (oneDNN's primitives, tta's loops, the slices of the linear layers' sgemm); OpenBLAS's own
+     * pool is kept at one thread, so that no idle worker of its spins beside ours. */
+    openblas_set_num_threads(1);
     omp_set_num_threads(threads);
 }
 

@@ -99,7 +99,9 @@ void tta_optim_step(tta_optim *o, float *params, const float *grads, const tta_p
     o->step++;
     for (size_t t = 0; t < n_tensors; t++) assert(tensors[t].offset + tensors[t].count <= o->n);
     if (c->kind == TTA_OPT_SGD || c->kind == TTA_OPT_LARS) {
-        double *lr_of = mallocCheck((n_tensors ? n_tensors : 1) * sizeof *lr_of);
+        /* the rates on the stack for up to 64 tensors (no allocation in a step), else on the heap */
+        double local_rates[64];
+        double *lr_of = n_tensors <= 64 ? local_rates : mallocCheck(n_tensors * sizeof *lr_of);
         for (size_t t = 0; t < n_tensors; t++) {
             const tta_param_tensor *tp = &tensors[t];
             double local = 1.0;
@@ -111,7 +113,7 @@ void tta_optim_step(tta_optim *o, float *params, const float *grads, const tta_p
             lr_of[t] = lr * local;
         }
         sgd_step(c, params, grads, o->state, tensors, n_tensors, o->n, lr_of);
-        free(lr_of);
+        if (lr_of != local_rates) free(lr_of);
         return;
     }
     for (size_t t = 0; t < n_tensors; t++) {
