@@ -231,6 +231,7 @@ TEST(bn_matches_reference) {
     bn_case(4, 16, 6, 1);
     bn_case(3, 6, 4, 1); /* NCHW */
     bn_case(8, 32, 1, 0);
+    bn_case(6, 64, 9, 1);  /* several channel blocks per sample, planes split among threads */
 }
 
 /* ties: inputs from {-1, 0, 1}, so most windows hold several maxima (the gradient goes to the
