@@ -1,6 +1,7 @@
 /* cpu_dnnl.c: the cpu backend's oneDNN ops: convolution (forward with fused bias and ReLU,
  * backward data, backward weights+bias), batch normalisation (with oneDNN's fused-ReLU flag)
- * and pooling (max, average, global).
+ * and pooling (average and global average; max pooling where cpu_pool.c's loops do not take
+ * the op).
  *
  * Every op builds its primitives once, in op_init, for its exact shapes (the "primitive cache
  * per shape" is the op itself: a model builds one op per layer per batch size). Memory objects

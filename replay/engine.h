@@ -27,10 +27,10 @@
  *     the same numbers on every backend; a backend that wants blocked weights converts them in
  *     conv_prepare.
  *   - Activations and activation gradients live in a layout that is a pure function of the
- *     tensor shape, chosen by the backend (the cpu backend uses nChw8c when C % 8 == 0 and
- *     H*W > 1, else NCHW). Two tensors of equal shape therefore share a layout and element-wise
- *     ops (copy, accumulate, add) may treat them as flat arrays. The element count is always
- *     N*C*H*W: no backend pads.
+ *     tensor shape and the backend instance, chosen by the backend (the cpu backend uses
+ *     nChw16c or nChw8c by the ISA oneDNN runs, replay/cpu_internal.h, else NCHW). Two tensors
+ *     of equal shape therefore share a layout and element-wise ops (copy, accumulate, add) may
+ *     treat them as flat arrays. The element count is always N*C*H*W: no backend pads.
  *   - A tta_op is owned by the model that built it; its `impl` by the backend (op_init creates,
  *     op_release frees). `saved` (op->saved_bytes, kept from forward to backward) and `scratch`
  *     (op->scratch_bytes, transient, shared by all ops of a model) are allocated by the model
