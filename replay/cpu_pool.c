@@ -20,6 +20,7 @@
 #include <omp.h>
 #include <stdint.h>
 #include <string.h>
+#include <xmmintrin.h>
 
 #include "common/check.h"
 #include "replay/cpu_internal.h"
@@ -172,7 +173,11 @@ static int tiles(const pool_geom *g) {
 
 /* One plane backward with B = V: for each window, its gradient where the window's maximum was,
  * 0 elsewhere (dinp zeroed first unless the windows tile the plane; then added, so that
- * overlapping windows sum). */
+ * overlapping windows sum). Where the windows tile the plane every element is written once,
+ * with streaming stores (SSE's, in every build): the input gradient is 4x the bytes the
+ * backward reads, and a normal store reads each line before writing it (pool1 of fmnist-cnn:
+ * 8.8 -> 6.6-7.7 ms per step, the batch norm that reads the gradient next no slower). The
+ * planes are 64-byte aligned (the model's allocations) and hold whole vectors. */
 #define DEFINE_BWD_PLANE(V)                                                                                   \
     static inline __attribute__((always_inline)) void bwd_plane_##V(float *restrict dinp, const float *restrict dout, \
                                                                     const uint8_t *restrict pos, const pool_geom *g, \
@@ -197,7 +202,11 @@ static int tiles(const pool_geom *g) {
                             memcpy(&old, d, sizeof old);                                                      \
                             v += old;                                                                         \
                         }                                                                                     \
-                        memcpy(d, &v, sizeof v);                                                              \
+                        if (tile) {                                                                           \
+                            for (int q = 0; q < V; q += 4) _mm_stream_ps(d + q, _mm_loadu_ps((float *)&v + q));      \
+                        } else {                                                                              \
+                            memcpy(d, &v, sizeof v);                                                          \
+                        }                                                                                     \
                     }                                                                                         \
                 }                                                                                             \
             }                                                                                                 \
@@ -238,6 +247,7 @@ void cpu_maxpool_backward(void *ctx, tta_op *op, float *dinp, const float *dout)
     assert(op->train && op->saved);
     pool_geom g = geom(c, op);
     const uint8_t *pos = op->saved;
+    assert(((uintptr_t)dinp & 15) == 0); /* the streaming stores' alignment */
     int isa = c->isa;
 #pragma omp parallel
     {
@@ -250,4 +260,5 @@ void cpu_maxpool_backward(void *ctx, tta_op *op, float *dinp, const float *dout)
         else
             bwd_planes_base(dinp, dout, pos, &g, p0, p1);
     }
+    _mm_sfence(); /* the streaming stores are globally visible before the next layer reads them */
 }
