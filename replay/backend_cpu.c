@@ -405,7 +405,8 @@ tta_backend *tta_backend_cpu_create(const tta_backend_options *opt, char *err, s
      * ONEDNN_MAX_CPU_ISA (how an AVX2 host is run on an AVX-512 one) */
     dnnl_cpu_isa_t isa = dnnl_get_effective_cpu_isa();
     c->block = (isa & dnnl_cpu_isa_avx512_core) == dnnl_cpu_isa_avx512_core ? 16 : 8;
-    c->isa = c->block == 16                                                     ? CPU_ISA_AVX512
+    if (opt && opt->block_limit == 8) c->block = 8; /* the model has 8-channel maps: one block for all */
+    c->isa = (isa & dnnl_cpu_isa_avx512_core) == dnnl_cpu_isa_avx512_core     ? CPU_ISA_AVX512
              : (isa & dnnl_cpu_isa_avx2) == dnnl_cpu_isa_avx2 && __builtin_cpu_supports("fma") ? CPU_ISA_AVX2
                                                                                  : CPU_ISA_BASE;
     if (c->verbose) fprintf(stderr, "cpu backend: oneDNN ISA 0x%x, feature maps blocked by %d\n", (unsigned)isa, c->block);

@@ -126,6 +126,11 @@ typedef struct tta_backend tta_backend;
 typedef struct {
     int threads; /* compute threads (OpenBLAS, oneDNN's OpenMP); 0 = leave the library default */
     int verbose; /* 1: print the implementation chosen for each primitive to stderr */
+    /* cpu: the widest channel block a feature map may use (0: the one the ISA wants, 16 on AVX-512;
+     * 8: nChw8c at most). tta_model_build asks for 8 when some blocked tensor of the graph has a
+     * multiple of 8 but not of 16 channels, so that no convolution reads one block and writes
+     * another (oneDNN has only reference kernels for that: 300x slower). */
+    int block_limit;
 } tta_backend_options;
 
 /* A backend's methods: one `static const` table per backend kind (backend_cpu.c, backend_ref.c,
