@@ -55,7 +55,8 @@ static void cpu_memcpy(void *ctx, void *dst, const void *src, size_t bytes) {
 static void cpu_sync(void *ctx) {}
 
 static void cpu_tensor_upload(void *ctx, float *dst, const float *src, tta_shape s) {
-    if (!cpu_blocked(s) || s.h * s.w == 1) {
+    int b = cpu_blocked(ctx, s);
+    if (!b || s.h * s.w == 1) {
         memmove(dst, src, tta_shape_count(s) * sizeof(float));
         return;
     }
@@ -63,10 +64,11 @@ static void cpu_tensor_upload(void *ctx, float *dst, const float *src, tta_shape
         for (int c = 0; c < s.c; c++)
             for (int h = 0; h < s.h; h++)
                 for (int w = 0; w < s.w; w++)
-                    dst[cpu_offset(s, n, c, h, w)] = src[(((size_t)n * s.c + c) * s.h + h) * s.w + w];
+                    dst[cpu_offset(b, s, n, c, h, w)] = src[(((size_t)n * s.c + c) * s.h + h) * s.w + w];
 }
 static void cpu_tensor_download(void *ctx, float *dst, const float *src, tta_shape s) {
-    if (!cpu_blocked(s) || s.h * s.w == 1) {
+    int b = cpu_blocked(ctx, s);
+    if (!b || s.h * s.w == 1) {
         memmove(dst, src, tta_shape_count(s) * sizeof(float));
         return;
     }
@@ -74,16 +76,20 @@ static void cpu_tensor_download(void *ctx, float *dst, const float *src, tta_sha
         for (int c = 0; c < s.c; c++)
             for (int h = 0; h < s.h; h++)
                 for (int w = 0; w < s.w; w++)
-                    dst[(((size_t)n * s.c + c) * s.h + h) * s.w + w] = src[cpu_offset(s, n, c, h, w)];
+                    dst[(((size_t)n * s.c + c) * s.h + h) * s.w + w] = src[cpu_offset(b, s, n, c, h, w)];
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* Element-wise                                                                                 */
+/* Element-wise: one parallel loop each over tensors large enough to pay for the threads' wake-up
+ * (PAR_MIN floats, 128 KiB); elementwise, so the result does not depend on the thread count. */
+
+#define PAR_MIN ((size_t)1 << 15)
 
 static void cpu_copy(void *ctx, float *dst, const float *src, size_t n) {
     memmove(dst, src, n * sizeof(float));
 }
 static void cpu_accumulate(void *ctx, float *restrict dst, const float *restrict src, size_t n) {
+#pragma omp parallel for simd schedule(static) if (n >= PAR_MIN)
     for (size_t i = 0; i < n; i++) dst[i] += src[i];
 }
 static void cpu_fill(void *ctx, float *dst, float v, size_t n) {
@@ -92,22 +98,26 @@ static void cpu_fill(void *ctx, float *dst, float v, size_t n) {
 
 static void cpu_relu_forward(void *ctx, tta_op *op, float *out, const float *inp) {
     size_t n = tta_shape_count(op->out);
+#pragma omp parallel for simd schedule(static) if (n >= PAR_MIN)
     for (size_t i = 0; i < n; i++) out[i] = inp[i] > 0 ? inp[i] : 0.0f;
 }
 static void cpu_relu_backward(void *ctx, tta_op *op, float *dinp, const float *dout,
                               const float *out) {
     size_t n = tta_shape_count(op->out);
+#pragma omp parallel for simd schedule(static) if (n >= PAR_MIN)
     for (size_t i = 0; i < n; i++) dinp[i] = out[i] > 0 ? dout[i] : 0.0f;
 }
 
 static void cpu_add_forward(void *ctx, tta_op *op, float *out, const float *a, const float *b) {
     size_t n = tta_shape_count(op->out);
     if (op->relu) {
+#pragma omp parallel for simd schedule(static) if (n >= PAR_MIN)
         for (size_t i = 0; i < n; i++) {
             float s = a[i] + b[i];
             out[i] = s > 0 ? s : 0.0f;
         }
     } else {
+#pragma omp parallel for simd schedule(static) if (n >= PAR_MIN)
         for (size_t i = 0; i < n; i++) out[i] = a[i] + b[i];
     }
 }
@@ -115,6 +125,7 @@ static void cpu_add_forward(void *ctx, tta_op *op, float *out, const float *a, c
 static void cpu_scale_forward(void *ctx, tta_op *op, float *out, const float *inp) {
     size_t n = tta_shape_count(op->out);
     float f = op->factor;
+#pragma omp parallel for simd schedule(static) if (n >= PAR_MIN)
     for (size_t i = 0; i < n; i++) out[i] = inp[i] * f;
 }
 static void cpu_scale_backward(void *ctx, tta_op *op, float *dinp, const float *dout) {
@@ -141,10 +152,12 @@ static void cpu_flatten_backward(void *ctx, tta_op *op, float *dinp, const float
 
 /* DROPOUT: the mask index is the logical NCHW index, so blocked tensors draw the same mask as
  * the reference backend. */
-static void dropout_apply(tta_op *op, float *dst, const float *src, uint64_t seed, uint64_t step) {
+static void dropout_apply(const cpu_ctx *c, tta_op *op, float *dst, const float *src, uint64_t seed,
+                          uint64_t step) {
     tta_shape s = op->out;
     float scale = op->p < 1 ? 1.0f / (1.0f - op->p) : 0.0f;
-    if (!cpu_blocked(s) || s.h * s.w == 1) {
+    int b = cpu_blocked(c, s);
+    if (!b || s.h * s.w == 1) {
         size_t n = tta_shape_count(s);
         for (size_t i = 0; i < n; i++)
             dst[i] = tta_dropout_keep(seed, step, i, op->p) ? src[i] * scale : 0.0f;
@@ -154,40 +167,58 @@ static void dropout_apply(tta_op *op, float *dst, const float *src, uint64_t see
         for (int c = 0; c < s.c; c++)
             for (int h = 0; h < s.h; h++)
                 for (int w = 0; w < s.w; w++) {
-                    size_t o = cpu_offset(s, n, c, h, w);
+                    size_t o = cpu_offset(b, s, n, c, h, w);
                     size_t li = (((size_t)n * s.c + c) * s.h + h) * s.w + w;
                     dst[o] = tta_dropout_keep(seed, step, li, op->p) ? src[o] * scale : 0.0f;
                 }
 }
 static void cpu_dropout_forward(void *ctx, tta_op *op, float *out, const float *inp, uint64_t seed,
                                 uint64_t step) {
-    dropout_apply(op, out, inp, seed, step);
+    dropout_apply(ctx, op, out, inp, seed, step);
 }
 static void cpu_dropout_backward(void *ctx, tta_op *op, float *dinp, const float *dout,
                                  uint64_t seed, uint64_t step) {
-    dropout_apply(op, dinp, dout, seed, step);
+    dropout_apply(ctx, op, dinp, dout, seed, step);
 }
 
 /* PAD_SHORTCUT (option A): out channel c + pad_front = inp channel c subsampled by stride. */
 static void cpu_shortcut_forward(void *ctx, tta_op *op, float *out, const float *inp) {
     tta_shape i = op->in, o = op->out;
+    int bi = cpu_blocked(ctx, i), bo = cpu_blocked(ctx, o);
     memset(out, 0, tta_shape_count(o) * sizeof(float));
     for (int n = 0; n < o.n; n++)
         for (int c = 0; c < i.c; c++)
             for (int h = 0; h < o.h; h++)
                 for (int w = 0; w < o.w; w++)
-                    out[cpu_offset(o, n, c + op->pad_front, h, w)] =
-                        inp[cpu_offset(i, n, c, h * op->stride, w * op->stride)];
+                    out[cpu_offset(bo, o, n, c + op->pad_front, h, w)] =
+                        inp[cpu_offset(bi, i, n, c, h * op->stride, w * op->stride)];
 }
 static void cpu_shortcut_backward(void *ctx, tta_op *op, float *dinp, const float *dout) {
     tta_shape i = op->in, o = op->out;
+    int bi = cpu_blocked(ctx, i), bo = cpu_blocked(ctx, o);
     memset(dinp, 0, tta_shape_count(i) * sizeof(float));
     for (int n = 0; n < o.n; n++)
         for (int c = 0; c < i.c; c++)
             for (int h = 0; h < o.h; h++)
                 for (int w = 0; w < o.w; w++)
-                    dinp[cpu_offset(i, n, c, h * op->stride, w * op->stride)] =
-                        dout[cpu_offset(o, n, c + op->pad_front, h, w)];
+                    dinp[cpu_offset(bi, i, n, c, h * op->stride, w * op->stride)] =
+                        dout[cpu_offset(bo, o, n, c + op->pad_front, h, w)];
+}
+
+/* Pooling: max pooling by cpu_pool.c's loops where it takes the op (op_init said so by leaving
+ * impl NULL), else oneDNN's primitive. */
+static void cpu_pool_fwd(void *ctx, tta_op *op, float *out, const float *inp) {
+    if (!op->impl)
+        cpu_maxpool_forward(ctx, op, out, inp);
+    else
+        cpu_pool_forward(ctx, op, out, inp);
+}
+static void cpu_pool_bwd(void *ctx, tta_op *op, float *dinp, const float *dout, const float *inp,
+                         const float *out) {
+    if (!op->impl)
+        cpu_maxpool_backward(ctx, op, dinp, dout);
+    else
+        cpu_pool_backward(ctx, op, dinp, dout, inp, out);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -328,11 +359,13 @@ static int cpu_op_init(void *ctx, tta_op *op, char *err, size_t errlen) {
     case TTA_OP_CONV: return cpu_conv_init(c, op, err, errlen);
     case TTA_OP_BN: return cpu_bn_init(c, op, err, errlen);
     case TTA_OP_MAXPOOL:
+    case TTA_OP_GMP:
+        if (cpu_maxpool_supported(c, op)) return cpu_maxpool_init(c, op);
+        return cpu_pool_init(c, op, err, errlen);
     case TTA_OP_AVGPOOL:
-    case TTA_OP_GAP:
-    case TTA_OP_GMP: return cpu_pool_init(c, op, err, errlen);
+    case TTA_OP_GAP: return cpu_pool_init(c, op, err, errlen);
     case TTA_OP_LINEAR:
-        if (op->in.h * op->in.w != 1 && cpu_blocked(op->in)) {
+        if (op->in.h * op->in.w != 1 && cpu_blocked(c, op->in)) {
             snprintf(err, errlen, "linear layer needs a flat input (got %dx%dx%d)", op->in.c,
                      op->in.h, op->in.w);
             return -1;
@@ -349,7 +382,7 @@ static void cpu_op_release(void *ctx, tta_op *op) {
     case TTA_OP_MAXPOOL:
     case TTA_OP_AVGPOOL:
     case TTA_OP_GAP:
-    case TTA_OP_GMP: cpu_dnnl_release(ctx, op); break;
+    case TTA_OP_GMP: cpu_dnnl_release(ctx, op); break; /* nothing for cpu_pool.c's (impl NULL) */
     default: free(op->impl); op->impl = NULL;
     }
 }
@@ -407,8 +440,8 @@ static const tta_backend_ops cpu_ops = {
     .fold_bn = cpu_fold_bn,
     .relu_forward = cpu_relu_forward,
     .relu_backward = cpu_relu_backward,
-    .pool_forward = cpu_pool_forward,
-    .pool_backward = cpu_pool_backward,
+    .pool_forward = cpu_pool_fwd,
+    .pool_backward = cpu_pool_bwd,
     .linear_forward = cpu_linear_forward,
     .linear_backward = cpu_linear_backward,
     .add_forward = cpu_add_forward,
@@ -435,6 +468,15 @@ tta_backend *tta_backend_cpu_create(const tta_backend_options *opt, char *err, s
     DNNL_CHECK(dnnl_stream_create(&c->stream, c->engine, dnnl_stream_default_flags));
     c->threads = opt ? opt->threads : 0;
     c->verbose = opt ? opt->verbose : 0;
+    /* the block oneDNN's kernels want: its effective ISA is the CPU's, capped by
+     * ONEDNN_MAX_CPU_ISA (how an AVX2 host is run on an AVX-512 one) */
+    dnnl_cpu_isa_t isa = dnnl_get_effective_cpu_isa();
+    c->block = (isa & dnnl_cpu_isa_avx512_core) == dnnl_cpu_isa_avx512_core ? 16 : 8;
+    if (opt && opt->block_limit == 8) c->block = 8; /* the model has 8-channel maps: one block for all */
+    c->isa = (isa & dnnl_cpu_isa_avx512_core) == dnnl_cpu_isa_avx512_core     ? CPU_ISA_AVX512
+             : (isa & dnnl_cpu_isa_avx2) == dnnl_cpu_isa_avx2 && __builtin_cpu_supports("fma") ? CPU_ISA_AVX2
+                                                                                 : CPU_ISA_BASE;
+    if (c->verbose) fprintf(stderr, "cpu backend: oneDNN ISA 0x%x, feature maps blocked by %d\n", (unsigned)isa, c->block);
     if (c->threads > 0) cpu_set_threads(c, c->threads);
     tta_backend *be = callocCheck(1, sizeof *be);
     be->ops = &cpu_ops;

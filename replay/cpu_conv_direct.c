@@ -1,11 +1,11 @@
 /* cpu_conv_direct.c: the weight gradient of a network's first convolution (NCHW input with a
- * few channels, nChw8c output, no input gradient), computed by direct loops.
+ * few channels, nChw8c or nChw16c output, no input gradient), computed by direct loops.
  *
  * Why: oneDNN's AVX2 build has no JIT kernel for the backward of a convolution whose input is
  * NCHW and whose output is blocked. Its fallback (reorder dout to NCHW, then its GEMM-based
  * kernel) ran the fmnist-cnn stem (1 -> 16 channels, 3x3, 28x28) at 5 GFLOP/s: 24 ms of a
- * 185 ms step for 0.6% of its FLOPs. Here each output pixel's 8 blocked channels are one vector;
- * a 3x3 tap is one broadcast of the input times that vector, accumulated in registers.
+ * 185 ms step for 0.6% of its FLOPs. Here each output pixel's 8 (16) blocked channels are one
+ * vector; a 3x3 tap is one broadcast of the input times that vector, accumulated in registers.
  *
  * Determinism: samples are split into one contiguous range per thread, each thread sums its
  * range into its own partial sums, and the partials are added in thread order; the result
@@ -17,49 +17,65 @@
 
 #include "replay/cpu_internal.h"
 
-/* Multiversioned on x86-64 so that a portable build still runs these loops with AVX2 and FMA
- * where the CPU has them (the 8-float vector of a blocked pixel is one register). */
-#ifndef __has_feature
-#define __has_feature(x) 0
-#endif
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__) && \
-    !__has_feature(address_sanitizer)
-#define MULTIVERSION __attribute__((target_clones("arch=haswell", "default")))
-#else
-#define MULTIVERSION
-#endif
+/* One sample's one input channel against one B-channel output block (B = V = 8 or 16):
+ * acc[kh][kw][V] = sum over output pixels of x_padded[oh*S + kh][ow*S + kw] * dout[oh][ow][V].
+ * xp: (OH-1)*S+K rows of Wp floats. The K*K accumulators are vectors of GCC's vector extensions
+ * (one register each on AVX-512 for V = 16, on AVX2 for V = 8); K as a constant (the callers
+ * pass 1, 3, 5 or 7 through the switch below) lets them live in registers. */
+typedef float vf16 __attribute__((vector_size(64)));
+typedef float vf8 __attribute__((vector_size(32)));
+#define DEFINE_ACCUMULATE(V)                                                                                 \
+    static inline __attribute__((always_inline)) void accumulate_plane_##V(                                 \
+        float *restrict acc, const float *restrict xp, int Wp, const float *restrict dout, int OH, int OW, int S, \
+        const int K) {                                                                                       \
+        vf##V a[CPU_CONV_DIRECT_MAX_K * CPU_CONV_DIRECT_MAX_K];                                              \
+        for (int k = 0; k < K * K; k++) a[k] = (vf##V){0};                                                   \
+        for (int oh = 0; oh < OH; oh++) {                                                                    \
+            const float *xrow = xp + (size_t)oh * S * Wp;                                                    \
+            const float *drow = dout + (size_t)oh * OW * V;                                                  \
+            for (int ow = 0; ow < OW; ow++) {                                                                \
+                vf##V d;                                                                                     \
+                memcpy(&d, drow + (size_t)ow * V, sizeof d);                                                 \
+                const float *x = xrow + (size_t)ow * S;                                                      \
+                for (int kh = 0; kh < K; kh++)                                                               \
+                    for (int kw = 0; kw < K; kw++) a[kh * K + kw] += x[(size_t)kh * Wp + kw] * d;            \
+            }                                                                                                \
+        }                                                                                                    \
+        for (int k = 0; k < K * K; k++) memcpy(acc + (size_t)k * V, &a[k], sizeof a[k]);                     \
+    }
+DEFINE_ACCUMULATE(16)
+DEFINE_ACCUMULATE(8)
 
-/* One sample's one input channel against one 8-channel output block:
- * acc[kh][kw][8] += sum over output pixels of x_padded[oh*S + kh][ow*S + kw] * dout[oh][ow][8].
- * xp: (OH-1)*S+K rows of Wp floats. K as a constant (the callers pass 1, 3, 5 or 7 through the
- * switch below) lets the accumulators live in registers. */
-static inline void accumulate_plane(float *restrict acc, const float *restrict xp, int Wp, const float *restrict dout,
-                                    int OH, int OW, int S, const int K) {
-    for (int oh = 0; oh < OH; oh++) {
-        const float *xrow = xp + (size_t)oh * S * Wp;
-        const float *drow = dout + (size_t)oh * OW * 8;
-        for (int ow = 0; ow < OW; ow++) {
-            const float *d = drow + (size_t)ow * 8;
-            const float *x = xrow + (size_t)ow * S;
-            for (int kh = 0; kh < K; kh++)
-                for (int kw = 0; kw < K; kw++) {
-                    const float xv = x[(size_t)kh * Wp + kw];
-                    float *a = acc + (kh * K + kw) * 8;
-                    for (int l = 0; l < 8; l++) a[l] += xv * d[l];
-                }
-        }
+#define ACC_CASES(V)                                                                      \
+    switch (K) {                                                                          \
+    case 1: accumulate_plane_##V(acc, xp, Wp, dout, OH, OW, S, 1); break;                 \
+    case 3: accumulate_plane_##V(acc, xp, Wp, dout, OH, OW, S, 3); break;                 \
+    case 5: accumulate_plane_##V(acc, xp, Wp, dout, OH, OW, S, 5); break;                 \
+    case 7: accumulate_plane_##V(acc, xp, Wp, dout, OH, OW, S, 7); break;                 \
+    default: accumulate_plane_##V(acc, xp, Wp, dout, OH, OW, S, K); break;                \
+    }
+
+/* Built for AVX-512, AVX2 + FMA and the baseline (CPU_ISA_CLONES); the 8 (16) floats of a
+ * blocked pixel are one register of the first two. */
+static inline __attribute__((always_inline)) void accumulate_body(float *acc, const float *xp, int Wp, const float *dout,
+                                                                  int OH, int OW, int S, int K, int B) {
+    if (B == 16) {
+        ACC_CASES(16)
+    } else {
+        ACC_CASES(8)
     }
 }
+CPU_ISA_CLONES(accumulate, (float *acc, const float *xp, int Wp, const float *dout, int OH, int OW, int S, int K, int B),
+               (acc, xp, Wp, dout, OH, OW, S, K, B))
 
-MULTIVERSION
-static void accumulate_dispatch(float *acc, const float *xp, int Wp, const float *dout, int OH, int OW, int S, int K) {
-    switch (K) {
-    case 1: accumulate_plane(acc, xp, Wp, dout, OH, OW, S, 1); break;
-    case 3: accumulate_plane(acc, xp, Wp, dout, OH, OW, S, 3); break;
-    case 5: accumulate_plane(acc, xp, Wp, dout, OH, OW, S, 5); break;
-    case 7: accumulate_plane(acc, xp, Wp, dout, OH, OW, S, 7); break;
-    default: accumulate_plane(acc, xp, Wp, dout, OH, OW, S, K); break;
-    }
+static void accumulate_dispatch(int isa, float *acc, const float *xp, int Wp, const float *dout, int OH, int OW, int S,
+                                int K, int B) {
+    if (isa == CPU_ISA_AVX512)
+        accumulate_avx512(acc, xp, Wp, dout, OH, OW, S, K, B);
+    else if (isa == CPU_ISA_AVX2)
+        accumulate_avx2(acc, xp, Wp, dout, OH, OW, S, K, B);
+    else
+        accumulate_base(acc, xp, Wp, dout, OH, OW, S, K, B);
 }
 
 /* The per-thread scratch: `taps` partial sums (double: dw, then db) and a zero-padded input plane
@@ -80,16 +96,16 @@ size_t cpu_conv_dw_direct_scratch(tta_shape in, tta_shape out, int K, int S, int
 }
 
 /* dw (OIHW, out.c x in.c x K x K) and db (out.c, or NULL) from inp (NCHW, shape in) and dout
- * (nChw8c, shape out; already masked by a fused ReLU). Stride S, padding P on every side (the
+ * (blocked by `block` channels, 8 or 16, shape out; already masked by a fused ReLU). Stride S, padding P on every side (the
  * right and bottom padding are whatever the output size implies, as in oneDNN). */
 void cpu_conv_dw_direct(float *dw, float *db, const float *inp, const float *dout, tta_shape in, tta_shape out,
-                        int K, int S, int P, int threads, void *scratch) {
-    assert(!cpu_blocked(in) && cpu_blocked(out) && threads >= 1 && K <= CPU_CONV_DIRECT_MAX_K);
-    const int C = in.c, OB = out.c / 8;
+                        int block, int K, int S, int P, int threads, int isa, void *scratch) {
+    assert((block == 8 || block == 16) && out.c % block == 0 && threads >= 1 && K <= CPU_CONV_DIRECT_MAX_K);
+    const int C = in.c, B = block, OB = out.c / B;
     size_t taps;
     int Hp, Wp;
     const size_t per_thread = thread_layout(in, out, K, S, P, &taps, &Hp, &Wp);
-    const size_t in_plane = (size_t)in.h * in.w, out_block = (size_t)out.h * out.w * 8;
+    const size_t in_plane = (size_t)in.h * in.w, out_block = (size_t)out.h * out.w * B;
     /* every partial is zeroed here: OpenMP may give fewer threads than asked */
     for (int t = 0; t < threads; t++) memset((char *)scratch + per_thread * t, 0, taps * sizeof(double));
 
@@ -100,25 +116,25 @@ void cpu_conv_dw_direct(float *dw, float *db, const float *inp, const float *dou
         float *xp = (float *)(part + taps);
         memset(xp, 0, (size_t)Hp * Wp * sizeof(float)); /* the padding border stays 0 */
         int n0 = (int)((long)in.n * t / T), n1 = (int)((long)in.n * (t + 1) / T);
-        float acc[CPU_CONV_DIRECT_MAX_K * CPU_CONV_DIRECT_MAX_K * 8];
+        float acc[CPU_CONV_DIRECT_MAX_K * CPU_CONV_DIRECT_MAX_K * 16];
         for (int n = n0; n < n1; n++)
             for (int ci = 0; ci < C; ci++) {
                 const float *x = inp + ((size_t)n * C + ci) * in_plane;
                 for (int h = 0; h < in.h; h++) memcpy(xp + (size_t)(h + P) * Wp + P, x + (size_t)h * in.w, in.w * sizeof(float));
                 for (int ob = 0; ob < OB; ob++) {
                     const float *d = dout + ((size_t)n * OB + ob) * out_block;
-                    memset(acc, 0, sizeof(float) * 8 * K * K);
-                    accumulate_dispatch(acc, xp, Wp, d, out.h, out.w, S, K);
-                    /* acc[kh][kw][l] belongs to output channel ob*8 + l, input channel ci */
-                    for (int l = 0; l < 8; l++) {
-                        double *pw = part + ((size_t)(ob * 8 + l) * C + ci) * K * K;
-                        for (int k = 0; k < K * K; k++) pw[k] += acc[k * 8 + l];
+                    memset(acc, 0, sizeof(float) * B * K * K);
+                    accumulate_dispatch(isa, acc, xp, Wp, d, out.h, out.w, S, K, B);
+                    /* acc[kh][kw][l] belongs to output channel ob*B + l, input channel ci */
+                    for (int l = 0; l < B; l++) {
+                        double *pw = part + ((size_t)(ob * B + l) * C + ci) * K * K;
+                        for (int k = 0; k < K * K; k++) pw[k] += acc[k * B + l];
                     }
                     if (ci == 0 && db) { /* the bias gradient: once per sample and block */
-                        float bacc[8] = {0};
-                        for (size_t i = 0; i < out_block; i += 8)
-                            for (int l = 0; l < 8; l++) bacc[l] += d[i + l];
-                        for (int l = 0; l < 8; l++) part[taps - out.c + ob * 8 + l] += bacc[l];
+                        float bacc[16] = {0};
+                        for (size_t i = 0; i < out_block; i += B)
+                            for (int l = 0; l < B; l++) bacc[l] += d[i + l];
+                        for (int l = 0; l < B; l++) part[taps - out.c + ob * B + l] += bacc[l];
                     }
                 }
             }

@@ -1,6 +1,7 @@
 /* cpu_dnnl.c: the cpu backend's oneDNN ops: convolution (forward with fused bias and ReLU,
  * backward data, backward weights+bias), batch normalisation (with oneDNN's fused-ReLU flag)
- * and pooling (max, average, global).
+ * and pooling (average and global average; max pooling where cpu_pool.c's loops do not take
+ * the op).
  *
  * Every op builds its primitives once, in op_init, for its exact shapes (the "primitive cache
  * per shape" is the op itself: a model builds one op per layer per batch size). Memory objects
@@ -58,10 +59,11 @@ void cpu_dnnl_check(dnnl_status_t st, const char *what, const char *file, int li
     abort();
 }
 
-void cpu_md(dnnl_memory_desc_t *md, tta_shape s) {
+void cpu_md(const cpu_ctx *c, dnnl_memory_desc_t *md, tta_shape s) {
     dnnl_dims_t dims = {s.n, s.c, s.h, s.w};
+    int b = cpu_blocked(c, s);
     DNNL_CHECK(dnnl_memory_desc_init_by_tag(md, 4, dims, dnnl_f32,
-                                            cpu_blocked(s) ? dnnl_nChw8c : dnnl_nchw));
+                                            b == 16 ? dnnl_nChw16c : b == 8 ? dnnl_nChw8c : dnnl_nchw));
 }
 
 static size_t align64(size_t x) { return (x + 63) / 64 * 64; }
@@ -214,7 +216,7 @@ static int conv_backward_create(cpu_ctx *c, const tta_op *op, conv_impl *ci, con
         if (prim_create(c, &ci->bwd_w, &bw, 0, ci->fwd.pd, "convolution backward weights", err, errlen))
             return -1;
         int slow = prim_is_ref(&ci->bwd_w) || (op->need_dinp && prim_is_ref(&ci->bwd_d));
-        if (attempt == 1 || !slow || !cpu_blocked(op->out) || cpu_blocked(op->in)) break;
+        if (attempt == 1 || !slow || !cpu_blocked(c, op->out) || cpu_blocked(c, op->in)) break;
         prim_destroy(&ci->bwd_w);
         prim_destroy(&ci->bwd_d);
         if (c->verbose) fprintf(stderr, "cpu backend: retrying the backward on an NCHW dout\n");
@@ -227,8 +229,8 @@ int cpu_conv_init(cpu_ctx *c, tta_op *op, char *err, size_t errlen) {
     conv_impl *ci = callocCheck(1, sizeof *ci);
     op->impl = ci;
     dnnl_memory_desc_t src, dst, wany, wuser, bmd;
-    cpu_md(&src, op->in);
-    cpu_md(&dst, op->out);
+    cpu_md(c, &src, op->in);
+    cpu_md(c, &dst, op->out);
     dnnl_dims_t wd = {op->out.c, op->in.c, op->kernel, op->kernel}, bd = {op->out.c};
     DNNL_CHECK(dnnl_memory_desc_init_by_tag(&wany, 4, wd, dnnl_f32, dnnl_format_tag_any));
     DNNL_CHECK(dnnl_memory_desc_init_by_tag(&wuser, 4, wd, dnnl_f32, dnnl_oihw));
@@ -255,7 +257,7 @@ int cpu_conv_init(cpu_ctx *c, tta_op *op, char *err, size_t errlen) {
         saved += align64(dnnl_memory_desc_get_size(wf));
         scratch = max_sz(scratch, ci->reorder_wf.scratch_bytes);
     }
-    if (op->train && !op->need_dinp && !cpu_blocked(op->in) && cpu_blocked(op->out) &&
+    if (op->train && !op->need_dinp && !cpu_blocked(c, op->in) && cpu_blocked(c, op->out) &&
         op->kernel <= CPU_CONV_DIRECT_MAX_K) {
         /* A first layer (NCHW input, blocked output, no input gradient): oneDNN has no fast
          * kernel for its backward (cpu_conv_direct.c says why); direct loops instead. */
@@ -356,6 +358,7 @@ void cpu_conv_forward(void *ctx, tta_op *op, float *out, const float *inp) {
 
 /* The gradient through a ReLU fused on a conv's output: dout *= (out > 0), in place. */
 static void relu_mask(float *dout, const float *out, size_t n) {
+#pragma omp parallel for simd schedule(static) if (n >= ((size_t)1 << 15))
     for (size_t i = 0; i < n; i++) dout[i] = out[i] > 0 ? dout[i] : 0.0f;
 }
 
@@ -366,8 +369,8 @@ void cpu_conv_backward(void *ctx, tta_op *op, float *dinp, float *dw, float *db,
     assert(op->train);
     if (op->relu) relu_mask(dout, out, tta_shape_count(op->out));
     if (ci->direct_dw) {
-        cpu_conv_dw_direct(dw, op->bias ? db : NULL, inp, dout, op->in, op->out, op->kernel, op->stride, op->pad,
-                           ci->direct_threads, op->scratch);
+        cpu_conv_dw_direct(dw, op->bias ? db : NULL, inp, dout, op->in, op->out, cpu_blocked(c, op->out), op->kernel,
+                           op->stride, op->pad, ci->direct_threads, c->isa, op->scratch);
         return;
     }
     const float *dk = dout;
@@ -407,7 +410,7 @@ int cpu_bn_init(cpu_ctx *c, tta_op *op, char *err, size_t errlen) {
     bn_impl *bi = callocCheck(1, sizeof *bi);
     op->impl = bi;
     dnnl_memory_desc_t data;
-    cpu_md(&data, op->in);
+    cpu_md(c, &data, op->in);
     unsigned flags = dnnl_use_scale | dnnl_use_shift;
     if (op->relu) flags |= dnnl_fuse_norm_relu;
     if (!op->train) flags |= dnnl_use_global_stats;
@@ -499,8 +502,8 @@ int cpu_pool_init(cpu_ctx *c, tta_op *op, char *err, size_t errlen) {
     pool_impl *pi = callocCheck(1, sizeof *pi);
     op->impl = pi;
     dnnl_memory_desc_t src, dst;
-    cpu_md(&src, op->in);
-    cpu_md(&dst, op->out);
+    cpu_md(c, &src, op->in);
+    cpu_md(c, &dst, op->out);
     int kh = op->kernel, kw = op->kernel, s = op->stride, p = op->pad;
     if (op->kind == TTA_OP_GAP || op->kind == TTA_OP_GMP) {
         kh = op->in.h;

@@ -1,11 +1,16 @@
 /* cpu_internal.h: what backend_cpu.c (context, memory, element-wise ops, sgemm linear) and
  * cpu_dnnl.c (oneDNN convolution, batch norm, pooling) share. Private to the cpu backend.
  *
- * Layout rule of the cpu backend: a tensor of shape (n, c, h, w) is stored nChw8c when
- * c % 8 == 0, else NCHW. nChw8c is what oneDNN's AVX2 kernels run on natively, so feature maps
- * stay blocked from the first convolution to the classifier and are reordered only at the
- * edges (upload of the input, flatten before a linear layer, download for tests). At h = w = 1
- * both layouts are the same bytes, so a linear layer reads a pooled tensor as [n][c] directly.
+ * Layout rule of the cpu backend: a tensor of shape (n, c, h, w) is stored nChw16c when the
+ * CPU runs oneDNN's AVX-512 kernels (cpu_ctx.block == 16, decided once at run time from
+ * dnnl_get_effective_cpu_isa, so ONEDNN_MAX_CPU_ISA=AVX2 gives an AVX2 host's layout) and
+ * c % 16 == 0; else nChw8c when c % 8 == 0; else NCHW. The block is one vector register of
+ * floats (16 on AVX-512, 8 on AVX2), the layout oneDNN's kernels for that ISA run on natively
+ * (an nChw8c tensor on an AVX-512 host gets oneDNN's AVX2 kernels: half the FLOPs per
+ * instruction). Feature maps stay blocked from the first convolution to the classifier and
+ * are reordered only at the edges (upload of the input, flatten before a linear layer,
+ * download for tests). At h = w = 1 every layout is the same bytes, so a linear layer reads a
+ * pooled tensor as [n][c] directly.
  */
 #ifndef TTA_REPLAY_CPU_INTERNAL_H
 #define TTA_REPLAY_CPU_INTERNAL_H
@@ -19,20 +24,47 @@ typedef struct {
     dnnl_stream_t stream;
     int threads;
     int verbose;
+    int block;        /* 16 where oneDNN runs AVX-512 kernels, else 8 (the layout rule above) */
+    int isa;          /* the backend's own loops: CPU_ISA_AVX512, CPU_ISA_AVX2 or CPU_ISA_BASE */
     size_t allocated; /* bytes from cpu_alloc not yet freed */
 } cpu_ctx;
 
-static inline int cpu_blocked(tta_shape s) { return s.c % 8 == 0; }
+/* Which build of the backend's own loops runs (cpu_conv_direct.c, cpu_pool.c): chosen at run
+ * time from the ISA oneDNN runs (its effective ISA: what the CPU has, capped by
+ * ONEDNN_MAX_CPU_ISA), so that both sides of the backend see the same machine. GCC's
+ * target_clones("arch=...") is not used: its resolver asks for a CPU model by name, and on a
+ * CPU it does not name (this project's Xeon VM) it ran the baseline SSE2 build. */
+enum { CPU_ISA_BASE = 0, CPU_ISA_AVX2 = 1, CPU_ISA_AVX512 = 2 };
+#if defined(__x86_64__) && defined(__GNUC__)
+#define CPU_TARGET_AVX512 __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")))
+#define CPU_TARGET_AVX2 __attribute__((target("avx2,fma")))
+#else
+#define CPU_TARGET_AVX512
+#define CPU_TARGET_AVX2
+#endif
+/* CPU_ISA_CLONES(name, (params), (args)) defines name_avx512, name_avx2 and name_base, each
+ * calling name##_body(args) (an always_inline function) compiled for its ISA, and
+ * name(int isa, params) that calls the one for isa. */
+#define CPU_ISA_CLONES(name, params, args)                                                        \
+    CPU_TARGET_AVX512 static void name##_avx512 params { name##_body args; }                     \
+    CPU_TARGET_AVX2 static void name##_avx2 params { name##_body args; }                         \
+    static void name##_base params { name##_body args; }
 
-/* Physical index of logical element (n, c, h, w) of a tensor of shape s. */
-static inline size_t cpu_offset(tta_shape s, int n, int c, int h, int w) {
-    if (cpu_blocked(s))
-        return ((((size_t)n * (s.c / 8) + c / 8) * s.h + h) * s.w + w) * 8 + (c & 7);
+/* The channel block of a tensor of shape s under the layout rule: 16, 8, or 0 (NCHW). */
+static inline int cpu_blocked(const cpu_ctx *c, tta_shape s) {
+    if (c->block == 16 && s.c % 16 == 0) return 16;
+    return s.c % 8 == 0 ? 8 : 0;
+}
+
+/* Physical index of logical element (n, c, h, w) of a tensor of shape s whose block is b
+ * (cpu_blocked). */
+static inline size_t cpu_offset(int b, tta_shape s, int n, int c, int h, int w) {
+    if (b) return ((((size_t)n * (s.c / b) + c / b) * s.h + h) * s.w + w) * b + (c % b);
     return (((size_t)n * s.c + c) * s.h + h) * s.w + w;
 }
 
 /* The oneDNN memory descriptor of an activation of shape s under the layout rule. */
-void cpu_md(dnnl_memory_desc_t *md, tta_shape s);
+void cpu_md(const cpu_ctx *c, dnnl_memory_desc_t *md, tta_shape s);
 
 /* Aborts with the call site on a oneDNN error: every call here is on descriptors the backend
  * built itself, so a failure is a bug, except in op_init, which returns errors as values. */
@@ -56,12 +88,21 @@ void cpu_pool_forward(void *ctx, tta_op *op, float *out, const float *inp);
 void cpu_pool_backward(void *ctx, tta_op *op, float *dinp, const float *dout, const float *inp,
                        const float *out);
 
+/* cpu_pool.c: max pooling and global max pooling by direct loops on every layout of the
+ * backend. cpu_maxpool_supported says whether an op is theirs (else cpu_pool_init's oneDNN
+ * primitive runs it); init sets the op's saved bytes (one window position per output element
+ * in training). */
+int cpu_maxpool_supported(const cpu_ctx *c, const tta_op *op);
+int cpu_maxpool_init(cpu_ctx *c, tta_op *op);
+void cpu_maxpool_forward(void *ctx, tta_op *op, float *out, const float *inp);
+void cpu_maxpool_backward(void *ctx, tta_op *op, float *dinp, const float *dout);
+
 /* cpu_conv_direct.c: the weight (and bias) gradient of a first convolution with an NCHW input
- * and a blocked output, for kernels up to CPU_CONV_DIRECT_MAX_K, on `threads` OpenMP threads;
- * scratch holds cpu_conv_dw_direct_scratch bytes. */
+ * and an output blocked by `block` (8 or 16), for kernels up to CPU_CONV_DIRECT_MAX_K, on
+ * `threads` OpenMP threads; scratch holds cpu_conv_dw_direct_scratch bytes. */
 #define CPU_CONV_DIRECT_MAX_K 7
 size_t cpu_conv_dw_direct_scratch(tta_shape in, tta_shape out, int K, int S, int P, int threads);
 void cpu_conv_dw_direct(float *dw, float *db, const float *inp, const float *dout, tta_shape in, tta_shape out,
-                        int K, int S, int P, int threads, void *scratch);
+                        int block, int K, int S, int P, int threads, int isa, void *scratch);
 
 #endif

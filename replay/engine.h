@@ -27,10 +27,10 @@
  *     the same numbers on every backend; a backend that wants blocked weights converts them in
  *     conv_prepare.
  *   - Activations and activation gradients live in a layout that is a pure function of the
- *     tensor shape, chosen by the backend (the cpu backend uses nChw8c when C % 8 == 0 and
- *     H*W > 1, else NCHW). Two tensors of equal shape therefore share a layout and element-wise
- *     ops (copy, accumulate, add) may treat them as flat arrays. The element count is always
- *     N*C*H*W: no backend pads.
+ *     tensor shape and the backend instance, chosen by the backend (the cpu backend uses
+ *     nChw16c or nChw8c by the ISA oneDNN runs, replay/cpu_internal.h, else NCHW). Two tensors
+ *     of equal shape therefore share a layout and element-wise ops (copy, accumulate, add) may
+ *     treat them as flat arrays. The element count is always N*C*H*W: no backend pads.
  *   - A tta_op is owned by the model that built it; its `impl` by the backend (op_init creates,
  *     op_release frees). `saved` (op->saved_bytes, kept from forward to backward) and `scratch`
  *     (op->scratch_bytes, transient, shared by all ops of a model) are allocated by the model
@@ -126,6 +126,11 @@ typedef struct tta_backend tta_backend;
 typedef struct {
     int threads; /* compute threads (OpenBLAS, oneDNN's OpenMP); 0 = leave the library default */
     int verbose; /* 1: print the implementation chosen for each primitive to stderr */
+    /* cpu: the widest channel block a feature map may use (0: the one the ISA wants, 16 on AVX-512;
+     * 8: nChw8c at most). tta_model_build asks for 8 when some blocked tensor of the graph has a
+     * multiple of 8 but not of 16 channels, so that no convolution reads one block and writes
+     * another (oneDNN has only reference kernels for that: 300x slower). */
+    int block_limit;
 } tta_backend_options;
 
 /* A backend's methods: one `static const` table per backend kind (backend_cpu.c, backend_ref.c,

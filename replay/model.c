@@ -1004,6 +1004,16 @@ void tta_model_free(tta_model *m) {
     free(m);
 }
 
+/* 8 when a feature map of the graph (more than one pixel) has a multiple of 8 but not of 16
+ * channels: the cpu backend then blocks every map by 8 (tta_backend_options.block_limit); else 0. */
+static int block_limit(const tta_graph *g) {
+    for (int i = 0; i < g->nnodes; i++) {
+        const tta_node *n = &g->nodes[i];
+        if (n->h * n->w > 1 && n->c % 8 == 0 && n->c % 16 != 0) return 8;
+    }
+    return 0;
+}
+
 int tta_model_build_json(tta_model **out, const char *json, const char *origin,
                          const tta_model_config *cfg, char *err, size_t errlen) {
     *out = NULL;
@@ -1016,7 +1026,9 @@ int tta_model_build_json(tta_model **out, const char *json, const char *origin,
         free(m);
         return -1;
     }
-    m->be = tta_backend_create(cfg->backend, &cfg->backend_options, err, errlen);
+    tta_backend_options bo = cfg->backend_options;
+    if (!bo.block_limit) bo.block_limit = block_limit(&m->g);
+    m->be = tta_backend_create(cfg->backend, &bo, err, errlen);
     m->threads = cfg->backend_options.threads;
     if (!m->be) {
         tta_model_free(m);

@@ -231,6 +231,7 @@ TEST(bn_matches_reference) {
     bn_case(4, 16, 6, 1);
     bn_case(3, 6, 4, 1); /* NCHW */
     bn_case(8, 32, 1, 0);
+    bn_case(6, 64, 9, 1);  /* several channel blocks per sample, planes split among threads */
 }
 
 /* ties: inputs from {-1, 0, 1}, so most windows hold several maxima (the gradient goes to the
@@ -504,6 +505,25 @@ TEST(xent_matches_reference) {
     tb->ops->free(tb->ctx, lc), ref->ops->free(ref->ctx, lr), tb->ops->free(tb->ctx, rc), ref->ops->free(ref->ctx, rr);
 }
 
+/* A cpu backend asked for blocks of 8 at most (a model with 8-channel maps) keeps a 32-channel
+ * map nChw8c, whatever the ISA (on an AVX-512 host it would be nChw16c): element (n=1, c=9,
+ * h=2, w=3) of a 2x32x3x4 map sits in block 1 of 4, lane 1. */
+TEST(block_limit_keeps_nchw8c) {
+    char err[256];
+    tta_backend_options opt = {.threads = 1, .block_limit = 8};
+    tta_backend *be = tta_backend_create("cpu", &opt, err, sizeof err);
+    CHECK(be != NULL);
+    if (!be) return;
+    tta_shape s = {2, 32, 3, 4};
+    float *h = rnd(tta_shape_count(s));
+    float *d = be->ops->alloc(be->ctx, tta_shape_count(s) * sizeof(float));
+    be->ops->tensor_upload(be->ctx, d, h, s);
+    CHECK(d[(((1 * 4 + 1) * 3 + 2) * 4 + 3) * 8 + 1] == h[((1 * 32 + 9) * 3 + 2) * 4 + 3]);
+    be->ops->free(be->ctx, d);
+    be->ops->destroy(be);
+    free(h);
+}
+
 int main(void) {
     char err[256];
     tta_backend_options opt = {.threads = 2, .verbose = getenv("TTA_VERBOSE") != NULL};
@@ -513,6 +533,7 @@ int main(void) {
         return 1;
     }
     RUN(reference_values);
+    RUN(block_limit_keeps_nchw8c);
     /* every fast backend against the reference; "cuda" only where built and a device exists */
     const char *names[] = {"cpu", "cuda"};
     for (size_t b = 0; b < sizeof names / sizeof names[0]; b++) {
