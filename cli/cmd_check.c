@@ -1,4 +1,4 @@
-/* cmd_check.c: `tta check [--ruleset X.Y.Z] [--failing] [--jobs N] [--format F] PATH...` */
+/* cmd_check.c: `tta check [--ruleset X.Y.Z] [--failing] [--package] [--jobs N] [--format F] PATH...` */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,24 +9,30 @@
 #include "reports/reports.h"
 
 static const char check_help[] =
-    "usage: tta check [--ruleset X.Y.Z] [--as-published] [--rules FILE] [--failing] [--jobs N] [--format table|csv|json|markdown] PATH...\n"
+    "usage: tta check [--ruleset X.Y.Z] [--as-published] [--rules FILE] [--failing] [--package] [--jobs N] [--format table|csv|json|markdown] PATH...\n"
     "\n"
     "MLCommons' compliance checks (the compliance checker the result summarizer runs before it scores a\n"
     "run) on MLPerf Training result logs: PATH is a log, or a folder whose result_*.txt are all checked\n"
     "(a benchmark, a system, an organisation, a round). One row per log: its verdict (pass, fail,\n"
     "cannot evaluate), the number of failed rules and the first, with the log's line and what the rule\n"
     "wants. The rules are tta's copy of the checker's YAML (schemas/compliance_rules.json; docs/compliance.md).\n"
+    "Then, for organisation folders (<org>/results, <org>/systems) and round folders of them, the package\n"
+    "checks, one row per check of a file or folder: the layout, the system descriptions, the result files\n"
+    "each benchmark needs, the logs' compliance under olympic scoring, the seeds, scaling.json\n"
+    "(schemas/package_rules.json).\n"
     "\n"
     "--ruleset X.Y.Z  the rules' version (default: from the round folder in each log's path, v5.1 -> 5.1.0)\n"
     "--as-published   the rules as they were when the round was published, where they changed since (v2.1 BERT)\n"
     "--rules FILE     rules from FILE (the form of schemas/compliance_rules.json) instead of tta's own\n"
-    "--failing        list only the logs that do not pass\n"
+    "--failing        list only the logs (and package checks) that do not pass\n"
+    "--package        only the package checks' table (CSV and JSON show the logs' table unless this is given)\n"
     "--jobs N         worker threads (default: one per CPU)\n"
-    "Exit status: 0 every log passes, 1 a log fails or cannot be evaluated or cannot be read, 2 usage.\n";
+    "Exit status: 0 every log and package check passes (or warns), 1 one fails or cannot be evaluated or a\n"
+    "file cannot be read, 2 usage.\n";
 
 int cmd_check(const tta_cli *cli, int argc, char **argv) {
     (void)cli;
-    int format = TTA_FORMAT_TABLE, failing = 0, jobs = 0;
+    int format = TTA_FORMAT_TABLE, failing = 0, jobs = 0, package_only = 0;
     unsigned flags = 0;
     const char *ruleset = NULL, *rules_file = NULL;
     const char **paths = calloc((size_t)argc + 1, sizeof *paths);
@@ -42,6 +48,8 @@ int cmd_check(const tta_cli *cli, int argc, char **argv) {
             return 0;
         } else if (!strcmp(argv[i], "--failing")) {
             failing = 1;
+        } else if (!strcmp(argv[i], "--package")) {
+            package_only = 1;
         } else if (!strcmp(argv[i], "--as-published")) {
             flags |= TTA_CHECK_AS_PUBLISHED;
         } else if (!strcmp(argv[i], "--ruleset") || !strcmp(argv[i], "--jobs") || !strcmp(argv[i], "--rules")) {
@@ -78,21 +86,30 @@ int cmd_check(const tta_cli *cli, int argc, char **argv) {
         return free(paths), rc;
     }
     tta_check_report rep;
+    tta_package_report pkg = {0};
     int rc = tta_check_paths(rules, paths, n, ruleset, flags, jobs, &rep, &err);
+    if (rc == TTA_OK && (rc = tta_check_packages(rules, paths, n, ruleset, flags, &rep, &pkg, &err)) != TTA_OK)
+        tta_check_report_free(&rep);
     free(paths);
     if (rc != TTA_OK) {
         fprintf(stderr, "tta check: %s\n", err.text);
         tta_check_rules_free(rules);
         return tta_exit_status(rc);
     }
-    tta_report_compliance(&rep, format, failing, stdout);
+    int people = format == TTA_FORMAT_TABLE || format == TTA_FORMAT_MARKDOWN;
+    if (!package_only) tta_report_compliance(&rep, format, failing, stdout);
+    if (pkg.n && (people || package_only)) {
+        if (!package_only) fputc('\n', stdout);
+        tta_report_package(&pkg, format, failing, stdout);
+    }
     buf line = {0};
     tta_check_summary(&rep, tta_check_rules_source(rules), &line);
-    int people = format == TTA_FORMAT_TABLE || format == TTA_FORMAT_MARKDOWN;
+    if (pkg.n_orgs) tta_package_summary(&pkg, &line);
     fprintf(people ? stdout : stderr, "%s\n", buf_str(&line));
     buf_free(&line);
-    int status = rep.n_fail || rep.n_unknown ? 1 : 0;
+    int status = rep.n_fail || rep.n_unknown || pkg.n_fail || pkg.n_unknown ? 1 : 0;
     tta_check_report_free(&rep);
+    tta_package_report_free(&pkg);
     tta_check_rules_free(rules);
     return status;
 }

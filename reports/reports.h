@@ -196,5 +196,11 @@ void tta_report_compliance(const tta_check_report *r, int format, int failing_on
 /* The one-line summary of r a submitter can paste: "tta check: 1669 logs, 1666 compliant, 3 not
  * compliant, 0 cannot be evaluated (rules: <source>)", into out. */
 void tta_check_summary(const tta_check_report *r, const char *source, buf *out);
+/* `tta check`'s package section: one row per package check of a file or folder (organisation, path,
+ * check, ruleset, verdict, key, message; failing_only: only those that do not pass) in format. */
+void tta_report_package(const tta_package_report *r, int format, int failing_only, FILE *out);
+/* The package checks' part of the summary line, appended to out: "; package: 812 checks of 17
+ * organisations, 790 pass, 20 warn, 2 fail, 0 cannot be evaluated (rules: <source>)". */
+void tta_package_summary(const tta_package_report *r, buf *out);
 
 #endif
