@@ -33,7 +33,7 @@ typedef struct {
 } cc_pkg_rules;
 
 /* The embedded package rules (a malformed embedded file ends the process: a build defect that
- * tests/check/test_package.c catches). */
+ * tests/cli/check_package.sh catches). */
 const cc_pkg_rules *cc_pkg_rules_builtin(void);
 
 /* The rules for ruleset ("5.1.0") into *out; out->known is 0 when the rules lack it. */
