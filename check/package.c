@@ -10,6 +10,7 @@
 #include <assert.h>
 #include <dirent.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include "common/buf.h"
 #include "common/check.h"
 #include "common/file.h"
+#include "common/hash.h"
 #include "common/rules.h"
 
 /* The order of the checks within one path. */
@@ -242,12 +244,50 @@ static int power_check(const char *bench_dir, names *results, int *bad, char *wh
     return rc;
 }
 
+/* The seed records seen so far in a folder: (where, seed) -> the result file that logged it first; an
+ * open-addressing hash table (a log may print its seed from every rank: thousands of records). */
+typedef struct {
+    const char **where, **seed, **owner;
+    size_t cap, n;
+} seed_set;
+
+static uint64_t seed_hash(const char *where, const char *seed) {
+    uint64_t h = tta_hash64(where, strlen(where), 0x5eed);
+    return tta_hash64(seed, strlen(seed), h);
+}
+
+/* The owner of (where, seed) if seen, else NULL after recording it for owner. */
+static const char *seed_seen(seed_set *t, const char *where, const char *seed, const char *owner) {
+    if (2 * (t->n + 1) > t->cap) {
+        seed_set g = {.cap = t->cap ? t->cap * 2 : 64};
+        g.where = callocCheck(g.cap, sizeof *g.where);
+        g.seed = callocCheck(g.cap, sizeof *g.seed);
+        g.owner = callocCheck(g.cap, sizeof *g.owner);
+        for (size_t i = 0; i < t->cap; i++) {
+            if (!t->where[i]) continue;
+            size_t k = seed_hash(t->where[i], t->seed[i]) & (g.cap - 1);
+            while (g.where[k]) k = (k + 1) & (g.cap - 1);
+            g.where[k] = t->where[i], g.seed[k] = t->seed[i], g.owner[k] = t->owner[i];
+        }
+        g.n = t->n;
+        free(t->where);
+        free(t->seed);
+        free(t->owner);
+        *t = g;
+    }
+    size_t k = seed_hash(where, seed) & (t->cap - 1);
+    for (; t->where[k]; k = (k + 1) & (t->cap - 1))
+        if (!strcmp(t->where[k], where) && !strcmp(t->seed[k], seed)) return t->owner[k];
+    t->where[k] = where, t->seed[k] = seed, t->owner[k] = owner;
+    t->n++;
+    return NULL;
+}
+
 /* The seed checker on the result files of one folder (sorted by path): pass, or fail with the kinds. */
 static void seed_check(ctx *c, const char *org, const char *rel, const char *ruleset, const char *bench_dir,
                        names *results) {
     cc_arena a = {0};
-    char **where = NULL, **seed = NULL, **owner = NULL;
-    size_t n = 0, cap = 0;
+    seed_set seen = {0};
     int no_seed = 0, repeated = 0, parse_error = 0, crashed = 0;
     buf first = {0};
     for (size_t i = 0; i < results->n && !crashed; i++) {
@@ -273,22 +313,10 @@ static void seed_check(ctx *c, const char *org, const char *rel, const char *rul
             if (!no_seed++ && !first.len) buf_printf(&first, "%s logs no seed", results->names[i]);
         }
         for (size_t j = 0; rc == 0 && j < ns; j++) {
-            size_t k = 0;
-            while (k < n && !(strcmp(where[k], s[j].where) == 0 && strcmp(seed[k], s[j].seed) == 0)) k++;
-            if (k < n) {
-                if (!repeated++ && !first.len)
-                    buf_printf(&first, "%s logs seed %s (line %ld) from the same source line as %s", results->names[i],
-                               s[j].seed, s[j].line, owner[k]);
-                continue;
-            }
-            if (n == cap) {
-                growArray(where, &cap, n + 1);
-                seed = reallocCheck(seed, cap * sizeof *seed);
-                owner = reallocCheck(owner, cap * sizeof *owner);
-            }
-            where[n] = (char *)s[j].where;
-            seed[n] = (char *)s[j].seed;
-            owner[n++] = results->names[i];
+            const char *owner = seed_seen(&seen, s[j].where, s[j].seed, results->names[i]);
+            if (owner && !repeated++ && !first.len)
+                buf_printf(&first, "%s logs seed %s (line %ld) from the same source line as %s", results->names[i],
+                           s[j].seed, s[j].line, owner);
         }
         free(path);
     }
@@ -310,9 +338,9 @@ static void seed_check(ctx *c, const char *org, const char *rel, const char *rul
             results->n);
     }
     buf_free(&first);
-    free(where);
-    free(seed);
-    free(owner);
+    free(seen.where);
+    free(seen.seed);
+    free(seen.owner);
     cc_arena_free(&a);
 }
 
