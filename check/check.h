@@ -149,7 +149,7 @@ void tta_package_finding_free(tta_package_finding *f);
 
 /* The package checks of every organisation folder under paths: a path that is an organisation folder
  * (it holds results/ or systems/), a round folder holding organisations (found down to three levels),
- * or a system or benchmark folder inside <org>/results/ (its checks only). Files, and folders in none of
+ * <org>/results, or a system or benchmark folder inside it (its checks only). Files, and folders in none of
  * these layouts, add nothing. Each org's ruleset is ruleset, or (NULL) its round folder's
  * (tta_check_ruleset_of_path). logs: the result logs already checked (tta_check_paths over the same
  * paths), whose verdicts the compliance check counts; a log not among them is checked here with rules

@@ -286,7 +286,7 @@ static const char *seed_seen(seed_set *t, const char *where, const char *seed, c
 /* The seed checker on the result files of one folder (sorted by path): pass, or fail with the kinds. */
 static void seed_check(ctx *c, const char *org, const char *rel, const char *ruleset, const char *bench_dir,
                        names *results) {
-    cc_arena a = {0};
+    cc_arena a = {0}, keep = {0}; /* a: one log's lines, reset after each; keep: the seeds seen */
     seed_set seen = {0};
     int no_seed = 0, repeated = 0, parse_error = 0, crashed = 0;
     buf first = {0};
@@ -313,12 +313,15 @@ static void seed_check(ctx *c, const char *org, const char *rel, const char *rul
             if (!no_seed++ && !first.len) buf_printf(&first, "%s logs no seed", results->names[i]);
         }
         for (size_t j = 0; rc == 0 && j < ns; j++) {
-            const char *owner = seed_seen(&seen, s[j].where, s[j].seed, results->names[i]);
+            const char *w = cc_strndup(&keep, s[j].where, strlen(s[j].where));
+            const char *sd = cc_strndup(&keep, s[j].seed, strlen(s[j].seed));
+            const char *owner = seed_seen(&seen, w, sd, results->names[i]);
             if (owner && !repeated++ && !first.len)
                 buf_printf(&first, "%s logs seed %s (line %ld) from the same source line as %s", results->names[i],
                            s[j].seed, s[j].line, owner);
         }
         free(path);
+        cc_arena_reset(&a);
     }
     if (crashed) {
         add(c, org, "seeds", rel, ruleset, TTA_PACKAGE_FAIL, "crash", "the seed checker needs hashable seed records; %s",
@@ -342,6 +345,7 @@ static void seed_check(ctx *c, const char *org, const char *rel, const char *rul
     free(seen.seed);
     free(seen.owner);
     cc_arena_free(&a);
+    cc_arena_free(&keep);
 }
 
 /* scaling.json, which the RCP checker writes (closed division, where it runs) and the summarizer
@@ -669,6 +673,17 @@ int tta_check_packages(const tta_check_rules *rules, const char *const *paths, s
     int rc = TTA_OK;
     for (size_t i = 0; i < n_paths && rc == TTA_OK; i++) {
         if (!is_dir(paths[i])) continue;
+        /* <org>/results itself */
+        size_t len = strlen(paths[i]);
+        while (len > 1 && paths[i][len - 1] == '/') len--;
+        if (len >= 7 && !strncmp(paths[i] + len - 7, "results", 7) && (len == 7 || paths[i][len - 8] == '/')) {
+            char *org = len == 7 ? strdupCheck(".") : strndupCheck(paths[i], len - 8);
+            if (!*org) org = (free(org), strdupCheck("/"));
+            int yes = is_org(org);
+            if (yes) rc = check_org(&c, org, ruleset, NULL, NULL, err);
+            free(org);
+            if (yes) continue;
+        }
         /* a system or benchmark folder inside <org>/results/ */
         const char *r = NULL, *q = paths[i];
         while ((q = strstr(q, "results/")) != NULL) {

@@ -57,6 +57,8 @@ grep -q "this one also has scaling.json" "$work/out.txt" || fail "the name warni
 # a benchmark folder alone: its checks only
 "$TTA" check --package --format csv "$ok/results/box/dlrm" > "$work/one.csv" 2>/dev/null || fail "a benchmark folder alone must exit 0"
 [ "$(grep -c ',systems/' "$work/one.csv")" -eq 1 ] && grep -q ',seeds,' "$work/one.csv" || fail "a benchmark folder: $(cat "$work/one.csv")"
+"$TTA" check --package --format csv "$ok/results/" > "$work/res.csv" 2>/dev/null || fail "<org>/results must exit 0"
+cmp -s "$work/res.csv" <("$TTA" check --package --format csv "$ok" 2>/dev/null) || fail "<org>/results checks the organisation"
 
 # 2. a repeated seed, then bypassed
 d=$(make Seed)
