@@ -84,7 +84,7 @@ static void list_dir(const char *dir, int folders_only, names *out) {
         out->names[out->n++] = strdupCheck(e->d_name);
     }
     closedir(d);
-    qsort(out->names, out->n, sizeof *out->names, by_name);
+    if (out->n) qsort(out->names, out->n, sizeof *out->names, by_name);
 }
 
 static char *join(const char *a, const char *b) {
@@ -705,7 +705,7 @@ int tta_check_packages(const tta_check_rules *rules, const char *const *paths, s
         free(c.items);
         return rc;
     }
-    qsort(c.items, c.n, sizeof *c.items, finding_order);
+    if (c.n) qsort(c.items, c.n, sizeof *c.items, finding_order);
     out->items = c.items;
     out->n = c.n;
     out->n_orgs = c.n_orgs;
