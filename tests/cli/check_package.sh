@@ -5,8 +5,9 @@
 # warns about scaling.json's name, as tta does) and tta check exits 0; then each breakage gives its named
 # failure and exit 1: a repeated seed (and its bypass), a missing system-description field, an invalid
 # status (4.1.0), too few result files, a bad file name, a benchmark outside the ruleset, a system folder
-# without its description, a malformed scaling.json, a malformed or unreadable system JSON (named with its
-# line, never a crash), an organisation whose logs are not under results/.
+# without its description, power logs missing or misnamed, a malformed scaling.json, a malformed or
+# unreadable system JSON (named with its line, never a crash), an organisation whose logs are not under
+# results/.
 set -euo pipefail
 TTA=${TTA:-build/tta}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -130,7 +131,23 @@ mkdir -p "$d/results/nodesc/dlrm"
 [ "$(status_of "$d")" -eq 1 ] || fail "a system folder without its description must exit 1"
 expect "$d" layout results/nodesc fail no_system_desc
 
-# 5. scaling.json: malformed, without its factor, below 1
+# 5. power logs (the power checker's errors count with the non-compliant logs): intact, one run without its
+# power logs (accepted: one), two, a misnumbered node file, a node count unlike the others', none at all
+d=$(make Power)
+for i in 0 1 2 3 4; do mkdir -p "$d/results/box/dlrm/power/result_$i"; : > "$d/results/box/dlrm/power/result_$i/node_0.txt"; : > "$d/results/box/dlrm/power/result_$i/sw_0.txt"; done
+expect "$d" compliance results/box/dlrm pass
+grep -q "compliant and has its power logs" "$work/Power.csv" || fail "power logs named"
+rm -r "$d/results/box/dlrm/power/result_4"
+expect "$d" compliance results/box/dlrm warn noncompliant=1
+mv "$d/results/box/dlrm/power/result_3/node_0.txt" "$d/results/box/dlrm/power/result_3/node_1.txt"
+expect "$d" compliance results/box/dlrm fail noncompliant=2
+mv "$d/results/box/dlrm/power/result_3/node_1.txt" "$d/results/box/dlrm/power/result_3/node_0.txt"
+: > "$d/results/box/dlrm/power/result_2/node_1.txt"
+expect "$d" compliance results/box/dlrm fail noncompliant=2
+rm -r "$d/results/box/dlrm/power/"result_*
+expect "$d" compliance results/box/dlrm fail crash
+
+# 6. scaling.json: malformed, without its factor, below 1
 d=$(make Scaling)
 printf '{"scaling_factor": }' > "$d/results/box/dlrm/scaling.json"
 [ "$(status_of "$d")" -eq 1 ] || fail "a malformed scaling.json must exit 1"
@@ -140,9 +157,9 @@ expect "$d" scaling results/box/dlrm fail no_factor
 printf '{"scaling_factor": 0.5}' > "$d/results/box/dlrm/scaling.json"
 expect "$d" scaling results/box/dlrm fail range
 
-# 6. a round folder holding the organisations: every one checked; JSON and Markdown render
+# 7. a round folder holding the organisations: every one checked; JSON and Markdown render
 "$TTA" check --package --format json "$work/v2.1" > "$work/round.json" 2>/dev/null || true
-python3 -c "import json,sys; rows=json.load(open(sys.argv[1])); orgs={r['org'].rsplit('/',1)[-1] for r in rows}; sys.exit(0 if len(orgs) >= 10 else 1)" \
+python3 -c "import json,sys; rows=json.load(open(sys.argv[1])); orgs={r['org'].rsplit('/',1)[-1] for r in rows}; sys.exit(0 if len(orgs) >= 11 else 1)" \
     "$work/round.json" || fail "a round folder: every organisation"
 "$TTA" check --format markdown "$ok" | grep -q "^| organisation " || fail "markdown package table"
 echo "check_package: intact package passes; every breakage fails by name, exit statuses as expected"
