@@ -1,4 +1,4 @@
-/* cmd_check.c: `tta check [--ruleset X.Y.Z] [--failing] [--package] [--jobs N] [--format F] PATH...` */
+/* cmd_check.c: `tta check [--ruleset X.Y.Z] [--failing] [--package|--no-package] [--jobs N] [--format F] PATH...` */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +9,7 @@
 #include "reports/reports.h"
 
 static const char check_help[] =
-    "usage: tta check [--ruleset X.Y.Z] [--as-published] [--rules FILE] [--failing] [--package] [--jobs N] [--format table|csv|json|markdown] PATH...\n"
+    "usage: tta check [--ruleset X.Y.Z] [--as-published] [--rules FILE] [--failing] [--package|--no-package] [--jobs N] [--format table|csv|json|markdown] PATH...\n"
     "\n"
     "MLCommons' compliance checks (the compliance checker the result summarizer runs before it scores a\n"
     "run) on MLPerf Training result logs: PATH is a log, or a folder whose result_*.txt are all checked\n"
@@ -26,13 +26,14 @@ static const char check_help[] =
     "--rules FILE     rules from FILE (the form of schemas/compliance_rules.json) instead of tta's own\n"
     "--failing        list only the logs (and package checks) that do not pass\n"
     "--package        only the package checks' table (CSV and JSON show the logs' table unless this is given)\n"
+    "--no-package     only the logs' checks\n"
     "--jobs N         worker threads (default: one per CPU)\n"
     "Exit status: 0 every log and package check passes (or warns), 1 one fails or cannot be evaluated or a\n"
     "file cannot be read, 2 usage.\n";
 
 int cmd_check(const tta_cli *cli, int argc, char **argv) {
     (void)cli;
-    int format = TTA_FORMAT_TABLE, failing = 0, jobs = 0, package_only = 0;
+    int format = TTA_FORMAT_TABLE, failing = 0, jobs = 0, package_only = 0, no_package = 0;
     unsigned flags = 0;
     const char *ruleset = NULL, *rules_file = NULL;
     const char **paths = calloc((size_t)argc + 1, sizeof *paths);
@@ -48,8 +49,8 @@ int cmd_check(const tta_cli *cli, int argc, char **argv) {
             return 0;
         } else if (!strcmp(argv[i], "--failing")) {
             failing = 1;
-        } else if (!strcmp(argv[i], "--package")) {
-            package_only = 1;
+        } else if (!strcmp(argv[i], "--package") || !strcmp(argv[i], "--no-package")) {
+            *(argv[i][2] == 'p' ? &package_only : &no_package) = 1;
         } else if (!strcmp(argv[i], "--as-published")) {
             flags |= TTA_CHECK_AS_PUBLISHED;
         } else if (!strcmp(argv[i], "--ruleset") || !strcmp(argv[i], "--jobs") || !strcmp(argv[i], "--rules")) {
@@ -88,7 +89,7 @@ int cmd_check(const tta_cli *cli, int argc, char **argv) {
     tta_check_report rep;
     tta_package_report pkg = {0};
     int rc = tta_check_paths(rules, paths, n, ruleset, flags, jobs, &rep, &err);
-    if (rc == TTA_OK && (rc = tta_check_packages(rules, paths, n, ruleset, flags, &rep, &pkg, &err)) != TTA_OK)
+    if (rc == TTA_OK && !no_package && (rc = tta_check_packages(rules, paths, n, ruleset, flags, &rep, &pkg, &err)) != TTA_OK)
         tta_check_report_free(&rep);
     free(paths);
     if (rc != TTA_OK) {

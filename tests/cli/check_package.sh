@@ -55,6 +55,8 @@ for c in "system_desc systems/box.json" "layout results/box" "result_count resul
 done
 expect "$ok" file_names results/box/dlrm warn
 grep -q "this one also has scaling.json" "$work/out.txt" || fail "the name warning names the file"
+"$TTA" check --no-package "$ok" > "$work/nopkg.txt" || fail "--no-package must exit 0"
+grep -q "package:" "$work/nopkg.txt" && fail "--no-package prints no package checks"
 # a benchmark folder alone: its checks only
 "$TTA" check --package --format csv "$ok/results/box/dlrm" > "$work/one.csv" 2>/dev/null || fail "a benchmark folder alone must exit 0"
 [ "$(grep -c ',systems/' "$work/one.csv")" -eq 1 ] && grep -q ',seeds,' "$work/one.csv" || fail "a benchmark folder: $(cat "$work/one.csv")"
