@@ -104,4 +104,61 @@ int tta_check_paths(const tta_check_rules *rules, const char *const *paths, size
 /* Frees what *r holds. */
 void tta_check_report_free(tta_check_report *r);
 
+/* ---- package checks: what MLCommons' package checker (mlperf_logging/package_checker) checks of a
+ * submission beyond each log: the folder layout, the result files each benchmark needs, the logs'
+ * compliance under olympic scoring, the seeds, the system descriptions, and scaling.json. The rules
+ * that vary per ruleset are data (schemas/package_rules.json, and schemas/benchmark_rules.json's
+ * runs_required and benchmark lists; docs/compliance.md). The RCP verdict is not here. ---- */
+
+typedef enum {
+    TTA_PACKAGE_PASS = 0,    /* the check holds */
+    TTA_PACKAGE_WARN = 1,    /* the package checker warns and accepts (one non-compliant log, an odd file name) */
+    TTA_PACKAGE_FAIL = 2,    /* the package checker rejects the folder (or stops on it) */
+    TTA_PACKAGE_UNKNOWN = 3, /* tta cannot evaluate it (the message says why) */
+} tta_package_verdict;
+
+/* One check of one file or folder of a submission. */
+typedef struct {
+    char *org;     /* the organisation folder (as reached from the path given) */
+    char *check;   /* "layout", "system_desc", "benchmark", "result_count", "file_names", "compliance", "seeds",
+                      "scaling" */
+    char *path;    /* what it is about, relative to org: "systems/x.json", "results/x/bert" */
+    char ruleset[16];
+    tta_package_verdict verdict;
+    char *key;     /* a short reason for scripts ("found=4 expected=5", "missing:cooling", "repeated"); "" on a pass */
+    char *message; /* one sentence: what the rule wants and what the folder has */
+} tta_package_finding;
+
+/* Every package check of the organisations under some paths. */
+typedef struct {
+    tta_package_finding *items; /* by org, then path, then check */
+    size_t n;
+    size_t n_orgs;
+    size_t n_pass, n_warn, n_fail, n_unknown;
+} tta_package_report;
+
+/* Checks the system description text data[0..len) (named path, relative name rel "systems/x.json") as
+ * the package checker's system_desc_checker does for ruleset: JSON as Python's json.load reads it, every
+ * required field present, status one of the availability options where the ruleset asks. Fills *out
+ * (freed with tta_package_finding_free; check "system_desc"). Never fails: a malformed file is a
+ * finding with the reason and the line. */
+void tta_check_system_desc_text(const char *ruleset, const char *org, const char *rel, const char *data, size_t len,
+                                tta_package_finding *out);
+/* Frees what *f holds and zeroes it. */
+void tta_package_finding_free(tta_package_finding *f);
+
+/* The package checks of every organisation folder under paths: a path that is an organisation folder
+ * (it holds results/ or systems/), a round folder holding organisations (found down to three levels),
+ * <org>/results, or a system or benchmark folder inside it (its checks only). Files, and folders in none of
+ * these layouts, add nothing. Each org's ruleset is ruleset, or (NULL) its round folder's
+ * (tta_check_ruleset_of_path). logs: the result logs already checked (tta_check_paths over the same
+ * paths), whose verdicts the compliance check counts; a log not among them is checked here with rules
+ * and flags. Returns TTA_OK (whatever the verdicts), or TTA_EUSAGE for an org with no ruleset. */
+int tta_check_packages(const tta_check_rules *rules, const char *const *paths, size_t n_paths, const char *ruleset,
+                       unsigned flags, const tta_check_report *logs, tta_package_report *out, tta_error *err);
+/* Frees what *r holds. */
+void tta_package_report_free(tta_package_report *r);
+/* The package rules' source line (the logging commit they were read from). */
+const char *tta_package_rules_source(void);
+
 #endif

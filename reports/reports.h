@@ -222,5 +222,11 @@ typedef struct {
 } tta_check_folders_options;
 int tta_report_check_folders(const tta_check_report *r, const char *const *paths, size_t n_paths,
                              const tta_check_folders_options *o, FILE *out, buf *summary, int *failing, tta_error *err);
+/* `tta check`'s package section: one row per package check of a file or folder (organisation, path,
+ * check, ruleset, verdict, key, message; failing_only: only those that do not pass) in format. */
+void tta_report_package(const tta_package_report *r, int format, int failing_only, FILE *out);
+/* The package checks' part of the summary line, appended to out: "; package: 812 checks of 17
+ * organisations, 790 pass, 20 warn, 2 fail, 0 cannot be evaluated (rules: <source>)". */
+void tta_package_summary(const tta_package_report *r, buf *out);
 
 #endif

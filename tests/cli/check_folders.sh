@@ -109,7 +109,7 @@ PY
 #     through a link in a temporary folder, removed after), the folder named as given
 mkdir -p "$work/sub/Org/results/s" "$work/tmp"
 cp -r "$ok" "$work/sub/Org/results/s/resnet"
-TMPDIR="$work/tmp" "$TTA" check --ruleset 0.7.0 --folders --format json "$work/sub/Org" > sub.json 2>/dev/null \
+TMPDIR="$work/tmp" "$TTA" check --ruleset 0.7.0 --folders --no-package --format json "$work/sub/Org" > sub.json 2>/dev/null \
     || fail "a compliant folder outside a round folder, with --ruleset: exit 0"
 [ -z "$(ls -A "$work/tmp")" ] || fail "the temporary folder is left: $(ls -A "$work/tmp")"
 python3 - sub.json ok.json "$work/sub/Org/results/s/resnet" <<'PY' || fail "JSON: outside a round folder"
