@@ -335,7 +335,7 @@ int tta_ingest_paths(sqlite3 *db, const char *const *paths, int n_paths, const t
 
     tta_check_rules *check_rules = NULL;
     tta_error check_err;
-    if (tta_check_rules_load(&check_rules, &check_err) != TTA_OK && diag) /* a broken build; ingest goes on */
+    if (!(opts && opts->no_compliance) && tta_check_rules_load(&check_rules, &check_err) != TTA_OK && diag) /* a broken build; ingest goes on */
         fprintf(diag, "tta ingest: no compliance verdicts: %s\n", check_err.text);
     w.check_rules = check_rules;
     /* WAL frames are copied into the database file while the parsers work (db.h: tta_checkpointer). */

@@ -38,6 +38,8 @@ typedef struct {
     int verbose;    /* 1: a line "<path>: skipped: <reason>" on diag for every file skipped (else only
                      * for the files given themselves as paths), and "<path>: removed: no longer
                      * there" for every file removed because it left its folder */
+    int no_compliance; /* 1: no compliance verdicts (runs.compliance NULL): for a caller that has them
+                        * already (tta check's folder rows) */
     tta_ingest_progress_fn progress; /* NULL: none; owned by the caller, as is progress_ctx */
     void *progress_ctx;
 } tta_ingest_options;

@@ -418,7 +418,7 @@ int tta_report_check_folders(const tta_check_report *r, const char *const *paths
     sqlite3 *db = NULL;
     int rc = tta_db_open(":memory:", &db, err); /* never a file: the user's database is not touched */
     tta_ingest_stats stats;
-    tta_ingest_options opts = {.jobs = o->jobs, .quiet = 1};
+    tta_ingest_options opts = {.jobs = o->jobs, .quiet = 1, .no_compliance = 1}; /* apply_verdicts gives r's */
     assert(n_dirs <= INT_MAX);
     if (rc == TTA_OK && n_dirs) {
         rc = tta_ingest_paths(db, (const char *const *)dirs, (int)n_dirs, &opts, &stats, NULL, err);

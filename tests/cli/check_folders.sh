@@ -24,18 +24,18 @@ rcp="$root/fixtures/rcp/training_4.0.0"
 
 # 1. every log passes: table (the log rows, the folder row, both summary lines), CSV, JSON
 cd "$work"
-"$TTA" check --rcp-dir "$rcp" "$ok" > ok.txt || fail "a compliant, scored folder that passes RCP must exit 0"
+"$TTA" check --no-package --rcp-dir "$rcp" "$ok" > ok.txt || fail "a compliant, scored folder that passes RCP must exit 0"
 [ ! -e tta.db ] || fail "tta check wrote a database file"
 grep -q "result_4.txt" ok.txt && grep -q "verdict: pass" ok.txt || fail "the log rows: $(cat ok.txt)"
 grep -q "^tta check: 5 logs, 5 compliant, 0 not compliant" ok.txt || fail "the logs' summary line"
 grep -qx "tta check: 1 benchmark folder: 1 scored, 0 not, 0 of 5 runs dropped; RCP: 1 pass, 0 fail, 0 without a verdict" ok.txt \
     || fail "the folders' summary line: $(tail -1 ok.txt)"
 grep -q "23.75" ok.txt && grep -q "RCP found" ok.txt || fail "the folder row: $(cat ok.txt)"
-"$TTA" check --rcp-dir "$rcp" --folders --format csv "$ok" > ok.csv 2> ok.err
+"$TTA" check --no-package --rcp-dir "$rcp" --folders --format csv "$ok" > ok.csv 2> ok.err
 head -1 ok.csv | grep -q "^folder,round,division,submitter,system,benchmark,runs,dropped,averaged,score_min,scaling_factor,no_score_reason,rcp,rcp_message,rcp_required,dropped_runs" \
     || fail "CSV header: $(head -1 ok.csv)"
 grep -q "benchmark folder" ok.err || fail "CSV: the summary lines go to stderr"
-"$TTA" check --rcp-dir "$rcp" --folders --format json "$ok" > ok.json 2>/dev/null
+"$TTA" check --no-package --rcp-dir "$rcp" --folders --format json "$ok" > ok.json 2>/dev/null
 "$TTA" --db "$work/runs.db" ingest --quiet "$ok" 2>/dev/null
 "$TTA" --db "$work/runs.db" ls runs --format json > runs.json
 python3 - ok.json runs.json "$here/expected/official/scores-v0.7.tsv" <<'PY' || fail "JSON: all pass"
@@ -58,13 +58,13 @@ mkdir -p "$bad"
 cp "$ok"/result_*.txt "$bad/"
 grep -v '"key": "model_bn_span"' "$ok/result_2.txt" > "$bad/result_2.txt"
 cmp -s "$ok/result_2.txt" "$bad/result_2.txt" && fail "the fixture edit removed nothing"
-status=0; "$TTA" check --rcp-dir "$rcp" "$bad" > bad.txt || status=$?
+status=0; "$TTA" check --no-package --rcp-dir "$rcp" "$bad" > bad.txt || status=$?
 [ "$status" -eq 1 ] || fail "a non-compliant log exits 1, got $status"
 grep -q "result_2.txt not compliant\|not compliant (model_bn_span: EXACTLY_ONE): result_2.txt" bad.txt || fail "the dropped run is named with its rule: $(cat bad.txt)"
 grep -qx "tta check: 1 benchmark folder: 1 scored, 0 not, 1 of 5 runs dropped; RCP: 1 pass, 0 fail, 0 without a verdict" bad.txt \
     || fail "summary: $(tail -1 bad.txt)"
-status=0; "$TTA" check --rcp-dir "$rcp" --folders --format json "$bad" > bad.json 2>/dev/null || status=$?
-"$TTA" check --rcp-dir "$rcp" --folders --format csv "$bad" > bad.csv 2>/dev/null || true
+status=0; "$TTA" check --no-package --rcp-dir "$rcp" --folders --format json "$bad" > bad.json 2>/dev/null || status=$?
+"$TTA" check --no-package --rcp-dir "$rcp" --folders --format csv "$bad" > bad.csv 2>/dev/null || true
 grep -q ",5,1,3,.*not compliant (model_bn_span: EXACTLY_ONE): result_2.txt" bad.csv || fail "CSV row of the dropped run: $(cat bad.csv)"
 python3 - bad.json runs.json ok.json "$here/expected/official/check-folders-fixtures.tsv" <<'PY' || fail "JSON: one dropped"
 import json, os, sys
@@ -84,7 +84,7 @@ PY
 # 2b. a log without run_start, which ingest reads as no run: the summarizer still counts it as a dropped run
 cp "$ok"/result_*.txt "$bad/"
 grep -v '"key": "run_start"' "$ok/result_3.txt" > "$bad/result_3.txt"
-"$TTA" check --folders --format json "$bad" > cut.json 2>/dev/null || true
+"$TTA" check --no-package --folders --format json "$bad" > cut.json 2>/dev/null || true
 python3 - cut.json "$here/expected/official/check-folders-fixtures.tsv" <<'PY' || fail "JSON: a log without a run"
 import json, sys
 r = json.load(open(sys.argv[1]))[0]
@@ -109,7 +109,7 @@ PY
 #     through a link in a temporary folder, removed after), the folder named as given
 mkdir -p "$work/sub/Org/results/s" "$work/tmp"
 cp -r "$ok" "$work/sub/Org/results/s/resnet"
-TMPDIR="$work/tmp" "$TTA" check --ruleset 0.7.0 --folders --no-package --format json "$work/sub/Org" > sub.json 2>/dev/null \
+TMPDIR="$work/tmp" "$TTA" check --no-package --ruleset 0.7.0 --folders --no-package --format json "$work/sub/Org" > sub.json 2>/dev/null \
     || fail "a compliant folder outside a round folder, with --ruleset: exit 0"
 [ -z "$(ls -A "$work/tmp")" ] || fail "the temporary folder is left: $(ls -A "$work/tmp")"
 python3 - sub.json ok.json "$work/sub/Org/results/s/resnet" <<'PY' || fail "JSON: outside a round folder"
@@ -121,18 +121,18 @@ PY
 
 # 3. no score (one log where resnet needs 5 and olympic scoring keeps none), exit 1; --logs-only as before
 one="$root/fixtures/mlperf/v0.7/NVIDIA/results/dgxa100_ngc20.06_pytorch/gnmt"
-status=0; "$TTA" check "$one" > one.txt || status=$?
+status=0; "$TTA" check --no-package "$one" > one.txt || status=$?
 [ "$status" -eq 1 ] || fail "a folder without a score exits 1, got $status"
 grep -q "no score: too few successful runs for an olympic mean" one.txt || fail "the reason: $(cat one.txt)"
 grep -qx "tta check: 1 benchmark folder: 0 scored, 1 not (1 too few runs), 0 of 1 run dropped; RCP: not checked (no --rcp-dir)" one.txt \
     || fail "summary: $(tail -1 one.txt)"
 # --failing: only the folders that fail (here the one-log folders, and Alibaba's logs outside a benchmark
 # folder), the summary line over every folder
-"$TTA" check --failing --folders --format csv "$root/fixtures/mlperf/v0.7" > failing.csv 2> failing.err || true
+"$TTA" check --no-package --failing --folders --format csv "$root/fixtures/mlperf/v0.7" > failing.csv 2> failing.err || true
 grep -q "dgxa100_ngc20.06_pytorch/gnmt," failing.csv && ! grep -q "/resnet," failing.csv || fail "--failing rows: $(cat failing.csv)"
 [ "$(grep -c "^/\|^fixtures\|^$root" failing.csv)" -eq 4 ] || fail "--failing: 4 folders fail: $(cat failing.csv)"
 grep -q "tta check: 6 benchmark folders: 2 scored, 4 not" failing.err || fail "--failing summary: $(cat failing.err)"
-"$TTA" check --logs-only "$one" > logs.txt || fail "--logs-only: the log passes, exit 0"
+"$TTA" check --no-package --logs-only "$one" > logs.txt || fail "--logs-only: the log passes, exit 0"
 grep -q "benchmark folder" logs.txt && fail "--logs-only prints no folder rows"
 
 # 4. an RCP failure in the closed division exits 1: reference points that converge twice as late as the
@@ -145,25 +145,25 @@ for point in d.values():
     point['Epochs to converge'] = [2 * e for e in point['Epochs to converge']]
 json.dump(d, open(sys.argv[2], 'w'))
 PY
-status=0; "$TTA" check --rcp-dir "$work/rcp" "$ok" > rcpfail.txt || status=$?
+status=0; "$TTA" check --no-package --rcp-dir "$work/rcp" "$ok" > rcpfail.txt || status=$?
 [ "$status" -eq 1 ] || fail "a closed-division RCP failure exits 1, got $status"
 grep -q "RCP: 0 pass, 1 fail" rcpfail.txt && grep -q "RCP  *fail" rcpfail.txt || fail "RCP fail: $(cat rcpfail.txt)"
 # the package checker's bypass: --rcp-bypass, or package_checker_params in the system or benchmark folder,
 # read as the package checker reads it (readlines, line == "rcp-bypass": a last line without its newline)
-"$TTA" check --rcp-dir "$work/rcp" --rcp-bypass "$ok" > bypass.txt || fail "--rcp-bypass: exit 0"
+"$TTA" check --no-package --rcp-dir "$work/rcp" --rcp-bypass "$ok" > bypass.txt || fail "--rcp-bypass: exit 0"
 grep -q "RCP found passed using rcp_bypass" bypass.txt && grep -q "RCP: 1 pass, 0 fail" bypass.txt || fail "--rcp-bypass: $(cat bypass.txt)"
 sys="$work/v0.7/NVIDIA/results/dgxa100_n2_ngc20.06_mxnet"
 cp "$ok"/result_*.txt "$sys/resnet/"
 printf 'rcp-bypass' > "$sys/package_checker_params"
-"$TTA" check --rcp-dir "$work/rcp" "$sys/resnet" > params.txt || fail "package_checker_params in the system folder: exit 0"
+"$TTA" check --no-package --rcp-dir "$work/rcp" "$sys/resnet" > params.txt || fail "package_checker_params in the system folder: exit 0"
 grep -q "RCP found passed using rcp_bypass" params.txt || fail "system params: $(cat params.txt)"
 rm "$sys/package_checker_params"
 printf 'seed-checker-bypass\nrcp-bypass\n' > "$sys/resnet/package_checker_params"
-status=0; "$TTA" check --rcp-dir "$work/rcp" "$sys/resnet" > params.txt || status=$?
+status=0; "$TTA" check --no-package --rcp-dir "$work/rcp" "$sys/resnet" > params.txt || status=$?
 [ "$status" -eq 1 ] || fail "a params line ending in a newline is no bypass for the package checker: exit 1, got $status"
 grep -q "does not read as a bypass" params.txt || fail "the note on the params file: $(cat params.txt)"
 printf 'seed-checker-bypass\nrcp-bypass' > "$sys/resnet/package_checker_params"
-"$TTA" check --rcp-dir "$work/rcp" "$sys/resnet" > params.txt || fail "package_checker_params in the benchmark folder: exit 0"
-status=0; "$TTA" check --rcp-dir "$work/none" "$ok" >/dev/null 2> nodir.txt || status=$?
+"$TTA" check --no-package --rcp-dir "$work/rcp" "$sys/resnet" > params.txt || fail "package_checker_params in the benchmark folder: exit 0"
+status=0; "$TTA" check --no-package --rcp-dir "$work/none" "$ok" >/dev/null 2> nodir.txt || status=$?
 [ "$status" -eq 1 ] && grep -q "not a folder" nodir.txt || fail "--rcp-dir without a folder: $status $(cat nodir.txt)"
 echo "check_folders: all checks passed"
