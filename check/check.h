@@ -44,6 +44,17 @@ typedef struct {
     size_t n_failures;
     char *benchmark; /* submission_benchmark as logged, or NULL */
     char *division;  /* submission_division as logged, or NULL */
+    /* The seeds as MLCommons' seed checker reads them (the package checks), from the same reading of the
+     * lines: seeds_status 0 read, -1 the checker's reading raises, -2 the checker stops (seeds_why says
+     * why, the log's line first); each seed's where (its metadata's file and lineno as one comparable
+     * key), its value in decimal and the log's line. */
+    int seeds_status;
+    char *seeds_why;
+    struct tta_check_seed {
+        char *where, *seed;
+        long line;
+    } *seeds;
+    size_t n_seeds;
 } tta_check_log;
 
 /* Flags of the checks. */

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check/package.h"
 #include "common/check.h"
 #include "common/file.h"
 
@@ -56,6 +57,7 @@ typedef struct {
     cc_list *loglines;    /* the lines as the rules' BEGIN code sees them (`loglines`), made when first asked */
     const char *ruleset;
     int as_published;
+    cc_seed_reader seeds; /* the seed checker's reading of the same lines (package.h) */
 } run;
 
 /* Copies the first line of a rule's text, whitespace collapsed, at most 120 characters. */
@@ -167,7 +169,9 @@ static int py_space(unsigned char c) {
 static void read_line(run *r, long fileline, long lineno, const char *full, size_t full_n, const char *json, size_t n) {
     char why[160];
     cc_val m;
-    if (n == 0 || cc_json_parse(r->a, json, n, &m, why, sizeof why) != 0) {
+    int parsed = n > 0 && cc_json_parse(r->a, json, n, &m, why, sizeof why) == 0;
+    cc_seeds_line(r->a, &r->seeds, fileline, parsed ? &m : NULL, n);
+    if (!parsed) {
         if (n == 0) snprintf(why, sizeof why, "nothing after :::MLLOG");
         if (r->n_parse_errors++ == 0) {
             r->first_bad_line = fileline;
@@ -243,7 +247,7 @@ static const char *last_token(const char *p, size_t n) {
 static void read_lines(run *r, const char *data, size_t len) {
     const char *p = data, *end = data + len;
     long fileline = 0, lineno = 0;
-    while (p < end && !r->crashed) {
+    while (p < end) { /* after the checker stops, on for the seed checker, which reads every line */
         const char *e = memchr(p, '\n', (size_t)(end - p));
         if (!e) e = end;
         const char *cr = memchr(p, '\r', (size_t)(e - p)); /* a lone CR ends a line too (universal newlines) */
@@ -254,7 +258,8 @@ static void read_lines(run *r, const char *data, size_t len) {
         if (tok) {
             const char *j = tok + TOKEN_LEN, *je = e;
             while (je > j && py_space((unsigned char)je[-1])) je--;
-            read_line(r, fileline, lineno++, tok, (size_t)(je - tok), j, (size_t)(je - j));
+            if (!r->crashed) read_line(r, fileline, lineno++, tok, (size_t)(je - tok), j, (size_t)(je - j));
+            else cc_seeds_text_line(r->a, &r->seeds, fileline, j, (size_t)(je - j));
         }
         p = next;
     }
@@ -634,6 +639,12 @@ int cc_check_text(const tta_check_rules *rules, const char *ruleset, unsigned fl
         out->verdict = fail ? TTA_CHECK_FAIL : unknown ? TTA_CHECK_UNKNOWN : TTA_CHECK_PASS;
     }
     free(r.slots);
+    out->seeds_status = cc_seeds_status(&r.seeds);
+    out->seeds_why = out->seeds_status ? strdupCheck(r.seeds.why) : NULL;
+    out->seeds = callocCheck(r.seeds.n ? r.seeds.n : 1, sizeof *out->seeds);
+    for (size_t i = 0; i < r.seeds.n; i++)
+        out->seeds[out->n_seeds++] = (struct tta_check_seed){strdupCheck(r.seeds.seeds[i].where),
+                                                             strdupCheck(r.seeds.seeds[i].seed), r.seeds.seeds[i].line};
     cc_arena_reset(scratch);
     return TTA_OK;
 }
@@ -667,6 +678,9 @@ void tta_check_log_free(tta_check_log *log) {
         free(log->failures[i].message);
     }
     free(log->failures);
+    for (size_t i = 0; i < log->n_seeds; i++) free(log->seeds[i].where), free(log->seeds[i].seed);
+    free(log->seeds);
+    free(log->seeds_why);
     free(log->path);
     free(log->benchmark);
     free(log->division);

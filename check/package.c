@@ -134,22 +134,26 @@ static int params_line(const char *path, const char *line) {
     return yes;
 }
 
+/* The log at path among the logs checked already (sorted by path), or NULL. */
+static const tta_check_log *checked_log(const ctx *c, const char *path) {
+    size_t lo = 0, hi = c->logs ? c->logs->n : 0;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int cmp = strcmp(c->logs->logs[mid].path, path);
+        if (cmp == 0) return &c->logs->logs[mid];
+        if (cmp < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    return NULL;
+}
+
 /* The verdict tta gives the log at path: from the logs checked already, else checked now. */
 static tta_check_verdict log_verdict(ctx *c, const char *ruleset, const char *path, char **first_rule) {
     *first_rule = NULL;
-    if (c->logs) {
-        size_t lo = 0, hi = c->logs->n;
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            int cmp = strcmp(c->logs->logs[mid].path, path);
-            if (cmp == 0) {
-                const tta_check_log *l = &c->logs->logs[mid];
-                if (l->n_failures) *first_rule = strdupCheck(l->failures[0].rule);
-                return l->verdict;
-            }
-            if (cmp < 0) lo = mid + 1;
-            else hi = mid;
-        }
+    const tta_check_log *l = checked_log(c, path);
+    if (l) {
+        if (l->n_failures) *first_rule = strdupCheck(l->failures[0].rule);
+        return l->verdict;
     }
     tta_check_log log;
     tta_error err;
@@ -298,7 +302,14 @@ static void seed_check(ctx *c, const char *org, const char *rel, const char *rul
         cc_seed *s = NULL;
         size_t ns = 0;
         int rc = -1;
-        if (tta_file_load(path, TTA_FILE_GIB, "a result log", TTA_FILE_READ, &f, &err) != TTA_OK) {
+        const tta_check_log *l = checked_log(c, path);
+        if (l) { /* the seeds the compliance checks' reading of the log found */
+            rc = l->seeds_status;
+            if (rc) snprintf(why, sizeof why, "%s", l->seeds_why);
+            ns = l->n_seeds;
+            s = cc_alloc(&a, (ns ? ns : 1) * sizeof *s);
+            for (size_t j = 0; j < ns; j++) s[j] = (cc_seed){l->seeds[j].where, l->seeds[j].seed, l->seeds[j].line};
+        } else if (tta_file_load(path, TTA_FILE_GIB, "a result log", TTA_FILE_READ, &f, &err) != TTA_OK) {
             snprintf(why, sizeof why, "%s", err.text);
         } else {
             rc = cc_seeds_read(&a, f.data, f.len, &s, &ns, why, sizeof why);

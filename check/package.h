@@ -54,4 +54,20 @@ typedef struct {
  * (a file or lineno that Python cannot hash: a list or dict). */
 int cc_seeds_read(cc_arena *a, const char *data, size_t len, cc_seed **out, size_t *n, char *why, size_t cap);
 
+/* The same reading line by line, for a reader that parses the lines already (engine.c: one parse of
+ * each line serves the compliance checks and the seeds). Zero-initialise; feed every :::MLLOG line in
+ * order. */
+typedef struct {
+    cc_seed *seeds; /* in the arena given */
+    size_t n, cap;
+    int worst;      /* the worst problem met so far (seeds.c's LINE_*); 0 none */
+    char why[200];  /* its reason, the log's line first */
+} cc_seed_reader;
+/* One line: m its JSON (NULL when it does not parse; n the JSON text's length, 0 for nothing). */
+void cc_seeds_line(cc_arena *a, cc_seed_reader *sr, long fileline, const cc_val *m, size_t n);
+/* One line's JSON text json[0..n), parsed here. */
+void cc_seeds_text_line(cc_arena *a, cc_seed_reader *sr, long fileline, const char *json, size_t n);
+/* cc_seeds_read's return for the lines fed: 0, -1 or -2. */
+int cc_seeds_status(const cc_seed_reader *sr);
+
 #endif

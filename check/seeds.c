@@ -125,13 +125,12 @@ static int fail_at(char *why, size_t cap, long line, const char *what, int kind)
     return kind;
 }
 
-/* One parsed line: LINE_* (why set) when the checker fails on it; a seed appended when it is one. */
-static int one_line(cc_arena *a, long fileline, const char *json, size_t n, cc_seed **out, size_t *n_out, size_t *cap,
-                    char *why, size_t wcap) {
-    char jwhy[160];
-    cc_val m;
-    if (n == 0 || cc_json_parse(a, json, n, &m, jwhy, sizeof jwhy) != 0)
-        return fail_at(why, wcap, fileline, n == 0 ? "nothing after :::MLLOG" : "not JSON", LINE_PARSE);
+/* One line's JSON m (NULL: it does not parse; n: its length): LINE_* (why set) when the checker fails on
+ * it; a seed appended when it is one. */
+static int one_parsed_line(cc_arena *a, long fileline, const cc_val *mp, size_t n, cc_seed **out, size_t *n_out,
+                           size_t *cap, char *why, size_t wcap) {
+    if (!mp) return fail_at(why, wcap, fileline, n == 0 ? "nothing after :::MLLOG" : "not JSON", LINE_PARSE);
+    cc_val m = *mp;
     if (m.kind != CV_DICT) return fail_at(why, wcap, fileline, "the line's JSON is not an object", LINE_PARSE);
     cc_val *t = cc_dict_get(m.u.d, "time_ms", 7);
     if (!t) return fail_at(why, wcap, fileline, "no time_ms", LINE_PARSE);
@@ -168,6 +167,39 @@ static int one_line(cc_arena *a, long fileline, const char *json, size_t n, cc_s
     (*out)[*n_out].line = fileline;
     (*n_out)++;
     return 0;
+}
+
+/* One line's JSON text json[0..n), parsed here. */
+static int one_line(cc_arena *a, long fileline, const char *json, size_t n, cc_seed **out, size_t *n_out, size_t *cap,
+                    char *why, size_t wcap) {
+    char jwhy[160];
+    cc_val m;
+    int ok = n > 0 && cc_json_parse(a, json, n, &m, jwhy, sizeof jwhy) == 0;
+    return one_parsed_line(a, fileline, ok ? &m : NULL, n, out, n_out, cap, why, wcap);
+}
+
+/* Contract in package.h. */
+void cc_seeds_line(cc_arena *a, cc_seed_reader *sr, long fileline, const cc_val *m, size_t n) {
+    assert(a && sr);
+    char line_why[200];
+    int rc = one_parsed_line(a, fileline, m, n, &sr->seeds, &sr->n, &sr->cap, line_why, sizeof line_why);
+    if (rc != LINE_OK && (sr->worst == LINE_OK || rc < sr->worst)) {
+        sr->worst = rc;
+        snprintf(sr->why, sizeof sr->why, "%s", line_why);
+    }
+}
+
+/* Contract in package.h. */
+void cc_seeds_text_line(cc_arena *a, cc_seed_reader *sr, long fileline, const char *json, size_t n) {
+    char jwhy[160];
+    cc_val m;
+    int ok = n > 0 && cc_json_parse(a, json, n, &m, jwhy, sizeof jwhy) == 0;
+    cc_seeds_line(a, sr, fileline, ok ? &m : NULL, n);
+}
+
+/* Contract in package.h. */
+int cc_seeds_status(const cc_seed_reader *sr) {
+    return sr->worst == LINE_OK ? 0 : sr->worst == LINE_UNHASHABLE ? -2 : -1;
 }
 
 /* Reads every seed of a log (universal newlines; each :::MLLOG line from its last token). */
