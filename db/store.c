@@ -327,8 +327,8 @@ static const char *run_division(tta_store *s, const tta_run_record *r, char *tmp
     sqlite3_reset(st);
     sqlite3_clear_bindings(st);
     if (described) return described;
+    s->needs_finish = 1; /* a description arriving later decides (tta_store_finish) */
     if (r->division && *r->division) return r->division;
-    s->needs_finish = 1;
     return "unknown";
 }
 
@@ -813,17 +813,24 @@ int tta_store_forget(tta_store *s, const char *path, tta_error *err) {
 }
 
 int tta_store_finish(tta_store *s, tta_error *err) {
-    /* Entries whose division was unknown when their runs were stored: take the division of
-     * their system description, merging into an existing entry of that division if any. */
+    /* Entries whose division was unknown when their runs were stored, or taken from the logs
+     * before their system description arrived (the parser threads finish in any order): take the
+     * division of their system description (where its descriptions agree on one), merging into an
+     * existing entry of that division if any; run_division's rule, whatever the order. */
     static const char *const sql =
         "BEGIN IMMEDIATE;"
         "CREATE TEMP TABLE IF NOT EXISTS entry_fix(old_id INTEGER PRIMARY KEY, division TEXT);"
         "DELETE FROM entry_fix;"
-        "INSERT INTO entry_fix SELECT e.id, (SELECT division FROM systems y WHERE y.round = e.round"
-        "   AND y.submitter = e.submitter AND y.name = e.system AND y.division IS NOT NULL"
-        "   ORDER BY y.id DESC LIMIT 1)"
-        " FROM entries e WHERE e.division = 'unknown';"
-        "DELETE FROM entry_fix WHERE division IS NULL;"
+        "INSERT INTO entry_fix SELECT e.id, CASE WHEN e.division = 'unknown'"
+        "   THEN (SELECT division FROM systems y WHERE y.round = e.round"
+        "     AND y.submitter = e.submitter AND y.name = e.system AND y.division IS NOT NULL"
+        "     ORDER BY y.id DESC LIMIT 1)"
+        "   ELSE (SELECT lower(min(y.division)) FROM systems y WHERE y.round = e.round"
+        "     AND y.submitter = e.submitter AND y.name = e.system AND y.division IS NOT NULL"
+        "     HAVING count(DISTINCT lower(y.division)) = 1) END"
+        " FROM entries e;"
+        "DELETE FROM entry_fix WHERE division IS NULL"
+        "  OR division = (SELECT e.division FROM entries e WHERE e.id = entry_fix.old_id);"
         "INSERT OR IGNORE INTO entries(round, division, submitter, system, benchmark)"
         " SELECT e.round, f.division, e.submitter, e.system, e.benchmark FROM entry_fix f JOIN entries e ON e.id = f.old_id;"
         "UPDATE runs SET entry_id = (SELECT n.id FROM entry_fix f JOIN entries o ON o.id = f.old_id"
