@@ -169,15 +169,6 @@ static int one_parsed_line(cc_arena *a, long fileline, const cc_val *mp, size_t 
     return 0;
 }
 
-/* One line's JSON text json[0..n), parsed here. */
-static int one_line(cc_arena *a, long fileline, const char *json, size_t n, cc_seed **out, size_t *n_out, size_t *cap,
-                    char *why, size_t wcap) {
-    char jwhy[160];
-    cc_val m;
-    int ok = n > 0 && cc_json_parse(a, json, n, &m, jwhy, sizeof jwhy) == 0;
-    return one_parsed_line(a, fileline, ok ? &m : NULL, n, out, n_out, cap, why, wcap);
-}
-
 /* Contract in package.h. */
 void cc_seeds_line(cc_arena *a, cc_seed_reader *sr, long fileline, const cc_val *m, size_t n) {
     assert(a && sr);
@@ -205,14 +196,9 @@ int cc_seeds_status(const cc_seed_reader *sr) {
 /* Reads every seed of a log (universal newlines; each :::MLLOG line from its last token). */
 int cc_seeds_read(cc_arena *a, const char *data, size_t len, cc_seed **out, size_t *n, char *why, size_t cap) {
     assert(a && (data || len == 0) && out && n && why && cap > 0);
-    *out = NULL;
-    *n = 0;
-    size_t seeds_cap = 0;
-    why[0] = '\0';
+    cc_seed_reader sr = {0};
     const char *p = data, *end = data + len;
     long fileline = 0;
-    int worst = LINE_OK; /* the first problem of the class the checker meets first */
-    char line_why[200];
     while (p < end) {
         const char *e = memchr(p, '\n', (size_t)(end - p));
         if (!e) e = end;
@@ -225,13 +211,12 @@ int cc_seeds_read(cc_arena *a, const char *data, size_t len, cc_seed **out, size
         if (tok) {
             const char *j = tok + TOKEN_LEN, *je = e;
             while (je > j && py_space((unsigned char)je[-1])) je--;
-            int rc = one_line(a, fileline, j, (size_t)(je - j), out, n, &seeds_cap, line_why, sizeof line_why);
-            if (rc != LINE_OK && (worst == LINE_OK || rc < worst)) {
-                worst = rc;
-                snprintf(why, cap, "%s", line_why);
-            }
+            cc_seeds_text_line(a, &sr, fileline, j, (size_t)(je - j));
         }
         p = next;
     }
-    return worst == LINE_OK ? 0 : worst == LINE_UNHASHABLE ? -2 : -1;
+    *out = sr.seeds;
+    *n = sr.n;
+    snprintf(why, cap, "%s", sr.worst ? sr.why : "");
+    return cc_seeds_status(&sr);
 }

@@ -68,16 +68,6 @@ static inline __attribute__((always_inline)) void accumulate_body(float *acc, co
 CPU_ISA_CLONES(accumulate, (float *acc, const float *xp, int Wp, const float *dout, int OH, int OW, int S, int K, int B),
                (acc, xp, Wp, dout, OH, OW, S, K, B))
 
-static void accumulate_dispatch(int isa, float *acc, const float *xp, int Wp, const float *dout, int OH, int OW, int S,
-                                int K, int B) {
-    if (isa == CPU_ISA_AVX512)
-        accumulate_avx512(acc, xp, Wp, dout, OH, OW, S, K, B);
-    else if (isa == CPU_ISA_AVX2)
-        accumulate_avx2(acc, xp, Wp, dout, OH, OW, S, K, B);
-    else
-        accumulate_base(acc, xp, Wp, dout, OH, OW, S, K, B);
-}
-
 /* The per-thread scratch: `taps` partial sums (double: dw, then db) and a zero-padded input plane
  * of *Hp x *Wp floats, rounded up to 64 bytes. Returns its size in bytes. */
 static size_t thread_layout(tta_shape in, tta_shape out, int K, int S, int P, size_t *taps, int *Hp, int *Wp) {
@@ -124,7 +114,7 @@ void cpu_conv_dw_direct(float *dw, float *db, const float *inp, const float *dou
                 for (int ob = 0; ob < OB; ob++) {
                     const float *d = dout + ((size_t)n * OB + ob) * out_block;
                     memset(acc, 0, sizeof(float) * B * K * K);
-                    accumulate_dispatch(isa, acc, xp, Wp, d, out.h, out.w, S, K, B);
+                    accumulate_isa(isa, acc, xp, Wp, d, out.h, out.w, S, K, B);
                     /* acc[kh][kw][l] belongs to output channel ob*B + l, input channel ci */
                     for (int l = 0; l < B; l++) {
                         double *pw = part + ((size_t)(ob * B + l) * C + ci) * K * K;

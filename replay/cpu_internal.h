@@ -44,11 +44,17 @@ enum { CPU_ISA_BASE = 0, CPU_ISA_AVX2 = 1, CPU_ISA_AVX512 = 2 };
 #endif
 /* CPU_ISA_CLONES(name, (params), (args)) defines name_avx512, name_avx2 and name_base, each
  * calling name##_body(args) (an always_inline function) compiled for its ISA, and
- * name(int isa, params) that calls the one for isa. */
+ * name##_isa(int isa, params) that calls the one for isa (a CPU_ISA_* value). */
 #define CPU_ISA_CLONES(name, params, args)                                                        \
     CPU_TARGET_AVX512 static void name##_avx512 params { name##_body args; }                     \
     CPU_TARGET_AVX2 static void name##_avx2 params { name##_body args; }                         \
-    static void name##_base params { name##_body args; }
+    static void name##_base params { name##_body args; }                                         \
+    static inline void name##_isa(int isa_, CPU_ISA_UNPAREN params) {                            \
+        if (isa_ == CPU_ISA_AVX512) name##_avx512 args;                                          \
+        else if (isa_ == CPU_ISA_AVX2) name##_avx2 args;                                         \
+        else name##_base args;                                                                   \
+    }
+#define CPU_ISA_UNPAREN(...) __VA_ARGS__
 
 /* The channel block of a tensor of shape s under the layout rule: 16, 8, or 0 (NCHW). */
 static inline int cpu_blocked(const cpu_ctx *c, tta_shape s) {

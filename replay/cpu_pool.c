@@ -155,12 +155,7 @@ void cpu_maxpool_forward(void *ctx, tta_op *op, float *out, const float *inp) {
     {
         int t = omp_get_thread_num(), T = omp_get_num_threads();
         long p0 = g.planes * t / T, p1 = g.planes * (t + 1) / T;
-        if (isa == CPU_ISA_AVX512)
-            fwd_planes_avx512(out, pos, inp, &g, p0, p1);
-        else if (isa == CPU_ISA_AVX2)
-            fwd_planes_avx2(out, pos, inp, &g, p0, p1);
-        else
-            fwd_planes_base(out, pos, inp, &g, p0, p1);
+        fwd_planes_isa(isa, out, pos, inp, &g, p0, p1);
     }
 }
 
@@ -253,12 +248,7 @@ void cpu_maxpool_backward(void *ctx, tta_op *op, float *dinp, const float *dout)
     {
         int t = omp_get_thread_num(), T = omp_get_num_threads();
         long p0 = g.planes * t / T, p1 = g.planes * (t + 1) / T;
-        if (isa == CPU_ISA_AVX512)
-            bwd_planes_avx512(dinp, dout, pos, &g, p0, p1);
-        else if (isa == CPU_ISA_AVX2)
-            bwd_planes_avx2(dinp, dout, pos, &g, p0, p1);
-        else
-            bwd_planes_base(dinp, dout, pos, &g, p0, p1);
+        bwd_planes_isa(isa, dinp, dout, pos, &g, p0, p1);
     }
     _mm_sfence(); /* the streaming stores are globally visible before the next layer reads them */
 }
