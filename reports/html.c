@@ -19,6 +19,9 @@
 #include "common/check.h"
 #include "reports/render.h"
 
+/* The phone's layout (see the stylesheet): a window this narrow shows tables as cards. */
+#define PHONE_MEDIA "@media (max-width:600px)"
+
 static const char stylesheet[] =
     ":root{color-scheme:light}\n"
     "body{margin:0;background:#f3f4f6;color:#1a1a1a;"
@@ -100,6 +103,36 @@ static const char stylesheet[] =
     ".sortable>.k19:target~.table-wrap td{order:var(--k19)}.sortable>.k20:target~.table-wrap td{order:var(--k20)}\n"
     ".sortable>.k21:target~.table-wrap td{order:var(--k21)}.sortable>.k22:target~.table-wrap td{order:var(--k22)}\n"
     ".sortable>.k23:target~.table-wrap td{order:var(--k23)}.sortable>.k24:target~.table-wrap td{order:var(--k24)}\n"
+    /* A phone (PHONE_MEDIA): nothing scrolls sideways, neither the page nor a frame in it. Each
+     * table's row is a card, its cells one under another, each after its column's name (the
+     * table's rules from tta_html_cell_labels); a heading row is a wrapped line of sort links
+     * (the results tables' without script, the others' with the page's script; without it, none).
+     * The results tables stay sorted by their hidden targets: a one-column grid whose cells of one
+     * row share their order. A wide plot is scaled to the width (a phone zooms it). */
+    PHONE_MEDIA "{main{overflow-wrap:anywhere}\n"
+    ".table-wrap{overflow:visible}\n"
+    ".table-wrap :is(table,thead,tbody,tr,td,caption){display:block}\n"
+    ".table-wrap thead tr{display:flex;flex-wrap:wrap;gap:0 12px;margin:0 0 6px;font-size:12.5px}\n"
+    ".table-wrap thead tr:has(:is(.sorts,a))::before{content:\"Sort by:\";color:#666}\n"
+    ".table-wrap table th{display:block;border:0;padding:0;text-align:left!important}\n"
+    ".table-wrap th:not(.sorts),.sortable .table-wrap th:not(:has(a)){display:none}\n"
+    ".sortable .table-wrap th:has(a){display:block}\n"
+    /* a card: its first cell a line of its own, the others side by side as they fit */
+    ".table-wrap tbody tr{display:flex;flex-wrap:wrap;gap:0 16px;margin:0 0 8px;padding:5px 9px;"
+    "border:1px solid #dcdfe3;border-radius:4px}\n"
+    ".table-wrap tr[hidden],.table-wrap td:empty{display:none}\n"
+    ".table-wrap table td{border:0;padding:1px 0;min-width:0;text-align:left!important;"
+    "white-space:normal!important;overflow-wrap:anywhere}\n"
+    ".table-wrap td::before{color:#666;font-size:12px;margin-right:.4em}\n"
+    ".table-wrap td:first-child{flex-basis:100%;font-weight:bold}\n"
+    /* the results table: a grid of two columns, a row's first cell across both */
+    ".sortable table{display:grid;grid-template-columns:repeat(2,minmax(0,1fr))!important;gap:0 12px}\n"
+    ".sortable thead,.sortable td:first-child{grid-column:1/-1}\n"
+    ".sortable .table-wrap tbody,.sortable .table-wrap tbody tr{display:contents}\n"
+    ".sortable td:first-child{margin-top:10px;padding-top:5px!important;border-top:2px solid #3a3a3a!important}\n"
+    ".sortable td.clip{max-width:none;min-width:0;overflow:visible}\n"
+    ".sortable td a,.sortable td .id{display:inline;margin-left:.4em}\n"
+    "figure.wide{overflow:visible}figure.wide svg{max-width:100%}}\n"
     "@media print{body{background:#fff}main{max-width:none;padding:0;box-shadow:none}"
     "figure,table{break-inside:avoid}}\n";
 
@@ -244,6 +277,36 @@ void tta_html_escape_breakable(buf *out, const char *s) {
     buf_free(&e);
 }
 
+void tta_html_cell_labels(buf *out, const char *const *headers, size_t n, char cls[14]) {
+    assert(headers || n == 0);
+    /* FNV-1a over the headings, each ended by a NUL */
+    unsigned long long h = 14695981039346656037ull;
+    for (size_t k = 0; k < n; k++)
+        for (const unsigned char *p = (const unsigned char *)headers[k];; p++) {
+            h = (h ^ *p) * 1099511628211ull;
+            if (!*p) break;
+        }
+    snprintf(cls, 14, "c%012llx", h & 0xffffffffffffull);
+    char first[64];
+    snprintf(first, sizeof first, "<style>" PHONE_MEDIA "{.%s ", cls);
+    if (n == 0 || (out->len && memmem(out->data, out->len, first, strlen(first)))) return; /* none, or on the page */
+    buf_puts(out, "<style>");
+    for (size_t k = 0; k < n; k++) {
+        buf_printf(out, "%s.%s td:nth-child(%zu)::before{content:\"", k ? "" : PHONE_MEDIA "{", cls, k + 1);
+        buf text = {0};
+        tta_text_clean(&text, headers[k]);
+        /* a CSS string inside <style>: no '"' or '\\' ends it, no "</style" ends the element */
+        for (const char *p = buf_str(&text); *p; p++) {
+            if (*p == '"' || *p == '\\') buf_putc(out, '\\');
+            if (*p == '<') buf_puts(out, "\\3c ");
+            else buf_putc(out, *p);
+        }
+        buf_free(&text);
+        buf_puts(out, ":\"}");
+    }
+    buf_puts(out, "}</style>\n");
+}
+
 /* Numeric columns up to this position are right-aligned by the table's class (the stylesheet's
  * .rK rules), later ones by a class on each cell. */
 #define NUM_BY_POSITION 24
@@ -300,7 +363,7 @@ static int one_value(const tta_table_display *d, size_t j) {
  * and so are the columns keyed as one of fixed (NULL-terminated; NULL: none) that hold one value
  * on every row (what the section's heading says). */
 static void table_html(const tta_table *t, const char *caption, const char *anchor_key, const char *prefix,
-                       const char *const *fixed, buf *out) {
+                       const char *const *fixed, int labels, buf *out) {
     tta_table_display d;
     tta_table_display_init(&d, t);
     size_t anchor = d.n_cols;
@@ -320,7 +383,16 @@ static void table_html(const tta_table *t, const char *caption, const char *anch
     /* numeric columns right-aligned by the table's class (rK: the Kth shown column), up to
      * NUM_BY_POSITION; a later one by a class on each cell */
     buf cls = {0};
-    if (n_shown > DENSE_COLUMNS) buf_puts(&cls, "dense");
+    if (labels) { /* a page's table: its columns' names for the phone's cards */
+        const char **names = mallocCheck((n_shown ? n_shown : 1) * sizeof *names);
+        for (size_t j = 0, k = 0; j < d.n_cols; j++)
+            if (shown[j]) names[k++] = d.header[j];
+        char label_cls[14];
+        tta_html_cell_labels(out, names, n_shown, label_cls);
+        buf_puts(&cls, label_cls);
+        free(names);
+    }
+    if (n_shown > DENSE_COLUMNS) buf_printf(&cls, "%sdense", cls.len ? " " : "");
     for (size_t j = 0, k = 0; j < d.n_cols; j++) {
         if (!shown[j]) continue;
         k++;
@@ -400,22 +472,22 @@ static void table_html(const tta_table *t, const char *caption, const char *anch
     tta_table_display_free(&d);
 }
 
-void tta_table_html(const tta_table *t, buf *out) { table_html(t, NULL, NULL, NULL, NULL, out); }
+void tta_table_html(const tta_table *t, buf *out) { table_html(t, NULL, NULL, NULL, NULL, 0, out); }
 
 void tta_html_table(buf *out, const tta_table *t, const char *caption) {
-    table_html(t, caption, NULL, NULL, NULL, out);
+    table_html(t, caption, NULL, NULL, NULL, 1, out);
 }
 
 void tta_html_table_anchored(buf *out, const tta_table *t, const char *caption, const char *anchor_key,
                              const char *prefix) {
     assert(anchor_key && prefix);
-    table_html(t, caption, anchor_key, prefix, NULL, out);
+    table_html(t, caption, anchor_key, prefix, NULL, 1, out);
 }
 
 void tta_html_table_in_section(buf *out, const tta_table *t, const char *anchor_key, const char *prefix,
                                const char *const *fixed) {
     assert(!anchor_key || prefix);
-    table_html(t, NULL, anchor_key, prefix, fixed, out);
+    table_html(t, NULL, anchor_key, prefix, fixed, 1, out);
 }
 
 /* Plots wider than this scroll sideways at their own size instead of being scaled down to the

@@ -339,7 +339,14 @@ void tta_html_link_paragraph(buf *out, const char *before, const char *href, con
  * page order; nothing when there are fewer than two. */
 void tta_html_toc(buf *page, size_t at);
 void tta_html_paragraph(buf *out, const char *text); /* plain text, escaped */
-/* tta_table_html with a caption above (NULL: none). */
+/* The names of a table's columns for a phone, which shows each row as a card of its cells, each
+ * after its column's name: appends (unless out holds it already) a <style> whose rules, at a
+ * phone's width only, put "headers[K-1]:" before the Kth cell of each row of a table of class cls,
+ * and writes cls: "c" and 12 hex digits of the headings' hash (tables of the same headings share
+ * one class and one <style>). The page's tables and the results tables call it. */
+void tta_html_cell_labels(buf *out, const char *const *headers, size_t n, char cls[14]);
+/* tta_table_html with a caption above (NULL: none), and its columns' names for a phone
+ * (tta_html_cell_labels). */
 void tta_html_table(buf *out, const tta_table *t, const char *caption);
 /* tta_html_table whose rows are link targets: a row whose column keyed anchor_key holds a number
  * N gets id="<prefix>N" (the variance table's rows are "entry-N", which the results tables link

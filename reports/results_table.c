@@ -1163,6 +1163,12 @@ static void html_round(const round_table *t, const char *anchors, buf *page) {
         if (d.n_rows > 1) qsort(order, d.n_rows, sizeof *order, compare_display_rows);
         for (size_t p = 0; p < d.n_rows; p++) rank[order[p].row * n_keys + v] = p + 1;
     }
+    /* the columns' names for a phone's cards (each row one, its cells one under another) */
+    const char **names = mallocCheck((n_vis ? n_vis : 1) * sizeof *names);
+    for (size_t v = 0; v < n_vis; v++) names[v] = d.header[vis[v]];
+    char label_cls[14];
+    tta_html_cell_labels(page, names, n_vis, label_cls);
+    free(names);
     buf_printf(page, "<div class=\"sortable\" id=\"");
     tta_xml_escape(page, buf_str(&id));
     buf_puts(page, "\">\n");
@@ -1175,8 +1181,8 @@ static void html_round(const round_table *t, const char *anchors, buf *page) {
      * rules reach HTML_SORT_KEYS), not a class on each of the table's thousands of cells */
     /* a table of more columns than HTML_WIDE_COLUMNS (HPC's: four a weak-scaling benchmark) is set
      * tighter still, to fit the page */
-    buf_puts(page, n_vis > HTML_WIDE_COLUMNS ? "\n<div class=\"table-wrap\">\n<table class=\"dense wide"
-                                             : "\n<div class=\"table-wrap\">\n<table class=\"dense");
+    buf_printf(page, "\n<div class=\"table-wrap\">\n<table class=\"%s dense%s", label_cls,
+               n_vis > HTML_WIDE_COLUMNS ? " wide" : "");
     for (size_t v = 0; v < n_vis; v++)
         if (tta_col_kind_is_numeric(d.col[vis[v]]->kind)) {
             if (v < HTML_SORT_KEYS) buf_printf(page, " r%zu", v + 1);

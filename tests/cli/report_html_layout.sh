@@ -16,8 +16,10 @@
 #    of this machine, the leaderboard on top;
 #  - headless Chromium, at a 1280 px and a 390 px (phone) window: no horizontal scrolling
 #    (document.scrollWidth, measured by a script added to a copy of the page, whose own policy
-#    forbids scripts); at 1280 px not inside a table's or a plot's own frame either (its
-#    scrollWidth within its width); and each link of the table of contents lands on its section (its heading at
+#    forbids scripts), not inside a table's or a plot's own frame either (its scrollWidth within
+#    its width); at 390 px no element at all that scrolls or hides its content sideways (overflow
+#    auto, scroll, hidden or clip with a scrollWidth above its clientWidth: a phone shows each
+#    table's row as a card, each cell with its column's name, and scales a wide plot); and each link of the table of contents lands on its section (its heading at
 #    the top of the window after following the link, or the page scrolled to its end); screenshots
 #    at both widths (kept in TTA_HTML_OUT when set). The browser's part skips (77) without chromium,
 #    which `./setup.sh --test` installs.
@@ -214,6 +216,15 @@ document.querySelectorAll('.table-wrap, figure').forEach(function (e) {
   frames.push(((t ? t.textContent.slice(0, 30) : '?') + ':' + (e.scrollWidth - e.clientWidth)).replace(/[" ]/g, '_'));
 });
 b.setAttribute('data-frames', frames.length ? frames.join(' ') : 'none');
+// any element that scrolls or hides its content sideways (overflow auto, scroll, hidden or clip,
+// its content wider than its box): its tag, class and by how much; the first 8
+var cut = [], ncut = 0;
+document.querySelectorAll('body *').forEach(function (e) {
+  if (!(e instanceof HTMLElement) || e.scrollWidth <= e.clientWidth + 1) return;
+  if (!/^(auto|scroll|hidden|clip)$/.test(getComputedStyle(e).overflowX)) return;
+  if (ncut++ < 8) cut.push((e.tagName + '.' + (e.className || '') + ':' + (e.scrollWidth - e.clientWidth)).replace(/[" ]/g, '_'));
+});
+b.setAttribute('data-cut', ncut ? ncut + ':' + cut.join(' ') : 'none');
 document.querySelectorAll('nav.toc a').forEach(function (a) {
   var id = a.getAttribute('href').slice(1), el = document.getElementById(id);
   if (!el) { bad.push(id + ':none'); return; }
@@ -227,6 +238,7 @@ if (window.parent !== window) {
   parent.document.body.setAttribute('data-scroll-width', b.getAttribute('data-scroll-width'));
   parent.document.body.setAttribute('data-toc-bad', b.getAttribute('data-toc-bad'));
   parent.document.body.setAttribute('data-frames', b.getAttribute('data-frames'));
+  parent.document.body.setAttribute('data-cut', b.getAttribute('data-cut'));
 }
 </script>"""
 html = html.replace("</body>", script + "\n</body>")
@@ -243,8 +255,10 @@ PY
         check "$p at $w px: measured in chromium (width ${width:-none})" test -n "$width"
         check "$p at $w px: no horizontal scrolling (document.scrollWidth ${width:-?})" test "${width:-99999}" -le "$w"
         frames=$(grep -o 'data-frames="[^"]*"' "$work/$p.$w.dom" | sed 's/data-frames="//; s/"$//')
-        if [ "$w" = 1280 ]; then
-            check "$p at $w px: no table or plot scrolls in its own frame (${frames:-not measured})" test "$frames" = none
+        check "$p at $w px: no table or plot scrolls in its own frame (${frames:-not measured})" test "$frames" = none
+        if [ "$w" = 390 ]; then # at 1280 px a long description is cut with "…" (whole in its tooltip)
+            cut=$(grep -o 'data-cut="[^"]*"' "$work/$p.$w.dom" | sed 's/data-cut="//; s/"$//')
+            check "$p at $w px: no element scrolls or hides its content sideways (${cut:-not measured})" test "$cut" = none
         fi
         check "$p at $w px: every link of the table of contents lands on its section (${tocbad:-not measured})" \
             test "$tocbad" = none

@@ -3,7 +3,8 @@
 # The HTML pages of every round of ../shared/corpus (an index and a page per round: MLPerf Training
 # v0.5-v5.1, DAWNBench, HPC v0.7-v2.0, AlgoPerf v0.5), checked as tests/cli/report_html_layout.sh
 # checks the fixtures' (links, structure, headless Chromium at 1280 px and 390 px: nothing scrolls
-# sideways, at 1280 px no table or plot inside its frame either) and their size in all against the
+# sideways, no table or plot inside its frame either, and at 390 px no element at all that scrolls
+# or hides its content sideways) and their size in all against the
 # issue's bar (5 MB). TTA_CORPUS_DIR: the rounds already unpacked (DIR/v0.7, ...), else unpacked
 # here. Skips without the corpus.
 shared=${TTA_SHARED_DIR:-../shared}
