@@ -19,7 +19,9 @@
 #    forbids scripts), not inside a table's or a plot's own frame either (its scrollWidth within
 #    its width); at 390 px no element at all that scrolls or hides its content sideways (overflow
 #    auto, scroll, hidden or clip with a scrollWidth above its clientWidth: a phone shows each
-#    table's row as a card, each cell with its column's name, and scales a wide plot); and each link of the table of contents lands on its section (its heading at
+#    table's row as a card, each cell with its column's name, and scales a wide plot); at both
+#    widths a results table's heading links sort it without script (after following each, its
+#    rows stand top to bottom in that column's order); and each link of the table of contents lands on its section (its heading at
 #    the top of the window after following the link, or the page scrolled to its end); screenshots
 #    at both widths (kept in TTA_HTML_OUT when set). The browser's part skips (77) without chromium,
 #    which `./setup.sh --test` installs.
@@ -234,11 +236,28 @@ document.querySelectorAll('nav.toc a').forEach(function (a) {
   if (!(Math.abs(top) <= 12 || (end && top >= 0 && top < window.innerHeight))) bad.push(id + ':' + Math.round(top));
 });
 b.setAttribute('data-toc-bad', bad.length ? bad.join(' ') : 'none');
+// the results tables sort without script: after following a heading's link (its hidden target)
+// the rows stand in the order of their --kN, top to bottom (at 390 px: each row a card)
+var unsorted = [], nsorted = 0;
+document.querySelectorAll('.sortable').forEach(function (s) {
+  var rows = [].slice.call(s.querySelectorAll('tbody tr')).filter(function (r) { return r.cells.length > 1; });
+  s.querySelectorAll(':scope > span[id]').forEach(function (k) {
+    if (rows.length < 2) return;
+    location.hash = k.id;
+    var key = '--' + k.className, at = rows.map(function (r) {
+      return [r.cells[0].getBoundingClientRect().top, +r.style.getPropertyValue(key)]; });
+    at.sort(function (x, y) { return x[0] - y[0]; });
+    nsorted++;
+    for (var i = 1; i < at.length; i++) if (at[i][1] < at[i - 1][1]) { unsorted.push(k.id); break; }
+  });
+});
+b.setAttribute('data-sorted', nsorted + ':' + (unsorted.length ? unsorted.slice(0, 5).join(' ') : 'none'));
 if (window.parent !== window) {
   parent.document.body.setAttribute('data-scroll-width', b.getAttribute('data-scroll-width'));
   parent.document.body.setAttribute('data-toc-bad', b.getAttribute('data-toc-bad'));
   parent.document.body.setAttribute('data-frames', b.getAttribute('data-frames'));
   parent.document.body.setAttribute('data-cut', b.getAttribute('data-cut'));
+  parent.document.body.setAttribute('data-sorted', b.getAttribute('data-sorted'));
 }
 </script>"""
 html = html.replace("</body>", script + "\n</body>")
@@ -256,6 +275,10 @@ PY
         check "$p at $w px: no horizontal scrolling (document.scrollWidth ${width:-?})" test "${width:-99999}" -le "$w"
         frames=$(grep -o 'data-frames="[^"]*"' "$work/$p.$w.dom" | sed 's/data-frames="//; s/"$//')
         check "$p at $w px: no table or plot scrolls in its own frame (${frames:-not measured})" test "$frames" = none
+        sorted=$(grep -o 'data-sorted="[^"]*"' "$work/$p.$w.dom" | sed 's/data-sorted="//; s/"$//')
+        echo "$p at $w px: results tables' sort links followed ${sorted%%:*}, rows out of order after: ${sorted#*:}"
+        check "$p at $w px: a results table's heading link sorts its rows without script (${sorted:-not measured})" \
+            test "${sorted#*:}" = none
         if [ "$w" = 390 ]; then # at 1280 px a long description is cut with "…" (whole in its tooltip)
             cut=$(grep -o 'data-cut="[^"]*"' "$work/$p.$w.dom" | sed 's/data-cut="//; s/"$//')
             check "$p at $w px: no element scrolls or hides its content sideways (${cut:-not measured})" test "$cut" = none
