@@ -175,6 +175,32 @@ TEST(wide_figures_scroll) {
     buf_free(&page);
 }
 
+/* A phone's names of a table's columns: one <style> of rules for the phone's width only, a class
+ * from the headings (the same headings: the same class, its rules written once), and headings
+ * that cannot end the CSS string or the <style> element ('"', '\\', "</style>"). */
+TEST(cell_labels) {
+    static const char *const a[] = {"system", "tta (min)"}, *const b[] = {"say \"hi\" \\ </style><b>", "x"};
+    buf page = {0};
+    char c1[14], c2[14], c3[14];
+    tta_html_cell_labels(&page, a, 2, c1);
+    CHECK(strlen(c1) == 13 && c1[0] == 'c');
+    char want[300];
+    snprintf(want, sizeof want,
+             "<style>@media (max-width:600px){.%s td:nth-child(1)::before{content:\"system:\"}"
+             ".%s td:nth-child(2)::before{content:\"tta (min):\"}}</style>\n",
+             c1, c1);
+    CHECK_STR(buf_str(&page), want);
+    size_t len = page.len;
+    tta_html_cell_labels(&page, a, 2, c2); /* the same headings: the same class, nothing more written */
+    CHECK_STR(c2, c1);
+    CHECK(page.len == len);
+    tta_html_cell_labels(&page, b, 2, c3);
+    CHECK(strcmp(c3, c1) != 0);
+    CHECK(strstr(buf_str(&page) + len, "content:\"say \\\"hi\\\" \\\\ \\3c /style>\\3c b>:\"}") != NULL);
+    CHECK(count(buf_str(&page), "</style>") == 2);
+    buf_free(&page);
+}
+
 /* Runs chromium headless on file://path with the given action; returns its exit status, with
  * its stdout in *out and its stderr in *err (malloc'd). */
 static int run_chromium(const char *action, const char *path, const char *dir, char **out, char **err) {
@@ -272,6 +298,7 @@ int main(void) {
     RUN(table_exact_html);
     RUN(page_is_self_contained);
     RUN(wide_figures_scroll);
+    RUN(cell_labels);
     RUN(page_opens_in_chromium);
     int rc = test_summary();
     if (rc == 0 && !chromium_ran) test_skip("chromium not installed (apt-get install chromium): page not opened in a browser");
