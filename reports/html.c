@@ -427,6 +427,7 @@ static void table_html(const tta_table *t, const char *caption, const char *anch
             buf_puts(out, "<tr>");
         }
         int first = 1; /* the row's own note marks go on its first shown cell */
+        size_t cell = 0; /* where the last cell's content starts */
         for (size_t j = 0, k = 0; j < d.n_cols; j++) {
             if (!shown[j]) continue;
             k++;
@@ -446,6 +447,7 @@ static void table_html(const tta_table *t, const char *caption, const char *anch
                 buf_putc(out, '"');
             }
             buf_putc(out, '>');
+            cell = out->len;
             links_open(out, t, i, d.col[j]->key);
             if (numeric) tta_xml_escape(out, d.cell[at]);
             else tta_html_escape_breakable(out, d.cell[at]);
@@ -453,6 +455,9 @@ static void table_html(const tta_table *t, const char *caption, const char *anch
             if (first) tta_xml_escape(out, d.row_mark[i]);
             first = 0;
         }
+        /* an empty last cell is closed before the line's end, so that it stays :empty (a phone's
+         * card leaves it out) */
+        if (cell && out->len == cell) buf_puts(out, "</td>");
         buf_putc(out, '\n');
     }
     if (d.n_rows == 0) buf_printf(out, "<tr><td class=\"empty\" colspan=\"%zu\">(no rows)</td></tr>\n", d.n_cols);
@@ -541,7 +546,43 @@ void tta_html_figure(buf *out, const char *svg, const char *caption) {
     buf_puts(out, "</figure>\n");
 }
 
+/* Drops from the page each of tta_html_cell_labels' <style>s whose class an earlier one has: parts
+ * of a page built apart (a round's benchmark sections) each carry their tables' labels, which are
+ * the same where the headings are (one class: one rule set). In place, in one pass. */
+static void drop_repeated_labels(buf *page) {
+    static const char mark[] = "<style>" PHONE_MEDIA "{.c", end_mark[] = "</style>\n";
+    enum { CLS = 13 }; /* "c" and 12 hex digits */
+    char *seen = NULL;
+    size_t n_seen = 0, r = 0, w = 0;
+    if (!page->data) return;
+    for (;;) {
+        char *hit = memmem(page->data + r, page->len - r, mark, sizeof mark - 1);
+        size_t at = hit ? (size_t)(hit - page->data) : page->len;
+        memmove(page->data + w, page->data + r, at - r);
+        w += at - r;
+        r = at;
+        if (!hit) break;
+        const char *cls = hit + sizeof mark - 2;
+        char *end = memmem(hit, page->len - at, end_mark, sizeof end_mark - 1);
+        assert(end && page->len - at > sizeof mark + CLS);
+        size_t block = (size_t)(end - hit) + sizeof end_mark - 1;
+        int again = 0;
+        for (size_t k = 0; k < n_seen && !again; k++) again = !memcmp(seen + k * CLS, cls, CLS);
+        if (!again) {
+            seen = reallocCheck(seen, (n_seen + 1) * CLS);
+            memcpy(seen + n_seen++ * CLS, cls, CLS);
+            memmove(page->data + w, page->data + r, block);
+            w += block;
+        }
+        r += block;
+    }
+    page->len = w;
+    page->data[w] = '\0';
+    free(seen);
+}
+
 void tta_html_end(buf *out) {
+    drop_repeated_labels(out);
     buf_puts(out, "</main>\n<script>");
     buf_puts(out, page_script);
     buf_puts(out, "</script>\n</body>\n</html>\n");

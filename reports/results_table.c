@@ -1210,6 +1210,7 @@ static void html_round(const round_table *t, const char *anchors, buf *page) {
         buf_puts(page, "<tr style=\"");
         for (size_t v = 0; v < n_keys; v++) buf_printf(page, "--k%zu:%zu;", v + 1, rank[i * n_keys + v]);
         buf_puts(page, "\">");
+        size_t cell_at = 0; /* where the last cell's content starts */
         for (size_t v = 0; v < n_vis; v++) {
             size_t j = vis[v], at = i * d.n_cols + j;
             int numeric = tta_col_kind_is_numeric(d.col[j]->kind), note = d.note_of[at];
@@ -1226,6 +1227,7 @@ static void html_round(const round_table *t, const char *anchors, buf *page) {
                 buf_putc(page, '"');
             }
             buf_putc(page, '>');
+            cell_at = page->len;
             /* as MLCommons' table: a cell without a value is blank (its footnote mark kept, the
              * reason in the tooltip) */
             const char *text = d.cell[at];
@@ -1253,6 +1255,9 @@ static void html_round(const round_table *t, const char *anchors, buf *page) {
                     buf_printf(page, "<span class=\"id\">#%lld</span>", (long long)cell->entry->id);
             }
         }
+        /* an empty last cell is closed before the line's end, so that it stays :empty (a phone's
+         * card leaves it out) */
+        if (cell_at && page->len == cell_at) buf_puts(page, "</td>");
         buf_putc(page, '\n');
     }
     if (d.n_rows == 0) buf_printf(page, "<tr><td class=\"empty\">(no rows)</td></tr>\n");

@@ -199,6 +199,24 @@ TEST(cell_labels) {
     CHECK(strstr(buf_str(&page) + len, "content:\"say \\\"hi\\\" \\\\ \\3c /style>\\3c b>:\"}") != NULL);
     CHECK(count(buf_str(&page), "</style>") == 2);
     buf_free(&page);
+    /* parts of a page built apart repeat their labels: the page's end keeps the first of each class */
+    buf part1 = {0}, part2 = {0};
+    tta_html_begin(&page, "t", "now");
+    tta_html_cell_labels(&part1, a, 2, c1);
+    buf_puts(&part1, "<p>one</p>\n");
+    tta_html_cell_labels(&part2, b, 2, c3);
+    tta_html_cell_labels(&part2, a, 2, c2);
+    buf_puts(&part2, "<p>two</p>\n");
+    buf_append(&page, part1.data, part1.len);
+    buf_append(&page, part2.data, part2.len);
+    tta_html_end(&page);
+    CHECK(count(buf_str(&page), "<style>@media") == 2);
+    CHECK(count(buf_str(&page), c1) == 2); /* its two rules */
+    CHECK(strstr(buf_str(&page), "<p>one</p>\n<style>@media") && strstr(buf_str(&page), "\"}}</style>\n<p>two</p>"));
+    CHECK(strlen(buf_str(&page)) == page.len);
+    buf_free(&part1);
+    buf_free(&part2);
+    buf_free(&page);
 }
 
 /* Runs chromium headless on file://path with the given action; returns its exit status, with
