@@ -123,7 +123,7 @@ static const char stylesheet[] =
     ".table-wrap tr[hidden],.table-wrap td:empty{display:none}\n"
     ".table-wrap table td{border:0;padding:1px 0;min-width:0;text-align:left!important;"
     "white-space:normal!important;overflow-wrap:anywhere}\n"
-    ".table-wrap td::before{color:#666;font-size:12px;margin-right:.4em}\n"
+    ".table-wrap td::before{color:#666;font-size:12px;margin-right:.4em}.table-wrap td.empty::before{content:none!important}\n"
     ".table-wrap td:first-child{flex-basis:100%;font-weight:bold}\n"
     /* the results table: a grid of two columns, a row's first cell across both */
     ".sortable table{display:grid;grid-template-columns:repeat(2,minmax(0,1fr))!important;gap:0 12px}\n"
