@@ -115,6 +115,7 @@ struct tta_model {
     int profiling;
     tta_grad_hook grad_hook; /* called as parameter gradients become final (data parallel) */
     void *grad_hook_ctx;
+    const tta_param_update *update; /* fused into the linear layers' backward (NULL: none) */
 };
 
 static void *m_alloc(tta_model *m, size_t bytes, tta_mem_kind kind) {
@@ -561,6 +562,9 @@ static void backward_step(tta_model *m, step *s) {
     case TTA_OP_GAP:
     case TTA_OP_GMP: be->ops->pool_backward(c, op, dx, dout, x, out); break;
     case TTA_OP_LINEAR:
+        op->update = be->ops->fuses_linear_update ? m->update : NULL;
+        op->w_off = m->w_off[i];
+        op->b_off = m->b_off[i];
         be->ops->linear_backward(c, op, dx, G(m->w_off[i]), nd->bias ? G(m->b_off[i]) : NULL, dout, x,
                             P(m->w_off[i]), out);
         break;
@@ -629,6 +633,20 @@ int tta_model_threads(const tta_model *m) { return m->threads; }
 void tta_model_set_grad_hook(tta_model *m, tta_grad_hook hook, void *ctx) {
     m->grad_hook = hook;
     m->grad_hook_ctx = ctx;
+}
+
+int tta_model_set_update(tta_model *m, const tta_param_update *u, unsigned char *fused) {
+    m->update = m->be->ops->fuses_linear_update ? u : NULL;
+    int count = 0;
+    for (int k = 0; k < m->npinfo; k++) {
+        int on = 0;
+        for (int i = 0; m->update && i < m->g.nnodes && !on; i++)
+            on = m->g.nodes[i].kind == TTA_OP_LINEAR &&
+                 ((long)m->pinfo[k].offset == m->w_off[i] || (long)m->pinfo[k].offset == m->b_off[i]);
+        if (fused) fused[k] = (unsigned char)on;
+        count += on;
+    }
+    return count;
 }
 
 /* ------------------------------------------------------------------------------------------ */
