@@ -473,6 +473,18 @@ static void forward_step(tta_model *m, step *s, int train) {
     }
 }
 
+/* 1 when node flattens the model's input and nothing else reads the input: the batch is then
+ * uploaded straight into the node's output (flatten orders a tensor as NCHW host memory is, so
+ * uploading the batch as that [n][C*H*W] tensor is its flatten on every backend), one copy of
+ * the batch fewer, and the node is skipped (its backward never runs: the input has no gradient). */
+static int flattens_input(const tta_model *m, int node) {
+    if (m->g.nodes[node].kind != TTA_OP_FLATTEN || m->g.nodes[node].in[0] != -1) return 0;
+    for (int i = 0; i < m->g.nnodes; i++)
+        for (int k = 0; k < m->g.nodes[i].nin; k++)
+            if (i != node && m->g.nodes[i].in[k] == -1) return 0;
+    return 1;
+}
+
 int tta_model_forward(tta_model *m, const float *x, const int32_t *labels, int n, int train,
                       tta_step_result *res) {
     char err[256];
@@ -486,10 +498,14 @@ int tta_model_forward(tta_model *m, const float *x, const int32_t *labels, int n
         return -1;
     }
     tta_backend *be = m->be;
-    be->ops->tensor_upload(m->ctx, m->act_in, x, node_shape(m, -1, n));
+    int first = p->nsteps > 0 && flattens_input(m, p->steps[0].node);
+    if (first)
+        be->ops->tensor_upload(m->ctx, m->act[m->tensor_of[p->steps[0].node]], x, p->steps[0].op.out);
+    else
+        be->ops->tensor_upload(m->ctx, m->act_in, x, node_shape(m, -1, n));
     be->ops->upload(m->ctx, m->labels, labels, sizeof(int32_t) * n);
     if (train) m->last_step = m->dropout_step++;
-    for (int s = 0; s < p->nsteps; s++) {
+    for (int s = first; s < p->nsteps; s++) {
         double t0 = m->profiling ? now_s() : 0;
         forward_step(m, &p->steps[s], train);
         if (m->profiling) {
@@ -797,9 +813,16 @@ int tta_model_evaluate(tta_model *m, const float *x, const int32_t *labels, long
         int k = (int)(n - start < ev->n ? n - start : ev->n);
         /* a short last batch runs at the full batch size (rows are independent in eval
          * mode) and only its first k rows count */
-        be->ops->tensor_upload(c, ev->input, x + (size_t)start * per, node_shape(m, -1, k));
+        int first = ev->nsteps > 0 && ev->steps[0].in[0] == -1 && flattens_input(m, ev->steps[0].node);
+        if (first) {
+            tta_shape flat = ev->steps[0].op.out;
+            flat.n = k;
+            be->ops->tensor_upload(c, ev->bufs[ev->steps[0].buf], x + (size_t)start * per, flat);
+        } else {
+            be->ops->tensor_upload(c, ev->input, x + (size_t)start * per, node_shape(m, -1, k));
+        }
         be->ops->upload(c, ev->labels, labels + start, sizeof(int32_t) * k);
-        for (int s = 0; s < ev->nsteps; s++) {
+        for (int s = first; s < ev->nsteps; s++) {
             estep *e = &ev->steps[s];
             int i = e->node;
             const tta_node *nd = &m->g.nodes[i];
