@@ -306,7 +306,7 @@ static void gemm_bounds(const gemm_job *j, int by_cols, int t, int nt, int *lo, 
  * always have: no thread waits for another's job 0, as at a barrier); at once when job 1 ran
  * before the region; the whole of it on the calling thread after the jobs when job 0 ran there. */
 static void gemm_run(const gemm_job *jobs, int njobs, const tta_param_update *u, size_t off) {
-    int T = omp_get_max_threads(), big = 0, by_cols[2] = {0, 0};
+    int T = omp_in_parallel() ? 1 : omp_get_max_threads(), big = 0, by_cols[2] = {0, 0};
     assert(njobs <= 2);
     for (int k = 0; k < njobs; k++) {
         const gemm_job *j = &jobs[k];
@@ -370,6 +370,19 @@ static void cpu_linear_backward(void *ctx, tta_op *op, float *dinp, float *dw, f
     gemm_job j[2] = {{1, 0, O, In, B, dout, inp, O, In, dw, NULL, 0}, {0, 0, B, In, O, dout, w, O, In, dinp, NULL, 0}};
     assert(!u || op->w_off >= 0);
     gemm_run(j, op->need_dinp ? 2 : 1, u, u ? (size_t)op->w_off : 0);
+}
+
+/* The backend's parallel_rows: one OpenMP region, thread t's rows in units of 16 as gemm_run
+ * cuts them (so a row's products are computed as when the layer runs alone: one thread's sgemm). */
+static void cpu_parallel_rows(void *ctx, int n, void (*fn)(void *arg, int lo, int hi), void *arg) {
+    int units = (n + 15) / 16;
+#pragma omp parallel
+    {
+        int t = omp_get_thread_num(), nt = omp_get_num_threads();
+        int lo = units * t / nt * 16, hi = units * (t + 1) / nt * 16;
+        if (hi > n) hi = n;
+        if (hi > lo) fn(arg, lo, hi);
+    }
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -496,6 +509,7 @@ static const tta_backend_ops cpu_ops = {
     .xent_forward = cpu_xent_forward,
     .xent_backward = cpu_xent_backward,
     .set_threads = cpu_set_threads,
+    .parallel_rows = cpu_parallel_rows,
 };
 
 tta_backend *tta_backend_cpu_create(const tta_backend_options *opt, char *err, size_t errlen) {

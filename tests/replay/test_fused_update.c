@@ -9,7 +9,12 @@
  * run on one thread) and 784-64-512-10 (fc2's weight gradient, 512 x 64, is cut into rows: the
  * update waits for a barrier). Nesterov with weight decay on the weights only, as fmnist-mlp;
  * Caffe's convention on every tensor for the other. LARS and Adam are never fused (they need a
- * tensor's norms or the step count): the session keeps the separate pass for them. */
+ * tensor's norms or the step count): the session keeps the separate pass for them.
+ *
+ * The trained model is then evaluated (tta_model_evaluate, 2,500 images in batches of 1,000: the
+ * mlp's inference path runs each thread's rows through all three layers in one parallel region,
+ * each layer with its own buffer): the loss sum and the hits must be the same bits at 1 and 2
+ * threads (a buffer shared by two layers let a thread overwrite rows that another still read). */
 #include <string.h>
 
 #include "replay/session.h"
@@ -28,6 +33,8 @@ static float frand(void) {
 typedef struct {
     float *params, *state;
     double loss[STEPS];
+    double eval_loss;
+    long eval_hits;
     size_t n;
     int fused; /* tensors the session fused */
 } outcome;
@@ -37,7 +44,7 @@ typedef struct {
 static outcome train(const char *ov, const tta_opt_config *opt, int weights_only, int threads, int unfused) {
     tta_session_config cfg = {.model = "mlp", .overrides = ov, .device = "cpu",
                               .backend_options = {.threads = threads}, .channels = 1, .height = 28, .width = 28,
-                              .classes = 10, .batch = BATCH, .seed = 3, .optimizer = opt,
+                              .classes = 10, .batch = BATCH, .eval_batch = 1000, .seed = 3, .optimizer = opt,
                               .decay_weights_only = weights_only, .unfused_update = unfused};
     tta_session s;
     char err[256];
@@ -59,6 +66,14 @@ static outcome train(const char *ov, const tta_opt_config *opt, int weights_only
         CHECK(tta_session_step(&s, x, y, BATCH, lr, &t, err, sizeof err) == 0);
         o.loss[step] = t.loss;
     }
+    enum { EVAL = 2500 };
+    float *ex = malloc(sizeof(float) * PIXELS * EVAL);
+    int32_t *ey = malloc(sizeof(int32_t) * EVAL);
+    for (size_t i = 0; i < (size_t)PIXELS * EVAL; i++) ex[i] = frand();
+    for (int i = 0; i < EVAL; i++) ey[i] = (int32_t)((unsigned)(frand() * 1e6f + 1e6f) % 10);
+    CHECK(tta_model_evaluate(s.m, ex, ey, EVAL, &o.eval_loss, &o.eval_hits) == 0);
+    free(ex);
+    free(ey);
     o.n = s.n_params;
     o.params = malloc(o.n * sizeof(float));
     o.state = malloc(tta_optim_state_bytes(&s.optim));
@@ -77,6 +92,7 @@ static void outcome_free(outcome *o) {
 /* 1 when a and b are the same bits: losses, parameters, velocities. */
 static int same(const outcome *a, const outcome *b) {
     return a->n == b->n && a->params && b->params && !memcmp(a->loss, b->loss, sizeof a->loss) &&
+           a->eval_loss == b->eval_loss && a->eval_hits == b->eval_hits &&
            !memcmp(a->params, b->params, a->n * sizeof(float)) && !memcmp(a->state, b->state, a->n * sizeof(float));
 }
 
@@ -93,6 +109,7 @@ static void check_shape(const char *ov, const tta_opt_config *opt, int weights_o
     CHECK(same(&ref, &f2));
     CHECK(same(&ref, &u2));
     CHECK(ref.loss[STEPS - 1] < ref.loss[0]); /* it trains */
+    CHECK(ref.eval_hits > 0 && ref.eval_loss > 0);
     outcome *all[] = {&ref, &f1, &f2, &u2};
     for (int i = 0; i < 4; i++) outcome_free(all[i]);
 }
