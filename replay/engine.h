@@ -75,6 +75,19 @@ typedef struct {
     int n, c, h, w;
 } tta_shape;
 
+/* A parameter update fused into a backward pass (the cpu backend's linear layers: the SGD step
+ * on each thread's slice of the weight gradient it has just computed, while in cache, instead of
+ * a pass of its own after backward). The backend calls apply(ctx, offset, rows, cols, ld) on
+ * blocks of rows x cols parameters from `offset` of the model's flat arrays, rows ld apart, once
+ * their gradients are final and nothing of the step reads those parameters any more; every
+ * element of the op's weight and bias exactly once per backward, disjoint blocks possibly at the
+ * same time from the backend's threads. The update of an element must depend on that element
+ * alone (elementwise), so that the result is the unfused update's bit for bit. */
+typedef struct {
+    void (*apply)(void *ctx, size_t offset, int rows, int cols, size_t ld);
+    void *ctx;
+} tta_param_update;
+
 static inline size_t tta_shape_count(tta_shape s) { return (size_t)s.n * s.c * s.h * s.w; }
 
 /* One op instance: shapes and hyper-parameters (set by the model), backend state.
@@ -100,6 +113,11 @@ typedef struct tta_op {
     /* Set by the model before the first call (device memory, or NULL when the size is 0): */
     void *saved;
     void *scratch;
+    /* Set by the model before each training backward of a backend with fuses_linear_update, for
+     * LINEAR ops (NULL: no fused update): the update and the offsets of the op's weight and bias
+     * (-1: none) in the model's flat parameter arrays. */
+    const tta_param_update *update;
+    long w_off, b_off;
 } tta_op;
 
 /* ------------------------------------------------------------------------------------------ */
@@ -138,6 +156,7 @@ typedef struct {
 typedef struct tta_backend_ops {
     const char *name;
     int host_memory; /* device pointers are host pointers */
+    int fuses_linear_update; /* 1: linear_backward applies op->update (tta_param_update) */
 
     void (*destroy)(tta_backend *be); /* frees ctx and be itself */
 
@@ -195,7 +214,8 @@ typedef struct tta_backend_ops {
     void (*pool_backward)(void *ctx, tta_op *op, float *dinp, const float *dout, const float *inp,
                           const float *out);
 
-    /* LINEAR: out[n][o] = sum_i inp[n][i] w[o][i] + b[o]. */
+    /* LINEAR: out[n][o] = sum_i inp[n][i] w[o][i] + b[o]. With op->update (fuses_linear_update),
+     * backward also applies it to w and b (the parameters at op->w_off, op->b_off). */
     void (*linear_forward)(void *ctx, tta_op *op, float *out, const float *inp, const float *w,
                            const float *b);
     void (*linear_backward)(void *ctx, tta_op *op, float *dinp, float *dw, float *db, float *dout,
@@ -236,6 +256,12 @@ typedef struct tta_backend_ops {
     /* Optional (NULL: the backend has no thread count): sets the compute threads for the ops
      * initialised and run from now on (process-wide for the cpu backend's libraries). */
     void (*set_threads)(void *ctx, int threads);
+    /* Optional (NULL: none): runs fn(arg, lo, hi) on disjoint ranges of rows covering 0..n, cut in
+     * units of 16, one range per compute thread, at the same time; fn may call linear_forward on
+     * ops whose batch is hi - lo (each then runs on its calling thread). The inference path of a
+     * chain of linear layers runs each thread's rows through every layer without waiting for the
+     * other threads between layers (rows are independent in evaluation). */
+    void (*parallel_rows)(void *ctx, int n, void (*fn)(void *arg, int lo, int hi), void *arg);
 } tta_backend_ops;
 
 /* One backend instance: its method table and its state. Calls read be->ops->f(be->ctx, ...). */
@@ -458,6 +484,13 @@ int tta_model_threads(const tta_model *m);
  * bucket's allreduce from it while backward goes on. NULL turns it off. */
 typedef void (*tta_grad_hook)(void *ctx, size_t param_offset);
 void tta_model_set_grad_hook(tta_model *m, tta_grad_hook hook, void *ctx);
+/* Fuses the parameter update u into the backward pass where the backend can (its
+ * fuses_linear_update: every linear layer's weight and bias); NULL turns it off. fused (one entry
+ * per tensor of tta_model_param_info, or NULL) gets 1 for each tensor backward will update, 0 for
+ * the others, which the caller updates after backward as before. Returns how many are fused. The
+ * caller must not fuse an update that needs gradients of other tensors or of other processes
+ * (norms, clipping, a gradient exchange): backward applies it as soon as a layer is done. */
+int tta_model_set_update(tta_model *m, const tta_param_update *u, unsigned char *fused);
 
 /* Per-layer analytic costs for one training step at the training batch size (forward and
  * backward separately), and measured times when profiling is on. A layer fused into another

@@ -59,6 +59,8 @@ typedef struct {
     int32_t *labels;
     float *result;
     void *scratch;
+    int first; /* 1: the first step flattens the input, which is uploaded into its output (skipped) */
+    int chain; /* 1: steps first.. are a chain of linear layers run row-parallel, each with its own buffer */
 } eval_plan;
 
 typedef struct {
@@ -115,6 +117,7 @@ struct tta_model {
     int profiling;
     tta_grad_hook grad_hook; /* called as parameter gradients become final (data parallel) */
     void *grad_hook_ctx;
+    const tta_param_update *update; /* fused into the linear layers' backward (NULL: none) */
 };
 
 static void *m_alloc(tta_model *m, size_t bytes, tta_mem_kind kind) {
@@ -472,6 +475,18 @@ static void forward_step(tta_model *m, step *s, int train) {
     }
 }
 
+/* 1 when node flattens the model's input and nothing else reads the input: the batch is then
+ * uploaded straight into the node's output (flatten orders a tensor as NCHW host memory is, so
+ * uploading the batch as that [n][C*H*W] tensor is its flatten on every backend), one copy of
+ * the batch fewer, and the node is skipped (its backward never runs: the input has no gradient). */
+static int flattens_input(const tta_model *m, int node) {
+    if (m->g.nodes[node].kind != TTA_OP_FLATTEN || m->g.nodes[node].in[0] != -1) return 0;
+    for (int i = 0; i < m->g.nnodes; i++)
+        for (int k = 0; k < m->g.nodes[i].nin; k++)
+            if (i != node && m->g.nodes[i].in[k] == -1) return 0;
+    return 1;
+}
+
 int tta_model_forward(tta_model *m, const float *x, const int32_t *labels, int n, int train,
                       tta_step_result *res) {
     char err[256];
@@ -485,10 +500,14 @@ int tta_model_forward(tta_model *m, const float *x, const int32_t *labels, int n
         return -1;
     }
     tta_backend *be = m->be;
-    be->ops->tensor_upload(m->ctx, m->act_in, x, node_shape(m, -1, n));
+    int first = p->nsteps > 0 && flattens_input(m, p->steps[0].node);
+    if (first)
+        be->ops->tensor_upload(m->ctx, m->act[m->tensor_of[p->steps[0].node]], x, p->steps[0].op.out);
+    else
+        be->ops->tensor_upload(m->ctx, m->act_in, x, node_shape(m, -1, n));
     be->ops->upload(m->ctx, m->labels, labels, sizeof(int32_t) * n);
     if (train) m->last_step = m->dropout_step++;
-    for (int s = 0; s < p->nsteps; s++) {
+    for (int s = first; s < p->nsteps; s++) {
         double t0 = m->profiling ? now_s() : 0;
         forward_step(m, &p->steps[s], train);
         if (m->profiling) {
@@ -561,6 +580,9 @@ static void backward_step(tta_model *m, step *s) {
     case TTA_OP_GAP:
     case TTA_OP_GMP: be->ops->pool_backward(c, op, dx, dout, x, out); break;
     case TTA_OP_LINEAR:
+        op->update = be->ops->fuses_linear_update ? m->update : NULL;
+        op->w_off = m->w_off[i];
+        op->b_off = m->b_off[i];
         be->ops->linear_backward(c, op, dx, G(m->w_off[i]), nd->bias ? G(m->b_off[i]) : NULL, dout, x,
                             P(m->w_off[i]), out);
         break;
@@ -631,8 +653,59 @@ void tta_model_set_grad_hook(tta_model *m, tta_grad_hook hook, void *ctx) {
     m->grad_hook_ctx = ctx;
 }
 
+int tta_model_set_update(tta_model *m, const tta_param_update *u, unsigned char *fused) {
+    m->update = m->be->ops->fuses_linear_update ? u : NULL;
+    int count = 0;
+    for (int k = 0; k < m->npinfo; k++) {
+        int on = 0;
+        for (int i = 0; m->update && i < m->g.nnodes && !on; i++)
+            on = m->g.nodes[i].kind == TTA_OP_LINEAR &&
+                 ((long)m->pinfo[k].offset == m->w_off[i] || (long)m->pinfo[k].offset == m->b_off[i]);
+        if (fused) fused[k] = (unsigned char)on;
+        count += on;
+    }
+    return count;
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* Inference path                                                                               */
+
+static int flattens_input(const tta_model *m, int node);
+static int linear_chain(const tta_model *m, const eval_plan *ev, int first);
+
+/* The inference path's buffers: each step's e->buf, ev->nbufs, and need[b] the floats of buffer b.
+ * Greedy: the best-fitting free buffer, else a new one; a row-parallel chain (ev->chain) gets one
+ * buffer per step, since a thread's rows of a buffer reused by a wider tensor would cover rows
+ * another thread still reads. */
+static void assign_buffers(eval_plan *ev, size_t *need) {
+    int *busy = callocCheck(ev->nsteps + 1, sizeof(int));
+    ev->buf_floats = callocCheck(ev->nsteps + 1, sizeof(size_t));
+    for (int s = 0; s < ev->nsteps; s++) {
+        estep *e = &ev->steps[s];
+        size_t want = tta_shape_count(e->op.out);
+        if (ev->chain) {
+            need[ev->nbufs] = want;
+            e->buf = ev->nbufs++;
+            continue;
+        }
+        int best = -1;
+        for (int b = 0; b < ev->nbufs; b++)
+            if (!busy[b] && (best < 0 || need[b] < need[best]) && need[b] >= want) best = b;
+        if (best < 0)
+            for (int b = 0; b < ev->nbufs; b++) /* grow a free one rather than add one */
+                if (!busy[b] && (best < 0 || need[b] > need[best])) best = b;
+        if (best < 0) best = ev->nbufs++;
+        if (need[best] < want) need[best] = want;
+        busy[best] = 1;
+        e->buf = best;
+        for (int k = 0; k < 2; k++) {
+            int j = e->in[k];
+            if (j >= 0 && ev->steps[j].last_use == s) busy[ev->steps[j].buf] = 0;
+        }
+        if (e->last_use == s) busy[best] = 0; /* nothing reads it (cannot happen after validation) */
+    }
+    free(busy);
+}
 
 static int build_eval(tta_model *m, char *err, size_t errlen) {
     eval_plan *ev = &m->ev;
@@ -710,35 +783,15 @@ static int build_eval(tta_model *m, char *err, size_t errlen) {
             if (j >= 0) ev->steps[j].last_use = s;
         }
     ev->steps[logits].last_use = ev->nsteps;
-    /* greedy buffer assignment: best-fitting free buffer, else a new one */
-    int *busy = callocCheck(ev->nsteps + 1, sizeof(int));
+    ev->first = ev->nsteps > 0 && ev->steps[0].in[0] == -1 && flattens_input(m, ev->steps[0].node);
+    ev->chain = m->be->ops->parallel_rows && linear_chain(m, ev, ev->first);
     size_t *need = callocCheck(ev->nsteps + 1, sizeof(size_t));
-    ev->buf_floats = callocCheck(ev->nsteps + 1, sizeof(size_t));
-    for (int s = 0; s < ev->nsteps; s++) {
-        estep *e = &ev->steps[s];
-        size_t want = tta_shape_count(e->op.out);
-        int best = -1;
-        for (int b = 0; b < ev->nbufs; b++)
-            if (!busy[b] && (best < 0 || need[b] < need[best]) && need[b] >= want) best = b;
-        if (best < 0)
-            for (int b = 0; b < ev->nbufs; b++) /* grow a free one rather than add one */
-                if (!busy[b] && (best < 0 || need[b] > need[best])) best = b;
-        if (best < 0) best = ev->nbufs++;
-        if (need[best] < want) need[best] = want;
-        busy[best] = 1;
-        e->buf = best;
-        for (int k = 0; k < 2; k++) {
-            int j = e->in[k];
-            if (j >= 0 && ev->steps[j].last_use == s) busy[ev->steps[j].buf] = 0;
-        }
-        if (e->last_use == s) busy[best] = 0; /* nothing reads it (cannot happen after validation) */
-    }
+    assign_buffers(ev, need);
     ev->bufs = callocCheck(ev->nbufs ? ev->nbufs : 1, sizeof(float *));
     for (int b = 0; b < ev->nbufs; b++) {
         ev->bufs[b] = m_alloc(m, need[b] * sizeof(float), TTA_MEM_EVAL);
         ev->buf_floats[b] = need[b];
     }
-    free(busy);
     free(need);
     ev->input = m_alloc(m, in_count(m, -1) * n * sizeof(float), TTA_MEM_EVAL);
     ev->labels = m_alloc(m, sizeof(int32_t) * n, TTA_MEM_EVAL);
@@ -749,6 +802,39 @@ static int build_eval(tta_model *m, char *err, size_t errlen) {
 }
 
 static const float *ev_in(eval_plan *ev, int j) { return j < 0 ? ev->input : ev->bufs[ev->steps[j].buf]; }
+
+/* Steps first..nsteps-1 of the inference path, each a linear layer reading the one before it
+ * (the mlp after its flatten): rows are then independent from the first layer to the last. */
+static int linear_chain(const tta_model *m, const eval_plan *ev, int first) {
+    if (first >= ev->nsteps) return 0;
+    for (int s = first; s < ev->nsteps; s++)
+        if (m->g.nodes[ev->steps[s].node].kind != TTA_OP_LINEAR || ev->steps[s].in[0] != s - 1 ||
+            (s == first && first == 0))
+            return 0;
+    return 1;
+}
+
+typedef struct {
+    tta_model *m;
+    int first;
+} chain_rows;
+
+/* parallel_rows' function: rows lo..hi of the batch through every linear layer of the chain, on
+ * the calling thread (each layer's op for hi - lo rows, its input and output offset by lo rows). */
+static void chain_forward(void *arg, int lo, int hi) {
+    chain_rows *cr = arg;
+    tta_model *m = cr->m;
+    eval_plan *ev = &m->ev;
+    for (int s = cr->first; s < ev->nsteps; s++) {
+        estep *e = &ev->steps[s];
+        int i = e->node;
+        tta_op op = e->op;
+        size_t in = (size_t)op.in.c * op.in.h * op.in.w, out = (size_t)op.out.c * op.out.h * op.out.w;
+        op.in.n = op.out.n = hi - lo;
+        m->be->ops->linear_forward(m->ctx, &op, ev->bufs[e->buf] + (size_t)lo * out, ev_in(ev, e->in[0]) + (size_t)lo * in,
+                                   P(m->w_off[i]), m->g.nodes[i].bias ? P(m->b_off[i]) : NULL);
+    }
+}
 
 int tta_model_evaluate(tta_model *m, const float *x, const int32_t *labels, long n,
                        double *loss_sum, long *correct) {
@@ -779,9 +865,20 @@ int tta_model_evaluate(tta_model *m, const float *x, const int32_t *labels, long
         int k = (int)(n - start < ev->n ? n - start : ev->n);
         /* a short last batch runs at the full batch size (rows are independent in eval
          * mode) and only its first k rows count */
-        be->ops->tensor_upload(c, ev->input, x + (size_t)start * per, node_shape(m, -1, k));
+        int first = ev->first;
+        if (first) {
+            tta_shape flat = ev->steps[0].op.out;
+            flat.n = k;
+            be->ops->tensor_upload(c, ev->bufs[ev->steps[0].buf], x + (size_t)start * per, flat);
+        } else {
+            be->ops->tensor_upload(c, ev->input, x + (size_t)start * per, node_shape(m, -1, k));
+        }
         be->ops->upload(c, ev->labels, labels + start, sizeof(int32_t) * k);
-        for (int s = 0; s < ev->nsteps; s++) {
+        if (ev->chain) { /* one region for the whole chain */
+            chain_rows cr = {m, first};
+            be->ops->parallel_rows(c, ev->n, chain_forward, &cr);
+        }
+        for (int s = first; s < ev->nsteps && !ev->chain; s++) {
             estep *e = &ev->steps[s];
             int i = e->node;
             const tta_node *nd = &m->g.nodes[i];

@@ -73,17 +73,37 @@ static void sgd_tensor(const tta_opt_config *c, float *restrict p, const float *
  * contiguous slice of each tensor per OpenMP thread. Element-wise, so the result does not
  * depend on the thread count. The MLP recipe's update went from 1.27 ms to a fraction of it. */
 static void sgd_step(const tta_opt_config *c, float *params, const float *grads, float *state,
-                     const tta_param_tensor *tensors, size_t n_tensors, size_t n, const double *lr_of) {
+                     const tta_param_tensor *tensors, size_t n_tensors, const double *lr_of) {
+    size_t n = 0;
+    for (size_t k = 0; k < n_tensors; k++) n += tensors[k].fused ? 0 : tensors[k].count;
+    if (!n) return; /* all updated during backward: no region */
 #pragma omp parallel if (n >= PARALLEL_MIN_PARAMS)
     {
         size_t T = (size_t)omp_get_num_threads(), t = (size_t)omp_get_thread_num();
         for (size_t k = 0; k < n_tensors; k++) {
             const tta_param_tensor *tp = &tensors[k];
+            if (tp->fused) continue;
             size_t i0 = tp->count * t / T, i1 = tp->count * (t + 1) / T;
             float wd = tp->decay ? (float)c->weight_decay : 0.0f;
             size_t o = tp->offset + i0;
             sgd_tensor(c, params + o, grads + o, state + o, i1 - i0, (float)lr_of[k], wd);
         }
+    }
+}
+
+int tta_optim_fusable(const tta_optim *o) { return o->cfg.kind == TTA_OPT_SGD; }
+
+/* sgd_tensor on each row of the block, with the rate and decay sgd_step gives it (without LARS
+ * its lr_of is lr x 1.0, exactly lr), so that each element gets the same operations. */
+void tta_optim_update_block(const tta_optim *o, float *params, const float *grads, const tta_param_tensor *t,
+                            double lr, size_t offset, int rows, int cols, size_t ld) {
+    assert(tta_optim_fusable(o) && t->fused);
+    assert(offset >= t->offset && rows >= 0 && cols >= 0);
+    assert(!rows || offset + (size_t)(rows - 1) * ld + (size_t)cols <= t->offset + t->count);
+    float wd = t->decay ? (float)o->cfg.weight_decay : 0.0f;
+    for (int r = 0; r < rows; r++) {
+        size_t at = offset + (size_t)r * ld;
+        sgd_tensor(&o->cfg, params + at, grads + at, o->state + at, (size_t)cols, (float)lr, wd);
     }
 }
 
@@ -112,12 +132,13 @@ void tta_optim_step(tta_optim *o, float *params, const float *grads, const tta_p
             }
             lr_of[t] = lr * local;
         }
-        sgd_step(c, params, grads, o->state, tensors, n_tensors, o->n, lr_of);
+        sgd_step(c, params, grads, o->state, tensors, n_tensors, lr_of);
         if (lr_of != local_rates) free(lr_of);
         return;
     }
     for (size_t t = 0; t < n_tensors; t++) {
         const tta_param_tensor *tp = &tensors[t];
+        assert(!tp->fused); /* (tta_optim_fusable: SGD only) */
         float *p = params + tp->offset;
         const float *g = grads + tp->offset;
         float wd = tp->decay ? (float)c->weight_decay : 0.0f;

@@ -23,6 +23,7 @@ typedef enum { TTA_OPT_SGD, TTA_OPT_ADAM, TTA_OPT_ADAMW, TTA_OPT_LARS } tta_opt_
 typedef struct {
     size_t offset, count; /* elements of the flat parameter array */
     int decay;            /* 1: weight decay (and LARS scaling) applies */
+    int fused;            /* 1: updated during backward by tta_optim_update_block; tta_optim_step skips it */
 } tta_param_tensor;
 
 typedef struct {
@@ -47,8 +48,18 @@ int tta_optim_init(tta_optim *o, const tta_opt_config *cfg, size_t n);
 void tta_optim_free(tta_optim *o);
 /* Bytes of optimizer state (for memory accounting). */
 size_t tta_optim_state_bytes(const tta_optim *o);
-/* One update of params from grads at learning rate lr. */
+/* One update of params from grads at learning rate lr (of every tensor but the fused ones). */
 void tta_optim_step(tta_optim *o, float *params, const float *grads, const tta_param_tensor *tensors,
                     size_t n_tensors, double lr);
+/* 1 when the update can be applied block by block as gradients become final
+ * (tta_optim_update_block): elementwise and needing nothing global (SGD; not LARS, whose rate
+ * needs the tensor's norms, nor Adam(W), whose step count tta_optim_step keeps). */
+int tta_optim_fusable(const tta_optim *o);
+/* The update of rows x cols elements of tensor t from flat offset `offset` (rows ld apart), at
+ * learning rate lr: for each element exactly the arithmetic tta_optim_step does, so that a step
+ * made of blocks (in any order, on any threads, the blocks disjoint) gives its bits. Needs
+ * tta_optim_fusable; thread-safe on disjoint blocks. */
+void tta_optim_update_block(const tta_optim *o, float *params, const float *grads, const tta_param_tensor *t,
+                            double lr, size_t offset, int rows, int cols, size_t ld);
 
 #endif

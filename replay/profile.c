@@ -108,7 +108,10 @@ static void fill_layers(tta_profile_result *out, tta_session *s, const tta_opt_c
     snprintf(O->type, sizeof O->type, "update");
     O->flops = of * (double)s->n_params;
     O->bytes = ob * (double)s->n_params;
-    O->time_s = out->optimizer_s;
+    /* With the update fused into backward (s->fused tensors: tta_session_step), its time counts in
+     * those layers' rows: with every tensor fused (the mlp) the row has no time of its own, as a
+     * fused layer; else its time is the separate pass's over the others (the FLOPs are all). */
+    O->time_s = s->fused && s->fused == s->n_tensors ? 0 : out->optimizer_s;
     O->gflops = O->time_s > 0 ? O->flops / O->time_s * 1e-9 : NAN;
     O->intensity = O->flops / O->bytes;
     out->flops_per_step += O->flops;

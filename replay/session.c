@@ -15,6 +15,35 @@ static double now_s(void) {
     return (double)t.tv_sec + t.tv_nsec * 1e-9;
 }
 
+/* The fused update's callback (tta_param_update.apply): the block's tensor is the last one
+ * starting at or before it (tensors sorted by offset, as the model lays them out). */
+static void apply_update(void *ctx, size_t offset, int rows, int cols, size_t ld) {
+    tta_session *s = ctx;
+    int lo = 0, hi = s->n_tensors - 1;
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if (s->tensors[mid].offset <= offset) lo = mid;
+        else hi = mid - 1;
+    }
+    tta_optim_update_block(&s->optim, tta_model_params(s->m), tta_model_grads(s->m), &s->tensors[lo], s->lr_now,
+                           offset, rows, cols, ld);
+}
+
+/* Fuses the update into backward where it is the same arithmetic as the separate pass: one
+ * process (no gradient exchange between backward and the update), host memory, an elementwise
+ * optimizer (tta_optim_fusable). */
+static void fuse_update(tta_session *s, const tta_session_config *cfg) {
+    if (cfg->unfused_update || s->K > 1 || s->exchange.kind != TTA_EXCHANGE_NONE || !s->be->ops->host_memory ||
+        !tta_optim_fusable(&s->optim))
+        return;
+    for (int i = 1; i < s->n_tensors; i++) assert(s->tensors[i].offset > s->tensors[i - 1].offset);
+    unsigned char *on = callocCheck((size_t)s->n_tensors + 1, 1);
+    s->update = (tta_param_update){apply_update, s};
+    s->fused = tta_model_set_update(s->m, &s->update, on);
+    for (int i = 0; i < s->n_tensors; i++) s->tensors[i].fused = on[i];
+    free(on);
+}
+
 int tta_session_open(tta_session *s, const tta_session_config *cfg, char *err, size_t errlen) {
     assert(cfg->optimizer);
     memset(s, 0, sizeof *s);
@@ -33,7 +62,7 @@ int tta_session_open(tta_session *s, const tta_session_config *cfg, char *err, s
     int weights_only = cfg->decay_weights_only || cfg->optimizer->kind == TTA_OPT_LARS;
     for (int i = 0; i < s->n_tensors; i++)
         s->tensors[i] = (tta_param_tensor){info[i].offset, info[i].count,
-                                           weights_only ? info[i].kind == TTA_PARAM_WEIGHT : 1};
+                                           weights_only ? info[i].kind == TTA_PARAM_WEIGHT : 1, 0};
     s->n_params = tta_model_num_params(s->m);
     if (tta_optim_init(&s->optim, cfg->optimizer, s->n_params) != 0) {
         snprintf(err, errlen, "optimizer: invalid settings");
@@ -56,6 +85,7 @@ int tta_session_open(tta_session *s, const tta_session_config *cfg, char *err, s
         tta_session_close(s);
         return -1;
     }
+    fuse_update(s, cfg);
     return 0;
 }
 
@@ -117,6 +147,7 @@ int tta_session_step(tta_session *s, const float *x, const int32_t *y, int n, do
     t->forward += tb - ta;
     t->loss = res.loss;
     tta_exchange_begin_step(&s->exchange);
+    s->lr_now = lr; /* (the fused update's rate) */
     tta_model_backward(s->m);
     s->be->ops->sync(s->be->ctx); /* (a device backend's backward is timed to its end) */
     t->backward += now_s() - tb - s->exchange.hook_s;

@@ -97,6 +97,8 @@ typedef struct {
     int auto_threads;         /* `--threads auto`: > 0 adapts the backend's threads to the load
                                * between steps, 1..auto_threads (backend_options.threads starts at
                                * it); 0: the fixed count */
+    int unfused_update;       /* 1: the optimizer's own pass after backward even where the update
+                               * could be fused into backward (tests compare the two) */
 } tta_session_config;
 
 /* One change of the thread count under auto_threads: at the start of training step `step`
@@ -128,6 +130,10 @@ typedef struct {
     double opened_s;
     tta_thread_change *changes;
     size_t n_changes, changes_cap;
+    /* the update fused into backward (fused > 0 tensors: see tta_session_step), at rate lr_now */
+    tta_param_update update;
+    int fused;
+    double lr_now;
 } tta_session;
 
 /* Seconds of the phases of one step, and its batch-mean loss. */
@@ -144,7 +150,10 @@ int tta_session_open(tta_session *s, const tta_session_config *cfg, char *err, s
 void tta_session_close(tta_session *s);
 
 /* One training step on n samples (host NCHW x, labels y): forward, backward, the gradient
- * exchange, the update at learning rate lr. Under auto threads it first samples the load when
+ * exchange, the update at learning rate lr. On one process with a host backend and SGD, the
+ * update of the tensors the backend can update in backward (the cpu backend's linear layers) is
+ * fused into backward (tta_model_set_update), with the same bits as the separate pass, which
+ * does the rest (its time then counts as backward's). Under auto threads it first samples the load when
  * half a second has passed since the last sample and changes the thread count when
  * tta_threads_decide says so (appended to s->changes). Adds the phases' seconds to *t (its loss is set).
  * 0, or -1 with err. */

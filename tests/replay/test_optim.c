@@ -10,7 +10,7 @@
 #include "replay/optim.h"
 #include "tta_test.h"
 
-static const tta_param_tensor tensors[] = {{0, 4, 1}, {4, 2, 0}};
+static const tta_param_tensor tensors[] = {{0, 4, 1, 0}, {4, 2, 0, 0}};
 
 static void grads_of(const float *x, float *g) {
     static const float c[4] = {1, 2, -1, 0.5f};

@@ -1,0 +1,143 @@
+/* test_fused_update.c: the SGD update fused into the cpu backend's linear layers (each thread
+ * updates the slice of weights whose gradient it has just computed; replay/session.c,
+ * backend_cpu.c gemm_run) gives exactly the bits of the separate update pass after backward, at
+ * 1 and 2 threads: every step's loss, then every parameter and every velocity, compared bit for
+ * bit (memcmp) after 40 steps of the mlp at a changing learning rate.
+ *
+ * Two shapes: the recipe's mlp (784-512-512-10: fc2's input gradient is cut into the columns its
+ * weight gradient is, so a thread updates its slice with no barrier; the classifier's products
+ * run on one thread) and 784-64-512-10 (fc2's weight gradient, 512 x 64, is cut into rows: the
+ * update waits for a barrier). Nesterov with weight decay on the weights only, as fmnist-mlp;
+ * Caffe's convention on every tensor for the other. LARS and Adam are never fused (they need a
+ * tensor's norms or the step count): the session keeps the separate pass for them.
+ *
+ * The trained model is then evaluated (tta_model_evaluate, 2,500 images in batches of 1,000: the
+ * mlp's inference path runs each thread's rows through all three layers in one parallel region,
+ * each layer with its own buffer): the loss sum and the hits must be the same bits at 1 and 2
+ * threads (a buffer shared by two layers let a thread overwrite rows that another still read). */
+#include <string.h>
+
+#include "replay/session.h"
+#include "tta_test.h"
+
+#define STEPS 40
+#define BATCH 128
+#define PIXELS (28 * 28)
+
+static uint64_t rs;
+static float frand(void) {
+    rs = rs * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (float)((rs >> 40) * (1.0 / 16777216.0)) * 2.0f - 1.0f;
+}
+
+typedef struct {
+    float *params, *state;
+    double loss[STEPS];
+    double eval_loss;
+    long eval_hits;
+    size_t n;
+    int fused; /* tensors the session fused */
+} outcome;
+
+/* STEPS steps of a session of the mlp (overrides ov) with `threads` threads, fused or not, on the
+ * same synthetic batches. */
+static outcome train(const char *ov, const tta_opt_config *opt, int weights_only, int threads, int unfused) {
+    tta_session_config cfg = {.model = "mlp", .overrides = ov, .device = "cpu",
+                              .backend_options = {.threads = threads}, .channels = 1, .height = 28, .width = 28,
+                              .classes = 10, .batch = BATCH, .eval_batch = 1000, .seed = 3, .optimizer = opt,
+                              .decay_weights_only = weights_only, .unfused_update = unfused};
+    tta_session s;
+    char err[256];
+    outcome o = {0};
+    if (tta_session_open(&s, &cfg, err, sizeof err) != 0) {
+        fprintf(stderr, "test_fused_update: %s\n", err);
+        CHECK(!"session opens");
+        return o;
+    }
+    o.fused = s.fused;
+    float *x = malloc(sizeof(float) * PIXELS * BATCH);
+    int32_t y[BATCH];
+    rs = 11;
+    for (int step = 0; step < STEPS; step++) {
+        for (size_t i = 0; i < (size_t)PIXELS * BATCH; i++) x[i] = frand();
+        for (int i = 0; i < BATCH; i++) y[i] = (int32_t)((unsigned)(frand() * 1e6f + 1e6f) % 10);
+        tta_step_times t = {0};
+        double lr = 0.05 * (1 + step % 7) / 7.0;
+        CHECK(tta_session_step(&s, x, y, BATCH, lr, &t, err, sizeof err) == 0);
+        o.loss[step] = t.loss;
+    }
+    enum { EVAL = 2500 };
+    float *ex = malloc(sizeof(float) * PIXELS * EVAL);
+    int32_t *ey = malloc(sizeof(int32_t) * EVAL);
+    for (size_t i = 0; i < (size_t)PIXELS * EVAL; i++) ex[i] = frand();
+    for (int i = 0; i < EVAL; i++) ey[i] = (int32_t)((unsigned)(frand() * 1e6f + 1e6f) % 10);
+    CHECK(tta_model_evaluate(s.m, ex, ey, EVAL, &o.eval_loss, &o.eval_hits) == 0);
+    free(ex);
+    free(ey);
+    o.n = s.n_params;
+    o.params = malloc(o.n * sizeof(float));
+    o.state = malloc(tta_optim_state_bytes(&s.optim));
+    memcpy(o.params, tta_model_params(s.m), o.n * sizeof(float));
+    memcpy(o.state, s.optim.state, tta_optim_state_bytes(&s.optim));
+    free(x);
+    tta_session_close(&s);
+    return o;
+}
+
+static void outcome_free(outcome *o) {
+    free(o->params);
+    free(o->state);
+}
+
+/* 1 when a and b are the same bits: losses, parameters, velocities. */
+static int same(const outcome *a, const outcome *b) {
+    return a->n == b->n && a->params && b->params && !memcmp(a->loss, b->loss, sizeof a->loss) &&
+           a->eval_loss == b->eval_loss && a->eval_hits == b->eval_hits &&
+           !memcmp(a->params, b->params, a->n * sizeof(float)) && !memcmp(a->state, b->state, a->n * sizeof(float));
+}
+
+/* The separate pass at 1 thread is the reference; fused at 1 and 2 threads, and the separate pass at
+ * 2 threads, must give its bits. */
+static void check_shape(const char *ov, const tta_opt_config *opt, int weights_only) {
+    outcome ref = train(ov, opt, weights_only, 1, 1);
+    outcome f1 = train(ov, opt, weights_only, 1, 0);
+    outcome f2 = train(ov, opt, weights_only, 2, 0);
+    outcome u2 = train(ov, opt, weights_only, 2, 1);
+    CHECK(ref.fused == 0 && u2.fused == 0);
+    CHECK(f1.fused == 6 && f2.fused == 6); /* fc1..fc3, weight and bias */
+    CHECK(same(&ref, &f1));
+    CHECK(same(&ref, &f2));
+    CHECK(same(&ref, &u2));
+    CHECK(ref.loss[STEPS - 1] < ref.loss[0]); /* it trains */
+    CHECK(ref.eval_hits > 0 && ref.eval_loss > 0);
+    outcome *all[] = {&ref, &f1, &f2, &u2};
+    for (int i = 0; i < 4; i++) outcome_free(all[i]);
+}
+
+TEST(nesterov_recipe_mlp) {
+    tta_opt_config sgd = {.kind = TTA_OPT_SGD, .momentum = 0.9, .nesterov = 1, .weight_decay = 5e-4};
+    check_shape(NULL, &sgd, 1);
+}
+
+TEST(caffe_narrow_first_layer) {
+    tta_opt_config sgd = {.kind = TTA_OPT_SGD, .momentum = 0.9, .caffe = 1, .weight_decay = 1e-3};
+    check_shape("hidden1=64", &sgd, 0);
+}
+
+/* Optimizers that need more than one element at a time are not fused, and still train. */
+TEST(lars_and_adam_unfused) {
+    tta_opt_config lars = {.kind = TTA_OPT_LARS, .momentum = 0.9, .weight_decay = 5e-4, .eta = 0.001};
+    tta_opt_config adam = {.kind = TTA_OPT_ADAM, .beta1 = 0.9, .beta2 = 0.999, .eps = 1e-8};
+    outcome l = train(NULL, &lars, 1, 2, 0), a = train(NULL, &adam, 0, 2, 0);
+    CHECK(l.fused == 0 && a.fused == 0);
+    CHECK(l.params && a.params);
+    outcome_free(&l);
+    outcome_free(&a);
+}
+
+int main(void) {
+    RUN(nesterov_recipe_mlp);
+    RUN(caffe_narrow_first_layer);
+    RUN(lars_and_adam_unfused);
+    return test_summary();
+}
