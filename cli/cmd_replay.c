@@ -20,7 +20,7 @@ static const char replay_help[] =
     "       mpirun -np K tta replay SPEC ...   (data parallel over K ranks; global batch K x batch_size)\n"
     "\n"
     "Re-executes the training recipe in SPEC (a JSON file, schemas/replay-spec.schema.json) on this\n"
-    "machine, with MLPerf's timing rules, once per seed (the spec's seeds, or --runs N from --seed S).\n"
+    "machine, with MLPerf's timing rules, once per seed (the spec's seeds, --runs N from --seed S, or --seed S alone).\n"
     "Each run writes a :::MLLOG log under DIR/replay/results/<system>/<benchmark>/ (DIR: --log-dir, default\n"
     "tta-logs) and is ingested into the database as round \"" TTA_REPLAY_ROUND "\", submitter \"" TTA_REPLAY_SUBMITTER "\".\n"
     "--from ENTRY.json: a DAWNBench entry (its .tsv beside it, when there is one, is read too) is ingested\n"
@@ -48,7 +48,7 @@ int cmd_replay(const tta_cli *cli, int argc, char **argv) {
     const char *spec_path = NULL, *device = "cpu", *log_dir = "tta-logs";
     const char *from = NULL, *from_model = NULL, *from_data = NULL;
     long runs = 0, seed0 = 0, threads = 0, max_epochs = 0;
-    int json = 0, resume = 0, no_checkpoint = 0, no_loader_thread = 0, auto_threads = 0;
+    int json = 0, resume = 0, no_checkpoint = 0, no_loader_thread = 0, auto_threads = 0, seed_given = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -64,6 +64,7 @@ int cmd_replay(const tta_cli *cli, int argc, char **argv) {
             char *end;
             seed0 = v ? strtol(v, &end, 10) : -1;
             if (!v || *end || seed0 < 0) return cli_usage_error("replay", "--seed needs a number");
+            seed_given = 1;
             i++;
         } else if (!strcmp(a, "--device") && v) {
             device = argv[++i];
@@ -107,6 +108,8 @@ int cmd_replay(const tta_cli *cli, int argc, char **argv) {
         fprintf(stderr, "tta replay: %s\n", err.text);
         return tta_exit_status(err.code);
     }
+    /* --seed S alone is one run of seed S (it was ignored: the spec's seeds ran instead) */
+    if (seed_given && runs == 0) runs = 1;
     if (runs > 0) {
         spec.n_seeds = runs > 64 ? 64 : (int)runs;
         for (int i = 0; i < spec.n_seeds; i++) spec.seeds[i] = (uint64_t)(seed0 + i);

@@ -42,6 +42,11 @@ check "and reached" grep -q '"reached": true' <<<"$runs"
 out2=$("$TTA" --db "$work/db2" replay "$work/spec.json" --log-dir "$work/logs2" --threads 1 --format json 2>/dev/null)
 a1=$(grep -o '"val_acc": [0-9.]*' <<<"$out"); a2=$(grep -o '"val_acc": [0-9.]*' <<<"$out2")
 check "same seed, same threads: same validation accuracy ($a1 / $a2)" test "$a1" = "$a2"
+# --seed S alone is one run of seed S, not the spec's seeds (it was ignored)
+out3=$("$TTA" --db "$work/db3" replay "$work/spec.json" --seed 5 --max-epochs 1 --log-dir "$work/logs3" --threads 1 \
+    --format json 2>/dev/null)
+check "--seed 5 alone runs seed 5, once ($(grep -o '"seed": [0-9]*' <<<"$out3" | tr '\n' ' '))" \
+    test "$(grep -o '"seed": [0-9]*' <<<"$out3")" = '"seed": 5'
 # verify a claim (the Fashion-MNIST claims in fixtures/claims): one short replay, the verdict line
 "$TTA" --db "$work/vdb" ingest fixtures/claims >/dev/null 2>&1
 v=$("$TTA" --db "$work/vdb" verify dawnbench/open/tta\ anchors\ \(PyTorch\ reference\ run\)/fmnist_mlp_pytorch/fashion-mnist \
