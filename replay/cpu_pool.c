@@ -174,6 +174,11 @@ static int tiles(const pool_geom *g) {
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #define POOL_FAST 1
+/* The forward's reads are prefetched this many bytes ahead of each stream: the hardware's
+ * prefetch alone left a one-thread pool1 forward (data out of cache) at 8 GB/s; 2,048 bytes
+ * ahead gave 3.7-4.0 -> 2.7-3.4 ms with 8-float vectors, 2.8-3.1 -> 2.6-2.7 ms with 16
+ * (1,024 to 4,096 measured alike). */
+enum { PF_AHEAD = 2048 };
 #define AVX2_INLINE static inline __attribute__((always_inline)) CPU_TARGET_AVX2
 #define AVX512_INLINE static inline __attribute__((always_inline)) CPU_TARGET_AVX512
 
@@ -202,6 +207,8 @@ AVX2_INLINE void fwd2x2_8(float *out, uint8_t *pos, const float *in, const pool_
             float *o = out + p * osz + (size_t)oh * g->OW * 8;
             uint8_t *q = pos ? pos + p * osz + (size_t)oh * g->OW * 8 : NULL;
             for (int ow = 0; ow < g->OW; ow++) {
+                _mm_prefetch((const char *)(r0 + 16 * ow) + PF_AHEAD, _MM_HINT_T0);
+                _mm_prefetch((const char *)(r1 + 16 * ow) + PF_AHEAD, _MM_HINT_T0);
                 __m256 best = _mm256_loadu_ps(r0 + 16 * ow);
                 __m256i at = _mm256_setzero_si256();
                 STEP8(_mm256_loadu_ps(r0 + 16 * ow + 8), 1);
@@ -240,6 +247,7 @@ AVX2_INLINE void gmp_fwd_8(float *out, uint8_t *pos, const float *in, const pool
     assert(r >= 1 && n <= 256);
     for (long p = p0; p < p1; p++) {
         const float *x = in + p * (size_t)n * 8;
+        for (int i = 0; i < n * 32; i += 64) _mm_prefetch((const char *)x + PF_AHEAD + i, _MM_HINT_T0);
         __m256 b[4];
         __m256i a[4];
         b[0] = _mm256_loadu_ps(x);
@@ -299,6 +307,10 @@ AVX512_INLINE void fwd2x2_16(float *out, uint8_t *pos, const float *in, const po
             float *o = out + p * osz + (size_t)oh * g->OW * 16;
             uint8_t *q = pos ? pos + p * osz + (size_t)oh * g->OW * 16 : NULL;
             for (int ow = 0; ow < g->OW; ow++) {
+                _mm_prefetch((const char *)(r0 + 32 * ow) + PF_AHEAD, _MM_HINT_T0);
+                _mm_prefetch((const char *)(r0 + 32 * ow) + PF_AHEAD + 64, _MM_HINT_T0);
+                _mm_prefetch((const char *)(r1 + 32 * ow) + PF_AHEAD, _MM_HINT_T0);
+                _mm_prefetch((const char *)(r1 + 32 * ow) + PF_AHEAD + 64, _MM_HINT_T0);
                 __m512 best = _mm512_loadu_ps(r0 + 32 * ow);
                 __m128i at = _mm_setzero_si128();
                 STEP16(_mm512_loadu_ps(r0 + 32 * ow + 16), 1);
@@ -333,6 +345,7 @@ AVX512_INLINE void gmp_fwd_16(float *out, uint8_t *pos, const float *in, const p
     assert(r >= 1 && n <= 256);
     for (long p = p0; p < p1; p++) {
         const float *x = in + p * (size_t)n * 16;
+        for (int i = 0; i < n * 64; i += 64) _mm_prefetch((const char *)x + PF_AHEAD + i, _MM_HINT_T0);
         __m512 b[4];
         __m128i a[4];
         b[0] = _mm512_loadu_ps(x);
