@@ -284,6 +284,88 @@ TEST(pooling_matches_reference) {
     pool_case(TTA_OP_GMP, 2, 5, 4, 0, 0, 0);
 }
 
+/* Max pooling bit for bit against the rule the cpu backend documents (cpu_pool.c): each window
+ * scanned row-major from its first pixel, a pixel taken when it is > the best so far (so the
+ * first maximum wins, +0 after -0 does not replace it, a NaN is never taken, and a NaN first
+ * pixel stays), its gradient written there and +0 elsewhere. Inputs from {-inf, -1, -0, +0, 1,
+ * +inf, NaN} and random values, on the shapes of the fast paths (2x2 stride 2, global max pool;
+ * 8 and 16 channel blocks, several planes per thread) and of the general loops. Also against the
+ * reference layers where NaN plays no part (the reference starts its forward from -inf). */
+static void pool_scan_case(tta_op_kind kind, int N, int C, int H, int K, int S, int P, int nan) {
+    int gm = kind == TTA_OP_GMP, OH = gm ? 1 : (H + 2 * P - K) / S + 1, KW = gm ? H : K, SS = gm ? 1 : S;
+    tta_op t = {.kind = kind, .train = 1, .need_dinp = 1, .in = {N, C, H, H}, .out = {N, C, OH, OH},
+                .kernel = K, .stride = S, .pad = P};
+    opair o;
+    CHECK(opair_init(&o, &t) == 0);
+    ten x = ten_new(t.in, 1), y = ten_new(t.out, 0), dy = ten_new(t.out, 1), dx = ten_new(t.in, 0);
+    const float special[] = {-INFINITY, -1.0f, -0.0f, 0.0f, 1.0f, INFINITY, NAN};
+    size_t ni = tta_shape_count(t.in), no = tta_shape_count(t.out);
+    for (size_t i = 0; i < ni; i++) {
+        float r = frand();
+        if (r < 0.6f) x.host[i] = special[(size_t)((r + 1.0f) / 1.6f * (nan ? 7 : 6)) % (nan ? 7 : 6)];
+    }
+    tb->ops->tensor_upload(tb->ctx, x.dt, x.host, x.s);
+    ref->ops->tensor_upload(ref->ctx, x.dr, x.host, x.s);
+    float *ey = calloc(no, sizeof(float)), *edx = calloc(ni, sizeof(float));
+    for (size_t nc = 0; nc < (size_t)N * C; nc++)
+        for (int oh = 0; oh < OH; oh++)
+            for (int ow = 0; ow < OH; ow++) {
+                int found = 0, at = 0;
+                float best = 0;
+                for (int kh = 0; kh < KW; kh++)
+                    for (int kw = 0; kw < KW; kw++) {
+                        int ih = oh * SS - P + kh, iw = ow * SS - P + kw;
+                        if (ih < 0 || ih >= H || iw < 0 || iw >= H) continue;
+                        float v = x.host[nc * H * H + ih * H + iw];
+                        if (!found || v > best) best = v, at = ih * H + iw;
+                        found = 1;
+                    }
+                ey[nc * OH * OH + oh * OH + ow] = best;
+                edx[nc * H * H + at] += dy.host[nc * OH * OH + oh * OH + ow];
+            }
+    float *gy = malloc(no * sizeof(float)), *gdx = malloc(ni * sizeof(float));
+    tb->ops->pool_forward(tb->ctx, &o.c, y.dt, x.dt);
+    tb->ops->pool_backward(tb->ctx, &o.c, dx.dt, dy.dt, x.dt, y.dt);
+    tb->ops->tensor_download(tb->ctx, gy, y.dt, t.out);
+    tb->ops->tensor_download(tb->ctx, gdx, dx.dt, t.in);
+    int fy = memcmp(gy, ey, no * sizeof(float)) != 0, fdx = memcmp(gdx, edx, ni * sizeof(float)) != 0;
+    if (fy || fdx)
+        fprintf(stderr, "[%s] %s scan rule C%d H%d K%d S%d P%d nan%d: forward %s, backward %s\n", tb->ops->name,
+                tta_op_kind_name(kind), C, H, K, S, P, nan, fy ? "differs" : "same", fdx ? "differs" : "same");
+    CHECK(!fy);
+    CHECK(!fdx);
+    if (!nan) { /* the reference layers: the same bits */
+        ref->ops->pool_forward(ref->ctx, &o.r, y.dr, x.dr);
+        ref->ops->pool_backward(ref->ctx, &o.r, dx.dr, dy.dr, x.dr, y.dr);
+        ref->ops->tensor_download(ref->ctx, ey, y.dr, t.out);
+        ref->ops->tensor_download(ref->ctx, edx, dx.dr, t.in);
+        CHECK(memcmp(gy, ey, no * sizeof(float)) == 0);
+        CHECK(memcmp(gdx, edx, ni * sizeof(float)) == 0);
+    }
+    free(ey), free(edx), free(gy), free(gdx);
+    ten_free(&x), ten_free(&y), ten_free(&dy), ten_free(&dx);
+    opair_free(&o);
+}
+
+TEST(maxpool_bits_match_scan_rule) {
+    if (strcmp(tb->ops->name, "cpu") != 0) return; /* the cpu backend's rule (cuDNN has its own) */
+    for (int nan = 0; nan <= 1; nan++) {
+        pool_scan_case(TTA_OP_MAXPOOL, 3, 8, 8, 2, 2, 0, nan);   /* 2x2: nChw8c on every ISA */
+        pool_scan_case(TTA_OP_MAXPOOL, 3, 16, 8, 2, 2, 0, nan);  /* nChw16c with AVX-512 */
+        pool_scan_case(TTA_OP_MAXPOOL, 3, 24, 6, 2, 2, 0, nan);  /* nChw8c on an AVX-512 host */
+        pool_scan_case(TTA_OP_MAXPOOL, 2, 48, 28, 2, 2, 0, nan); /* pool1's rows, planes split */
+        pool_scan_case(TTA_OP_MAXPOOL, 3, 32, 7, 2, 2, 0, nan);  /* odd: the last row and column unread */
+        pool_scan_case(TTA_OP_MAXPOOL, 2, 16, 9, 3, 2, 1, nan);  /* the general loops */
+        pool_scan_case(TTA_OP_MAXPOOL, 2, 6, 8, 2, 2, 0, nan);   /* NCHW */
+        pool_scan_case(TTA_OP_GMP, 3, 64, 7, 0, 0, 0, nan);      /* fmnist-cnn's: 49 pixels, four runs */
+        pool_scan_case(TTA_OP_GMP, 3, 8, 7, 0, 0, 0, nan);
+        pool_scan_case(TTA_OP_GMP, 3, 16, 3, 0, 0, 0, nan);      /* 9 pixels: the last run longer */
+        pool_scan_case(TTA_OP_GMP, 3, 32, 2, 0, 0, 0, nan);      /* 4 pixels: one per run */
+        pool_scan_case(TTA_OP_GMP, 3, 16, 1, 0, 0, 0, nan);      /* 1 pixel: the general loops */
+        pool_scan_case(TTA_OP_GMP, 2, 24, 16, 0, 0, 0, nan);     /* 256 pixels: positions up to 255 */
+    }
+}
+
 static void linear_case(int N, int In, int O, int bias, int relu, int need_dinp) {
     tta_op t = {.kind = TTA_OP_LINEAR, .train = 1, .need_dinp = need_dinp, .in = {N, In, 1, 1},
                 .out = {N, O, 1, 1}, .bias = bias, .relu = relu};
@@ -551,6 +633,7 @@ int main(void) {
         RUN(conv_matches_reference);
         RUN(bn_matches_reference);
         RUN(pooling_matches_reference);
+        RUN(maxpool_bits_match_scan_rule);
         RUN(linear_matches_reference);
         RUN(elementwise_match_reference);
         RUN(fold_bn_matches_reference);
