@@ -471,6 +471,7 @@ static const tta_backend_ops cpu_ops = {
     .name = "cpu",
     .host_memory = 1,
     .fuses_linear_update = 1,
+    .bn_backward_keeps_dout = 1, /* oneDNN's diff_dst is read-only; the ReLU mask is its workspace */
     .destroy = cpu_destroy,
     .alloc = cpu_alloc,
     .free = cpu_free,

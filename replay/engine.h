@@ -157,6 +157,7 @@ typedef struct tta_backend_ops {
     const char *name;
     int host_memory; /* device pointers are host pointers */
     int fuses_linear_update; /* 1: linear_backward applies op->update (tta_param_update) */
+    int bn_backward_keeps_dout; /* 1: bn_backward never writes dout, fused ReLU included */
 
     void (*destroy)(tta_backend *be); /* frees ctx and be itself */
 

@@ -536,6 +536,29 @@ void tta_model_logits(tta_model *m, float *dst) {
                     sizeof(float) * m->last_n * m->g.nodes[m->g.nnodes - 1].c);
 }
 
+/* Whether the add at node a, whose input tensor t already shares the add's gradient buffer, can
+ * hand that same buffer to its other input tensor x as well, instead of copying the gradient into
+ * x's own buffer in the backward. The buffer then holds dL/d(add) until t's producer has read it
+ * and dL/dx after x's other consumers have accumulated into it, so it needs: x's gradient not yet
+ * placed (t != x); t's producer a batch norm on a backend whose bn_backward leaves dout as it is
+ * (bn_backward_keeps_dout; a fused ReLU may mask it in place elsewhere); and every other consumer
+ * of x before t's producer in the plan, so that their backward, which accumulates into x's
+ * gradient, runs after t's producer has read dL/d(add). The gradients are the same bits as with
+ * the copy: the same values are summed in the same order. */
+static int add_passes_through(const tta_model *m, int a, int x, int t) {
+    assert(m->g.nodes[a].kind == TTA_OP_ADD && m->tensor_of[t] == t);
+    if (x == t || m->grad[x] || !m->need_grad[x] || !m->be->ops->bn_backward_keeps_dout) return 0;
+    if (m->g.nodes[t].kind != TTA_OP_BN) return 0;
+    for (int j = 0; j < m->g.nnodes; j++) {
+        if (j == a || m->tensor_of[j] != j) continue; /* fused nodes run within their host */
+        for (int k = 0; k < m->g.nodes[j].nin; k++) {
+            int in = m->g.nodes[j].in[k];
+            if (in >= 0 && m->tensor_of[in] == x && j > t) return 0;
+        }
+    }
+    return 1;
+}
+
 /* Where the backward of a consumer writes the gradient for input tensor t: straight into
  * t's buffer the first time, else into tmp, to be accumulated. */
 static float *grad_target(tta_model *m, int t) {
@@ -984,10 +1007,14 @@ static void compute_stats(tta_model *m) {
             s->bytes_fwd = 8 * nout;
             s->bytes_bwd = 12 * nout;
             break;
-        case TTA_OP_ADD:
+        case TTA_OP_ADD: /* backward: the fused ReLU's mask in place, a copy per input not sharing */
             s->flops_fwd = nout;
             s->bytes_fwd = 12 * nout;
-            s->bytes_bwd = 8 * nout;
+            s->bytes_bwd = m->fused_relu[i] >= 0 ? 12 * nout : 0;
+            for (int k = 0; k < 2; k++) {
+                int t = nd->in[k] >= 0 ? m->tensor_of[nd->in[k]] : -1;
+                if (t >= 0 && m->need_grad[t] && m->grad[t] != m->grad[m->tensor_of[i]]) s->bytes_bwd += 8 * nout;
+            }
             break;
         case TTA_OP_FLATTEN:
         case TTA_OP_PAD_SHORTCUT:
@@ -1181,6 +1208,10 @@ int tta_model_build_json(tta_model **out, const char *json, const char *origin,
                 if (m->need_grad[t] && m->consumers[t] == 1 && t != other && !m->grad[t]) {
                     m->grad[t] = m->grad[i];
                     m->grad_alias[t] = 1;
+                    if (other >= 0 && add_passes_through(m, i, other, t)) {
+                        m->grad[other] = m->grad[i]; /* the residual input too: no copy */
+                        m->grad_alias[other] = 1;
+                    }
                     break;
                 }
             }

@@ -310,6 +310,38 @@ TEST(backend_matches_reference_models) {
     compare_backends("resnet20", "width=0.5,shortcut=B", 1, 12, 4, 4, 1e-4);
 }
 
+/* resnet9_small's residual adds: on the cpu backend (bn_backward_keeps_dout) the add's input x
+ * (the pool's output, read by the branch's first conv too) shares the add's gradient buffer with
+ * the branch, so the backward copies nothing (bytes_bwd 0, one feature map less of gradients per
+ * add); the reference backend keeps the copy. The gradients themselves are compared with the
+ * reference backend by backend_matches_reference_models (resnet9, resnet20) and below. */
+TEST(residual_add_passes_gradient_through) {
+    char err[512];
+    size_t grads[2];
+    for (int b = 0; b < 2; b++) {
+        tta_model_config cfg = config(b ? "reference" : BE, 1, 28, 10, 4);
+        tta_model *m;
+        CHECK(tta_model_build(&m, "resnet9_small", &cfg, err, sizeof err) == 0);
+        int nl, adds = 0;
+        const tta_layer_stats *st = tta_model_layer_stats(m, &nl);
+        for (int i = 0; i < nl; i++) {
+            if (strcmp(st[i].type, "add") != 0) continue;
+            double nout = 4.0 * st[i].out.c * st[i].out.h * st[i].out.w;
+            CHECK(st[i].bytes_fwd == 12 * nout);
+            CHECK(st[i].bytes_bwd == (b ? 8 * nout : 0));
+            adds++;
+        }
+        CHECK(adds == 2);
+        size_t mem[TTA_MEM_COUNT];
+        tta_model_memory(m, mem);
+        grads[b] = mem[TTA_MEM_ACT_GRADS];
+        tta_model_free(m);
+    }
+    /* the two maps that no longer have their own buffer: 32x14x14 and 64x7x7, batch 4 */
+    CHECK(grads[1] - grads[0] == 4 * (32 * 14 * 14 + 64 * 7 * 7) * sizeof(float));
+    compare_backends("resnet9_small", NULL, 1, 28, 4, 4, 1e-4);
+}
+
 TEST(evaluate_matches_eval_forward_in_chunks) {
     /* 23 samples through an inference batch of 8: two full chunks and a short one */
     char err[512];
@@ -529,6 +561,7 @@ int main(void) {
         RUN(shipped_models_build);
         RUN(init_like_pytorch);
         RUN(backend_matches_reference_models);
+        RUN(residual_add_passes_gradient_through);
         RUN(evaluate_matches_eval_forward_in_chunks);
         RUN(bit_identical_runs);
         RUN(dropout_deterministic_and_scaled);
