@@ -347,29 +347,127 @@ static void cpu_linear_forward(void *ctx, tta_op *op, float *out, const float *i
     gemm_run(&j, 1, NULL, 0);
 }
 
-static void cpu_linear_backward(void *ctx, tta_op *op, float *dinp, float *dw, float *db,
-                                float *dout, const float *inp, const float *w, const float *out) {
-    int B = op->in.n, In = op->in.c * op->in.h * op->in.w, O = op->out.c;
-    if (op->relu || op->bias) {
-        /* one pass: mask by the ReLU and sum the bias gradient */
-        if (op->bias) memset(db, 0, sizeof(float) * O);
-        for (int n = 0; n < B; n++) {
-            float *g = dout + (size_t)n * O;
-            const float *y = out + (size_t)n * O;
-            if (op->relu)
-                for (int o = 0; o < O; o++) g[o] = y[o] > 0 ? g[o] : 0.0f;
-            if (op->bias)
-                for (int o = 0; o < O; o++) db[o] += g[o];
+/* The backend's linear_forward_pair. Where both products are big enough to be sliced, one region:
+ * each thread computes its slice of a's output (with a's bias and ReLU), counts it done, waits
+ * (yielding) until every thread has (b reads all of a's output), then computes its slice of b's:
+ * one region where the two calls open two, a spin of the threads' imbalance in place of a passive
+ * thread's sleep and wake. The slices are gemm_run's: the same bits. Otherwise the two calls. */
+static void cpu_linear_forward_pair(void *ctx, tta_op *a, float *outa, const float *inpa, const float *wa,
+                                    const float *ba, tta_op *b, float *outb, const float *wb, const float *bb) {
+    int T = omp_in_parallel() ? 1 : omp_get_max_threads();
+    int Ba = a->in.n, Ia = a->in.c * a->in.h * a->in.w, Oa = a->out.c;
+    int Bb = b->in.n, Ib = b->in.c * b->in.h * b->in.w, Ob = b->out.c;
+    gemm_job j[2] = {{0, 1, Ba, Oa, Ia, inpa, wa, Ia, Ia, outa, a->bias ? ba : NULL, a->relu},
+                     {0, 1, Bb, Ob, Ib, outa, wb, Ib, Ib, outb, b->bias ? bb : NULL, b->relu}};
+    if (T <= 1 || !gemm_big(&j[0]) || !gemm_big(&j[1])) {
+        gemm_run(&j[0], 1, NULL, 0);
+        gemm_run(&j[1], 1, NULL, 0);
+        return;
+    }
+    assert(Ba == Bb && Oa == Ib);
+    int done = 0;
+#pragma omp parallel num_threads(T)
+    {
+        int t = omp_get_thread_num(), nt = omp_get_num_threads(), lo, hi;
+        for (int k = 0; k < 2; k++) {
+            int by_cols = j[k].N >= j[k].M; /* as gemm_run cuts it */
+            gemm_bounds(&j[k], by_cols, t, nt, &lo, &hi);
+            if (k == 1)
+                while (__atomic_load_n(&done, __ATOMIC_ACQUIRE) < nt) sched_yield();
+            if (hi > lo) gemm_slice(&j[k], by_cols, lo, hi);
+            if (k == 0) __atomic_add_fetch(&done, 1, __ATOMIC_RELEASE);
         }
     }
+}
+
+/* The part of a linear layer's backward before its products, on columns lo..hi of dout: masks
+ * dout by the ReLU (out > 0) and sums the bias gradient db[lo..hi] over the rows (in row order, so
+ * that a column's sum is the same whatever the range). */
+static void linear_bwd_prologue(const tta_op *op, float *dout, const float *out, float *db, int lo, int hi) {
+    int B = op->in.n, O = op->out.c;
+    if (!op->relu && !op->bias) return;
+    if (op->bias) memset(db + lo, 0, sizeof(float) * (size_t)(hi - lo));
+    for (int n = 0; n < B; n++) {
+        float *g = dout + (size_t)n * O;
+        const float *y = out + (size_t)n * O;
+        if (op->relu)
+            for (int o = lo; o < hi; o++) g[o] = y[o] > 0 ? g[o] : 0.0f;
+        if (op->bias)
+            for (int o = lo; o < hi; o++) db[o] += g[o];
+    }
+}
+
+static void linear_bwd_jobs(const tta_op *op, float *dinp, float *dw, const float *dout, const float *inp,
+                            const float *w, gemm_job j[2]) {
+    int B = op->in.n, In = op->in.c * op->in.h * op->in.w, O = op->out.c;
+    j[0] = (gemm_job){1, 0, O, In, B, dout, inp, O, In, dw, NULL, 0};
+    j[1] = (gemm_job){0, 0, B, In, O, dout, w, O, In, dinp, NULL, 0};
+}
+
+static void cpu_linear_backward(void *ctx, tta_op *op, float *dinp, float *dw, float *db,
+                                float *dout, const float *inp, const float *w, const float *out) {
+    /* one pass: mask by the ReLU and sum the bias gradient */
+    linear_bwd_prologue(op, dout, out, db, 0, op->out.c);
     /* with a fused update (op->update): the bias now (backward reads no bias), the weight slice by
      * slice in the region below */
     const tta_param_update *u = op->update;
-    if (u && op->bias) u->apply(u->ctx, (size_t)op->b_off, 1, O, (size_t)O);
+    if (u && op->bias) u->apply(u->ctx, (size_t)op->b_off, 1, op->out.c, (size_t)op->out.c);
     /* the weight gradient and the input gradient: one region */
-    gemm_job j[2] = {{1, 0, O, In, B, dout, inp, O, In, dw, NULL, 0}, {0, 0, B, In, O, dout, w, O, In, dinp, NULL, 0}};
+    gemm_job j[2];
+    linear_bwd_jobs(op, dinp, dw, dout, inp, w, j);
     assert(!u || op->w_off >= 0);
     gemm_run(j, op->need_dinp ? 2 : 1, u, u ? (size_t)op->w_off : 0);
+}
+
+/* The backend's linear_backward_pair. Where both layers' updates are fused and every product is
+ * big enough to be sliced, one region: thread t computes its columns lo..hi of a's input gradient
+ * (the column slice that gemm_run gives it), which are b's output gradient columns lo..hi, so it
+ * goes on at once with b on them: masks them and sums b's bias gradient there (and updates that
+ * block of the bias), then its rows of a's weight gradient (and updates them, once every thread
+ * has done its slice of a's input gradient, which reads a's weight), and b's weight gradient rows
+ * lo..hi, which read only b's output gradient columns lo..hi (and updates them). One region a step
+ * fewer than the two calls, and b's mask and bias sums on every thread instead of one. Each
+ * element is computed by the same one-thread sgemm call on the same slice as in the two calls,
+ * and each sum in the same order: the same bits. Otherwise the two calls. */
+static void cpu_linear_backward_pair(void *ctx, const tta_linear_grad *a, const tta_linear_grad *b) {
+    const tta_param_update *ua = a->op->update, *ub = b->op->update;
+    int T = omp_in_parallel() ? 1 : omp_get_max_threads();
+    gemm_job ja[2], jb[2];
+    linear_bwd_jobs(a->op, a->dinp, a->dw, a->dout, a->inp, a->w, ja);
+    linear_bwd_jobs(b->op, NULL, b->dw, b->dout, b->inp, b->w, jb);
+    /* a's input gradient cut by columns (gemm_run's choice: N >= M) and b's weight gradient by rows
+     * (a fused update's), over the same length: the same bounds */
+    int pair = T > 1 && ua && ub && a->op->need_dinp && !b->op->need_dinp && gemm_big(&ja[0]) && gemm_big(&ja[1]) &&
+               gemm_big(&jb[0]) && ja[1].N >= ja[1].M && ja[1].N == jb[0].M && b->dout == a->dinp;
+    if (!pair) {
+        cpu_linear_backward(ctx, a->op, a->dinp, a->dw, a->db, a->dout, a->inp, a->w, a->out);
+        cpu_linear_backward(ctx, b->op, b->dinp, b->dw, b->db, b->dout, b->inp, b->w, b->out);
+        return;
+    }
+    assert(a->op->w_off >= 0 && b->op->w_off >= 0);
+    linear_bwd_prologue(a->op, a->dout, a->out, a->db, 0, a->op->out.c);
+    if (a->op->bias) ua->apply(ua->ctx, (size_t)a->op->b_off, 1, a->op->out.c, (size_t)a->op->out.c);
+    int readers_done = 0;
+#pragma omp parallel num_threads(T)
+    {
+        int t = omp_get_thread_num(), nt = omp_get_num_threads(), lo, hi, rlo, rhi;
+        gemm_bounds(&ja[1], 1, t, nt, &lo, &hi);
+        if (hi > lo) gemm_slice(&ja[1], 1, lo, hi);
+        __atomic_add_fetch(&readers_done, 1, __ATOMIC_RELEASE);
+        if (hi > lo) {
+            linear_bwd_prologue(b->op, b->dout, b->out, b->db, lo, hi);
+            if (b->op->bias) ub->apply(ub->ctx, (size_t)b->op->b_off + (size_t)lo, 1, hi - lo, (size_t)(hi - lo));
+        }
+        gemm_bounds(&ja[0], 0, t, nt, &rlo, &rhi);
+        if (rhi > rlo) gemm_slice(&ja[0], 0, rlo, rhi);
+        if (hi > lo) {
+            gemm_slice(&jb[0], 0, lo, hi);
+            ub->apply(ub->ctx, (size_t)b->op->w_off + (size_t)lo * jb[0].N, hi - lo, jb[0].N, (size_t)jb[0].N);
+        }
+        while (__atomic_load_n(&readers_done, __ATOMIC_ACQUIRE) < nt) sched_yield();
+        if (rhi > rlo)
+            ua->apply(ua->ctx, (size_t)a->op->w_off + (size_t)rlo * ja[0].N, rhi - rlo, ja[0].N, (size_t)ja[0].N);
+    }
 }
 
 /* The backend's parallel_rows: one OpenMP region, thread t's rows in units of 16 as gemm_run
@@ -498,6 +596,8 @@ static const tta_backend_ops cpu_ops = {
     .pool_backward = cpu_pool_bwd,
     .linear_forward = cpu_linear_forward,
     .linear_backward = cpu_linear_backward,
+    .linear_backward_pair = cpu_linear_backward_pair,
+    .linear_forward_pair = cpu_linear_forward_pair,
     .add_forward = cpu_add_forward,
     .flatten_forward = cpu_flatten_forward,
     .flatten_backward = cpu_flatten_backward,

@@ -487,6 +487,24 @@ static int flattens_input(const tta_model *m, int node) {
     return 1;
 }
 
+/* The forward of step sa, a linear layer, and of step sb = sa + 1, a linear layer whose input is
+ * sa's output (with its ReLU, if fused), in one linear_forward_pair call; returns 1, or 0 (nothing
+ * done) where that does not hold or the backend has no such call. Not when profiling (each
+ * layer's time is its own call's). */
+static int forward_linear_pair(tta_model *m, step *sa, step *sb) {
+    tta_backend *be = m->be;
+    const tta_node *na = &m->g.nodes[sa->node], *nb = &m->g.nodes[sb->node];
+    if (!be->ops->linear_forward_pair || m->profiling) return 0;
+    if (na->kind != TTA_OP_LINEAR || nb->kind != TTA_OP_LINEAR || nb->in[0] < 0) return 0;
+    int ta = m->tensor_of[sa->node];
+    if (m->tensor_of[nb->in[0]] != ta) return 0;
+    int i = sa->node, k = sb->node;
+    be->ops->linear_forward_pair(m->ctx, &sa->op, m->act[ta], tensor_in(m, na->in[0]), P(m->w_off[i]),
+                                 na->bias ? P(m->b_off[i]) : NULL, &sb->op, m->act[m->tensor_of[k]], P(m->w_off[k]),
+                                 nb->bias ? P(m->b_off[k]) : NULL);
+    return 1;
+}
+
 int tta_model_forward(tta_model *m, const float *x, const int32_t *labels, int n, int train,
                       tta_step_result *res) {
     char err[256];
@@ -508,6 +526,10 @@ int tta_model_forward(tta_model *m, const float *x, const int32_t *labels, int n
     be->ops->upload(m->ctx, m->labels, labels, sizeof(int32_t) * n);
     if (train) m->last_step = m->dropout_step++;
     for (int s = first; s < p->nsteps; s++) {
+        if (s + 1 < p->nsteps && forward_linear_pair(m, &p->steps[s], &p->steps[s + 1])) {
+            s++; /* both layers done */
+            continue;
+        }
         double t0 = m->profiling ? now_s() : 0;
         forward_step(m, &p->steps[s], train);
         if (m->profiling) {
@@ -633,6 +655,34 @@ static void backward_step(tta_model *m, step *s) {
     if (want) grad_done(m, ti, dx, cnt);
 }
 
+/* The backward of step sa, a linear layer whose input is the output of step sb = sa - 1, a linear
+ * layer (with its ReLU, if fused), with a's the first gradient written to that output (a its only reader), both updates
+ * fused, in one linear_backward_pair call; returns 1, or 0 (nothing done) where that does not hold
+ * or the backend has no such call. Not when profiling (each layer's time is its own call's) nor
+ * with a grad_hook (set with an exchange, which turns the fused update off anyway). */
+static int backward_linear_pair(tta_model *m, step *sa, step *sb) {
+    tta_backend *be = m->be;
+    const tta_node *na = &m->g.nodes[sa->node], *nb = &m->g.nodes[sb->node];
+    if (!be->ops->linear_backward_pair || !m->update || m->profiling || m->grad_hook) return 0;
+    if (na->kind != TTA_OP_LINEAR || nb->kind != TTA_OP_LINEAR || na->in[0] < 0) return 0;
+    int ta = m->tensor_of[sa->node], tb = m->tensor_of[sb->node];
+    if (m->tensor_of[na->in[0]] != tb) return 0; /* (a's input node may be b's fused ReLU: b's tensor) */
+    if (!m->need_grad[ta] || !m->need_grad[tb] || m->written[tb] || sb->op.need_dinp) return 0;
+    assert(m->written[ta]);
+    tta_op *opa = &sa->op, *opb = &sb->op;
+    opa->update = opb->update = m->update;
+    opa->w_off = m->w_off[sa->node], opa->b_off = m->b_off[sa->node];
+    opb->w_off = m->w_off[sb->node], opb->b_off = m->b_off[sb->node];
+    float *dxa = m->grad[tb];
+    tta_linear_grad a = {opa, dxa, G(m->w_off[sa->node]), na->bias ? G(m->b_off[sa->node]) : NULL, m->grad[ta],
+                         tensor_in(m, na->in[0]), P(m->w_off[sa->node]), m->act[ta]};
+    tta_linear_grad b = {opb, NULL, G(m->w_off[sb->node]), nb->bias ? G(m->b_off[sb->node]) : NULL, dxa,
+                         tensor_in(m, nb->in[0]), P(m->w_off[sb->node]), m->act[tb]};
+    be->ops->linear_backward_pair(m->ctx, &a, &b);
+    m->written[tb] = 1;
+    return 1;
+}
+
 void tta_model_backward(tta_model *m) {
     plan *p = m->last;
     assert(p && p->train && "backward needs a training forward");
@@ -642,6 +692,10 @@ void tta_model_backward(tta_model *m) {
     be->ops->xent_backward(m->ctx, &p->xent, m->grad[tl], m->act[tl], m->labels);
     m->written[tl] = 1;
     for (int s = p->nsteps - 1; s >= 0; s--) {
+        if (s > 0 && backward_linear_pair(m, &p->steps[s], &p->steps[s - 1])) {
+            s--; /* both layers done */
+            continue;
+        }
         double t0 = m->profiling ? now_s() : 0;
         backward_step(m, &p->steps[s]);
         if (m->grad_hook) {
