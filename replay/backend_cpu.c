@@ -347,39 +347,6 @@ static void cpu_linear_forward(void *ctx, tta_op *op, float *out, const float *i
     gemm_run(&j, 1, NULL, 0);
 }
 
-/* The backend's linear_forward_pair. Where both products are big enough to be sliced, one region:
- * each thread computes its slice of a's output (with a's bias and ReLU), counts it done, waits
- * (yielding) until every thread has (b reads all of a's output), then computes its slice of b's:
- * one region where the two calls open two, a spin of the threads' imbalance in place of a passive
- * thread's sleep and wake. The slices are gemm_run's: the same bits. Otherwise the two calls. */
-static void cpu_linear_forward_pair(void *ctx, tta_op *a, float *outa, const float *inpa, const float *wa,
-                                    const float *ba, tta_op *b, float *outb, const float *wb, const float *bb) {
-    int T = omp_in_parallel() ? 1 : omp_get_max_threads();
-    int Ba = a->in.n, Ia = a->in.c * a->in.h * a->in.w, Oa = a->out.c;
-    int Bb = b->in.n, Ib = b->in.c * b->in.h * b->in.w, Ob = b->out.c;
-    gemm_job j[2] = {{0, 1, Ba, Oa, Ia, inpa, wa, Ia, Ia, outa, a->bias ? ba : NULL, a->relu},
-                     {0, 1, Bb, Ob, Ib, outa, wb, Ib, Ib, outb, b->bias ? bb : NULL, b->relu}};
-    if (T <= 1 || !gemm_big(&j[0]) || !gemm_big(&j[1])) {
-        gemm_run(&j[0], 1, NULL, 0);
-        gemm_run(&j[1], 1, NULL, 0);
-        return;
-    }
-    assert(Ba == Bb && Oa == Ib);
-    int done = 0;
-#pragma omp parallel num_threads(T)
-    {
-        int t = omp_get_thread_num(), nt = omp_get_num_threads(), lo, hi;
-        for (int k = 0; k < 2; k++) {
-            int by_cols = j[k].N >= j[k].M; /* as gemm_run cuts it */
-            gemm_bounds(&j[k], by_cols, t, nt, &lo, &hi);
-            if (k == 1)
-                while (__atomic_load_n(&done, __ATOMIC_ACQUIRE) < nt) sched_yield();
-            if (hi > lo) gemm_slice(&j[k], by_cols, lo, hi);
-            if (k == 0) __atomic_add_fetch(&done, 1, __ATOMIC_RELEASE);
-        }
-    }
-}
-
 /* The part of a linear layer's backward before its products, on columns lo..hi of dout: masks
  * dout by the ReLU (out > 0) and sums the bias gradient db[lo..hi] over the rows (in row order, so
  * that a column's sum is the same whatever the range). */
@@ -597,7 +564,6 @@ static const tta_backend_ops cpu_ops = {
     .linear_forward = cpu_linear_forward,
     .linear_backward = cpu_linear_backward,
     .linear_backward_pair = cpu_linear_backward_pair,
-    .linear_forward_pair = cpu_linear_forward_pair,
     .add_forward = cpu_add_forward,
     .flatten_forward = cpu_flatten_forward,
     .flatten_backward = cpu_flatten_backward,

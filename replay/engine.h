@@ -228,10 +228,6 @@ typedef struct tta_backend_ops {
                            const float *b);
     void (*linear_backward)(void *ctx, tta_op *op, float *dinp, float *dw, float *db, float *dout,
                             const float *inp, const float *w, const float *out);
-    /* Optional (NULL: none): linear_forward on a, then on b, whose input is a's output (outa), in one
-     * call: the same results as the two calls (the cpu backend: one parallel region for both). */
-    void (*linear_forward_pair)(void *ctx, tta_op *a, float *outa, const float *inpa, const float *wa,
-                                const float *ba, tta_op *b, float *outb, const float *wb, const float *bb);
     /* Optional (NULL: none): linear_backward on a, then on b, where b's output is a's input and a
      * its only reader (b->dout is a->dinp, b->out is a->inp), in one call: the same results as the
      * two calls; the backend may interleave them (the cpu backend: one parallel region for both,

@@ -487,24 +487,6 @@ static int flattens_input(const tta_model *m, int node) {
     return 1;
 }
 
-/* The forward of step sa, a linear layer, and of step sb = sa + 1, a linear layer whose input is
- * sa's output (with its ReLU, if fused), in one linear_forward_pair call; returns 1, or 0 (nothing
- * done) where that does not hold or the backend has no such call. Not when profiling (each
- * layer's time is its own call's). */
-static int forward_linear_pair(tta_model *m, step *sa, step *sb) {
-    tta_backend *be = m->be;
-    const tta_node *na = &m->g.nodes[sa->node], *nb = &m->g.nodes[sb->node];
-    if (!be->ops->linear_forward_pair || m->profiling) return 0;
-    if (na->kind != TTA_OP_LINEAR || nb->kind != TTA_OP_LINEAR || nb->in[0] < 0) return 0;
-    int ta = m->tensor_of[sa->node];
-    if (m->tensor_of[nb->in[0]] != ta) return 0;
-    int i = sa->node, k = sb->node;
-    be->ops->linear_forward_pair(m->ctx, &sa->op, m->act[ta], tensor_in(m, na->in[0]), P(m->w_off[i]),
-                                 na->bias ? P(m->b_off[i]) : NULL, &sb->op, m->act[m->tensor_of[k]], P(m->w_off[k]),
-                                 nb->bias ? P(m->b_off[k]) : NULL);
-    return 1;
-}
-
 int tta_model_forward(tta_model *m, const float *x, const int32_t *labels, int n, int train,
                       tta_step_result *res) {
     char err[256];
@@ -526,10 +508,6 @@ int tta_model_forward(tta_model *m, const float *x, const int32_t *labels, int n
     be->ops->upload(m->ctx, m->labels, labels, sizeof(int32_t) * n);
     if (train) m->last_step = m->dropout_step++;
     for (int s = first; s < p->nsteps; s++) {
-        if (s + 1 < p->nsteps && forward_linear_pair(m, &p->steps[s], &p->steps[s + 1])) {
-            s++; /* both layers done */
-            continue;
-        }
         double t0 = m->profiling ? now_s() : 0;
         forward_step(m, &p->steps[s], train);
         if (m->profiling) {
