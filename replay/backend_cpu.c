@@ -19,6 +19,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <dnnl.h>
+
 #include "common/check.h"
 #include "replay/cpu_internal.h"
 
@@ -223,19 +225,24 @@ static void cpu_pool_bwd(void *ctx, tta_op *op, float *dinp, const float *dout, 
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* LINEAR through OpenBLAS's sgemm, run on the OpenMP threads. Row-major: out[B][O] = inp[B][In] *
- * W[O][In]^T, with the bias and the fused ReLU applied to each slice as soon as it is computed.
- * Backward: dW[O][In] = dout^T[O][B] * inp[B][In], dinp[B][In] = dout[B][O] * W[O][In], db =
- * column sums of dout; the first layer of a network (need_dinp == 0) skips dinp, a third of its
- * cost.
+/* LINEAR through sgemm, run on the OpenMP threads. Row-major: out[B][O] = inp[B][In] * W[O][In]^T,
+ * with the bias and the fused ReLU applied to each slice as soon as it is computed. Backward:
+ * dW[O][In] = dout^T[O][B] * inp[B][In], dinp[B][In] = dout[B][O] * W[O][In], db = column sums of
+ * dout; the first layer of a network (need_dinp == 0) skips dinp, a third of its cost.
  *
  * Each OpenMP thread calls a one-thread sgemm on its own slice of C's columns (or rows, when
- * there are more of those), so each element's sum over K is one thread's, as in OpenBLAS's own
- * threaded sgemm (its blocking of K may differ: the bits can, within rounding; the PyTorch
- * reference test, tests/replay/test_torch_reference.c, holds). OpenBLAS's pthreads pool, whose
- * idle worker spins in sched_yield between calls, is not used: on 2 vCPUs it took the core that
- * the OpenMP loops, the loader thread and the optimizer needed (issue 21: about 17% of the mlp
- * replay's perf samples were that spinning). The pool stays at one thread (cpu_set_threads). */
+ * there are more of those), so each element's sum over K is one thread's, whatever the thread
+ * count (replay/test_fused_update checks the bits at 1 and 2 threads). The products big enough
+ * to be sliced (SGEMM_PARALLEL_MIN_MACS) go to oneDNN's sgemm (dnnl_sgemm, JIT-compiled for the
+ * ISA at run time; inside the region, or with one thread, it runs on the calling thread alone):
+ * on the mlp's slices (128 x 256 x 784 and the like, one thread, AVX-512) it ran at 175-183 GFLOP/s
+ * against OpenBLAS 0.3.21's 143-170 (the forward's W^T operand 143: OpenBLAS packs it on every
+ * call), and the mlp's step 14-28% faster. The small ones stay on OpenBLAS, on the calling thread:
+ * outside a region dnnl_sgemm would start its own threads and might split K among them, and the
+ * bits would then depend on the thread count. OpenBLAS's pthreads pool, whose idle worker spins in
+ * sched_yield between calls, is not used: on 2 vCPUs it took the core that the OpenMP loops, the
+ * loader thread and the optimizer needed (issue 21: about 17% of the mlp replay's perf samples
+ * were that spinning). The pool stays at one thread (cpu_set_threads). */
 
 /* Below this many multiply-adds one thread does the product: waking a passive thread and the
  * barrier after it cost more than the second thread gains (the mlp's classifier, 128 x 10 x 512,
@@ -253,11 +260,21 @@ typedef struct {
     int relu;
 } gemm_job;
 
+static int gemm_big(const gemm_job *j) { return (double)j->M * j->N * j->K >= SGEMM_PARALLEL_MIN_MACS; }
+
 /* Rows lo..hi of C (by_cols 0) or columns lo..hi (by_cols 1) of job j, on the calling thread. */
 static void gemm_slice(const gemm_job *j, int by_cols, int lo, int hi) {
     enum CBLAS_TRANSPOSE TA = j->ta ? CblasTrans : CblasNoTrans, TB = j->tb ? CblasTrans : CblasNoTrans;
     int M = j->M, N = j->N, rows0 = 0, rows1 = M, cols0 = 0, cols1 = N;
-    if (by_cols) /* of B's columns (tb: its rows) */
+    if (gemm_big(j)) { /* oneDNN's sgemm, on this thread alone (see above) */
+        char ta = j->ta ? 'T' : 'N', tb = j->tb ? 'T' : 'N';
+        if (by_cols)
+            dnnl_sgemm(ta, tb, M, hi - lo, j->K, 1.0f, j->A, j->lda,
+                       j->tb ? j->B + (size_t)lo * j->ldb : j->B + lo, j->ldb, 0.0f, j->C + lo, N);
+        else
+            dnnl_sgemm(ta, tb, hi - lo, N, j->K, 1.0f, j->ta ? j->A + lo : j->A + (size_t)lo * j->lda,
+                       j->lda, j->B, j->ldb, 0.0f, j->C + (size_t)lo * N, N);
+    } else if (by_cols) /* of B's columns (tb: its rows) */
         cblas_sgemm(CblasRowMajor, TA, TB, M, hi - lo, j->K, 1.0f, j->A, j->lda,
                     j->tb ? j->B + (size_t)lo * j->ldb : j->B + lo, j->ldb, 0.0f, j->C + lo, N);
     else /* of A's rows (ta: its columns) */
@@ -281,7 +298,6 @@ static void gemm_slice(const gemm_job *j, int by_cols, int lo, int hi) {
     }
 }
 
-static int gemm_big(const gemm_job *j) { return (double)j->M * j->N * j->K >= SGEMM_PARALLEL_MIN_MACS; }
 
 /* Thread t's slice lo..hi of C's columns (by_cols) or rows, in units of 16, of nt threads. */
 static void gemm_bounds(const gemm_job *j, int by_cols, int t, int nt, int *lo, int *hi) {
