@@ -1089,8 +1089,8 @@ static void compute_stats(tta_model *m) {
             break;
         default: break;
         }
-        /* inside a BN + ReLU + max pool op, whose row counts its traffic */
-        if (m->fused_into[i] >= 0 && m->fused_pool[m->fused_into[i]] >= 0) s->bytes_fwd = s->bytes_bwd = 0;
+        /* a fused layer (a ReLU, a max pool) runs inside its host's op, whose row counts the traffic */
+        if (m->fused_into[i] >= 0) s->bytes_fwd = s->bytes_bwd = 0;
     }
 }
 
