@@ -370,7 +370,8 @@ TEST(maxpool_bits_match_scan_rule) {
  * layers' separate BN, ReLU and max pool: the pooled output, running statistics, dx, dgamma,
  * dbeta. x takes values 0.25 apart (exact ties within a window, pick by the first maximum) and
  * some channels a negative shift (windows that are all zero after the ReLU: no gradient). Then
- * the same op at one thread: the same bits. */
+ * the same op at one thread: the same bits; without an input gradient: the same dgamma, dbeta;
+ * eval mode against the reference's. */
 static void bn_pool_case(int N, int C, int H) {
     if (!tb->ops->bn_pool_supported || !tb->ops->bn_pool_supported(tb->ctx, (tta_shape){N, C, H, H})) {
         fprintf(stderr, "[%s] bn_pool C%d H%d: not offered, skipped\n", tb->ops->name, C, H);
@@ -460,6 +461,27 @@ static void bn_pool_case(int N, int C, int H) {
         tb->ops->free(tb->ctx, f1.scratch);
         tb->ops->op_release(tb->ctx, &f1);
         tb->ops->set_threads(tb->ctx, 2);
+    }
+    /* without an input gradient (need_dinp 0, dinp NULL): the same dgamma and dbeta */
+    {
+        tta_op f0 = f;
+        f0.need_dinp = 0;
+        f0.impl = NULL, f0.saved = f0.scratch = NULL;
+        CHECK(tb->ops->op_init(tb->ctx, &f0, err, sizeof err) == 0);
+        f0.saved = tb->ops->alloc(tb->ctx, f0.saved_bytes);
+        f0.scratch = tb->ops->alloc(tb->ctx, f0.scratch_bytes);
+        tb->ops->upload(tb->ctx, rm.dt, rm0, C * sizeof(float));
+        tb->ops->upload(tb->ctx, rv.dt, rv0, C * sizeof(float));
+        tb->ops->bn_pool_forward(tb->ctx, &f0, p.dt, x.dt, g.dt, b.dt, rm.dt, rv.dt);
+        tb->ops->bn_pool_backward(tb->ctx, &f0, NULL, dg.dt, db.dt, dp.dt, x.dt, g.dt);
+        float *s0 = malloc(2 * C * sizeof(float));
+        tb->ops->download(tb->ctx, s0, dg.dt, C * sizeof(float));
+        tb->ops->download(tb->ctx, s0 + C, db.dt, C * sizeof(float));
+        CHECK(memcmp(s0, s2, 2 * C * sizeof(float)) == 0);
+        free(s0);
+        tb->ops->free(tb->ctx, f0.saved);
+        tb->ops->free(tb->ctx, f0.scratch);
+        tb->ops->op_release(tb->ctx, &f0);
     }
     /* eval mode: running statistics, no positions */
     tta_op fe = f, be_ = tb_;
