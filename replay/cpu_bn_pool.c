@@ -46,6 +46,7 @@
 #define BNP_FAST 0
 #endif
 
+/* n rounded up to a whole number of 64-byte lines. */
 static size_t al64(size_t n) { return (n + 63) / 64 * 64; }
 
 /* Shapes of one fused op as this file walks them. */
@@ -69,6 +70,7 @@ typedef struct {
     size_t cstride;
 } bnp_mem;
 
+/* The walk of op: its block, planes and sizes; T from op_init (impl), else the threads now. */
 static bnp_geom geom(const cpu_ctx *c, const tta_op *op) {
     bnp_geom g;
     g.B = cpu_blocked(c, op->in);
@@ -79,6 +81,7 @@ static bnp_geom geom(const cpu_ctx *c, const tta_op *op) {
     return g;
 }
 
+/* The parts of op->saved and op->scratch (the layout above). */
 static bnp_mem mem(const tta_op *op, const bnp_geom *g) {
     bnp_mem m;
     size_t cb = al64(sizeof(float) * g->C), no = (size_t)g->N * g->C * g->OH * g->OW;
@@ -92,6 +95,7 @@ static bnp_mem mem(const tta_op *op, const bnp_geom *g) {
     return m;
 }
 
+/* (cpu_internal.h) Blocked by 8 or 16 with vector kernels for it, even height and width. */
 int cpu_bn_pool_supported(void *ctx, tta_shape in) {
     cpu_ctx *c = ctx;
     int b = cpu_blocked(c, in);
@@ -99,6 +103,7 @@ int cpu_bn_pool_supported(void *ctx, tta_shape in) {
     return in.h >= 2 && in.w >= 2 && in.h % 2 == 0 && in.w % 2 == 0;
 }
 
+/* (cpu_internal.h) impl holds the thread count the scratch is sized for. */
 int cpu_bn_pool_init(cpu_ctx *c, tta_op *op, char *err, size_t errlen) {
     assert(op->kind == TTA_OP_BN && op->pool);
     if (!op->relu || !cpu_bn_pool_supported(c, op->in) || op->out.h * 2 != op->in.h || op->out.w * 2 != op->in.w ||
@@ -117,6 +122,7 @@ int cpu_bn_pool_init(cpu_ctx *c, tta_op *op, char *err, size_t errlen) {
     return 0;
 }
 
+/* (cpu_internal.h) Frees impl. */
 void cpu_bn_pool_release(cpu_ctx *c, tta_op *op) {
     (void)c;
     free(op->impl);
@@ -301,6 +307,7 @@ static inline __attribute__((always_inline)) CPU_TARGET_AVX2 void store_pos8(uin
         hi = _mm256_add_pd(hi, _mm256_cvtps_pd(_mm256_extractf128_ps(s, 1))); \
     } while (0)
 
+/* stats16 on nChw8c. */
 AVX2_FN void stats8(double *part, const float *x, const bnp_geom *g, long p0, long p1) {
     size_t isz = (size_t)g->H * g->W * 8;
     for (long p = p0; p < p1; p++) {
@@ -346,6 +353,7 @@ AVX2_FN void stats8(double *part, const float *x, const bnp_geom *g, long p0, lo
         at = _mm256_blendv_epi8(at, _mm256_set1_epi32(k), _mm256_castps_si256(gt_)); \
     } while (0)
 
+/* fwd16 on nChw8c: positions as int32 lanes, narrowed to bytes by pos8. */
 AVX2_FN void fwd8(float *out, float *xw, uint8_t *pos, const float *x, const float *coef, size_t cstride,
                   const bnp_geom *g, long p0, long p1) {
     size_t isz = (size_t)g->H * g->W * 8, osz = (size_t)g->OH * g->OW * 8;
@@ -382,6 +390,7 @@ AVX2_FN void fwd8(float *out, float *xw, uint8_t *pos, const float *x, const flo
 /* The 8 bytes at p as int32 lanes. */
 #define LOADPOS8(p) _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(p)))
 
+/* bstats16 on nChw8c. */
 AVX2_FN void bstats8(double *part, const float *dout, const float *xw, const uint8_t *pos, const float *mean,
                      const bnp_geom *g, long p0, long p1) {
     size_t osz = (size_t)g->OH * g->OW * 8;
@@ -414,6 +423,7 @@ AVX2_FN void bstats8(double *part, const float *dout, const float *xw, const uin
         _mm256_stream_ps((ptr) - x + dinp, v_);                                                               \
     } while (0)
 
+/* bwd16 on nChw8c. */
 AVX2_FN void bwd8(float *dinp, const float *dout, const uint8_t *pos, const float *x, const float *coef,
                   size_t cstride, const bnp_geom *g, long p0, long p1) {
     size_t isz = (size_t)g->H * g->W * 8, osz = (size_t)g->OH * g->OW * 8;
@@ -454,6 +464,7 @@ static void channel_sums(const double *part, const bnp_geom *g, int c, double *s
     *s0 = a, *s1 = b;
 }
 
+/* (engine.h, bn_pool_forward) One region: pass 1, barrier, each thread's coefficients, pass 2. */
 void cpu_bn_pool_forward(void *ctx, tta_op *op, float *out, const float *inp, const float *gamma, const float *beta,
                          float *run_mean, float *run_var) {
 #if BNP_FAST
@@ -513,6 +524,8 @@ void cpu_bn_pool_forward(void *ctx, tta_op *op, float *out, const float *inp, co
 #endif
 }
 
+/* (engine.h, bn_pool_backward) One region: pass 1 on the pooled grid, barrier, each thread's
+ * coefficients (thread 0 writes dgamma, dbeta), pass 2 writing dx where an input gradient is wanted. */
 void cpu_bn_pool_backward(void *ctx, tta_op *op, float *dinp, float *dgamma, float *dbeta, const float *dout,
                           const float *inp, const float *gamma) {
 #if BNP_FAST
