@@ -490,7 +490,7 @@ static int cpu_op_init(void *ctx, tta_op *op, char *err, size_t errlen) {
     op->saved_bytes = op->scratch_bytes = 0;
     switch (op->kind) {
     case TTA_OP_CONV: return cpu_conv_init(c, op, err, errlen);
-    case TTA_OP_BN: return cpu_bn_init(c, op, err, errlen);
+    case TTA_OP_BN: return op->pool ? cpu_bn_pool_init(c, op, err, errlen) : cpu_bn_init(c, op, err, errlen);
     case TTA_OP_MAXPOOL:
     case TTA_OP_GMP:
         if (cpu_maxpool_supported(c, op)) return cpu_maxpool_init(c, op);
@@ -510,8 +510,13 @@ static int cpu_op_init(void *ctx, tta_op *op, char *err, size_t errlen) {
 
 static void cpu_op_release(void *ctx, tta_op *op) {
     switch (op->kind) {
-    case TTA_OP_CONV:
     case TTA_OP_BN:
+        if (op->pool) {
+            cpu_bn_pool_release(ctx, op);
+            break;
+        }
+        /* fall through */
+    case TTA_OP_CONV:
     case TTA_OP_MAXPOOL:
     case TTA_OP_AVGPOOL:
     case TTA_OP_GAP:
@@ -572,6 +577,9 @@ static const tta_backend_ops cpu_ops = {
     .conv_backward = cpu_conv_backward,
     .bn_forward = cpu_bn_forward,
     .bn_backward = cpu_bn_backward,
+    .bn_pool_supported = cpu_bn_pool_supported,
+    .bn_pool_forward = cpu_bn_pool_forward,
+    .bn_pool_backward = cpu_bn_pool_backward,
     .fold_bn = cpu_fold_bn,
     .relu_forward = cpu_relu_forward,
     .relu_backward = cpu_relu_backward,

@@ -103,6 +103,18 @@ int cpu_maxpool_init(cpu_ctx *c, tta_op *op);
 void cpu_maxpool_forward(void *ctx, tta_op *op, float *out, const float *inp);
 void cpu_maxpool_backward(void *ctx, tta_op *op, float *dinp, const float *dout);
 
+/* cpu_bn_pool.c: batch norm + ReLU + 2x2 stride-2 max pool in one op (tta_backend_ops.bn_pool_*)
+ * on nChw16c (AVX-512) and nChw8c (AVX2) maps of even height and width. init sets the op's saved
+ * bytes (batch statistics; in training the winners' x and one position byte per output) and
+ * scratch bytes (per-plane partial sums, per-thread coefficients for the thread count now). */
+int cpu_bn_pool_supported(void *ctx, tta_shape in);
+int cpu_bn_pool_init(cpu_ctx *c, tta_op *op, char *err, size_t errlen);
+void cpu_bn_pool_release(cpu_ctx *c, tta_op *op);
+void cpu_bn_pool_forward(void *ctx, tta_op *op, float *out, const float *inp, const float *gamma, const float *beta,
+                         float *run_mean, float *run_var);
+void cpu_bn_pool_backward(void *ctx, tta_op *op, float *dinp, float *dgamma, float *dbeta, const float *dout,
+                          const float *inp, const float *gamma);
+
 /* cpu_conv_direct.c: the weight (and bias) gradient of a first convolution with an NCHW input
  * and an output blocked by `block` (8 or 16), for kernels up to CPU_CONV_DIRECT_MAX_K, on
  * `threads` OpenMP threads; scratch holds cpu_conv_dw_direct_scratch bytes. */

@@ -101,6 +101,8 @@ typedef struct tta_op {
     int kernel, stride, pad; /* CONV, MAXPOOL, AVGPOOL; PAD_SHORTCUT uses stride */
     int bias;                /* CONV, LINEAR: has a bias */
     int relu;                /* CONV, BN, LINEAR, ADD: ReLU fused on the output */
+    int pool;                /* BN (with relu): a 2x2 stride-2 max pool fused after the ReLU
+                              * (bn_pool_*); out is then the pooled shape */
     int pad_front;           /* PAD_SHORTCUT: zero channels before the input's channels */
     float eps, momentum;     /* BN (PyTorch: 1e-5, 0.1) */
     float p;                 /* DROPOUT: drop probability */
@@ -207,6 +209,18 @@ typedef struct tta_backend_ops {
     void (*bn_backward)(void *ctx, tta_op *op, float *dinp, float *dgamma, float *dbeta,
                         float *dout, const float *inp, const float *out, const float *gamma,
                         const float *beta);
+    /* Optional (NULL: none; the model runs BN, ReLU and max pool apart): batch norm + ReLU + 2x2
+     * stride-2 max pool (no padding) as one op, op->kind TTA_OP_BN with op->relu and op->pool, op->out
+     * the pooled shape. bn_pool_supported says whether the backend takes it for a BN input of shape
+     * in (the batch n aside). forward: bn_forward's contract, out the pooled map (the window's first
+     * maximum of the ReLU's output, PyTorch's rule). backward: bn_backward's with dout the pooled
+     * map's gradient (routed to each window's first maximum where the ReLU passed it); dout is read
+     * only. */
+    int (*bn_pool_supported)(void *ctx, tta_shape in);
+    void (*bn_pool_forward)(void *ctx, tta_op *op, float *out, const float *inp, const float *gamma,
+                            const float *beta, float *run_mean, float *run_var);
+    void (*bn_pool_backward)(void *ctx, tta_op *op, float *dinp, float *dgamma, float *dbeta,
+                             const float *dout, const float *inp, const float *gamma);
     /* Folds an eval-mode BN into the preceding conv: wf = w * g, bf = (b - mean) * g + beta with
      * g = gamma / sqrt(var + eps); w is [oc][k] (k = IC*KH*KW), b may be NULL (zero). */
     void (*fold_bn)(void *ctx, float *wf, float *bf, const float *w, const float *b,

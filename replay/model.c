@@ -84,8 +84,9 @@ struct tta_model {
     float *params, *grads, *buffers;
     long *w_off, *b_off, *rm_off, *rv_off; /* per node, floats; -1 none (bn: gamma, beta) */
     /* graph analysis */
-    int *fused_into; /* relu node -> the node its ReLU is fused into; -1 */
+    int *fused_into; /* relu (or max pool) node -> the node it is fused into; -1 */
     int *fused_relu; /* node -> the relu node fused into it; -1 */
+    int *fused_pool; /* bn node -> the max pool fused into it after its ReLU (bn_pool_*); -1 */
     int *tensor_of;  /* node -> the node whose buffer holds its output */
     int *consumers;  /* tensor -> reads by ops */
     int *need_grad;  /* tensor -> gradient needed (a parameter is upstream) */
@@ -143,6 +144,11 @@ static void m_free(tta_model *m, void *p) {
 static size_t node_count(const tta_node *n) { return (size_t)n->c * n->h * n->w; }
 static size_t in_count(const tta_model *m, int node) {
     return node < 0 ? (size_t)m->g.in_c * m->g.in_h * m->g.in_w : node_count(&m->g.nodes[node]);
+}
+/* Floats per sample of tensor t's buffer: its host node's output, or the pooled map where a max
+ * pool is fused into it. */
+static size_t tensor_count(const tta_model *m, int t) {
+    return node_count(&m->g.nodes[m->fused_pool[t] >= 0 ? m->fused_pool[t] : t]);
 }
 static tta_shape node_shape(const tta_model *m, int node, int n) {
     if (node < 0) return (tta_shape){n, m->g.in_c, m->g.in_h, m->g.in_w};
@@ -287,7 +293,7 @@ static void analyse(tta_model *m) {
         for (int k = 0; k < m->g.nodes[i].nin; k++)
             if (m->g.nodes[i].in[k] >= 0) raw[m->g.nodes[i].in[k]]++;
     for (int i = 0; i < N; i++) {
-        m->fused_into[i] = m->fused_relu[i] = -1;
+        m->fused_into[i] = m->fused_relu[i] = m->fused_pool[i] = -1;
         m->tensor_of[i] = i;
     }
     for (int i = 0; i < N; i++) {
@@ -299,6 +305,18 @@ static void analyse(tta_model *m) {
             m->fused_relu[p] = i;
             m->tensor_of[i] = p;
         }
+    }
+    /* a 2x2 stride-2 max pool reading only a BN's fused ReLU, where the backend has the op */
+    for (int i = 0; i < N && m->be->ops->bn_pool_supported; i++) {
+        tta_node *n = &m->g.nodes[i];
+        int r = n->in[0], b = r >= 0 ? m->fused_into[r] : -1;
+        if (n->kind != TTA_OP_MAXPOOL || n->kernel != 2 || n->stride != 2 || n->pad != 0 || b < 0 || raw[r] != 1 ||
+            m->g.nodes[b].kind != TTA_OP_BN || m->fused_pool[b] >= 0)
+            continue;
+        if (!m->be->ops->bn_pool_supported(m->ctx, node_shape(m, b, 1))) continue;
+        m->fused_into[i] = b;
+        m->fused_pool[b] = i;
+        m->tensor_of[i] = b;
     }
     free(raw);
     for (int i = 0; i < N; i++) m->consumers[i] = 0;
@@ -338,6 +356,8 @@ static void op_from_node(const tta_model *m, int i, int n, int train, tta_op *op
     op->p = nd->p;
     op->factor = nd->factor;
     op->relu = m->fused_relu[i] >= 0;
+    op->pool = m->fused_pool[i] >= 0;
+    if (op->pool) op->out = node_shape(m, m->fused_pool[i], n);
     for (int k = 0; k < nd->nin; k++)
         if (nd->in[k] >= 0 && m->need_grad[m->tensor_of[nd->in[k]]]) op->need_dinp = 1;
 }
@@ -451,7 +471,10 @@ static void forward_step(tta_model *m, step *s, int train) {
         be->ops->conv_forward(c, op, out, x);
         break;
     case TTA_OP_BN:
-        be->ops->bn_forward(c, op, out, x, P(m->w_off[i]), P(m->b_off[i]), BUF(m->rm_off[i]), BUF(m->rv_off[i]));
+        if (op->pool)
+            be->ops->bn_pool_forward(c, op, out, x, P(m->w_off[i]), P(m->b_off[i]), BUF(m->rm_off[i]), BUF(m->rv_off[i]));
+        else
+            be->ops->bn_forward(c, op, out, x, P(m->w_off[i]), P(m->b_off[i]), BUF(m->rm_off[i]), BUF(m->rv_off[i]));
         break;
     case TTA_OP_RELU: be->ops->relu_forward(c, op, out, x); break;
     case TTA_OP_MAXPOOL:
@@ -594,8 +617,11 @@ static void backward_step(tta_model *m, step *s) {
         be->ops->conv_backward(c, op, dx, G(m->w_off[i]), nd->bias ? G(m->b_off[i]) : NULL, dout, x, out);
         break;
     case TTA_OP_BN:
-        be->ops->bn_backward(c, op, dx, G(m->w_off[i]), G(m->b_off[i]), dout, x, out, P(m->w_off[i]),
-                        P(m->b_off[i]));
+        if (op->pool)
+            be->ops->bn_pool_backward(c, op, dx, G(m->w_off[i]), G(m->b_off[i]), dout, x, P(m->w_off[i]));
+        else
+            be->ops->bn_backward(c, op, dx, G(m->w_off[i]), G(m->b_off[i]), dout, x, out, P(m->w_off[i]),
+                                 P(m->b_off[i]));
         break;
     case TTA_OP_RELU: be->ops->relu_backward(c, op, dx, dout, out); break;
     case TTA_OP_MAXPOOL:
@@ -819,6 +845,8 @@ static int build_eval(tta_model *m, char *err, size_t errlen) {
         op_from_node(m, e->node, n, 0, &e->op);
         e->op.need_dinp = 0;
         e->op.relu = e->relu_node >= 0;
+        e->op.pool = 0; /* the inference path runs a fused pool as its own step */
+        e->op.out = node_shape(m, e->node, n);
         if (e->bn_node >= 0) e->op.bias = 1; /* the folded BN shift becomes the conv's bias */
         if (init_op(m, &e->op, m->g.nodes[e->node].name, TTA_MEM_EVAL, err, errlen)) return -1;
         if (e->op.scratch_bytes > scratch) scratch = e->op.scratch_bytes;
@@ -1019,6 +1047,13 @@ static void compute_stats(tta_model *m) {
             s->flops_bwd = 9 * nin;
             s->bytes_fwd = 4 * (2 * nin + nout);
             s->bytes_bwd = 4 * (2 * nin + 2 * nout);
+            if (m->fused_pool[i] >= 0) { /* + ReLU + max pool (cpu_bn_pool.c): z is never stored */
+                double np = B * node_count(&m->g.nodes[m->fused_pool[i]]);
+                /* x twice; the pooled map, the winners' x and a position byte each */
+                s->bytes_fwd = 4 * (2 * nin + 2 * np) + np;
+                /* the pooled gradient, the winners' x, the bytes; then x, dx, the gradient, the bytes */
+                s->bytes_bwd = 4 * 2 * np + np + (dinp ? 4 * (2 * nin + np) + np : 0);
+            }
             break;
         case TTA_OP_MAXPOOL:
         case TTA_OP_AVGPOOL:
@@ -1054,6 +1089,8 @@ static void compute_stats(tta_model *m) {
             break;
         default: break;
         }
+        /* a fused layer (a ReLU, a max pool) runs inside its host's op, whose row counts the traffic */
+        if (m->fused_into[i] >= 0) s->bytes_fwd = s->bytes_bwd = 0;
     }
 }
 
@@ -1148,6 +1185,7 @@ void tta_model_free(tta_model *m) {
     free(m->rv_off);
     free(m->fused_into);
     free(m->fused_relu);
+    free(m->fused_pool);
     free(m->tensor_of);
     free(m->consumers);
     free(m->need_grad);
@@ -1201,6 +1239,7 @@ int tta_model_build_json(tta_model **out, const char *json, const char *origin,
     m->rv_off = mallocCheck(sizeof(long) * N);
     m->fused_into = mallocCheck(sizeof(int) * N);
     m->fused_relu = mallocCheck(sizeof(int) * N);
+    m->fused_pool = mallocCheck(sizeof(int) * N);
     m->tensor_of = mallocCheck(sizeof(int) * N);
     m->consumers = callocCheck(N, sizeof(int));
     m->need_grad = callocCheck(N, sizeof(int));
@@ -1220,15 +1259,15 @@ int tta_model_build_json(tta_model **out, const char *json, const char *origin,
     int multi = 0;
     m->act_in = m_alloc(m, B * in_count(m, -1) * sizeof(float), TTA_MEM_ACTIVATIONS);
     for (int i = 0; i < N; i++)
-        if (m->tensor_of[i] == i) m->act[i] = m_alloc(m, B * node_count(&m->g.nodes[i]) * sizeof(float), TTA_MEM_ACTIVATIONS);
+        if (m->tensor_of[i] == i) m->act[i] = m_alloc(m, B * tensor_count(m, i) * sizeof(float), TTA_MEM_ACTIVATIONS);
     for (int i = 0; i < N; i++) m->act[i] = m->act[m->tensor_of[i]];
     /* gradient buffers, from the loss backwards so that an add's buffer exists before its
      * input decides to share it */
     for (int i = N - 1; i >= 0; i--) {
         if (m->tensor_of[i] != i || !m->need_grad[i]) continue;
-        if (!m->grad[i]) m->grad[i] = m_alloc(m, B * node_count(&m->g.nodes[i]) * sizeof(float), TTA_MEM_ACT_GRADS);
+        if (!m->grad[i]) m->grad[i] = m_alloc(m, B * tensor_count(m, i) * sizeof(float), TTA_MEM_ACT_GRADS);
         if (m->consumers[i] > 1) multi = 1;
-        if (B * node_count(&m->g.nodes[i]) > maxt) maxt = B * node_count(&m->g.nodes[i]);
+        if (B * tensor_count(m, i) > maxt) maxt = B * tensor_count(m, i);
         const tta_node *nd = &m->g.nodes[i];
         if (nd->kind == TTA_OP_ADD) {
             /* at most one input shares (a second would see the first's in-place ReLU masking) */

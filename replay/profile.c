@@ -293,7 +293,8 @@ void tta_profile_text(const tta_profile_result *r, buf *out) {
                "time%", "GFLOP/s", "FLOP/B");
     for (int i = 0; i < r->n_layers; i++) {
         const tta_profile_layer *L = &r->layers[i];
-        char g[32], t[80], share[32];
+        char g[32], t[80], share[32], in[32];
+        snprintf(in, sizeof in, isfinite(L->intensity) ? "%.2f" : "-", L->intensity); /* "-": no bytes of its own */
         if (L->fused_into[0]) {
             snprintf(t, sizeof t, "(in %s)", L->fused_into);
             snprintf(g, sizeof g, "-");
@@ -303,8 +304,8 @@ void tta_profile_text(const tta_profile_result *r, buf *out) {
             snprintf(g, sizeof g, isfinite(L->gflops) ? "%.2f" : "-", L->gflops);
             snprintf(share, sizeof share, "%.1f", 100 * L->time_s / r->step_s);
         }
-        buf_printf(out, "%-22.22s %-8.8s %12.2f %12.2f %10s %7s %9s %9.2f\n", L->name, L->type, L->flops * 1e-6,
-                   L->bytes * 1e-6, t, share, g, L->intensity);
+        buf_printf(out, "%-22.22s %-8.8s %12.2f %12.2f %10s %7s %9s %9s\n", L->name, L->type, L->flops * 1e-6,
+                   L->bytes * 1e-6, t, share, g, in);
     }
     buf_printf(out, "\nmemory (bytes the trainer allocated):\n");
     text_bytes(out, "weights", r->mem_weights, r->mem_total);

@@ -366,6 +366,159 @@ TEST(maxpool_bits_match_scan_rule) {
     }
 }
 
+/* Batch norm + ReLU + 2x2 max pool as one op (bn_pool_*, cpu_bn_pool.c) against the reference
+ * layers' separate BN, ReLU and max pool: the pooled output, running statistics, dx, dgamma,
+ * dbeta. x takes values 0.25 apart (exact ties within a window, pick by the first maximum) and
+ * some channels a negative shift (windows that are all zero after the ReLU: no gradient). Then
+ * the same op at one thread: the same bits; without an input gradient: the same dgamma, dbeta;
+ * eval mode against the reference's. */
+static void bn_pool_case(int N, int C, int H) {
+    if (!tb->ops->bn_pool_supported || !tb->ops->bn_pool_supported(tb->ctx, (tta_shape){N, C, H, H})) {
+        fprintf(stderr, "[%s] bn_pool C%d H%d: not offered, skipped\n", tb->ops->name, C, H);
+        return;
+    }
+    tta_shape in = {N, C, H, H}, po = {N, C, H / 2, H / 2};
+    tta_op f = {.kind = TTA_OP_BN, .train = 1, .need_dinp = 1, .in = in, .out = po, .eps = 1e-5f, .momentum = 0.1f,
+                .relu = 1, .pool = 1};
+    tta_op tb_ = {.kind = TTA_OP_BN, .train = 1, .need_dinp = 1, .in = in, .out = in, .eps = 1e-5f, .momentum = 0.1f};
+    tta_op tr = {.kind = TTA_OP_RELU, .train = 1, .need_dinp = 1, .in = in, .out = in};
+    tta_op tp = {.kind = TTA_OP_MAXPOOL, .train = 1, .need_dinp = 1, .in = in, .out = po, .kernel = 2, .stride = 2};
+    char err[256];
+    opair ob, orl, op_;
+    CHECK(opair_init(&ob, &tb_) == 0);
+    CHECK(opair_init(&orl, &tr) == 0);
+    CHECK(opair_init(&op_, &tp) == 0);
+    CHECK(tb->ops->op_init(tb->ctx, &f, err, sizeof err) == 0);
+    f.saved = tb->ops->alloc(tb->ctx, f.saved_bytes);
+    f.scratch = tb->ops->alloc(tb->ctx, f.scratch_bytes);
+    ten x = ten_new(in, 1), y = ten_new(in, 0), z = ten_new(in, 0), p = ten_new(po, 0);
+    ten dp = ten_new(po, 1), dz = ten_new(in, 0), dx = ten_new(in, 0);
+    for (size_t i = 0; i < tta_shape_count(in); i++) x.host[i] = 3.0f + 0.25f * roundf(8.0f * x.host[i]);
+    tb->ops->tensor_upload(tb->ctx, x.dt, x.host, x.s);
+    ref->ops->tensor_upload(ref->ctx, x.dr, x.host, x.s);
+    arr g = arr_new(C, 1), b = arr_new(C, 1), dg = arr_new(C, 0), db = arr_new(C, 0);
+    arr rm = arr_new(C, 1), rv = arr_new(C, 0);
+    for (int c = 0; c < C; c++) {
+        rv.host[c] = 1.0f + 0.5f * c;
+        if (c % 3 == 0) b.host[c] -= 4.0f; /* mostly negative before the ReLU */
+    }
+    arr_sync(&rv), arr_sync(&b);
+    float *rm0 = malloc(C * sizeof(float)), *rv0 = malloc(C * sizeof(float));
+    memcpy(rm0, rm.host, C * sizeof(float)), memcpy(rv0, rv.host, C * sizeof(float));
+    /* reference: three ops */
+    ref->ops->bn_forward(ref->ctx, &ob.r, y.dr, x.dr, g.dr, b.dr, rm.dr, rv.dr);
+    ref->ops->relu_forward(ref->ctx, &orl.r, z.dr, y.dr);
+    ref->ops->pool_forward(ref->ctx, &op_.r, p.dr, z.dr);
+    ref->ops->pool_backward(ref->ctx, &op_.r, dz.dr, dp.dr, z.dr, p.dr);
+    ref->ops->relu_backward(ref->ctx, &orl.r, dz.dr, dz.dr, z.dr);
+    ref->ops->bn_backward(ref->ctx, &ob.r, dx.dr, dg.dr, db.dr, dz.dr, x.dr, y.dr, g.dr, b.dr);
+    /* fused */
+    tb->ops->bn_pool_forward(tb->ctx, &f, p.dt, x.dt, g.dt, b.dt, rm.dt, rv.dt);
+    tb->ops->bn_pool_backward(tb->ctx, &f, dx.dt, dg.dt, db.dt, dp.dt, x.dt, g.dt);
+    double ep = cmp_tensor(&p), ex = cmp_tensor(&dx), eg = cmp_arr(&dg), eb = cmp_arr(&db);
+    double em = cmp_arr(&rm), ev = cmp_arr(&rv);
+    if (!(ep < 1e-5 && ex < 1e-4 && eg < 1e-4 && eb < 1e-5 && em < 1e-5 && ev < 1e-5))
+        fprintf(stderr, "[%s] bn_pool N%d C%d H%d: out %g dx %g dgamma %g dbeta %g run_mean %g run_var %g\n",
+                tb->ops->name, N, C, H, ep, ex, eg, eb, em, ev);
+    CHECK(ep < 1e-5);
+    CHECK(ex < 1e-4);
+    CHECK(eg < 1e-4);
+    CHECK(eb < 1e-5);
+    CHECK(em < 1e-5);
+    CHECK(ev < 1e-5);
+    /* the same op at one thread: the same bits (fixed per-plane partial sums) */
+    size_t no = tta_shape_count(po), ni = tta_shape_count(in);
+    float *p2 = malloc(no * sizeof(float)), *dx2 = malloc(ni * sizeof(float)), *s2 = malloc(4 * C * sizeof(float));
+    tb->ops->tensor_download(tb->ctx, p2, p.dt, po);
+    tb->ops->tensor_download(tb->ctx, dx2, dx.dt, in);
+    tb->ops->download(tb->ctx, s2, dg.dt, C * sizeof(float));
+    tb->ops->download(tb->ctx, s2 + C, db.dt, C * sizeof(float));
+    tb->ops->download(tb->ctx, s2 + 2 * C, rm.dt, C * sizeof(float));
+    tb->ops->download(tb->ctx, s2 + 3 * C, rv.dt, C * sizeof(float));
+    if (tb->ops->set_threads) {
+        tb->ops->set_threads(tb->ctx, 1);
+        tta_op f1 = f;
+        f1.impl = NULL, f1.saved = f1.scratch = NULL;
+        CHECK(tb->ops->op_init(tb->ctx, &f1, err, sizeof err) == 0);
+        f1.saved = tb->ops->alloc(tb->ctx, f1.saved_bytes);
+        f1.scratch = tb->ops->alloc(tb->ctx, f1.scratch_bytes);
+        tb->ops->upload(tb->ctx, rm.dt, rm0, C * sizeof(float));
+        tb->ops->upload(tb->ctx, rv.dt, rv0, C * sizeof(float));
+        tb->ops->bn_pool_forward(tb->ctx, &f1, p.dt, x.dt, g.dt, b.dt, rm.dt, rv.dt);
+        tb->ops->bn_pool_backward(tb->ctx, &f1, dx.dt, dg.dt, db.dt, dp.dt, x.dt, g.dt);
+        float *p1 = malloc(no * sizeof(float)), *dx1 = malloc(ni * sizeof(float)), *s1 = malloc(4 * C * sizeof(float));
+        tb->ops->tensor_download(tb->ctx, p1, p.dt, po);
+        tb->ops->tensor_download(tb->ctx, dx1, dx.dt, in);
+        tb->ops->download(tb->ctx, s1, dg.dt, C * sizeof(float));
+        tb->ops->download(tb->ctx, s1 + C, db.dt, C * sizeof(float));
+        tb->ops->download(tb->ctx, s1 + 2 * C, rm.dt, C * sizeof(float));
+        tb->ops->download(tb->ctx, s1 + 3 * C, rv.dt, C * sizeof(float));
+        CHECK(memcmp(p1, p2, no * sizeof(float)) == 0);
+        CHECK(memcmp(dx1, dx2, ni * sizeof(float)) == 0);
+        CHECK(memcmp(s1, s2, 4 * C * sizeof(float)) == 0);
+        free(p1), free(dx1), free(s1);
+        tb->ops->free(tb->ctx, f1.saved);
+        tb->ops->free(tb->ctx, f1.scratch);
+        tb->ops->op_release(tb->ctx, &f1);
+        tb->ops->set_threads(tb->ctx, 2);
+    }
+    /* without an input gradient (need_dinp 0, dinp NULL): the same dgamma and dbeta */
+    {
+        tta_op f0 = f;
+        f0.need_dinp = 0;
+        f0.impl = NULL, f0.saved = f0.scratch = NULL;
+        CHECK(tb->ops->op_init(tb->ctx, &f0, err, sizeof err) == 0);
+        f0.saved = tb->ops->alloc(tb->ctx, f0.saved_bytes);
+        f0.scratch = tb->ops->alloc(tb->ctx, f0.scratch_bytes);
+        tb->ops->upload(tb->ctx, rm.dt, rm0, C * sizeof(float));
+        tb->ops->upload(tb->ctx, rv.dt, rv0, C * sizeof(float));
+        tb->ops->bn_pool_forward(tb->ctx, &f0, p.dt, x.dt, g.dt, b.dt, rm.dt, rv.dt);
+        tb->ops->bn_pool_backward(tb->ctx, &f0, NULL, dg.dt, db.dt, dp.dt, x.dt, g.dt);
+        float *s0 = malloc(2 * C * sizeof(float));
+        tb->ops->download(tb->ctx, s0, dg.dt, C * sizeof(float));
+        tb->ops->download(tb->ctx, s0 + C, db.dt, C * sizeof(float));
+        CHECK(memcmp(s0, s2, 2 * C * sizeof(float)) == 0);
+        free(s0);
+        tb->ops->free(tb->ctx, f0.saved);
+        tb->ops->free(tb->ctx, f0.scratch);
+        tb->ops->op_release(tb->ctx, &f0);
+    }
+    /* eval mode: running statistics, no positions */
+    tta_op fe = f, be_ = tb_;
+    fe.train = be_.train = 0;
+    fe.impl = NULL, fe.saved = fe.scratch = NULL;
+    CHECK(tb->ops->op_init(tb->ctx, &fe, err, sizeof err) == 0);
+    fe.saved = tb->ops->alloc(tb->ctx, fe.saved_bytes);
+    fe.scratch = tb->ops->alloc(tb->ctx, fe.scratch_bytes);
+    opair obe;
+    CHECK(opair_init(&obe, &be_) == 0);
+    arr_sync(&rm), arr_sync(&rv);
+    ref->ops->bn_forward(ref->ctx, &obe.r, y.dr, x.dr, g.dr, b.dr, rm.dr, rv.dr);
+    ref->ops->relu_forward(ref->ctx, &orl.r, z.dr, y.dr);
+    ref->ops->pool_forward(ref->ctx, &op_.r, p.dr, z.dr);
+    tb->ops->bn_pool_forward(tb->ctx, &fe, p.dt, x.dt, g.dt, b.dt, rm.dt, rv.dt);
+    CHECK(cmp_tensor(&p) < 1e-5);
+    tb->ops->free(tb->ctx, fe.saved);
+    tb->ops->free(tb->ctx, fe.scratch);
+    tb->ops->op_release(tb->ctx, &fe);
+    opair_free(&obe);
+    free(p2), free(dx2), free(s2), free(rm0), free(rv0);
+    ten_free(&x), ten_free(&y), ten_free(&z), ten_free(&p), ten_free(&dp), ten_free(&dz), ten_free(&dx);
+    arr_free(&g), arr_free(&b), arr_free(&dg), arr_free(&db), arr_free(&rm), arr_free(&rv);
+    tb->ops->free(tb->ctx, f.saved);
+    tb->ops->free(tb->ctx, f.scratch);
+    tb->ops->op_release(tb->ctx, &f);
+    opair_free(&ob), opair_free(&orl), opair_free(&op_);
+}
+
+TEST(bn_pool_matches_reference) {
+    bn_pool_case(4, 32, 8);  /* nChw16c with AVX-512, nChw8c with AVX2 */
+    bn_pool_case(3, 24, 6);  /* nChw8c on every ISA */
+    bn_pool_case(5, 16, 28); /* layer1's rows, planes split among threads unevenly */
+    bn_pool_case(2, 64, 14); /* several channel blocks per sample */
+    bn_pool_case(2, 6, 8);   /* NCHW: not offered */
+}
+
 static void linear_case(int N, int In, int O, int bias, int relu, int need_dinp) {
     tta_op t = {.kind = TTA_OP_LINEAR, .train = 1, .need_dinp = need_dinp, .in = {N, In, 1, 1},
                 .out = {N, O, 1, 1}, .bias = bias, .relu = relu};
@@ -634,6 +787,7 @@ int main(void) {
         RUN(bn_matches_reference);
         RUN(pooling_matches_reference);
         RUN(maxpool_bits_match_scan_rule);
+        RUN(bn_pool_matches_reference);
         RUN(linear_matches_reference);
         RUN(elementwise_match_reference);
         RUN(fold_bn_matches_reference);
