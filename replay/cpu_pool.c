@@ -437,14 +437,20 @@ CPU_TARGET_AVX512 static void fast_bwd_avx512(int kind, float *dinp, const float
 /* The planes shared out among a parallel region's threads. Thread t owns the t-th of T equal
  * ranges (the static split of before, which stays when the threads arrive together) and takes
  * it from the front, half of what is left at each take; once done, it takes from the other
- * ranges the same way, one atomic counter per range. Why: on a VM each parallel region wakes its threads one by one, and a woken thread
- * starts its work 25-40 us after the master (tta profile's gmp at 2 threads, as AVX2: the
- * master's share 130 us long, the other thread's start 42 us late, forward 209 us in all);
- * with a static split the layer waits for the late thread's whole share, here the master
- * does part of it meanwhile. Likewise when a thread loses its core to another process.
- * Halves, not fixed chunks: each take is a locked instruction, which waits for the thread's
- * streaming stores to drain (the gmp backward alone, 2 threads: static 129-131 us, 64 KiB
- * chunks 140-145, 16 KiB ones 167); halving takes about log2(range / min) of them. */
+ * ranges the same way, one atomic counter per range. Why: on a VM each parallel region wakes
+ * its threads one by one, and a woken thread starts its work 25-40 us after the master (tta
+ * profile's gmp at 2 threads, as AVX2: the master's share 130 us long, the other thread's
+ * start 42 us late, forward 209 us in all); with a static split the layer waits for the late
+ * thread's whole share, here the master does part of it meanwhile. Likewise when a thread
+ * loses its core to another process. Halves, not fixed chunks: each take is a locked
+ * instruction, which waits for the thread's streaming stores to drain (the gmp backward
+ * alone, 2 threads: static 129-131 us, 64 KiB chunks 140-145, 16 KiB ones 167); halving takes
+ * about log2(range / min) of them.
+ * The last 2 x min planes of the master's range are its own last take (range T): the master
+ * then comes last to the region's closing barrier. With OMP_WAIT_POLICY=PASSIVE the threads
+ * there sleep, and a master that arrives first sleeps until the last thread wakes it: 22-31
+ * us after both threads' work ended (gmp, AVX-512 and AVX2), against 2-3 us where the master
+ * came last. */
 enum { SHARE_MAX = 64, SHARE_MIN_BYTES = 1 << 15 };
 typedef struct {
     _Alignas(64) atomic_long next; /* the range's next plane not yet taken */
@@ -452,22 +458,27 @@ typedef struct {
 } plane_range;
 
 typedef struct {
-    plane_range r[SHARE_MAX];
-    long min; /* planes in the smallest take */
+    plane_range r[SHARE_MAX + 1]; /* the threads' ranges, then the master's last take */
+    long min;                     /* planes in the smallest take */
 } plane_share;
 
 /* Sets up the share of planes 0 .. planes-1 among T threads (T <= SHARE_MAX). */
 static void share_init(plane_share *s, long planes, int T, size_t plane_bytes) {
     assert(T >= 1 && T <= SHARE_MAX);
+    s->min = plane_bytes >= SHARE_MIN_BYTES ? 1 : (long)(SHARE_MIN_BYTES / plane_bytes);
     for (int t = 0; t < T; t++) {
         atomic_init(&s->r[t].next, planes * t / T);
         s->r[t].end = planes * (t + 1) / T;
     }
-    s->min = plane_bytes >= SHARE_MIN_BYTES ? 1 : (long)(SHARE_MIN_BYTES / plane_bytes);
+    long last = s->r[0].end - 2 * s->min > 0 ? s->r[0].end - 2 * s->min : 0;
+    atomic_init(&s->r[T].next, last);
+    s->r[T].end = s->r[0].end;
+    s->r[0].end = last;
 }
 
 /* The next planes [*p0, *p1) for thread t of T: from its own range, then from the others in
- * turn (*k: the range it takes from now, 0 on the first call). 0 when none is left. */
+ * turn, then (the master) its last take (*k: the range it takes from now, 0 on the first
+ * call). 0 when none is left. */
 static int share_next(plane_share *s, int t, int T, int *k, long *p0, long *p1) {
     for (; *k < T; ++*k) {
         plane_range *r = &s->r[(t + *k) % T];
@@ -481,6 +492,11 @@ static int share_next(plane_share *s, int t, int T, int *k, long *p0, long *p1) 
                 return 1;
             }
         }
+    }
+    if (t == 0 && *k == T) { /* only the master takes it: no atomic needed */
+        ++*k;
+        *p0 = atomic_load_explicit(&s->r[T].next, memory_order_relaxed), *p1 = s->r[T].end;
+        return *p0 < *p1;
     }
     return 0;
 }
