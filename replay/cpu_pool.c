@@ -438,19 +438,19 @@ CPU_TARGET_AVX512 static void fast_bwd_avx512(int kind, float *dinp, const float
  * ranges (the static split of before, which stays when the threads arrive together) and takes
  * it from the front, half of what is left at each take; once done, it takes from the other
  * ranges the same way, one atomic counter per range. Why: on a VM each parallel region wakes
- * its threads one by one, and a woken thread starts its work 25-40 us after the master (tta
- * profile's gmp at 2 threads, as AVX2: the master's share 130 us long, the other thread's
- * start 42 us late, forward 209 us in all); with a static split the layer waits for the late
- * thread's whole share, here the master does part of it meanwhile. Likewise when a thread
+ * its threads one by one (tta profile's gmp at 2 threads: the master starts its planes 14-22
+ * us after the call, the other thread 22-49 us after it; as AVX2 the master's share took 130
+ * us, the forward 209 us in all); with a static split the layer waits for the late thread's
+ * whole share, here the master does part of it meanwhile. Likewise when a thread
  * loses its core to another process. Halves, not fixed chunks: each take is a locked
  * instruction, which waits for the thread's streaming stores to drain (the gmp backward
- * alone, 2 threads: static 129-131 us, 64 KiB chunks 140-145, 16 KiB ones 167); halving takes
- * about log2(range / min) of them.
+ * alone, 2 threads, AVX2: static 129-131 us, 64 KiB chunks 140-145, 16 KiB ones 167); halving
+ * takes about log2(range / min) of them.
  * The last 2 x min planes of the master's range are its own last take (range T): the master
  * then comes last to the region's closing barrier. With OMP_WAIT_POLICY=PASSIVE the threads
- * there sleep, and a master that arrives first sleeps until the last thread wakes it: 22-31
- * us after both threads' work ended (gmp, AVX-512 and AVX2), against 2-3 us where the master
- * came last. */
+ * there sleep, and a master that arrives first sleeps until the last thread wakes it: the
+ * call returned 6-31 us (median 19, 8 runs, gmp, AVX-512 and AVX2) after both threads' work
+ * ended; with this last take 1-2 us in half the runs, 11-23 in the others. */
 enum { SHARE_MAX = 64, SHARE_MIN_BYTES = 1 << 15 };
 typedef struct {
     _Alignas(64) atomic_long next; /* the range's next plane not yet taken */
