@@ -13,11 +13,13 @@
  * Every layout of the cpu backend is a stack of planes of B interleaved channels: nChw16c
  * (B = 16), nChw8c (B = 8) and NCHW (B = 1, one channel per plane); plane p of sample n holds
  * channels p*B .. p*B+B-1, H*W*B floats. The work is split by planes (no reduction, so the
- * result does not depend on the thread count).
+ * result does not depend on the thread count nor on which thread computes which plane), in
+ * ranges that a thread done with its own takes from (plane_share below).
  */
 #include <assert.h>
 #include <math.h>
 #include <omp.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 #include <xmmintrin.h>
@@ -432,24 +434,103 @@ CPU_TARGET_AVX512 static void fast_bwd_avx512(int kind, float *dinp, const float
 #define POOL_FAST 0
 #endif
 
+/* The planes shared out among a parallel region's threads. Thread t owns the t-th of T equal
+ * ranges (the static split of before, which stays when the threads arrive together) and takes
+ * it from the front, half of what is left at each take; once done, it takes from the other
+ * ranges the same way, one atomic counter per range. Why: on a VM each parallel region wakes
+ * its threads one by one (tta profile's gmp at 2 threads: the master starts its planes 14-22
+ * us after the call, the other thread 22-49 us after it; as AVX2 the master's share took 130
+ * us, the forward 209 us in all); with a static split the layer waits for the late thread's
+ * whole share, here the master does part of it meanwhile. Likewise when a thread
+ * loses its core to another process. Halves, not fixed chunks: each take is a locked
+ * instruction, which waits for the thread's streaming stores to drain (the gmp backward
+ * alone, 2 threads, AVX2: static 129-131 us, 64 KiB chunks 140-145, 16 KiB ones 167); halving
+ * takes about log2(range / min) of them.
+ * The last 2 x min planes of the master's range are its own last take (range T): the master
+ * then comes last to the region's closing barrier. With OMP_WAIT_POLICY=PASSIVE the threads
+ * there sleep, and a master that arrives first sleeps until the last thread wakes it: the
+ * call returned 6-31 us (median 19, 8 runs, gmp, AVX-512 and AVX2) after both threads' work
+ * ended; with this last take 1-2 us in half the runs, 11-23 in the others. */
+enum { SHARE_MAX = 64, SHARE_MIN_BYTES = 1 << 15 };
+typedef struct {
+    _Alignas(64) atomic_long next; /* the range's next plane not yet taken */
+    long end;                      /* one past the range's last plane */
+} plane_range;
+
+typedef struct {
+    plane_range r[SHARE_MAX + 1]; /* the threads' ranges, then the master's last take */
+    long min;                     /* planes in the smallest take */
+} plane_share;
+
+/* Sets up the share of planes 0 .. planes-1 among T threads (T <= SHARE_MAX). */
+static void share_init(plane_share *s, long planes, int T, size_t plane_bytes) {
+    assert(T >= 1 && T <= SHARE_MAX);
+    s->min = plane_bytes >= SHARE_MIN_BYTES ? 1 : (long)(SHARE_MIN_BYTES / plane_bytes);
+    for (int t = 0; t < T; t++) {
+        atomic_init(&s->r[t].next, planes * t / T);
+        s->r[t].end = planes * (t + 1) / T;
+    }
+    long last = s->r[0].end - 2 * s->min > 0 ? s->r[0].end - 2 * s->min : 0;
+    atomic_init(&s->r[T].next, last);
+    s->r[T].end = s->r[0].end;
+    s->r[0].end = last;
+}
+
+/* The next planes [*p0, *p1) for thread t of T: from its own range, then from the others in
+ * turn, then (the master) its last take (*k: the range it takes from now, 0 on the first
+ * call). 0 when none is left. */
+static int share_next(plane_share *s, int t, int T, int *k, long *p0, long *p1) {
+    for (; *k < T; ++*k) {
+        plane_range *r = &s->r[(t + *k) % T];
+        long a = atomic_load_explicit(&r->next, memory_order_relaxed);
+        while (a < r->end) {
+            long n = (r->end - a) / 2;
+            if (n < s->min) n = r->end - a < s->min ? r->end - a : s->min;
+            if (atomic_compare_exchange_weak_explicit(&r->next, &a, a + n, memory_order_relaxed,
+                                                      memory_order_relaxed)) {
+                *p0 = a, *p1 = a + n;
+                return 1;
+            }
+        }
+    }
+    if (t == 0 && *k == T) { /* only the master takes it: no atomic needed */
+        ++*k;
+        *p0 = atomic_load_explicit(&s->r[T].next, memory_order_relaxed), *p1 = s->r[T].end;
+        return *p0 < *p1;
+    }
+    return 0;
+}
+
+/* Threads for a region: the backend's, at most SHARE_MAX (a larger team's extra threads find
+ * no range and return at once). */
+static int share_threads(void) {
+    int T = omp_get_max_threads();
+    return T < SHARE_MAX ? T : SHARE_MAX;
+}
+
 void cpu_maxpool_forward(void *ctx, tta_op *op, float *out, const float *inp) {
     cpu_ctx *c = ctx;
     pool_geom g = geom(c, op);
     uint8_t *pos = op->train ? op->saved : NULL;
     int isa = c->isa;
     int fast = POOL_FAST ? fast_kind(isa, &g, 0) : 0;
-#pragma omp parallel
+    int T = share_threads();
+    plane_share sh;
+    share_init(&sh, g.planes, T, sizeof(float) * g.H * g.W * g.B);
+#pragma omp parallel num_threads(T)
     {
-        int t = omp_get_thread_num(), T = omp_get_num_threads();
-        long p0 = g.planes * t / T, p1 = g.planes * (t + 1) / T;
+        int t = omp_get_thread_num(), k = 0;
+        long p0, p1;
+        while (t < T && share_next(&sh, t, T, &k, &p0, &p1)) {
 #if POOL_FAST
-        if (fast && isa == CPU_ISA_AVX512)
-            fast_fwd_avx512(fast, out, pos, inp, &g, p0, p1);
-        else if (fast)
-            fast_fwd_avx2(fast, out, pos, inp, &g, p0, p1);
-        else
+            if (fast && isa == CPU_ISA_AVX512)
+                fast_fwd_avx512(fast, out, pos, inp, &g, p0, p1);
+            else if (fast)
+                fast_fwd_avx2(fast, out, pos, inp, &g, p0, p1);
+            else
 #endif
-            fwd_planes_isa(isa, out, pos, inp, &g, p0, p1);
+                fwd_planes_isa(isa, out, pos, inp, &g, p0, p1);
+        }
     }
 }
 
@@ -534,18 +615,23 @@ void cpu_maxpool_backward(void *ctx, tta_op *op, float *dinp, const float *dout)
     int isa = c->isa;
     /* the fast paths' full-width streaming stores want lines (the model's allocations are) */
     int fast = POOL_FAST && ((uintptr_t)dinp & 63) == 0 ? fast_kind(isa, &g, 1) : 0;
-#pragma omp parallel
+    int T = share_threads();
+    plane_share sh;
+    share_init(&sh, g.planes, T, sizeof(float) * g.H * g.W * g.B);
+#pragma omp parallel num_threads(T)
     {
-        int t = omp_get_thread_num(), T = omp_get_num_threads();
-        long p0 = g.planes * t / T, p1 = g.planes * (t + 1) / T;
+        int t = omp_get_thread_num(), k = 0;
+        long p0, p1;
+        while (t < T && share_next(&sh, t, T, &k, &p0, &p1)) {
 #if POOL_FAST
-        if (fast && isa == CPU_ISA_AVX512)
-            fast_bwd_avx512(fast, dinp, dout, pos, &g, p0, p1);
-        else if (fast)
-            fast_bwd_avx2(fast, dinp, dout, pos, &g, p0, p1);
-        else
+            if (fast && isa == CPU_ISA_AVX512)
+                fast_bwd_avx512(fast, dinp, dout, pos, &g, p0, p1);
+            else if (fast)
+                fast_bwd_avx2(fast, dinp, dout, pos, &g, p0, p1);
+            else
 #endif
-            bwd_planes_isa(isa, dinp, dout, pos, &g, p0, p1);
+                bwd_planes_isa(isa, dinp, dout, pos, &g, p0, p1);
+        }
     }
     _mm_sfence(); /* the streaming stores are globally visible before the next layer reads them */
 }

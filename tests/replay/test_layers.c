@@ -364,6 +364,22 @@ TEST(maxpool_bits_match_scan_rule) {
         pool_scan_case(TTA_OP_GMP, 3, 16, 1, 0, 0, 0, nan);      /* 1 pixel: the general loops */
         pool_scan_case(TTA_OP_GMP, 2, 24, 16, 0, 0, 0, nan);     /* 256 pixels: positions up to 255 */
     }
+    /* The planes are shared out by ranges that a thread done with its own takes from (cpu_pool.c,
+     * plane_share): the same bits with 1 thread, 3, and 5 on this 2-CPU host (late threads, whose
+     * ranges the others take; ranges of one plane or none) */
+    if (tb->ops->set_threads) {
+        const int threads[] = {1, 3, 5};
+        for (size_t k = 0; k < sizeof threads / sizeof threads[0]; k++) {
+            tb->ops->set_threads(tb->ctx, threads[k]);
+            for (int rep = 0; rep < 4; rep++) {
+                pool_scan_case(TTA_OP_GMP, 256, 64, 7, 0, 0, 0, rep & 1); /* fmnist-cnn's, 2,048 or 4,096 planes */
+                pool_scan_case(TTA_OP_GMP, 3, 8, 7, 0, 0, 0, rep & 1);    /* 3 planes (nChw8c) */
+                pool_scan_case(TTA_OP_MAXPOOL, 9, 48, 28, 2, 2, 0, rep & 1);
+                pool_scan_case(TTA_OP_MAXPOOL, 2, 16, 9, 3, 2, 1, rep & 1); /* the general loops */
+            }
+        }
+        tb->ops->set_threads(tb->ctx, 2);
+    }
 }
 
 /* Batch norm + ReLU + 2x2 max pool as one op (bn_pool_*, cpu_bn_pool.c) against the reference

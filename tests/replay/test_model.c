@@ -352,6 +352,28 @@ TEST(residual_add_passes_gradient_through) {
     compare_backends("resnet9_small", NULL, 1, 28, 4, 4, 1e-4);
 }
 
+/* resnet9_small's max pools (2x2 on 28x28 and 14x14 maps, the global one on 7x7) count the
+ * window positions they write forward and read backward, a byte an output, besides the maps. */
+TEST(max_pool_bytes_count_positions) {
+    char err[512];
+    tta_model_config cfg = config(BE, 1, 28, 10, 4);
+    tta_model *m;
+    CHECK(tta_model_build(&m, "resnet9_small", &cfg, err, sizeof err) == 0);
+    if (!m) return;
+    int nl, pools = 0;
+    const tta_layer_stats *st = tta_model_layer_stats(m, &nl);
+    for (int i = 0; i < nl; i++) {
+        int gmp = strcmp(st[i].type, "gmp") == 0;
+        if (!gmp && strcmp(st[i].type, "maxpool") != 0) continue;
+        double nout = 4.0 * st[i].out.c * st[i].out.h * st[i].out.w, nin = gmp ? nout * 49 : nout * 4;
+        CHECK(st[i].bytes_fwd == 4 * (nin + nout) + nout);
+        CHECK(st[i].bytes_bwd == st[i].bytes_fwd);
+        pools++;
+    }
+    CHECK(pools == 3);
+    tta_model_free(m);
+}
+
 TEST(evaluate_matches_eval_forward_in_chunks) {
     /* 23 samples through an inference batch of 8: two full chunks and a short one */
     char err[512];
@@ -487,6 +509,9 @@ TEST(layer_flops_by_hand) {
     double outp = 4.0 * 6 * 4 * 4;
     CHECK(mp->flops_fwd == outp * 4 && mp->flops_bwd == outp);
     CHECK(mp->out.c == 6 && mp->out.h == 4 && mp->out.w == 4);
+    /* its bytes: the input and output (gradients backward) and the window positions, a byte an
+     * output, written forward and read backward; gap: input and output, no positions */
+    CHECK(mp->bytes_fwd == 4 * (out1 + outp) + outp && mp->bytes_bwd == mp->bytes_fwd);
     /* c2, stride 2 pad 1 on 4x4: 2x2 outputs, fan-in 6*9; input gradient too */
     double out2 = 4.0 * 10 * 2 * 2;
     CHECK(c2->out.h == 2 && c2->out.w == 2);
@@ -495,6 +520,7 @@ TEST(layer_flops_by_hand) {
     CHECK(c2->bytes_bwd == 4 * (out2 + outp + 540 + outp + 540));
     /* gap: one add per input value */
     CHECK(gap->flops_fwd == 4.0 * 10 * 4);
+    CHECK(gap->bytes_fwd == 4 * (out2 + 4.0 * 10) && gap->bytes_bwd == gap->bytes_fwd);
     /* fc 10 -> 5 with bias */
     CHECK(fc->flops_fwd == 2 * 4.0 * 5 * 10 + 4 * 5);
     CHECK(fc->flops_bwd == 4 * 4.0 * 5 * 10 + 4 * 5);
@@ -572,6 +598,7 @@ int main(void) {
         RUN(init_like_pytorch);
         RUN(backend_matches_reference_models);
         RUN(residual_add_passes_gradient_through);
+        RUN(max_pool_bytes_count_positions);
         RUN(evaluate_matches_eval_forward_in_chunks);
         RUN(bit_identical_runs);
         RUN(dropout_deterministic_and_scaled);
