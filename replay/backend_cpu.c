@@ -484,13 +484,33 @@ static void cpu_xent_backward(void *ctx, tta_op *op, float *dlogits, const float
 /* ------------------------------------------------------------------------------------------ */
 /* Ops                                                                                          */
 
+/* (engine.h, bn_forward) cpu_bn.c's one-region BN + ReLU where it takes the op, else oneDNN's. */
+static void cpu_bn_fwd(void *ctx, tta_op *op, float *out, const float *inp, const float *gamma, const float *beta,
+                       float *run_mean, float *run_var) {
+    if (cpu_bn_relu_taken(ctx, op))
+        cpu_bn_relu_forward(ctx, op, out, inp, gamma, beta, run_mean, run_var);
+    else
+        cpu_bn_forward(ctx, op, out, inp, gamma, beta, run_mean, run_var);
+}
+
+/* (engine.h, bn_backward) As cpu_bn_fwd. */
+static void cpu_bn_bwd(void *ctx, tta_op *op, float *dinp, float *dgamma, float *dbeta, float *dout, const float *inp,
+                       const float *out, const float *gamma, const float *beta) {
+    if (cpu_bn_relu_taken(ctx, op))
+        cpu_bn_relu_backward(ctx, op, dinp, dgamma, dbeta, dout, inp, gamma, beta);
+    else
+        cpu_bn_backward(ctx, op, dinp, dgamma, dbeta, dout, inp, out, gamma, beta);
+}
+
 static int cpu_op_init(void *ctx, tta_op *op, char *err, size_t errlen) {
     cpu_ctx *c = ctx;
     op->impl = NULL;
     op->saved_bytes = op->scratch_bytes = 0;
     switch (op->kind) {
     case TTA_OP_CONV: return cpu_conv_init(c, op, err, errlen);
-    case TTA_OP_BN: return op->pool ? cpu_bn_pool_init(c, op, err, errlen) : cpu_bn_init(c, op, err, errlen);
+    case TTA_OP_BN:
+        if (op->pool) return cpu_bn_pool_init(c, op, err, errlen);
+        return cpu_bn_relu_taken(c, op) ? cpu_bn_relu_init(c, op) : cpu_bn_init(c, op, err, errlen);
     case TTA_OP_MAXPOOL:
     case TTA_OP_GMP:
         if (cpu_maxpool_supported(c, op)) return cpu_maxpool_init(c, op);
@@ -511,8 +531,8 @@ static int cpu_op_init(void *ctx, tta_op *op, char *err, size_t errlen) {
 static void cpu_op_release(void *ctx, tta_op *op) {
     switch (op->kind) {
     case TTA_OP_BN:
-        if (op->pool) {
-            cpu_bn_pool_release(ctx, op);
+        if (op->pool || cpu_bn_relu_taken(ctx, op)) {
+            cpu_bn_fused_release(ctx, op);
             break;
         }
         /* fall through */
@@ -575,8 +595,8 @@ static const tta_backend_ops cpu_ops = {
     .conv_prepare = cpu_conv_prepare,
     .conv_forward = cpu_conv_forward,
     .conv_backward = cpu_conv_backward,
-    .bn_forward = cpu_bn_forward,
-    .bn_backward = cpu_bn_backward,
+    .bn_forward = cpu_bn_fwd,
+    .bn_backward = cpu_bn_bwd,
     .bn_pool_supported = cpu_bn_pool_supported,
     .bn_pool_forward = cpu_bn_pool_forward,
     .bn_pool_backward = cpu_bn_pool_backward,

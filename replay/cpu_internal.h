@@ -103,13 +103,22 @@ int cpu_maxpool_init(cpu_ctx *c, tta_op *op);
 void cpu_maxpool_forward(void *ctx, tta_op *op, float *out, const float *inp);
 void cpu_maxpool_backward(void *ctx, tta_op *op, float *dinp, const float *dout);
 
-/* cpu_bn_pool.c: batch norm + ReLU + 2x2 stride-2 max pool in one op (tta_backend_ops.bn_pool_*)
+/* cpu_bn.c: batch norm + ReLU + 2x2 stride-2 max pool in one op (tta_backend_ops.bn_pool_*)
  * on nChw16c (AVX-512) and nChw8c (AVX2) maps of even height and width. init sets the op's saved
  * bytes (batch statistics; in training the winners' x and one position byte per output) and
- * scratch bytes (per-plane partial sums, per-thread coefficients for the thread count now). */
+ * scratch bytes (per-plane partial sums, per-thread coefficients for the thread count now).
+ * cpu_bn_relu_*: the same without the pool, for a training BN op with a fused ReLU where
+ * cpu_bn_relu_taken (blocked by 8 or 16, vector kernels for it); bn_forward/bn_backward's
+ * contracts, with dout read only. cpu_bn_fused_release frees either's impl. */
 int cpu_bn_pool_supported(void *ctx, tta_shape in);
 int cpu_bn_pool_init(cpu_ctx *c, tta_op *op, char *err, size_t errlen);
-void cpu_bn_pool_release(cpu_ctx *c, tta_op *op);
+void cpu_bn_fused_release(cpu_ctx *c, tta_op *op);
+int cpu_bn_relu_taken(const cpu_ctx *c, const tta_op *op);
+int cpu_bn_relu_init(cpu_ctx *c, tta_op *op);
+void cpu_bn_relu_forward(cpu_ctx *c, tta_op *op, float *out, const float *inp, const float *gamma, const float *beta,
+                         float *run_mean, float *run_var);
+void cpu_bn_relu_backward(cpu_ctx *c, tta_op *op, float *dinp, float *dgamma, float *dbeta, const float *dout,
+                          const float *inp, const float *gamma, const float *beta);
 void cpu_bn_pool_forward(void *ctx, tta_op *op, float *out, const float *inp, const float *gamma, const float *beta,
                          float *run_mean, float *run_var);
 void cpu_bn_pool_backward(void *ctx, tta_op *op, float *dinp, float *dgamma, float *dbeta, const float *dout,

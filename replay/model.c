@@ -1047,7 +1047,7 @@ static void compute_stats(tta_model *m) {
             s->flops_bwd = 9 * nin;
             s->bytes_fwd = 4 * (2 * nin + nout);
             s->bytes_bwd = 4 * (2 * nin + 2 * nout);
-            if (m->fused_pool[i] >= 0) { /* + ReLU + max pool (cpu_bn_pool.c): z is never stored */
+            if (m->fused_pool[i] >= 0) { /* + ReLU + max pool (cpu_bn.c): z is never stored */
                 double np = B * node_count(&m->g.nodes[m->fused_pool[i]]);
                 /* x twice; the pooled map, the winners' x and a position byte each */
                 s->bytes_fwd = 4 * (2 * nin + 2 * np) + np;

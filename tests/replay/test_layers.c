@@ -382,7 +382,7 @@ TEST(maxpool_bits_match_scan_rule) {
     }
 }
 
-/* Batch norm + ReLU + 2x2 max pool as one op (bn_pool_*, cpu_bn_pool.c) against the reference
+/* Batch norm + ReLU + 2x2 max pool as one op (bn_pool_*, cpu_bn.c) against the reference
  * layers' separate BN, ReLU and max pool: the pooled output, running statistics, dx, dgamma,
  * dbeta. x takes values 0.25 apart (exact ties within a window, pick by the first maximum) and
  * some channels a negative shift (windows that are all zero after the ReLU: no gradient). Then
@@ -557,6 +557,134 @@ static void linear_case(int N, int In, int O, int bias, int relu, int need_dinp)
     ten_free(&x), ten_free(&y), ten_free(&dy), ten_free(&dx);
     arr_free(&w), arr_free(&b), arr_free(&dw), arr_free(&db);
     opair_free(&o);
+}
+
+/* Batch norm + ReLU in training (bn_forward/bn_backward with op->relu; the cpu backend's
+ * one-region op, cpu_bn.c, on blocked maps) against the reference layers' separate BN and ReLU:
+ * the output, running statistics, dx, dgamma, dbeta. x takes values 0.25 apart and every third
+ * channel a shift of -4 (mostly or wholly zero after the ReLU: little or no gradient). Then the
+ * same op at one thread: the same bits; without an input gradient: the same dgamma, dbeta. */
+static void bn_relu_case(int N, int C, int H, int W) {
+    tta_shape in = {N, C, H, W};
+    tta_op f = {.kind = TTA_OP_BN, .train = 1, .need_dinp = 1, .in = in, .out = in, .eps = 1e-5f, .momentum = 0.1f,
+                .relu = 1};
+    tta_op tb_ = f, tr = {.kind = TTA_OP_RELU, .train = 1, .need_dinp = 1, .in = in, .out = in};
+    tb_.relu = 0;
+    char err[256];
+    opair ob, orl;
+    CHECK(opair_init(&ob, &tb_) == 0);
+    CHECK(opair_init(&orl, &tr) == 0);
+    CHECK(tb->ops->op_init(tb->ctx, &f, err, sizeof err) == 0);
+    f.saved = tb->ops->alloc(tb->ctx, f.saved_bytes);
+    f.scratch = tb->ops->alloc(tb->ctx, f.scratch_bytes);
+    ten x = ten_new(in, 1), y = ten_new(in, 0), z = ten_new(in, 0), dz = ten_new(in, 1), dy = ten_new(in, 0);
+    ten dx = ten_new(in, 0);
+    for (size_t i = 0; i < tta_shape_count(in); i++) x.host[i] = 3.0f + 0.25f * roundf(8.0f * x.host[i]);
+    tb->ops->tensor_upload(tb->ctx, x.dt, x.host, x.s);
+    ref->ops->tensor_upload(ref->ctx, x.dr, x.host, x.s);
+    arr g = arr_new(C, 1), b = arr_new(C, 1), dg = arr_new(C, 0), db = arr_new(C, 0);
+    arr rm = arr_new(C, 1), rv = arr_new(C, 0);
+    for (int c = 0; c < C; c++) {
+        rv.host[c] = 1.0f + 0.5f * c;
+        if (c % 3 == 0) b.host[c] -= 4.0f;
+    }
+    arr_sync(&rv), arr_sync(&b);
+    float *rm0 = malloc(C * sizeof(float)), *rv0 = malloc(C * sizeof(float));
+    memcpy(rm0, rm.host, C * sizeof(float)), memcpy(rv0, rv.host, C * sizeof(float));
+    /* reference: two ops (relu_backward on a copy of dz: dz stays the fused op's input) */
+    ref->ops->bn_forward(ref->ctx, &ob.r, y.dr, x.dr, g.dr, b.dr, rm.dr, rv.dr);
+    ref->ops->relu_forward(ref->ctx, &orl.r, z.dr, y.dr);
+    ref->ops->relu_backward(ref->ctx, &orl.r, dy.dr, dz.dr, z.dr);
+    ref->ops->bn_backward(ref->ctx, &ob.r, dx.dr, dg.dr, db.dr, dy.dr, x.dr, y.dr, g.dr, b.dr);
+    /* fused */
+    tb->ops->bn_forward(tb->ctx, &f, z.dt, x.dt, g.dt, b.dt, rm.dt, rv.dt);
+    tb->ops->bn_backward(tb->ctx, &f, dx.dt, dg.dt, db.dt, dz.dt, x.dt, z.dt, g.dt, b.dt);
+    double ez = cmp_tensor(&z), ex = cmp_tensor(&dx), eg = cmp_arr(&dg), eb = cmp_arr(&db);
+    double em = cmp_arr(&rm), ev = cmp_arr(&rv);
+    if (!(ez < 1e-5 && ex < 1e-4 && eg < 1e-4 && eb < 1e-5 && em < 1e-5 && ev < 1e-5))
+        fprintf(stderr, "[%s] bn_relu N%d C%d H%d W%d: out %g dx %g dgamma %g dbeta %g run_mean %g run_var %g\n",
+                tb->ops->name, N, C, H, W, ez, ex, eg, eb, em, ev);
+    CHECK(ez < 1e-5);
+    CHECK(ex < 1e-4);
+    CHECK(eg < 1e-4);
+    CHECK(eb < 1e-5);
+    CHECK(em < 1e-5);
+    CHECK(ev < 1e-5);
+    /* the same op at one thread: the same bits */
+    size_t ni = tta_shape_count(in);
+    float *z2 = malloc(ni * sizeof(float)), *dx2 = malloc(ni * sizeof(float)), *s2 = malloc(4 * C * sizeof(float));
+    tb->ops->tensor_download(tb->ctx, z2, z.dt, in);
+    tb->ops->tensor_download(tb->ctx, dx2, dx.dt, in);
+    tb->ops->download(tb->ctx, s2, dg.dt, C * sizeof(float));
+    tb->ops->download(tb->ctx, s2 + C, db.dt, C * sizeof(float));
+    tb->ops->download(tb->ctx, s2 + 2 * C, rm.dt, C * sizeof(float));
+    tb->ops->download(tb->ctx, s2 + 3 * C, rv.dt, C * sizeof(float));
+    if (tb->ops->set_threads) {
+        tb->ops->set_threads(tb->ctx, 1);
+        tta_op f1 = f;
+        f1.impl = NULL, f1.saved = f1.scratch = NULL;
+        CHECK(tb->ops->op_init(tb->ctx, &f1, err, sizeof err) == 0);
+        f1.saved = tb->ops->alloc(tb->ctx, f1.saved_bytes);
+        f1.scratch = tb->ops->alloc(tb->ctx, f1.scratch_bytes);
+        tb->ops->upload(tb->ctx, rm.dt, rm0, C * sizeof(float));
+        tb->ops->upload(tb->ctx, rv.dt, rv0, C * sizeof(float));
+        tb->ops->bn_forward(tb->ctx, &f1, z.dt, x.dt, g.dt, b.dt, rm.dt, rv.dt);
+        tb->ops->bn_backward(tb->ctx, &f1, dx.dt, dg.dt, db.dt, dz.dt, x.dt, z.dt, g.dt, b.dt);
+        float *z1 = malloc(ni * sizeof(float)), *dx1 = malloc(ni * sizeof(float)), *s1 = malloc(4 * C * sizeof(float));
+        tb->ops->tensor_download(tb->ctx, z1, z.dt, in);
+        tb->ops->tensor_download(tb->ctx, dx1, dx.dt, in);
+        tb->ops->download(tb->ctx, s1, dg.dt, C * sizeof(float));
+        tb->ops->download(tb->ctx, s1 + C, db.dt, C * sizeof(float));
+        tb->ops->download(tb->ctx, s1 + 2 * C, rm.dt, C * sizeof(float));
+        tb->ops->download(tb->ctx, s1 + 3 * C, rv.dt, C * sizeof(float));
+        CHECK(memcmp(z1, z2, ni * sizeof(float)) == 0);
+        CHECK(memcmp(dx1, dx2, ni * sizeof(float)) == 0);
+        CHECK(memcmp(s1, s2, 4 * C * sizeof(float)) == 0);
+        free(z1), free(dx1), free(s1);
+        tb->ops->free(tb->ctx, f1.saved);
+        tb->ops->free(tb->ctx, f1.scratch);
+        tb->ops->op_release(tb->ctx, &f1);
+        tb->ops->set_threads(tb->ctx, 2);
+    }
+    /* without an input gradient (need_dinp 0, dinp NULL): the same dgamma and dbeta */
+    {
+        tta_op f0 = f;
+        f0.need_dinp = 0;
+        f0.impl = NULL, f0.saved = f0.scratch = NULL;
+        CHECK(tb->ops->op_init(tb->ctx, &f0, err, sizeof err) == 0);
+        f0.saved = tb->ops->alloc(tb->ctx, f0.saved_bytes);
+        f0.scratch = tb->ops->alloc(tb->ctx, f0.scratch_bytes);
+        tb->ops->upload(tb->ctx, rm.dt, rm0, C * sizeof(float));
+        tb->ops->upload(tb->ctx, rv.dt, rv0, C * sizeof(float));
+        tb->ops->bn_forward(tb->ctx, &f0, z.dt, x.dt, g.dt, b.dt, rm.dt, rv.dt);
+        tb->ops->bn_backward(tb->ctx, &f0, NULL, dg.dt, db.dt, dz.dt, x.dt, z.dt, g.dt, b.dt);
+        float *s0 = malloc(2 * C * sizeof(float));
+        tb->ops->download(tb->ctx, s0, dg.dt, C * sizeof(float));
+        tb->ops->download(tb->ctx, s0 + C, db.dt, C * sizeof(float));
+        /* bits where the op is the fused one (as at 2 threads); oneDNN's may differ in the last */
+        for (int c = 0; c < 2 * C; c++) CHECK(fabsf(s0[c] - s2[c]) <= 1e-5f * (1.0f + fabsf(s2[c])));
+        free(s0);
+        tb->ops->free(tb->ctx, f0.saved);
+        tb->ops->free(tb->ctx, f0.scratch);
+        tb->ops->op_release(tb->ctx, &f0);
+    }
+    free(z2), free(dx2), free(s2), free(rm0), free(rv0);
+    ten_free(&x), ten_free(&y), ten_free(&z), ten_free(&dz), ten_free(&dy), ten_free(&dx);
+    arr_free(&g), arr_free(&b), arr_free(&dg), arr_free(&db), arr_free(&rm), arr_free(&rv);
+    tb->ops->free(tb->ctx, f.saved);
+    tb->ops->free(tb->ctx, f.scratch);
+    tb->ops->op_release(tb->ctx, &f);
+    opair_free(&ob), opair_free(&orl);
+}
+
+TEST(bn_relu_matches_reference) {
+    bn_relu_case(4, 32, 8, 8);   /* nChw16c with AVX-512, nChw8c with AVX2 */
+    bn_relu_case(3, 24, 7, 5);   /* nChw8c on every ISA; odd sizes */
+    bn_relu_case(5, 16, 28, 28); /* fmnist-cnn's prep: planes split among threads unevenly */
+    bn_relu_case(2, 64, 14, 14); /* several channel blocks per sample */
+    bn_relu_case(1, 16, 3, 2);   /* one plane: a thread without work */
+    bn_relu_case(8, 32, 1, 1);   /* one pixel a plane */
+    bn_relu_case(2, 6, 8, 8);    /* NCHW: oneDNN's */
 }
 
 TEST(linear_matches_reference) {
@@ -804,6 +932,7 @@ int main(void) {
         RUN(pooling_matches_reference);
         RUN(maxpool_bits_match_scan_rule);
         RUN(bn_pool_matches_reference);
+        RUN(bn_relu_matches_reference);
         RUN(linear_matches_reference);
         RUN(elementwise_match_reference);
         RUN(fold_bn_matches_reference);

@@ -1,6 +1,7 @@
-/* cpu_bn_pool.c: batch normalisation + ReLU + 2x2 stride-2 max pool as one op of the cpu
- * backend (tta_backend_ops.bn_pool_*), forward and backward, on nChw16c (AVX-512) and nChw8c
- * (AVX2) feature maps.
+/* cpu_bn.c: batch normalisation (batch statistics) + ReLU as one op of the cpu backend, alone
+ * (training bn_forward/bn_backward, where cpu_bn_relu_taken) or with a 2x2 stride-2 max pool after
+ * it (tta_backend_ops.bn_pool_*), forward and backward, on nChw16c (AVX-512) and nChw8c (AVX2)
+ * feature maps.
  *
  * Why: in fmnist-cnn the convolutions run at the SGEMM peak and what is left of the step is
  * memory-bound: oneDNN's batch norm (statistics, then normalise + ReLU writing z) and the max
@@ -17,6 +18,12 @@
  *    (the output gradient, the byte, the winner's x: a quarter of x's size each); then one pass
  *    reads x and writes dx = gamma * rstd * (dy - mean(dy) - xhat * mean(dy * xhat)) for every
  *    element with streaming stores.
+ * Without the pool (the BN + ReLU before a convolution or an add; oneDNN's batch norm ran several
+ * barriers a direction, each waiting for a descheduled thread on a busy machine) the same two
+ * passes a direction: forward pass 2 writes z with streaming stores; the backward recomputes the
+ * ReLU mask from x and the saved statistics with the forward's own coefficients (the same bits,
+ * so nothing is saved for it), pass 1 sums dy and dy * (x - mean) over the live elements, pass 2
+ * writes dx.
  * Each call is one OpenMP parallel region with one barrier (between its two passes); after it
  * every thread reduces the per-plane partial sums of all channels itself (a few thousand adds)
  * rather than waiting at a second barrier for one thread to do it. The partial sums are per
@@ -26,9 +33,10 @@
  * precision.
  *
  * Taken where the op's input is blocked by 16 (with AVX-512) or 8 (AVX2 or AVX-512), with even
- * height and width (the windows tile the map); elsewhere the model runs the three ops apart.
- * Checked against the reference layers' separate BN, ReLU and max pool in
- * tests/replay/test_layers.c (bn_pool_matches_reference).
+ * height and width for the pool (the windows tile the map); elsewhere the model runs the three ops
+ * apart, and a BN + ReLU without the pool runs oneDNN's (as in eval mode). Checked against the
+ * reference layers' separate BN, ReLU and max pool in tests/replay/test_layers.c
+ * (bn_pool_matches_reference, bn_relu_matches_reference).
  */
 #include <assert.h>
 #include <math.h>
@@ -46,6 +54,10 @@
 #define BNP_FAST 0
 #endif
 
+/* Per-channel coefficient vectors per thread: mean, then a (forward) or A, Bc, C2 (backward),
+ * and beta (both: the ReLU mask of the backward without the pool). */
+enum { NCOEF = 5 };
+
 /* n rounded up to a whole number of 64-byte lines. */
 static size_t al64(size_t n) { return (n + 63) / 64 * 64; }
 
@@ -59,9 +71,9 @@ typedef struct {
 } bnp_geom;
 
 /* Where the op keeps its state. saved: mean[C] and biased variance[C] (floats, 64-byte
- * aligned each), then in training the winners' x (one float per output) and the position
- * bytes (one per output). scratch: per-plane partial sums (planes x 2 x B doubles), then per
- * thread four float vectors of C, cstride apart (the per-channel coefficients of its pass 2). */
+ * aligned each), then with the pool in training the winners' x (one float per output) and the
+ * position bytes (one per output). scratch: per-plane partial sums (planes x 2 x B doubles), then
+ * per thread NCOEF float vectors of C, cstride apart (the per-channel coefficients of its passes). */
 typedef struct {
     float *mean, *var, *xw;
     uint8_t *pos;
@@ -87,13 +99,22 @@ static bnp_mem mem(const tta_op *op, const bnp_geom *g) {
     size_t cb = al64(sizeof(float) * g->C), no = (size_t)g->N * g->C * g->OH * g->OW;
     m.mean = op->saved;
     m.var = (float *)((char *)op->saved + cb);
-    m.xw = op->train ? (float *)((char *)op->saved + 2 * cb) : NULL;
-    m.pos = op->train ? (uint8_t *)op->saved + 2 * cb + al64(no * sizeof(float)) : NULL;
+    m.xw = op->train && op->pool ? (float *)((char *)op->saved + 2 * cb) : NULL;
+    m.pos = op->train && op->pool ? (uint8_t *)op->saved + 2 * cb + al64(no * sizeof(float)) : NULL;
     m.part = op->scratch;
     m.cstride = (size_t)(g->C + 15) / 16 * 16;
     m.coef = (float *)((char *)op->scratch + al64((size_t)g->planes * 2 * g->B * sizeof(double)));
     return m;
 }
+
+/* Scratch of an op of geometry g: the partial sums, then each thread's coefficients. */
+static size_t scratch_bytes(const bnp_geom *g) {
+    return al64((size_t)g->planes * 2 * g->B * sizeof(double)) +
+           (size_t)g->T * NCOEF * ((size_t)(g->C + 15) / 16 * 16) * sizeof(float);
+}
+
+/* 1 / sqrt(var + eps) of a saved (float) variance: forward and backward take the same value. */
+static double rstd_of(float var, float eps) { return 1.0 / sqrt((double)var + (double)eps); }
 
 /* (cpu_internal.h) Blocked by 8 or 16 with vector kernels for it, even height and width. */
 int cpu_bn_pool_supported(void *ctx, tta_shape in) {
@@ -117,13 +138,32 @@ int cpu_bn_pool_init(cpu_ctx *c, tta_op *op, char *err, size_t errlen) {
     bnp_geom g = geom(c, op);
     size_t no = tta_shape_count(op->out);
     op->saved_bytes = 2 * al64(sizeof(float) * g.C) + (op->train ? al64(no * sizeof(float)) + no : 0);
-    op->scratch_bytes = al64((size_t)g.planes * 2 * g.B * sizeof(double)) +
-                        (size_t)g.T * 4 * ((size_t)(g.C + 15) / 16 * 16) * sizeof(float);
+    op->scratch_bytes = scratch_bytes(&g);
+    return 0;
+}
+
+/* (cpu_internal.h) Training, ReLU, no pool, blocked by 8 or 16 with vector kernels for it. */
+int cpu_bn_relu_taken(const cpu_ctx *c, const tta_op *op) {
+    int b = cpu_blocked(c, op->in);
+    return BNP_FAST && c->isa != CPU_ISA_BASE && (b == 8 || b == 16) && op->kind == TTA_OP_BN && op->train &&
+           op->relu && !op->pool && op->out.n == op->in.n && op->out.c == op->in.c && op->out.h == op->in.h &&
+           op->out.w == op->in.w;
+}
+
+/* (cpu_internal.h) impl holds the thread count the scratch is sized for; saved: the statistics. */
+int cpu_bn_relu_init(cpu_ctx *c, tta_op *op) {
+    assert(cpu_bn_relu_taken(c, op));
+    int *T = mallocCheck(sizeof *T);
+    *T = omp_get_max_threads();
+    op->impl = T;
+    bnp_geom g = geom(c, op);
+    op->saved_bytes = 2 * al64(sizeof(float) * g.C);
+    op->scratch_bytes = scratch_bytes(&g);
     return 0;
 }
 
 /* (cpu_internal.h) Frees impl. */
-void cpu_bn_pool_release(cpu_ctx *c, tta_op *op) {
+void cpu_bn_fused_release(cpu_ctx *c, tta_op *op) {
     (void)c;
     free(op->impl);
     op->impl = NULL;
@@ -290,6 +330,82 @@ AVX512_FN void bwd16(float *dinp, const float *dout, const uint8_t *pos, const f
     }
 }
 
+/* Without the pool. Forward pass 2: z of planes p0..p1, streaming stores. coef: mean, a, beta. */
+AVX512_FN void fwdz16(float *out, const float *x, const float *coef, size_t cstride, const bnp_geom *g, long p0,
+                      long p1) {
+    size_t isz = (size_t)g->H * g->W * 16;
+    const __m512 zero = _mm512_setzero_ps();
+    for (long p = p0; p < p1; p++) {
+        int c0 = (int)(p % g->CB) * 16;
+        __m512 m = _mm512_loadu_ps(coef + c0), a = _mm512_loadu_ps(coef + cstride + c0),
+               b = _mm512_loadu_ps(coef + 2 * cstride + c0);
+        const float *in = x + p * isz;
+        float *o = out + p * isz;
+        for (size_t i = 0; i < isz; i += 16) {
+            _mm_prefetch((const char *)(in + i) + PF_AHEAD, _MM_HINT_T0);
+            _mm512_stream_ps(o + i, Z16(_mm512_loadu_ps(in + i)));
+        }
+    }
+}
+
+/* The ReLU mask of x recomputed as the forward's Z16 did (coefficients m, a, b). */
+#define LIVE16(xv) _mm512_cmp_ps_mask(_mm512_fmadd_ps(_mm512_sub_ps((xv), m), a, b), zero, _CMP_GT_OQ)
+
+/* Without the pool. Backward pass 1: per plane, sum(dy) and sum(dy * (x - mean)) over the
+ * elements the ReLU passed, into part[p][0..1][16]. coef: mean, a (index 1), beta (index 4). */
+AVX512_FN void bstatsz16(double *part, const float *dout, const float *x, const float *coef, size_t cstride,
+                         const bnp_geom *g, long p0, long p1) {
+    size_t isz = (size_t)g->H * g->W * 16, rsz = (size_t)g->W * 16;
+    const __m512 zero = _mm512_setzero_ps();
+    for (long p = p0; p < p1; p++) {
+        int c0 = (int)(p % g->CB) * 16;
+        __m512 m = _mm512_loadu_ps(coef + c0), a = _mm512_loadu_ps(coef + cstride + c0),
+               b = _mm512_loadu_ps(coef + 4 * cstride + c0);
+        __m512d a0 = _mm512_setzero_pd(), a1 = a0, q0 = a0, q1 = a0;
+        for (int h = 0; h < g->H; h++) {
+            const float *r = x + p * isz + h * rsz, *d = dout + p * isz + h * rsz;
+            __m512 s = _mm512_setzero_ps(), q = s;
+            for (size_t i = 0; i < rsz; i += 16) {
+                _mm_prefetch((const char *)(r + i) + PF_AHEAD, _MM_HINT_T0);
+                _mm_prefetch((const char *)(d + i) + PF_AHEAD, _MM_HINT_T0);
+                __m512 xv = _mm512_loadu_ps(r + i);
+                __m512 dy = _mm512_maskz_loadu_ps(LIVE16(xv), d + i);
+                s = _mm512_add_ps(s, dy);
+                q = _mm512_fmadd_ps(dy, _mm512_sub_ps(xv, m), q);
+            }
+            a0 = _mm512_add_pd(a0, _mm512_cvtps_pd(_mm512_castps512_ps256(s)));
+            a1 = _mm512_add_pd(a1, _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(s), 1))));
+            q0 = _mm512_add_pd(q0, _mm512_cvtps_pd(_mm512_castps512_ps256(q)));
+            q1 = _mm512_add_pd(q1, _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(q), 1))));
+        }
+        double *o = part + (size_t)p * 32;
+        _mm512_storeu_pd(o, a0), _mm512_storeu_pd(o + 8, a1);
+        _mm512_storeu_pd(o + 16, q0), _mm512_storeu_pd(o + 24, q1);
+    }
+}
+
+/* Without the pool. Backward pass 2: dx = A dy + Bc (x - mean) + C2 of planes p0..p1, dy zero
+ * where the ReLU stopped it. coef: mean, A (= the forward's a), Bc, C2, beta. */
+AVX512_FN void bwdz16(float *dinp, const float *dout, const float *x, const float *coef, size_t cstride,
+                      const bnp_geom *g, long p0, long p1) {
+    size_t isz = (size_t)g->H * g->W * 16;
+    const __m512 zero = _mm512_setzero_ps();
+    for (long p = p0; p < p1; p++) {
+        int c0 = (int)(p % g->CB) * 16;
+        __m512 m = _mm512_loadu_ps(coef + c0), a = _mm512_loadu_ps(coef + cstride + c0),
+               Bc = _mm512_loadu_ps(coef + 2 * cstride + c0), C2 = _mm512_loadu_ps(coef + 3 * cstride + c0),
+               b = _mm512_loadu_ps(coef + 4 * cstride + c0);
+        size_t base = p * isz;
+        for (size_t i = base; i < base + isz; i += 16) {
+            _mm_prefetch((const char *)(x + i) + PF_AHEAD, _MM_HINT_T0);
+            _mm_prefetch((const char *)(dout + i) + PF_AHEAD, _MM_HINT_T0);
+            __m512 xv = _mm512_loadu_ps(x + i);
+            __m512 dy = _mm512_maskz_loadu_ps(LIVE16(xv), dout + i);
+            _mm512_stream_ps(dinp + i, _mm512_fmadd_ps(a, dy, _mm512_fmadd_ps(Bc, _mm512_sub_ps(xv, m), C2)));
+        }
+    }
+}
+
 /* ---- AVX2, nChw8c ---- */
 
 /* The 8 int32 lanes of v (each 0..255) as 8 bytes at p (cpu_pool.c's store_pos8). */
@@ -450,6 +566,82 @@ AVX2_FN void bwd8(float *dinp, const float *dout, const uint8_t *pos, const floa
         }
     }
 }
+
+/* fwdz16 on nChw8c. */
+AVX2_FN void fwdz8(float *out, const float *x, const float *coef, size_t cstride, const bnp_geom *g, long p0,
+                   long p1) {
+    size_t isz = (size_t)g->H * g->W * 8;
+    const __m256 zero = _mm256_setzero_ps();
+    for (long p = p0; p < p1; p++) {
+        int c0 = (int)(p % g->CB) * 8;
+        __m256 m = _mm256_loadu_ps(coef + c0), a = _mm256_loadu_ps(coef + cstride + c0),
+               b = _mm256_loadu_ps(coef + 2 * cstride + c0);
+        const float *in = x + p * isz;
+        float *o = out + p * isz;
+        for (size_t i = 0; i < isz; i += 8) {
+            if (i % 16 == 0) _mm_prefetch((const char *)(in + i) + PF_AHEAD, _MM_HINT_T0);
+            _mm256_stream_ps(o + i, Z8(_mm256_loadu_ps(in + i)));
+        }
+    }
+}
+
+/* LIVE16 on nChw8c: all ones where the ReLU passed. */
+#define LIVE8(xv) _mm256_cmp_ps(_mm256_fmadd_ps(_mm256_sub_ps((xv), m), a, b), zero, _CMP_GT_OQ)
+
+/* bstatsz16 on nChw8c. */
+AVX2_FN void bstatsz8(double *part, const float *dout, const float *x, const float *coef, size_t cstride,
+                      const bnp_geom *g, long p0, long p1) {
+    size_t isz = (size_t)g->H * g->W * 8, rsz = (size_t)g->W * 8;
+    const __m256 zero = _mm256_setzero_ps();
+    for (long p = p0; p < p1; p++) {
+        int c0 = (int)(p % g->CB) * 8;
+        __m256 m = _mm256_loadu_ps(coef + c0), a = _mm256_loadu_ps(coef + cstride + c0),
+               b = _mm256_loadu_ps(coef + 4 * cstride + c0);
+        __m256d a0 = _mm256_setzero_pd(), a1 = a0, q0 = a0, q1 = a0;
+        for (int h = 0; h < g->H; h++) {
+            const float *r = x + p * isz + h * rsz, *d = dout + p * isz + h * rsz;
+            __m256 s = _mm256_setzero_ps(), q = s;
+            for (size_t i = 0; i < rsz; i += 8) {
+                if (i % 16 == 0) {
+                    _mm_prefetch((const char *)(r + i) + PF_AHEAD, _MM_HINT_T0);
+                    _mm_prefetch((const char *)(d + i) + PF_AHEAD, _MM_HINT_T0);
+                }
+                __m256 xv = _mm256_loadu_ps(r + i);
+                __m256 dy = _mm256_and_ps(_mm256_loadu_ps(d + i), LIVE8(xv));
+                s = _mm256_add_ps(s, dy);
+                q = _mm256_fmadd_ps(dy, _mm256_sub_ps(xv, m), q);
+            }
+            ACC8(a0, a1, s);
+            ACC8(q0, q1, q);
+        }
+        double *o = part + (size_t)p * 16;
+        _mm256_storeu_pd(o, a0), _mm256_storeu_pd(o + 4, a1);
+        _mm256_storeu_pd(o + 8, q0), _mm256_storeu_pd(o + 12, q1);
+    }
+}
+
+/* bwdz16 on nChw8c. */
+AVX2_FN void bwdz8(float *dinp, const float *dout, const float *x, const float *coef, size_t cstride,
+                   const bnp_geom *g, long p0, long p1) {
+    size_t isz = (size_t)g->H * g->W * 8;
+    const __m256 zero = _mm256_setzero_ps();
+    for (long p = p0; p < p1; p++) {
+        int c0 = (int)(p % g->CB) * 8;
+        __m256 m = _mm256_loadu_ps(coef + c0), a = _mm256_loadu_ps(coef + cstride + c0),
+               Bc = _mm256_loadu_ps(coef + 2 * cstride + c0), C2 = _mm256_loadu_ps(coef + 3 * cstride + c0),
+               b = _mm256_loadu_ps(coef + 4 * cstride + c0);
+        size_t base = p * isz;
+        for (size_t i = base; i < base + isz; i += 8) {
+            if (i % 16 == 0) {
+                _mm_prefetch((const char *)(x + i) + PF_AHEAD, _MM_HINT_T0);
+                _mm_prefetch((const char *)(dout + i) + PF_AHEAD, _MM_HINT_T0);
+            }
+            __m256 xv = _mm256_loadu_ps(x + i);
+            __m256 dy = _mm256_and_ps(_mm256_loadu_ps(dout + i), LIVE8(xv));
+            _mm256_stream_ps(dinp + i, _mm256_fmadd_ps(a, dy, _mm256_fmadd_ps(Bc, _mm256_sub_ps(xv, m), C2)));
+        }
+    }
+}
 #endif /* BNP_FAST */
 
 /* Sums the per-plane partials of channel c (two sums: k = 0, 1) in plane order. */
@@ -464,21 +656,22 @@ static void channel_sums(const double *part, const bnp_geom *g, int c, double *s
     *s0 = a, *s1 = b;
 }
 
-/* (engine.h, bn_pool_forward) One region: pass 1, barrier, each thread's coefficients, pass 2. */
-void cpu_bn_pool_forward(void *ctx, tta_op *op, float *out, const float *inp, const float *gamma, const float *beta,
-                         float *run_mean, float *run_var) {
+/* The forward of a fused op (pooled or not): one region with pass 1, a barrier, each thread's
+ * coefficients, pass 2; then the running statistics. */
+static void fused_forward(cpu_ctx *c, tta_op *op, float *out, const float *inp, const float *gamma, const float *beta,
+                          float *run_mean, float *run_var) {
 #if BNP_FAST
-    cpu_ctx *c = ctx;
     bnp_geom g = geom(c, op);
     bnp_mem mm = mem(op, &g);
-    int train = op->train, avx512 = g.B == 16;
+    int train = op->train, avx512 = g.B == 16, pool = op->pool;
     assert(avx512 ? c->isa == CPU_ISA_AVX512 : c->isa != CPU_ISA_BASE);
+    assert(pool || ((uintptr_t)out & 63) == 0); /* full-line streaming stores */
     double M = (double)g.N * g.H * g.W;
 #pragma omp parallel num_threads(g.T)
     {
         int t = omp_get_thread_num(), nt = omp_get_num_threads();
         long p0 = g.planes * t / nt, p1 = g.planes * (t + 1) / nt;
-        float *cf = mm.coef + (size_t)t * 4 * mm.cstride;
+        float *cf = mm.coef + (size_t)t * NCOEF * mm.cstride;
         if (train) {
             if (avx512)
                 stats16(mm.part, inp, &g, p0, p1);
@@ -487,30 +680,33 @@ void cpu_bn_pool_forward(void *ctx, tta_op *op, float *out, const float *inp, co
 #pragma omp barrier
         }
         for (int ch = 0; ch < g.C; ch++) {
-            double mu, var;
+            float mu, var;
             if (train) {
                 double s, q;
                 channel_sums(mm.part, &g, ch, &s, &q);
                 /* K: the channel's first value (stats16/stats8) */
-                double K = inp[cpu_offset(g.B, op->in, 0, ch, 0, 0)], d = s / M;
-                mu = K + d;
-                var = q / M - d * d;
-                if (var < 0) var = 0;
-                if (t == 0) mm.mean[ch] = (float)mu, mm.var[ch] = (float)var;
+                double K = inp[cpu_offset(g.B, op->in, 0, ch, 0, 0)], d = s / M, v = q / M - d * d;
+                mu = (float)(K + d);
+                var = (float)(v < 0 ? 0 : v);
+                if (t == 0) mm.mean[ch] = mu, mm.var[ch] = var;
             } else {
                 mu = run_mean[ch];
                 var = run_var[ch];
             }
-            double rstd = 1.0 / sqrt(var + (double)op->eps);
-            cf[ch] = (float)mu;
-            cf[mm.cstride + ch] = (float)(gamma[ch] * rstd);
+            cf[ch] = mu;
+            cf[mm.cstride + ch] = (float)(gamma[ch] * rstd_of(var, op->eps));
             cf[2 * mm.cstride + ch] = beta[ch];
         }
-        if (avx512)
+        if (pool && avx512)
             fwd16(out, mm.xw, mm.pos, inp, cf, mm.cstride, &g, p0, p1);
-        else
+        else if (pool)
             fwd8(out, mm.xw, mm.pos, inp, cf, mm.cstride, &g, p0, p1);
+        else if (avx512)
+            fwdz16(out, inp, cf, mm.cstride, &g, p0, p1);
+        else
+            fwdz8(out, inp, cf, mm.cstride, &g, p0, p1);
     }
+    if (!pool) _mm_sfence(); /* the streaming stores are visible before the next layer reads them */
     if (train && run_mean && run_var) { /* as cpu_bn_forward: PyTorch's unbiased variance */
         double unbias = M > 1 ? M / (M - 1) : 1.0, mo = op->momentum;
         for (int i = 0; i < g.C; i++) {
@@ -519,38 +715,48 @@ void cpu_bn_pool_forward(void *ctx, tta_op *op, float *out, const float *inp, co
         }
     }
 #else
-    (void)ctx, (void)op, (void)out, (void)inp, (void)gamma, (void)beta, (void)run_mean, (void)run_var;
-    assert(!"bn_pool on a build without the vector kernels");
+    (void)c, (void)op, (void)out, (void)inp, (void)gamma, (void)beta, (void)run_mean, (void)run_var;
+    assert(!"fused batch norm on a build without the vector kernels");
 #endif
 }
 
-/* (engine.h, bn_pool_backward) One region: pass 1 on the pooled grid, barrier, each thread's
- * coefficients (thread 0 writes dgamma, dbeta), pass 2 writing dx where an input gradient is wanted. */
-void cpu_bn_pool_backward(void *ctx, tta_op *op, float *dinp, float *dgamma, float *dbeta, const float *dout,
-                          const float *inp, const float *gamma) {
+/* The backward of a fused op: one region with pass 1 (on the pooled grid, or on the whole map
+ * with the ReLU mask recomputed from x), a barrier, each thread's coefficients (thread 0 writes
+ * dgamma, dbeta), pass 2 writing dx where an input gradient is wanted. */
+static void fused_backward(cpu_ctx *c, tta_op *op, float *dinp, float *dgamma, float *dbeta, const float *dout,
+                           const float *inp, const float *gamma, const float *beta) {
 #if BNP_FAST
-    cpu_ctx *c = ctx;
     assert(op->train && op->saved);
     bnp_geom g = geom(c, op);
     bnp_mem mm = mem(op, &g);
-    int avx512 = g.B == 16, want = op->need_dinp && dinp;
+    int avx512 = g.B == 16, want = op->need_dinp && dinp, pool = op->pool;
     assert(!want || ((uintptr_t)dinp & 63) == 0); /* full-line streaming stores */
     double M = (double)g.N * g.H * g.W;
 #pragma omp parallel num_threads(g.T)
     {
         int t = omp_get_thread_num(), nt = omp_get_num_threads();
         long p0 = g.planes * t / nt, p1 = g.planes * (t + 1) / nt;
-        float *cf = mm.coef + (size_t)t * 4 * mm.cstride;
-        if (avx512)
+        float *cf = mm.coef + (size_t)t * NCOEF * mm.cstride;
+        if (!pool) /* the forward's mean, a, beta: its ReLU mask */
+            for (int ch = 0; ch < g.C; ch++) {
+                cf[ch] = mm.mean[ch];
+                cf[mm.cstride + ch] = (float)(gamma[ch] * rstd_of(mm.var[ch], op->eps));
+                cf[4 * mm.cstride + ch] = beta[ch];
+            }
+        if (pool && avx512)
             bstats16(mm.part, dout, mm.xw, mm.pos, mm.mean, &g, p0, p1);
-        else
+        else if (pool)
             bstats8(mm.part, dout, mm.xw, mm.pos, mm.mean, &g, p0, p1);
+        else if (avx512)
+            bstatsz16(mm.part, dout, inp, cf, mm.cstride, &g, p0, p1);
+        else
+            bstatsz8(mm.part, dout, inp, cf, mm.cstride, &g, p0, p1);
 #pragma omp barrier
         /* dx = A dy + Bc (x - mean) + C2: mean, A, Bc, C2 */
         for (int ch = 0; ch < g.C; ch++) {
             double sdy, sdyx;
             channel_sums(mm.part, &g, ch, &sdy, &sdyx);
-            double rstd = 1.0 / sqrt((double)mm.var[ch] + (double)op->eps), gr = gamma[ch] * rstd;
+            double rstd = rstd_of(mm.var[ch], op->eps), gr = gamma[ch] * rstd;
             if (t == 0) {
                 dgamma[ch] = (float)(sdyx * rstd);
                 dbeta[ch] = (float)sdy;
@@ -560,16 +766,46 @@ void cpu_bn_pool_backward(void *ctx, tta_op *op, float *dinp, float *dgamma, flo
             cf[2 * mm.cstride + ch] = (float)(-gr * rstd * rstd * sdyx / M);
             cf[3 * mm.cstride + ch] = (float)(-gr * sdy / M);
         }
-        if (want) {
-            if (avx512)
-                bwd16(dinp, dout, mm.pos, inp, cf, mm.cstride, &g, p0, p1);
-            else
-                bwd8(dinp, dout, mm.pos, inp, cf, mm.cstride, &g, p0, p1);
-        }
+        if (want && pool && avx512)
+            bwd16(dinp, dout, mm.pos, inp, cf, mm.cstride, &g, p0, p1);
+        else if (want && pool)
+            bwd8(dinp, dout, mm.pos, inp, cf, mm.cstride, &g, p0, p1);
+        else if (want && avx512)
+            bwdz16(dinp, dout, inp, cf, mm.cstride, &g, p0, p1);
+        else if (want)
+            bwdz8(dinp, dout, inp, cf, mm.cstride, &g, p0, p1);
     }
     _mm_sfence(); /* the streaming stores are globally visible before the next layer reads them */
 #else
-    (void)ctx, (void)op, (void)dinp, (void)dgamma, (void)dbeta, (void)dout, (void)inp, (void)gamma;
-    assert(!"bn_pool on a build without the vector kernels");
+    (void)c, (void)op, (void)dinp, (void)dgamma, (void)dbeta, (void)dout, (void)inp, (void)gamma, (void)beta;
+    assert(!"fused batch norm on a build without the vector kernels");
 #endif
+}
+
+/* (engine.h, bn_pool_forward) fused_forward. */
+void cpu_bn_pool_forward(void *ctx, tta_op *op, float *out, const float *inp, const float *gamma, const float *beta,
+                         float *run_mean, float *run_var) {
+    assert(op->pool);
+    fused_forward(ctx, op, out, inp, gamma, beta, run_mean, run_var);
+}
+
+/* (engine.h, bn_pool_backward) fused_backward. */
+void cpu_bn_pool_backward(void *ctx, tta_op *op, float *dinp, float *dgamma, float *dbeta, const float *dout,
+                          const float *inp, const float *gamma) {
+    assert(op->pool);
+    fused_backward(ctx, op, dinp, dgamma, dbeta, dout, inp, gamma, NULL);
+}
+
+/* (cpu_internal.h) fused_forward. */
+void cpu_bn_relu_forward(cpu_ctx *c, tta_op *op, float *out, const float *inp, const float *gamma, const float *beta,
+                         float *run_mean, float *run_var) {
+    assert(cpu_bn_relu_taken(c, op));
+    fused_forward(c, op, out, inp, gamma, beta, run_mean, run_var);
+}
+
+/* (cpu_internal.h) fused_backward; dout is read only. */
+void cpu_bn_relu_backward(cpu_ctx *c, tta_op *op, float *dinp, float *dgamma, float *dbeta, const float *dout,
+                          const float *inp, const float *gamma, const float *beta) {
+    assert(cpu_bn_relu_taken(c, op));
+    fused_backward(c, op, dinp, dgamma, dbeta, dout, inp, gamma, beta);
 }
