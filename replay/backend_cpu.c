@@ -31,7 +31,7 @@
  * what to take off the allocator's total (c->allocated). */
 static void *cpu_alloc(void *ctx, size_t bytes) {
     cpu_ctx *c = ctx;
-    size_t rounded = (bytes + 63) / 64 * 64;
+    size_t rounded = cpu_align64(bytes);
     if (!rounded) rounded = 64;
     char *p = aligned_alloc(64, rounded + 64);
     if (!p) {

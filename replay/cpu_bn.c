@@ -46,20 +46,13 @@
 
 #include "common/check.h"
 #include "replay/cpu_internal.h"
+#include "replay/cpu_simd.h"
 
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#define BNP_FAST 1
-#else
-#define BNP_FAST 0
-#endif
+#define BNP_FAST CPU_SIMD_X86
 
 /* Per-channel coefficient vectors per thread: mean, then a (forward) or A, Bc, C2 (backward),
  * and beta (both: the ReLU mask of the backward without the pool). */
 enum { NCOEF = 5 };
-
-/* n rounded up to a whole number of 64-byte lines. */
-static size_t al64(size_t n) { return (n + 63) / 64 * 64; }
 
 /* Shapes of one fused op as this file walks them. */
 typedef struct {
@@ -96,20 +89,20 @@ static bnp_geom geom(const cpu_ctx *c, const tta_op *op) {
 /* The parts of op->saved and op->scratch (the layout above). */
 static bnp_mem mem(const tta_op *op, const bnp_geom *g) {
     bnp_mem m;
-    size_t cb = al64(sizeof(float) * g->C), no = (size_t)g->N * g->C * g->OH * g->OW;
+    size_t cb = cpu_align64(sizeof(float) * g->C), no = (size_t)g->N * g->C * g->OH * g->OW;
     m.mean = op->saved;
     m.var = (float *)((char *)op->saved + cb);
     m.xw = op->train && op->pool ? (float *)((char *)op->saved + 2 * cb) : NULL;
-    m.pos = op->train && op->pool ? (uint8_t *)op->saved + 2 * cb + al64(no * sizeof(float)) : NULL;
+    m.pos = op->train && op->pool ? (uint8_t *)op->saved + 2 * cb + cpu_align64(no * sizeof(float)) : NULL;
     m.part = op->scratch;
     m.cstride = (size_t)(g->C + 15) / 16 * 16;
-    m.coef = (float *)((char *)op->scratch + al64((size_t)g->planes * 2 * g->B * sizeof(double)));
+    m.coef = (float *)((char *)op->scratch + cpu_align64((size_t)g->planes * 2 * g->B * sizeof(double)));
     return m;
 }
 
 /* Scratch of an op of geometry g: the partial sums, then each thread's coefficients. */
 static size_t scratch_bytes(const bnp_geom *g) {
-    return al64((size_t)g->planes * 2 * g->B * sizeof(double)) +
+    return cpu_align64((size_t)g->planes * 2 * g->B * sizeof(double)) +
            (size_t)g->T * NCOEF * ((size_t)(g->C + 15) / 16 * 16) * sizeof(float);
 }
 
@@ -137,7 +130,7 @@ int cpu_bn_pool_init(cpu_ctx *c, tta_op *op, char *err, size_t errlen) {
     op->impl = T;
     bnp_geom g = geom(c, op);
     size_t no = tta_shape_count(op->out);
-    op->saved_bytes = 2 * al64(sizeof(float) * g.C) + (op->train ? al64(no * sizeof(float)) + no : 0);
+    op->saved_bytes = 2 * cpu_align64(sizeof(float) * g.C) + (op->train ? cpu_align64(no * sizeof(float)) + no : 0);
     op->scratch_bytes = scratch_bytes(&g);
     return 0;
 }
@@ -157,7 +150,7 @@ int cpu_bn_relu_init(cpu_ctx *c, tta_op *op) {
     *T = omp_get_max_threads();
     op->impl = T;
     bnp_geom g = geom(c, op);
-    op->saved_bytes = 2 * al64(sizeof(float) * g.C);
+    op->saved_bytes = 2 * cpu_align64(sizeof(float) * g.C);
     op->scratch_bytes = scratch_bytes(&g);
     return 0;
 }
@@ -172,10 +165,15 @@ void cpu_bn_fused_release(cpu_ctx *c, tta_op *op) {
 #if BNP_FAST
 #define AVX2_FN static CPU_TARGET_AVX2
 #define AVX512_FN static CPU_TARGET_AVX512
-/* Reads are prefetched this far ahead of each stream (as cpu_pool.c's forward). */
-enum { PF_AHEAD = 2048 };
 
 /* ---- AVX-512, nChw16c ---- */
+
+/* Adds the 16 floats of s into the 16 doubles lo (lanes 0-7), hi (lanes 8-15). */
+#define ACC16(lo, hi, s)                                                                                          \
+    do {                                                                                                          \
+        lo = _mm512_add_pd(lo, _mm512_cvtps_pd(_mm512_castps512_ps256(s)));                                       \
+        hi = _mm512_add_pd(hi, _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(s), 1)))); \
+    } while (0)
 
 /* Pass 1 forward: per plane, the sums of (x - K) and (x - K)^2 over its pixels, K the channel's
  * first value (plane cb of sample 0, pixel 0), into part[p][0][16] and part[p][1][16]. */
@@ -190,8 +188,8 @@ AVX512_FN void stats16(double *part, const float *x, const bnp_geom *g, long p0,
             __m512 s = _mm512_setzero_ps(), s2 = s, q = s, qq = s;
             int w = 0;
             for (; w + 1 < g->W; w += 2) {
-                _mm_prefetch((const char *)(r + 16 * w) + PF_AHEAD, _MM_HINT_T0);
-                _mm_prefetch((const char *)(r + 16 * w) + PF_AHEAD + 64, _MM_HINT_T0);
+                _mm_prefetch((const char *)(r + 16 * w) + CPU_PF_AHEAD, _MM_HINT_T0);
+                _mm_prefetch((const char *)(r + 16 * w) + CPU_PF_AHEAD + 64, _MM_HINT_T0);
                 __m512 d = _mm512_sub_ps(_mm512_loadu_ps(r + 16 * w), k);
                 __m512 e = _mm512_sub_ps(_mm512_loadu_ps(r + 16 * w + 16), k);
                 s = _mm512_add_ps(s, d);
@@ -206,10 +204,8 @@ AVX512_FN void stats16(double *part, const float *x, const bnp_geom *g, long p0,
             }
             s = _mm512_add_ps(s, s2);
             q = _mm512_add_ps(q, qq);
-            a0 = _mm512_add_pd(a0, _mm512_cvtps_pd(_mm512_castps512_ps256(s)));
-            a1 = _mm512_add_pd(a1, _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(s), 1))));
-            q0 = _mm512_add_pd(q0, _mm512_cvtps_pd(_mm512_castps512_ps256(q)));
-            q1 = _mm512_add_pd(q1, _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(q), 1))));
+            ACC16(a0, a1, s);
+            ACC16(q0, q1, q);
         }
         double *o = part + (size_t)p * 32;
         _mm512_storeu_pd(o, a0), _mm512_storeu_pd(o + 8, a1);
@@ -242,10 +238,10 @@ AVX512_FN void fwd16(float *out, float *xw, uint8_t *pos, const float *x, const 
             const float *r0 = x + p * isz + (size_t)2 * oh * g->W * 16, *r1 = r0 + (size_t)g->W * 16;
             size_t o = p * osz + (size_t)oh * g->OW * 16;
             for (int ow = 0; ow < g->OW; ow++, o += 16) {
-                _mm_prefetch((const char *)(r0 + 32 * ow) + PF_AHEAD, _MM_HINT_T0);
-                _mm_prefetch((const char *)(r0 + 32 * ow) + PF_AHEAD + 64, _MM_HINT_T0);
-                _mm_prefetch((const char *)(r1 + 32 * ow) + PF_AHEAD, _MM_HINT_T0);
-                _mm_prefetch((const char *)(r1 + 32 * ow) + PF_AHEAD + 64, _MM_HINT_T0);
+                _mm_prefetch((const char *)(r0 + 32 * ow) + CPU_PF_AHEAD, _MM_HINT_T0);
+                _mm_prefetch((const char *)(r0 + 32 * ow) + CPU_PF_AHEAD + 64, _MM_HINT_T0);
+                _mm_prefetch((const char *)(r1 + 32 * ow) + CPU_PF_AHEAD, _MM_HINT_T0);
+                _mm_prefetch((const char *)(r1 + 32 * ow) + CPU_PF_AHEAD + 64, _MM_HINT_T0);
                 __m512 x0 = _mm512_loadu_ps(r0 + 32 * ow), x1 = _mm512_loadu_ps(r0 + 32 * ow + 16);
                 __m512 x2 = _mm512_loadu_ps(r1 + 32 * ow), x3 = _mm512_loadu_ps(r1 + 32 * ow + 16);
                 __m512 best = Z16(x0), bx = x0;
@@ -282,10 +278,8 @@ AVX512_FN void bstats16(double *part, const float *dout, const float *xw, const 
                 s = _mm512_add_ps(s, dy);
                 q = _mm512_fmadd_ps(dy, _mm512_sub_ps(_mm512_loadu_ps(xw + o), m), q);
             }
-            a0 = _mm512_add_pd(a0, _mm512_cvtps_pd(_mm512_castps512_ps256(s)));
-            a1 = _mm512_add_pd(a1, _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(s), 1))));
-            q0 = _mm512_add_pd(q0, _mm512_cvtps_pd(_mm512_castps512_ps256(q)));
-            q1 = _mm512_add_pd(q1, _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(q), 1))));
+            ACC16(a0, a1, s);
+            ACC16(q0, q1, q);
         }
         double *o = part + (size_t)p * 32;
         _mm512_storeu_pd(o, a0), _mm512_storeu_pd(o + 8, a1);
@@ -313,10 +307,10 @@ AVX512_FN void bwd16(float *dinp, const float *dout, const uint8_t *pos, const f
             const float *r0 = x + p * isz + (size_t)2 * oh * g->W * 16, *r1 = r0 + (size_t)g->W * 16;
             size_t o = p * osz + (size_t)oh * g->OW * 16;
             for (int ow = 0; ow < g->OW; ow++, o += 16) {
-                _mm_prefetch((const char *)(r0 + 32 * ow) + PF_AHEAD, _MM_HINT_T0);
-                _mm_prefetch((const char *)(r0 + 32 * ow) + PF_AHEAD + 64, _MM_HINT_T0);
-                _mm_prefetch((const char *)(r1 + 32 * ow) + PF_AHEAD, _MM_HINT_T0);
-                _mm_prefetch((const char *)(r1 + 32 * ow) + PF_AHEAD + 64, _MM_HINT_T0);
+                _mm_prefetch((const char *)(r0 + 32 * ow) + CPU_PF_AHEAD, _MM_HINT_T0);
+                _mm_prefetch((const char *)(r0 + 32 * ow) + CPU_PF_AHEAD + 64, _MM_HINT_T0);
+                _mm_prefetch((const char *)(r1 + 32 * ow) + CPU_PF_AHEAD, _MM_HINT_T0);
+                _mm_prefetch((const char *)(r1 + 32 * ow) + CPU_PF_AHEAD + 64, _MM_HINT_T0);
                 __m128i q = _mm_loadu_si128((const __m128i *)(pos + o));
                 __mmask16 live = _mm_test_epi8_mask(q, _mm_set1_epi8(4));
                 __m512 d = _mm512_maskz_loadu_ps(live, dout + o);
@@ -342,7 +336,7 @@ AVX512_FN void fwdz16(float *out, const float *x, const float *coef, size_t cstr
         const float *in = x + p * isz;
         float *o = out + p * isz;
         for (size_t i = 0; i < isz; i += 16) {
-            _mm_prefetch((const char *)(in + i) + PF_AHEAD, _MM_HINT_T0);
+            _mm_prefetch((const char *)(in + i) + CPU_PF_AHEAD, _MM_HINT_T0);
             _mm512_stream_ps(o + i, Z16(_mm512_loadu_ps(in + i)));
         }
     }
@@ -366,17 +360,15 @@ AVX512_FN void bstatsz16(double *part, const float *dout, const float *x, const 
             const float *r = x + p * isz + h * rsz, *d = dout + p * isz + h * rsz;
             __m512 s = _mm512_setzero_ps(), q = s;
             for (size_t i = 0; i < rsz; i += 16) {
-                _mm_prefetch((const char *)(r + i) + PF_AHEAD, _MM_HINT_T0);
-                _mm_prefetch((const char *)(d + i) + PF_AHEAD, _MM_HINT_T0);
+                _mm_prefetch((const char *)(r + i) + CPU_PF_AHEAD, _MM_HINT_T0);
+                _mm_prefetch((const char *)(d + i) + CPU_PF_AHEAD, _MM_HINT_T0);
                 __m512 xv = _mm512_loadu_ps(r + i);
                 __m512 dy = _mm512_maskz_loadu_ps(LIVE16(xv), d + i);
                 s = _mm512_add_ps(s, dy);
                 q = _mm512_fmadd_ps(dy, _mm512_sub_ps(xv, m), q);
             }
-            a0 = _mm512_add_pd(a0, _mm512_cvtps_pd(_mm512_castps512_ps256(s)));
-            a1 = _mm512_add_pd(a1, _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(s), 1))));
-            q0 = _mm512_add_pd(q0, _mm512_cvtps_pd(_mm512_castps512_ps256(q)));
-            q1 = _mm512_add_pd(q1, _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(q), 1))));
+            ACC16(a0, a1, s);
+            ACC16(q0, q1, q);
         }
         double *o = part + (size_t)p * 32;
         _mm512_storeu_pd(o, a0), _mm512_storeu_pd(o + 8, a1);
@@ -397,8 +389,8 @@ AVX512_FN void bwdz16(float *dinp, const float *dout, const float *x, const floa
                b = _mm512_loadu_ps(coef + 4 * cstride + c0);
         size_t base = p * isz;
         for (size_t i = base; i < base + isz; i += 16) {
-            _mm_prefetch((const char *)(x + i) + PF_AHEAD, _MM_HINT_T0);
-            _mm_prefetch((const char *)(dout + i) + PF_AHEAD, _MM_HINT_T0);
+            _mm_prefetch((const char *)(x + i) + CPU_PF_AHEAD, _MM_HINT_T0);
+            _mm_prefetch((const char *)(dout + i) + CPU_PF_AHEAD, _MM_HINT_T0);
             __m512 xv = _mm512_loadu_ps(x + i);
             __m512 dy = _mm512_maskz_loadu_ps(LIVE16(xv), dout + i);
             _mm512_stream_ps(dinp + i, _mm512_fmadd_ps(a, dy, _mm512_fmadd_ps(Bc, _mm512_sub_ps(xv, m), C2)));
@@ -407,14 +399,6 @@ AVX512_FN void bwdz16(float *dinp, const float *dout, const float *x, const floa
 }
 
 /* ---- AVX2, nChw8c ---- */
-
-/* The 8 int32 lanes of v (each 0..255) as 8 bytes at p (cpu_pool.c's store_pos8). */
-static inline __attribute__((always_inline)) CPU_TARGET_AVX2 void store_pos8(uint8_t *p, __m256i v) {
-    const __m256i pick = _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 4, 8, 12, -1, -1,
-                                          -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
-    __m256i b = _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(v, pick), _mm256_setr_epi32(0, 4, 1, 1, 1, 1, 1, 1));
-    _mm_storel_epi64((__m128i *)p, _mm256_castsi256_si128(b));
-}
 
 /* Adds the 8 floats of s into the 8 doubles lo, hi. */
 #define ACC8(lo, hi, s)                                                   \
@@ -435,7 +419,7 @@ AVX2_FN void stats8(double *part, const float *x, const bnp_geom *g, long p0, lo
             __m256 s = _mm256_setzero_ps(), s2 = s, q = s, qq = s;
             int w = 0;
             for (; w + 1 < g->W; w += 2) {
-                _mm_prefetch((const char *)(r + 8 * w) + PF_AHEAD, _MM_HINT_T0);
+                _mm_prefetch((const char *)(r + 8 * w) + CPU_PF_AHEAD, _MM_HINT_T0);
                 __m256 d = _mm256_sub_ps(_mm256_loadu_ps(r + 8 * w), k);
                 __m256 e = _mm256_sub_ps(_mm256_loadu_ps(r + 8 * w + 8), k);
                 s = _mm256_add_ps(s, d);
@@ -482,8 +466,8 @@ AVX2_FN void fwd8(float *out, float *xw, uint8_t *pos, const float *x, const flo
             const float *r0 = x + p * isz + (size_t)2 * oh * g->W * 8, *r1 = r0 + (size_t)g->W * 8;
             size_t o = p * osz + (size_t)oh * g->OW * 8;
             for (int ow = 0; ow < g->OW; ow++, o += 8) {
-                _mm_prefetch((const char *)(r0 + 16 * ow) + PF_AHEAD, _MM_HINT_T0);
-                _mm_prefetch((const char *)(r1 + 16 * ow) + PF_AHEAD, _MM_HINT_T0);
+                _mm_prefetch((const char *)(r0 + 16 * ow) + CPU_PF_AHEAD, _MM_HINT_T0);
+                _mm_prefetch((const char *)(r1 + 16 * ow) + CPU_PF_AHEAD, _MM_HINT_T0);
                 __m256 x0 = _mm256_loadu_ps(r0 + 16 * ow), x1 = _mm256_loadu_ps(r0 + 16 * ow + 8);
                 __m256 x2 = _mm256_loadu_ps(r1 + 16 * ow), x3 = _mm256_loadu_ps(r1 + 16 * ow + 8);
                 __m256 best = Z8(x0), bx = x0;
@@ -496,7 +480,7 @@ AVX2_FN void fwd8(float *out, float *xw, uint8_t *pos, const float *x, const flo
                     __m256i live = _mm256_castps_si256(_mm256_cmp_ps(best, zero, _CMP_GT_OQ));
                     at = _mm256_or_si256(at, _mm256_and_si256(live, _mm256_set1_epi32(4)));
                     _mm256_storeu_ps(xw + o, bx);
-                    store_pos8(pos + o, at);
+                    cpu_store_pos8(pos + o, at);
                 }
             }
         }
@@ -552,8 +536,8 @@ AVX2_FN void bwd8(float *dinp, const float *dout, const uint8_t *pos, const floa
             const float *r0 = x + p * isz + (size_t)2 * oh * g->W * 8, *r1 = r0 + (size_t)g->W * 8;
             size_t o = p * osz + (size_t)oh * g->OW * 8;
             for (int ow = 0; ow < g->OW; ow++, o += 8) {
-                _mm_prefetch((const char *)(r0 + 16 * ow) + PF_AHEAD, _MM_HINT_T0);
-                _mm_prefetch((const char *)(r1 + 16 * ow) + PF_AHEAD, _MM_HINT_T0);
+                _mm_prefetch((const char *)(r0 + 16 * ow) + CPU_PF_AHEAD, _MM_HINT_T0);
+                _mm_prefetch((const char *)(r1 + 16 * ow) + CPU_PF_AHEAD, _MM_HINT_T0);
                 __m256i q = LOADPOS8(pos + o);
                 __m256i live = _mm256_cmpeq_epi32(_mm256_and_si256(q, four), four);
                 __m256 d = _mm256_and_ps(_mm256_loadu_ps(dout + o), _mm256_castsi256_ps(live));
@@ -579,7 +563,7 @@ AVX2_FN void fwdz8(float *out, const float *x, const float *coef, size_t cstride
         const float *in = x + p * isz;
         float *o = out + p * isz;
         for (size_t i = 0; i < isz; i += 8) {
-            if (i % 16 == 0) _mm_prefetch((const char *)(in + i) + PF_AHEAD, _MM_HINT_T0);
+            if (i % 16 == 0) _mm_prefetch((const char *)(in + i) + CPU_PF_AHEAD, _MM_HINT_T0);
             _mm256_stream_ps(o + i, Z8(_mm256_loadu_ps(in + i)));
         }
     }
@@ -603,8 +587,8 @@ AVX2_FN void bstatsz8(double *part, const float *dout, const float *x, const flo
             __m256 s = _mm256_setzero_ps(), q = s;
             for (size_t i = 0; i < rsz; i += 8) {
                 if (i % 16 == 0) {
-                    _mm_prefetch((const char *)(r + i) + PF_AHEAD, _MM_HINT_T0);
-                    _mm_prefetch((const char *)(d + i) + PF_AHEAD, _MM_HINT_T0);
+                    _mm_prefetch((const char *)(r + i) + CPU_PF_AHEAD, _MM_HINT_T0);
+                    _mm_prefetch((const char *)(d + i) + CPU_PF_AHEAD, _MM_HINT_T0);
                 }
                 __m256 xv = _mm256_loadu_ps(r + i);
                 __m256 dy = _mm256_and_ps(_mm256_loadu_ps(d + i), LIVE8(xv));
@@ -633,8 +617,8 @@ AVX2_FN void bwdz8(float *dinp, const float *dout, const float *x, const float *
         size_t base = p * isz;
         for (size_t i = base; i < base + isz; i += 8) {
             if (i % 16 == 0) {
-                _mm_prefetch((const char *)(x + i) + PF_AHEAD, _MM_HINT_T0);
-                _mm_prefetch((const char *)(dout + i) + PF_AHEAD, _MM_HINT_T0);
+                _mm_prefetch((const char *)(x + i) + CPU_PF_AHEAD, _MM_HINT_T0);
+                _mm_prefetch((const char *)(dout + i) + CPU_PF_AHEAD, _MM_HINT_T0);
             }
             __m256 xv = _mm256_loadu_ps(x + i);
             __m256 dy = _mm256_and_ps(_mm256_loadu_ps(dout + i), LIVE8(xv));

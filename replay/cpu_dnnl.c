@@ -66,8 +66,6 @@ void cpu_md(const cpu_ctx *c, dnnl_memory_desc_t *md, tta_shape s) {
                                             b == 16 ? dnnl_nChw16c : b == 8 ? dnnl_nChw8c : dnnl_nchw));
 }
 
-static size_t align64(size_t x) { return (x + 63) / 64 * 64; }
-
 /* Creates the primitive for an op descriptor; 0, or -1 with a message when oneDNN has no
  * implementation (an unsupported shape is a user error, not a bug). */
 static int prim_create(cpu_ctx *c, prim_t *p, const void *desc, int relu,
@@ -254,7 +252,7 @@ int cpu_conv_init(cpu_ctx *c, tta_op *op, char *err, size_t errlen) {
         if (reorder_create(c, &ci->reorder_wf, &wuser, wf, "conv weights", err, errlen)) return -1;
         prim_bind(c, &ci->reorder_wf, reorder_args, 2);
         ci->wf_off = saved;
-        saved += align64(dnnl_memory_desc_get_size(wf));
+        saved += cpu_align64(dnnl_memory_desc_get_size(wf));
         scratch = max_sz(scratch, ci->reorder_wf.scratch_bytes);
     }
     if (op->train && !op->need_dinp && !cpu_blocked(c, op->in) && cpu_blocked(c, op->out) &&
@@ -282,7 +280,7 @@ int cpu_conv_init(cpu_ctx *c, tta_op *op, char *err, size_t errlen) {
                     return -1;
                 prim_bind(c, &ci->reorder_wbd, reorder_args, 2);
                 ci->wbd_off = saved;
-                saved += align64(dnnl_memory_desc_get_size(wb));
+                saved += cpu_align64(dnnl_memory_desc_get_size(wb));
                 scratch = max_sz(scratch, ci->reorder_wbd.scratch_bytes);
             }
         }
@@ -307,14 +305,14 @@ int cpu_conv_init(cpu_ctx *c, tta_op *op, char *err, size_t errlen) {
             sp = max_sz(sp, ci->reorder_dout.scratch_bytes);
         }
         /* scratch while backward runs: [scratchpad][blocked dw][NCHW dout] */
-        size_t end = align64(sp);
+        size_t end = cpu_align64(sp);
         if (ci->reorder_dw.prim) {
             ci->dw_off = end;
-            end += align64(dnnl_memory_desc_get_size(dw));
+            end += cpu_align64(dnnl_memory_desc_get_size(dw));
         }
         if (ci->dout_off != SIZE_MAX) {
             ci->dout_off = end;
-            end += align64(tta_shape_count(op->out) * sizeof(float));
+            end += cpu_align64(tta_shape_count(op->out) * sizeof(float));
         }
         scratch = max_sz(scratch, end);
     }
@@ -423,10 +421,10 @@ int cpu_bn_init(cpu_ctx *c, tta_op *op, char *err, size_t errlen) {
     prim_bind(c, &bi->fwd, fargs, 7);
     size_t saved = 0, scratch = bi->fwd.scratch_bytes;
     if (op->train) {
-        saved = 2 * align64(sizeof(float) * op->in.c); /* batch mean, batch variance */
+        saved = 2 * cpu_align64(sizeof(float) * op->in.c); /* batch mean, batch variance */
         bi->ws_off = saved;
         const dnnl_memory_desc_t *ws = dnnl_primitive_desc_query_md(bi->fwd.pd, dnnl_query_workspace_md, 0);
-        if (ws && ws->ndims) saved += align64(dnnl_memory_desc_get_size(ws));
+        if (ws && ws->ndims) saved += cpu_align64(dnnl_memory_desc_get_size(ws));
         dnnl_batch_normalization_desc_t b;
         DNNL_CHECK(dnnl_batch_normalization_backward_desc_init(&b, dnnl_backward, &data, &data,
                                                                op->eps, flags & ~dnnl_use_global_stats));
@@ -439,7 +437,7 @@ int cpu_bn_init(cpu_ctx *c, tta_op *op, char *err, size_t errlen) {
         prim_bind(c, &bi->bwd, bargs, 10);
         size_t sp = bi->bwd.scratch_bytes;
         /* without an input gradient to write, diff_src goes to scratch */
-        if (!op->need_dinp) sp = align64(sp) + align64(tta_shape_count(op->in) * sizeof(float));
+        if (!op->need_dinp) sp = cpu_align64(sp) + cpu_align64(tta_shape_count(op->in) * sizeof(float));
         scratch = max_sz(scratch, sp);
     }
     op->saved_bytes = saved;
@@ -453,7 +451,7 @@ void cpu_bn_forward(void *ctx, tta_op *op, float *out, const float *inp, const f
     bn_impl *bi = op->impl;
     int C = op->in.c;
     float *mean = op->train ? (float *)op->saved : run_mean;
-    float *var = op->train ? (float *)((char *)op->saved + align64(sizeof(float) * C)) : run_var;
+    float *var = op->train ? (float *)((char *)op->saved + cpu_align64(sizeof(float) * C)) : run_var;
     prim_set(&bi->fwd, DNNL_ARG_SRC, inp);
     prim_set(&bi->fwd, DNNL_ARG_DST, out);
     prim_set(&bi->fwd, DNNL_ARG_SCALE, gamma);
@@ -482,13 +480,13 @@ void cpu_bn_backward(void *ctx, tta_op *op, float *dinp, float *dgamma, float *d
     int C = op->in.c;
     prim_set(&bi->bwd, DNNL_ARG_SRC, inp);
     prim_set(&bi->bwd, DNNL_ARG_MEAN, op->saved);
-    prim_set(&bi->bwd, DNNL_ARG_VARIANCE, (char *)op->saved + align64(sizeof(float) * C));
+    prim_set(&bi->bwd, DNNL_ARG_VARIANCE, (char *)op->saved + cpu_align64(sizeof(float) * C));
     prim_set(&bi->bwd, DNNL_ARG_DIFF_DST, dout);
     prim_set(&bi->bwd, DNNL_ARG_SCALE, gamma);
     if (prim_has(&bi->bwd, DNNL_ARG_SHIFT)) prim_set(&bi->bwd, DNNL_ARG_SHIFT, beta);
     if (prim_has(&bi->bwd, DNNL_ARG_WORKSPACE))
         prim_set(&bi->bwd, DNNL_ARG_WORKSPACE, (char *)op->saved + bi->ws_off);
-    float *ds = op->need_dinp ? dinp : (float *)((char *)op->scratch + align64(bi->bwd.scratch_bytes));
+    float *ds = op->need_dinp ? dinp : (float *)((char *)op->scratch + cpu_align64(bi->bwd.scratch_bytes));
     prim_set(&bi->bwd, DNNL_ARG_DIFF_SRC, ds);
     prim_set(&bi->bwd, DNNL_ARG_DIFF_SCALE, dgamma);
     prim_set(&bi->bwd, DNNL_ARG_DIFF_SHIFT, dbeta);
@@ -526,7 +524,7 @@ int cpu_pool_init(cpu_ctx *c, tta_op *op, char *err, size_t errlen) {
     size_t saved = 0, scratch = pi->fwd.scratch_bytes;
     if (op->train) {
         const dnnl_memory_desc_t *ws = dnnl_primitive_desc_query_md(pi->fwd.pd, dnnl_query_workspace_md, 0);
-        if (ws && ws->ndims) saved = align64(dnnl_memory_desc_get_size(ws));
+        if (ws && ws->ndims) saved = cpu_align64(dnnl_memory_desc_get_size(ws));
         dnnl_pooling_v2_desc_t b;
         DNNL_CHECK(dnnl_pooling_v2_backward_desc_init(&b, alg, &src, &dst, strides, kernel, dil, pl, pr));
         if (prim_create(c, &pi->bwd, &b, 0, pi->fwd.pd, "pooling backward", err, errlen)) return -1;

@@ -56,6 +56,10 @@ enum { CPU_ISA_BASE = 0, CPU_ISA_AVX2 = 1, CPU_ISA_AVX512 = 2 };
     }
 #define CPU_ISA_UNPAREN(...) __VA_ARGS__
 
+/* n rounded up to whole 64-byte lines: the alignment of every buffer the backend carves out of
+ * op->saved and op->scratch (cpu_alloc returns 64-byte aligned memory). */
+static inline size_t cpu_align64(size_t n) { return (n + 63) / 64 * 64; }
+
 /* The channel block of a tensor of shape s under the layout rule: 16, 8, or 0 (NCHW). */
 static inline int cpu_blocked(const cpu_ctx *c, tta_shape s) {
     if (c->block == 16 && s.c % 16 == 0) return 16;

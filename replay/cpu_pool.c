@@ -26,6 +26,7 @@
 
 #include "common/check.h"
 #include "replay/cpu_internal.h"
+#include "replay/cpu_simd.h"
 
 /* Shapes of one pooling op as this file walks them. */
 typedef struct {
@@ -173,24 +174,8 @@ static int tiles(const pool_geom *g) {
  *    the whole scan: runs after the first start from -inf, so a run takes over only with a
  *    value above everything before it (and a NaN first pixel stays, as in one scan).
  * The results are the loops' bit for bit (tests/replay/test_layers, ties included). */
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
+#if CPU_SIMD_X86
 #define POOL_FAST 1
-/* The forward's reads are prefetched this many bytes ahead of each stream: the hardware's
- * prefetch alone left a one-thread pool1 forward (data out of cache) at 8 GB/s; 2,048 bytes
- * ahead gave 3.7-4.0 -> 2.7-3.4 ms with 8-float vectors, 2.8-3.1 -> 2.6-2.7 ms with 16
- * (1,024 to 4,096 measured alike). */
-enum { PF_AHEAD = 2048 };
-#define AVX2_INLINE static inline __attribute__((always_inline)) CPU_TARGET_AVX2
-#define AVX512_INLINE static inline __attribute__((always_inline)) CPU_TARGET_AVX512
-
-/* The 8 int32 lanes of v (each 0..255) as 8 bytes at p. */
-AVX2_INLINE void store_pos8(uint8_t *p, __m256i v) {
-    const __m256i pick = _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 4, 8, 12, -1, -1,
-                                          -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
-    __m256i b = _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(v, pick), _mm256_setr_epi32(0, 4, 1, 1, 1, 1, 1, 1));
-    _mm_storel_epi64((__m128i *)p, _mm256_castsi256_si128(b));
-}
 
 /* x > best (ordered, as C's >): take x and position k. */
 #define STEP8(x, k)                                                                  \
@@ -209,15 +194,15 @@ AVX2_INLINE void fwd2x2_8(float *out, uint8_t *pos, const float *in, const pool_
             float *o = out + p * osz + (size_t)oh * g->OW * 8;
             uint8_t *q = pos ? pos + p * osz + (size_t)oh * g->OW * 8 : NULL;
             for (int ow = 0; ow < g->OW; ow++) {
-                _mm_prefetch((const char *)(r0 + 16 * ow) + PF_AHEAD, _MM_HINT_T0);
-                _mm_prefetch((const char *)(r1 + 16 * ow) + PF_AHEAD, _MM_HINT_T0);
+                _mm_prefetch((const char *)(r0 + 16 * ow) + CPU_PF_AHEAD, _MM_HINT_T0);
+                _mm_prefetch((const char *)(r1 + 16 * ow) + CPU_PF_AHEAD, _MM_HINT_T0);
                 __m256 best = _mm256_loadu_ps(r0 + 16 * ow);
                 __m256i at = _mm256_setzero_si256();
                 STEP8(_mm256_loadu_ps(r0 + 16 * ow + 8), 1);
                 STEP8(_mm256_loadu_ps(r1 + 16 * ow), 2);
                 STEP8(_mm256_loadu_ps(r1 + 16 * ow + 8), 3);
                 _mm256_storeu_ps(o + 8 * ow, best);
-                if (q) store_pos8(q + 8 * ow, at);
+                if (q) cpu_store_pos8(q + 8 * ow, at);
             }
         }
 }
@@ -249,7 +234,7 @@ AVX2_INLINE void gmp_fwd_8(float *out, uint8_t *pos, const float *in, const pool
     assert(r >= 1 && n <= 256);
     for (long p = p0; p < p1; p++) {
         const float *x = in + p * (size_t)n * 8;
-        for (int i = 0; i < n * 32; i += 64) _mm_prefetch((const char *)x + PF_AHEAD + i, _MM_HINT_T0);
+        for (int i = 0; i < n * 32; i += 64) _mm_prefetch((const char *)x + CPU_PF_AHEAD + i, _MM_HINT_T0);
         __m256 b[4];
         __m256i a[4];
         b[0] = _mm256_loadu_ps(x);
@@ -276,7 +261,7 @@ AVX2_INLINE void gmp_fwd_8(float *out, uint8_t *pos, const float *in, const pool
             at = _mm256_blendv_epi8(at, a[k], _mm256_castps_si256(gt));
         }
         _mm256_storeu_ps(out + p * 8, best);
-        if (pos) store_pos8(pos + p * 8, at);
+        if (pos) cpu_store_pos8(pos + p * 8, at);
     }
 }
 
@@ -309,10 +294,10 @@ AVX512_INLINE void fwd2x2_16(float *out, uint8_t *pos, const float *in, const po
             float *o = out + p * osz + (size_t)oh * g->OW * 16;
             uint8_t *q = pos ? pos + p * osz + (size_t)oh * g->OW * 16 : NULL;
             for (int ow = 0; ow < g->OW; ow++) {
-                _mm_prefetch((const char *)(r0 + 32 * ow) + PF_AHEAD, _MM_HINT_T0);
-                _mm_prefetch((const char *)(r0 + 32 * ow) + PF_AHEAD + 64, _MM_HINT_T0);
-                _mm_prefetch((const char *)(r1 + 32 * ow) + PF_AHEAD, _MM_HINT_T0);
-                _mm_prefetch((const char *)(r1 + 32 * ow) + PF_AHEAD + 64, _MM_HINT_T0);
+                _mm_prefetch((const char *)(r0 + 32 * ow) + CPU_PF_AHEAD, _MM_HINT_T0);
+                _mm_prefetch((const char *)(r0 + 32 * ow) + CPU_PF_AHEAD + 64, _MM_HINT_T0);
+                _mm_prefetch((const char *)(r1 + 32 * ow) + CPU_PF_AHEAD, _MM_HINT_T0);
+                _mm_prefetch((const char *)(r1 + 32 * ow) + CPU_PF_AHEAD + 64, _MM_HINT_T0);
                 __m512 best = _mm512_loadu_ps(r0 + 32 * ow);
                 __m128i at = _mm_setzero_si128();
                 STEP16(_mm512_loadu_ps(r0 + 32 * ow + 16), 1);
@@ -347,7 +332,7 @@ AVX512_INLINE void gmp_fwd_16(float *out, uint8_t *pos, const float *in, const p
     assert(r >= 1 && n <= 256);
     for (long p = p0; p < p1; p++) {
         const float *x = in + p * (size_t)n * 16;
-        for (int i = 0; i < n * 64; i += 64) _mm_prefetch((const char *)x + PF_AHEAD + i, _MM_HINT_T0);
+        for (int i = 0; i < n * 64; i += 64) _mm_prefetch((const char *)x + CPU_PF_AHEAD + i, _MM_HINT_T0);
         __m512 b[4];
         __m128i a[4];
         b[0] = _mm512_loadu_ps(x);

@@ -9,6 +9,7 @@
  * device memory), so the same checks hold for a backend whose memory is on a GPU. Without a
  * CUDA device the cuda part prints "test_layers: cuda: skipped: <reason>" and the rest runs.
  */
+#include <assert.h>
 #include "replay/engine.h"
 #include "tta_test.h"
 
@@ -132,6 +133,40 @@ static void opair_free(opair *o) {
 }
 
 #define TOL 2e-5
+
+/* Readies op (a copy of a template: its impl, saved and scratch are not its own) on the backend
+ * under test: op_init, then its saved state and scratch allocated. 0, or -1 with op_init's
+ * message on stderr. */
+static int op_up(tta_op *op) {
+    char err[256];
+    op->impl = NULL, op->saved = op->scratch = NULL;
+    if (tb->ops->op_init(tb->ctx, op, err, sizeof err) != 0) {
+        fprintf(stderr, "op_init: %s\n", err);
+        return -1;
+    }
+    op->saved = tb->ops->alloc(tb->ctx, op->saved_bytes);
+    op->scratch = tb->ops->alloc(tb->ctx, op->scratch_bytes);
+    return 0;
+}
+
+/* Undoes op_up. */
+static void op_down(tta_op *op) {
+    tb->ops->free(tb->ctx, op->saved);
+    tb->ops->free(tb->ctx, op->scratch);
+    tb->ops->op_release(tb->ctx, op);
+}
+
+/* A batch norm's results on the backend under test into s, C floats each: dgamma, dbeta and,
+ * with n = 4, the running mean and variance. */
+static void stats_get(float *s, int n, int C, const arr *dg, const arr *db, const arr *rm, const arr *rv) {
+    assert(n == 2 || (n == 4 && rm && rv));
+    tb->ops->download(tb->ctx, s, dg->dt, C * sizeof(float));
+    tb->ops->download(tb->ctx, s + C, db->dt, C * sizeof(float));
+    if (n == 4) {
+        tb->ops->download(tb->ctx, s + 2 * C, rm->dt, C * sizeof(float));
+        tb->ops->download(tb->ctx, s + 3 * C, rv->dt, C * sizeof(float));
+    }
+}
 
 static void conv_case(int N, int C, int H, int OC, int K, int S, int P, int bias, int relu,
                       int need_dinp) {
@@ -399,14 +434,11 @@ static void bn_pool_case(int N, int C, int H) {
     tta_op tb_ = {.kind = TTA_OP_BN, .train = 1, .need_dinp = 1, .in = in, .out = in, .eps = 1e-5f, .momentum = 0.1f};
     tta_op tr = {.kind = TTA_OP_RELU, .train = 1, .need_dinp = 1, .in = in, .out = in};
     tta_op tp = {.kind = TTA_OP_MAXPOOL, .train = 1, .need_dinp = 1, .in = in, .out = po, .kernel = 2, .stride = 2};
-    char err[256];
     opair ob, orl, op_;
     CHECK(opair_init(&ob, &tb_) == 0);
     CHECK(opair_init(&orl, &tr) == 0);
     CHECK(opair_init(&op_, &tp) == 0);
-    CHECK(tb->ops->op_init(tb->ctx, &f, err, sizeof err) == 0);
-    f.saved = tb->ops->alloc(tb->ctx, f.saved_bytes);
-    f.scratch = tb->ops->alloc(tb->ctx, f.scratch_bytes);
+    CHECK(op_up(&f) == 0);
     ten x = ten_new(in, 1), y = ten_new(in, 0), z = ten_new(in, 0), p = ten_new(po, 0);
     ten dp = ten_new(po, 1), dz = ten_new(in, 0), dx = ten_new(in, 0);
     for (size_t i = 0; i < tta_shape_count(in); i++) x.host[i] = 3.0f + 0.25f * roundf(8.0f * x.host[i]);
@@ -447,17 +479,11 @@ static void bn_pool_case(int N, int C, int H) {
     float *p2 = malloc(no * sizeof(float)), *dx2 = malloc(ni * sizeof(float)), *s2 = malloc(4 * C * sizeof(float));
     tb->ops->tensor_download(tb->ctx, p2, p.dt, po);
     tb->ops->tensor_download(tb->ctx, dx2, dx.dt, in);
-    tb->ops->download(tb->ctx, s2, dg.dt, C * sizeof(float));
-    tb->ops->download(tb->ctx, s2 + C, db.dt, C * sizeof(float));
-    tb->ops->download(tb->ctx, s2 + 2 * C, rm.dt, C * sizeof(float));
-    tb->ops->download(tb->ctx, s2 + 3 * C, rv.dt, C * sizeof(float));
+    stats_get(s2, 4, C, &dg, &db, &rm, &rv);
     if (tb->ops->set_threads) {
         tb->ops->set_threads(tb->ctx, 1);
         tta_op f1 = f;
-        f1.impl = NULL, f1.saved = f1.scratch = NULL;
-        CHECK(tb->ops->op_init(tb->ctx, &f1, err, sizeof err) == 0);
-        f1.saved = tb->ops->alloc(tb->ctx, f1.saved_bytes);
-        f1.scratch = tb->ops->alloc(tb->ctx, f1.scratch_bytes);
+        CHECK(op_up(&f1) == 0);
         tb->ops->upload(tb->ctx, rm.dt, rm0, C * sizeof(float));
         tb->ops->upload(tb->ctx, rv.dt, rv0, C * sizeof(float));
         tb->ops->bn_pool_forward(tb->ctx, &f1, p.dt, x.dt, g.dt, b.dt, rm.dt, rv.dt);
@@ -465,47 +491,33 @@ static void bn_pool_case(int N, int C, int H) {
         float *p1 = malloc(no * sizeof(float)), *dx1 = malloc(ni * sizeof(float)), *s1 = malloc(4 * C * sizeof(float));
         tb->ops->tensor_download(tb->ctx, p1, p.dt, po);
         tb->ops->tensor_download(tb->ctx, dx1, dx.dt, in);
-        tb->ops->download(tb->ctx, s1, dg.dt, C * sizeof(float));
-        tb->ops->download(tb->ctx, s1 + C, db.dt, C * sizeof(float));
-        tb->ops->download(tb->ctx, s1 + 2 * C, rm.dt, C * sizeof(float));
-        tb->ops->download(tb->ctx, s1 + 3 * C, rv.dt, C * sizeof(float));
+        stats_get(s1, 4, C, &dg, &db, &rm, &rv);
         CHECK(memcmp(p1, p2, no * sizeof(float)) == 0);
         CHECK(memcmp(dx1, dx2, ni * sizeof(float)) == 0);
         CHECK(memcmp(s1, s2, 4 * C * sizeof(float)) == 0);
         free(p1), free(dx1), free(s1);
-        tb->ops->free(tb->ctx, f1.saved);
-        tb->ops->free(tb->ctx, f1.scratch);
-        tb->ops->op_release(tb->ctx, &f1);
+        op_down(&f1);
         tb->ops->set_threads(tb->ctx, 2);
     }
     /* without an input gradient (need_dinp 0, dinp NULL): the same dgamma and dbeta */
     {
         tta_op f0 = f;
         f0.need_dinp = 0;
-        f0.impl = NULL, f0.saved = f0.scratch = NULL;
-        CHECK(tb->ops->op_init(tb->ctx, &f0, err, sizeof err) == 0);
-        f0.saved = tb->ops->alloc(tb->ctx, f0.saved_bytes);
-        f0.scratch = tb->ops->alloc(tb->ctx, f0.scratch_bytes);
+        CHECK(op_up(&f0) == 0);
         tb->ops->upload(tb->ctx, rm.dt, rm0, C * sizeof(float));
         tb->ops->upload(tb->ctx, rv.dt, rv0, C * sizeof(float));
         tb->ops->bn_pool_forward(tb->ctx, &f0, p.dt, x.dt, g.dt, b.dt, rm.dt, rv.dt);
         tb->ops->bn_pool_backward(tb->ctx, &f0, NULL, dg.dt, db.dt, dp.dt, x.dt, g.dt);
         float *s0 = malloc(2 * C * sizeof(float));
-        tb->ops->download(tb->ctx, s0, dg.dt, C * sizeof(float));
-        tb->ops->download(tb->ctx, s0 + C, db.dt, C * sizeof(float));
+        stats_get(s0, 2, C, &dg, &db, NULL, NULL);
         CHECK(memcmp(s0, s2, 2 * C * sizeof(float)) == 0);
         free(s0);
-        tb->ops->free(tb->ctx, f0.saved);
-        tb->ops->free(tb->ctx, f0.scratch);
-        tb->ops->op_release(tb->ctx, &f0);
+        op_down(&f0);
     }
     /* eval mode: running statistics, no positions */
     tta_op fe = f, be_ = tb_;
     fe.train = be_.train = 0;
-    fe.impl = NULL, fe.saved = fe.scratch = NULL;
-    CHECK(tb->ops->op_init(tb->ctx, &fe, err, sizeof err) == 0);
-    fe.saved = tb->ops->alloc(tb->ctx, fe.saved_bytes);
-    fe.scratch = tb->ops->alloc(tb->ctx, fe.scratch_bytes);
+    CHECK(op_up(&fe) == 0);
     opair obe;
     CHECK(opair_init(&obe, &be_) == 0);
     arr_sync(&rm), arr_sync(&rv);
@@ -514,16 +526,12 @@ static void bn_pool_case(int N, int C, int H) {
     ref->ops->pool_forward(ref->ctx, &op_.r, p.dr, z.dr);
     tb->ops->bn_pool_forward(tb->ctx, &fe, p.dt, x.dt, g.dt, b.dt, rm.dt, rv.dt);
     CHECK(cmp_tensor(&p) < 1e-5);
-    tb->ops->free(tb->ctx, fe.saved);
-    tb->ops->free(tb->ctx, fe.scratch);
-    tb->ops->op_release(tb->ctx, &fe);
+    op_down(&fe);
     opair_free(&obe);
     free(p2), free(dx2), free(s2), free(rm0), free(rv0);
     ten_free(&x), ten_free(&y), ten_free(&z), ten_free(&p), ten_free(&dp), ten_free(&dz), ten_free(&dx);
     arr_free(&g), arr_free(&b), arr_free(&dg), arr_free(&db), arr_free(&rm), arr_free(&rv);
-    tb->ops->free(tb->ctx, f.saved);
-    tb->ops->free(tb->ctx, f.scratch);
-    tb->ops->op_release(tb->ctx, &f);
+    op_down(&f);
     opair_free(&ob), opair_free(&orl), opair_free(&op_);
 }
 
@@ -570,13 +578,10 @@ static void bn_relu_case(int N, int C, int H, int W) {
                 .relu = 1};
     tta_op tb_ = f, tr = {.kind = TTA_OP_RELU, .train = 1, .need_dinp = 1, .in = in, .out = in};
     tb_.relu = 0;
-    char err[256];
     opair ob, orl;
     CHECK(opair_init(&ob, &tb_) == 0);
     CHECK(opair_init(&orl, &tr) == 0);
-    CHECK(tb->ops->op_init(tb->ctx, &f, err, sizeof err) == 0);
-    f.saved = tb->ops->alloc(tb->ctx, f.saved_bytes);
-    f.scratch = tb->ops->alloc(tb->ctx, f.scratch_bytes);
+    CHECK(op_up(&f) == 0);
     ten x = ten_new(in, 1), y = ten_new(in, 0), z = ten_new(in, 0), dz = ten_new(in, 1), dy = ten_new(in, 0);
     ten dx = ten_new(in, 0);
     for (size_t i = 0; i < tta_shape_count(in); i++) x.host[i] = 3.0f + 0.25f * roundf(8.0f * x.host[i]);
@@ -615,17 +620,11 @@ static void bn_relu_case(int N, int C, int H, int W) {
     float *z2 = malloc(ni * sizeof(float)), *dx2 = malloc(ni * sizeof(float)), *s2 = malloc(4 * C * sizeof(float));
     tb->ops->tensor_download(tb->ctx, z2, z.dt, in);
     tb->ops->tensor_download(tb->ctx, dx2, dx.dt, in);
-    tb->ops->download(tb->ctx, s2, dg.dt, C * sizeof(float));
-    tb->ops->download(tb->ctx, s2 + C, db.dt, C * sizeof(float));
-    tb->ops->download(tb->ctx, s2 + 2 * C, rm.dt, C * sizeof(float));
-    tb->ops->download(tb->ctx, s2 + 3 * C, rv.dt, C * sizeof(float));
+    stats_get(s2, 4, C, &dg, &db, &rm, &rv);
     if (tb->ops->set_threads) {
         tb->ops->set_threads(tb->ctx, 1);
         tta_op f1 = f;
-        f1.impl = NULL, f1.saved = f1.scratch = NULL;
-        CHECK(tb->ops->op_init(tb->ctx, &f1, err, sizeof err) == 0);
-        f1.saved = tb->ops->alloc(tb->ctx, f1.saved_bytes);
-        f1.scratch = tb->ops->alloc(tb->ctx, f1.scratch_bytes);
+        CHECK(op_up(&f1) == 0);
         tb->ops->upload(tb->ctx, rm.dt, rm0, C * sizeof(float));
         tb->ops->upload(tb->ctx, rv.dt, rv0, C * sizeof(float));
         tb->ops->bn_forward(tb->ctx, &f1, z.dt, x.dt, g.dt, b.dt, rm.dt, rv.dt);
@@ -633,47 +632,34 @@ static void bn_relu_case(int N, int C, int H, int W) {
         float *z1 = malloc(ni * sizeof(float)), *dx1 = malloc(ni * sizeof(float)), *s1 = malloc(4 * C * sizeof(float));
         tb->ops->tensor_download(tb->ctx, z1, z.dt, in);
         tb->ops->tensor_download(tb->ctx, dx1, dx.dt, in);
-        tb->ops->download(tb->ctx, s1, dg.dt, C * sizeof(float));
-        tb->ops->download(tb->ctx, s1 + C, db.dt, C * sizeof(float));
-        tb->ops->download(tb->ctx, s1 + 2 * C, rm.dt, C * sizeof(float));
-        tb->ops->download(tb->ctx, s1 + 3 * C, rv.dt, C * sizeof(float));
+        stats_get(s1, 4, C, &dg, &db, &rm, &rv);
         CHECK(memcmp(z1, z2, ni * sizeof(float)) == 0);
         CHECK(memcmp(dx1, dx2, ni * sizeof(float)) == 0);
         CHECK(memcmp(s1, s2, 4 * C * sizeof(float)) == 0);
         free(z1), free(dx1), free(s1);
-        tb->ops->free(tb->ctx, f1.saved);
-        tb->ops->free(tb->ctx, f1.scratch);
-        tb->ops->op_release(tb->ctx, &f1);
+        op_down(&f1);
         tb->ops->set_threads(tb->ctx, 2);
     }
     /* without an input gradient (need_dinp 0, dinp NULL): the same dgamma and dbeta */
     {
         tta_op f0 = f;
         f0.need_dinp = 0;
-        f0.impl = NULL, f0.saved = f0.scratch = NULL;
-        CHECK(tb->ops->op_init(tb->ctx, &f0, err, sizeof err) == 0);
-        f0.saved = tb->ops->alloc(tb->ctx, f0.saved_bytes);
-        f0.scratch = tb->ops->alloc(tb->ctx, f0.scratch_bytes);
+        CHECK(op_up(&f0) == 0);
         tb->ops->upload(tb->ctx, rm.dt, rm0, C * sizeof(float));
         tb->ops->upload(tb->ctx, rv.dt, rv0, C * sizeof(float));
         tb->ops->bn_forward(tb->ctx, &f0, z.dt, x.dt, g.dt, b.dt, rm.dt, rv.dt);
         tb->ops->bn_backward(tb->ctx, &f0, NULL, dg.dt, db.dt, dz.dt, x.dt, z.dt, g.dt, b.dt);
         float *s0 = malloc(2 * C * sizeof(float));
-        tb->ops->download(tb->ctx, s0, dg.dt, C * sizeof(float));
-        tb->ops->download(tb->ctx, s0 + C, db.dt, C * sizeof(float));
+        stats_get(s0, 2, C, &dg, &db, NULL, NULL);
         /* bits where the op is the fused one (as at 2 threads); oneDNN's may differ in the last */
         for (int c = 0; c < 2 * C; c++) CHECK(fabsf(s0[c] - s2[c]) <= 1e-5f * (1.0f + fabsf(s2[c])));
         free(s0);
-        tb->ops->free(tb->ctx, f0.saved);
-        tb->ops->free(tb->ctx, f0.scratch);
-        tb->ops->op_release(tb->ctx, &f0);
+        op_down(&f0);
     }
     free(z2), free(dx2), free(s2), free(rm0), free(rv0);
     ten_free(&x), ten_free(&y), ten_free(&z), ten_free(&dz), ten_free(&dy), ten_free(&dx);
     arr_free(&g), arr_free(&b), arr_free(&dg), arr_free(&db), arr_free(&rm), arr_free(&rv);
-    tb->ops->free(tb->ctx, f.saved);
-    tb->ops->free(tb->ctx, f.scratch);
-    tb->ops->op_release(tb->ctx, &f);
+    op_down(&f);
     opair_free(&ob), opair_free(&orl);
 }
 
