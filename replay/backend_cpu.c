@@ -264,22 +264,17 @@ static int gemm_big(const gemm_job *j) { return (double)j->M * j->N * j->K >= SG
 
 /* Rows lo..hi of C (by_cols 0) or columns lo..hi (by_cols 1) of job j, on the calling thread. */
 static void gemm_slice(const gemm_job *j, int by_cols, int lo, int hi) {
-    enum CBLAS_TRANSPOSE TA = j->ta ? CblasTrans : CblasNoTrans, TB = j->tb ? CblasTrans : CblasNoTrans;
     int M = j->M, N = j->N, rows0 = 0, rows1 = M, cols0 = 0, cols1 = N;
-    if (gemm_big(j)) { /* oneDNN's sgemm, on this thread alone (see above) */
-        char ta = j->ta ? 'T' : 'N', tb = j->tb ? 'T' : 'N';
-        if (by_cols)
-            dnnl_sgemm(ta, tb, M, hi - lo, j->K, 1.0f, j->A, j->lda,
-                       j->tb ? j->B + (size_t)lo * j->ldb : j->B + lo, j->ldb, 0.0f, j->C + lo, N);
-        else
-            dnnl_sgemm(ta, tb, hi - lo, N, j->K, 1.0f, j->ta ? j->A + lo : j->A + (size_t)lo * j->lda,
-                       j->lda, j->B, j->ldb, 0.0f, j->C + (size_t)lo * N, N);
-    } else if (by_cols) /* of B's columns (tb: its rows) */
-        cblas_sgemm(CblasRowMajor, TA, TB, M, hi - lo, j->K, 1.0f, j->A, j->lda,
-                    j->tb ? j->B + (size_t)lo * j->ldb : j->B + lo, j->ldb, 0.0f, j->C + lo, N);
-    else /* of A's rows (ta: its columns) */
-        cblas_sgemm(CblasRowMajor, TA, TB, hi - lo, N, j->K, 1.0f, j->ta ? j->A + lo : j->A + (size_t)lo * j->lda,
-                    j->lda, j->B, j->ldb, 0.0f, j->C + (size_t)lo * N, N);
+    /* the slice: B's columns lo..hi (tb: its rows) or A's rows lo..hi (ta: its columns) */
+    int m = by_cols ? M : hi - lo, n = by_cols ? hi - lo : N;
+    const float *A = by_cols ? j->A : j->ta ? j->A + lo : j->A + (size_t)lo * j->lda;
+    const float *B = !by_cols ? j->B : j->tb ? j->B + (size_t)lo * j->ldb : j->B + lo;
+    float *C = by_cols ? j->C + lo : j->C + (size_t)lo * N;
+    if (gemm_big(j)) /* oneDNN's sgemm, on this thread alone (see above) */
+        dnnl_sgemm(j->ta ? 'T' : 'N', j->tb ? 'T' : 'N', m, n, j->K, 1.0f, A, j->lda, B, j->ldb, 0.0f, C, N);
+    else
+        cblas_sgemm(CblasRowMajor, j->ta ? CblasTrans : CblasNoTrans, j->tb ? CblasTrans : CblasNoTrans, m, n, j->K,
+                    1.0f, A, j->lda, B, j->ldb, 0.0f, C, N);
     if (!j->bias && !j->relu) return;
     if (by_cols) cols0 = lo, cols1 = hi;
     else rows0 = lo, rows1 = hi;
