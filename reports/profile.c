@@ -111,15 +111,15 @@ static tta_table *layers_table(const layer_row *L, size_t n, double step_s, doub
         tta_table_set_number(t, r, L_FLOPS, L[i].flops);
         tta_table_set_number(t, r, L_MB, L[i].bytes * 1e-6);
         tta_table_set_number(t, r, L_BYTES, L[i].bytes);
-        double roof = peak > 0 && L[i].intensity > 0 ? fmin(peak, bw * L[i].intensity) : NAN;
-        tta_table_set_number_or(t, r, L_ROOF, roof, peak > 0 ? "no FLOPs" : no_peaks);
-        if (peak > 0 && L[i].intensity > 0)
-            tta_table_set_text(t, r, L_BOUND, bw * L[i].intensity < peak ? "memory" : "compute");
-        tta_table_set_number(t, r, L_INTENSITY, L[i].intensity);
         if (L[i].fused_into[0]) {
+            /* a fused layer has FLOPs but no bytes or time of its own (its host's row counts
+             * them): no intensity, roof or rate, for that reason and not for want of FLOPs */
             buf why_b = {0};
             buf_printf(&why_b, "fused: runs inside %s", L[i].fused_into);
             const char *why = buf_str(&why_b);
+            tta_table_set_missing(t, r, L_INTENSITY, why);
+            tta_table_set_missing(t, r, L_ROOF, why);
+            tta_table_set_missing(t, r, L_BOUND, why);
             tta_table_set_missing(t, r, L_MS, why);
             tta_table_set_missing(t, r, L_TIME, why);
             tta_table_set_missing(t, r, L_SHARE, why);
@@ -128,6 +128,11 @@ static tta_table *layers_table(const layer_row *L, size_t n, double step_s, doub
             buf_free(&why_b);
             continue;
         }
+        double roof = peak > 0 && L[i].intensity > 0 ? fmin(peak, bw * L[i].intensity) : NAN;
+        tta_table_set_number_or(t, r, L_ROOF, roof, peak > 0 ? "no FLOPs" : no_peaks);
+        if (peak > 0 && L[i].intensity > 0)
+            tta_table_set_text(t, r, L_BOUND, bw * L[i].intensity < peak ? "memory" : "compute");
+        tta_table_set_number(t, r, L_INTENSITY, L[i].intensity);
         tta_table_set_number(t, r, L_MS, L[i].time_s * 1e3);
         tta_table_set_number(t, r, L_TIME, L[i].time_s);
         tta_table_set_number(t, r, L_SHARE, L[i].time_s / step_s);

@@ -121,6 +121,17 @@ check "report profile (latest: the sweep) exits 0" test $? -eq 0
 # (a row's id may carry a note's superscript: a busy machine can leave a profile with a note)
 check "the table shows both batch sizes of the sweep" test "$(grep -Ec '^ +[0-9]+[^ ]* +[0-9]+ +(32|128) ' "$work/r.txt")" = 2
 check "and the roofs" grep -q "roofs (1 thread): SGEMM" "$work/r.txt"
+# a fused layer (relu1, inside fc1) has FLOPs but no bytes of its own: every cell it lacks, its
+# intensity and roof included, points at the one footnote that says why ("fused: runs inside fc1")
+/usr/bin/python3 - "$work/r.txt" <<'PY'
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+notes = {l[0]: l[2:] for l in lines if l[:1] in '¹²³⁴⁵⁶⁷⁸⁹' and l[1:2] == ' '}
+rows = [l for l in lines if re.match(r' *relu1 ', l)]
+marks = [set(re.findall(r'n/a([¹²³⁴⁵⁶⁷⁸⁹])', l)) for l in rows]
+sys.exit(0 if rows and all(len(m) == 1 and notes.get(next(iter(m))) == 'fused: runs inside fc1' for m in marks) else 1)
+PY
+check "a fused layer's missing cells, roof included, all say it runs inside its host" test $? -eq 0
 # (the MLP's timed layers: fc1, fc2, fc3; the flatten is the batch's upload and the SGD update runs
 # inside the linear layers' backward, so neither has a time of its own)
 check "the roofline is an SVG with a point per timed layer" test "$(grep -c 'class="point"' "$work/roof.svg")" -ge 3
