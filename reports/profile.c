@@ -137,8 +137,14 @@ static tta_table *layers_table(const layer_row *L, size_t n, double step_s, doub
         tta_table_set_number(t, r, L_TIME, L[i].time_s);
         tta_table_set_number(t, r, L_SHARE, L[i].time_s / step_s);
         tta_table_set_number_or(t, r, L_GFLOPS, L[i].gflops, "not timed");
-        tta_table_set_number_or(t, r, L_ROOF_SHARE, isfinite(roof) && roof > 0 ? L[i].gflops / roof : NAN,
-                                peak > 0 ? "no FLOPs" : no_peaks);
+        double share = isfinite(roof) && roof > 0 ? L[i].gflops / roof : NAN;
+        tta_table_set_number_or(t, r, L_ROOF_SHARE, share, peak > 0 ? "no FLOPs" : no_peaks);
+        /* not an impossible figure, but one to explain: the memory roof is STREAM triad's rate,
+         * which counts 3 arrays moved a step while the cache also reads the array it writes */
+        if (share > 1.0)
+            tta_table_add_note(t, r,
+                               "above its roof: the memory roof is STREAM triad's bandwidth (tta profile --peaks), "
+                               "which a layer beats where its stores bypass the cache or its data is still cached");
     }
     return t;
 }
