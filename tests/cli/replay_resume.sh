@@ -41,6 +41,26 @@ for _ in $(seq 1 600); do
     [ -f "$log" ] && [ "$(grep -c '"key": "epoch_stop"' "$log")" -ge 3 ] && break
     sleep 0.1
 done
+# Ctrl-C is taken by one thread, tta-sigint, that only waits for it; every other thread blocks
+# SIGINT, so that its handler never runs on a thread inside oneDNN's sgemm (cli/cmd_replay.c: the
+# handler's frame on that thread's stack corrupted the heap). SIGINT is bit 1 of SigBlk.
+sigint_masks() {
+    local t name blk takers=0 others=0
+    for t in /proc/$pid/task/*; do
+        name=$(cat "$t/comm" 2>/dev/null) || continue
+        blk=$(awk '/^SigBlk/ { print $2 }' "$t/status" 2>/dev/null) || continue
+        [ -n "$blk" ] || continue
+        if [ "$name" = tta-sigint ]; then
+            (( (16#$blk >> 1) & 1 )) && { echo "tta-sigint blocks SIGINT ($blk)"; return 1; }
+            takers=$((takers + 1))
+        else
+            (( (16#$blk >> 1) & 1 )) || { echo "thread ${t##*/} ($name) takes SIGINT ($blk)"; return 1; }
+            others=$((others + 1))
+        fi
+    done
+    [ $takers -eq 1 ] && [ $others -ge 2 ] || { echo "$takers SIGINT takers, $others other threads"; return 1; }
+}
+check "Ctrl-C: only the tta-sigint thread takes SIGINT" sigint_masks
 kill -INT $pid
 wait $pid
 check "Ctrl-C: exit status 130" test $? -eq 130
