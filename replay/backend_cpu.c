@@ -19,6 +19,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <dnnl.h>
+
 #include "common/check.h"
 #include "replay/cpu_internal.h"
 
@@ -223,21 +225,27 @@ static void cpu_pool_bwd(void *ctx, tta_op *op, float *dinp, const float *dout, 
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* LINEAR through OpenBLAS's sgemm, run on the OpenMP threads. Row-major: out[B][O] = inp[B][In] * W[O][In]^T,
+/* LINEAR through sgemm, run on the OpenMP threads. Row-major: out[B][O] = inp[B][In] * W[O][In]^T,
  * with the bias and the fused ReLU applied to each slice as soon as it is computed. Backward:
  * dW[O][In] = dout^T[O][B] * inp[B][In], dinp[B][In] = dout[B][O] * W[O][In], db = column sums of
  * dout; the first layer of a network (need_dinp == 0) skips dinp, a third of its cost.
  *
  * Each OpenMP thread calls a one-thread sgemm on its own slice of C's columns (or rows, when
  * there are more of those), so each element's sum over K is one thread's, whatever the thread
- * count (replay/test_fused_update checks the bits at 1 and 2 threads). oneDNN's sgemm
- * (dnnl_sgemm) ran the mlp's slices 8-25 % faster and was used here for a day, then reverted:
- * under a loaded machine (two CPU-bound neighbours), `tests/cli/replay_resume.sh` aborted in
- * 1 to 4 runs of 5 with glibc's "corrupted size vs. prev_size" inside dnnl_sgemm's free (called
- * from the evaluation's parallel_rows, one thread), and never in 4 runs with OpenBLAS.
- * OpenBLAS's pthreads pool, whose idle worker spins in sched_yield between calls, is not used: on 2 vCPUs it took the core that the OpenMP loops, the
- * loader thread and the optimizer needed (issue 21: about 17% of the mlp replay's perf samples
- * were that spinning). The pool stays at one thread (cpu_set_threads). */
+ * count (replay/test_fused_update checks the bits at 1 and 2 threads). The products big enough
+ * to be sliced (SGEMM_PARALLEL_MIN_MACS) go to oneDNN's sgemm (dnnl_sgemm, JIT-compiled for the
+ * ISA at run time; inside the region, or with one thread, it runs on the calling thread alone):
+ * on the mlp's slices (128 x 256 x 784 and the like, one thread, AVX-512) it ran at 175-183
+ * GFLOP/s against OpenBLAS 0.3.21's 143-170 (the forward's W^T operand 143: OpenBLAS packs it on
+ * every call). The small ones stay on OpenBLAS, on the calling thread: outside a region
+ * dnnl_sgemm would start its own threads and might split K among them, and the bits would then
+ * depend on the thread count. dnnl_sgemm must not be interrupted by a signal handler: the
+ * handler's frame overwrites what it keeps on the stack, and the heap is corrupted (the replay's
+ * Ctrl-C handler therefore runs on a thread of its own, cli/cmd_replay.c). OpenBLAS's pthreads
+ * pool, whose idle worker spins in sched_yield between calls, is not used: on 2 vCPUs it took the
+ * core that the OpenMP loops, the loader thread and the optimizer needed (issue 21: about 17% of
+ * the mlp replay's perf samples were that spinning). The pool stays at one thread
+ * (cpu_set_threads). */
 
 /* Below this many multiply-adds one thread does the product: waking a passive thread and the
  * barrier after it cost more than the second thread gains (the mlp's classifier, 128 x 10 x 512,
@@ -265,8 +273,14 @@ static void gemm_slice(const gemm_job *j, int by_cols, int lo, int hi) {
     const float *A = by_cols ? j->A : j->ta ? j->A + lo : j->A + (size_t)lo * j->lda;
     const float *B = !by_cols ? j->B : j->tb ? j->B + (size_t)lo * j->ldb : j->B + lo;
     float *C = by_cols ? j->C + lo : j->C + (size_t)lo * N;
-    cblas_sgemm(CblasRowMajor, j->ta ? CblasTrans : CblasNoTrans, j->tb ? CblasTrans : CblasNoTrans, m, n, j->K, 1.0f,
-                A, j->lda, B, j->ldb, 0.0f, C, N);
+    if (gemm_big(j)) { /* (fails only on arguments out of range: these are the layer's own shapes) */
+        dnnl_status_t st =
+            dnnl_sgemm(j->ta ? 'T' : 'N', j->tb ? 'T' : 'N', m, n, j->K, 1.0f, A, j->lda, B, j->ldb, 0.0f, C, N);
+        assert(st == dnnl_success);
+        (void)st;
+    } else
+        cblas_sgemm(CblasRowMajor, j->ta ? CblasTrans : CblasNoTrans, j->tb ? CblasTrans : CblasNoTrans, m, n, j->K,
+                    1.0f, A, j->lda, B, j->ldb, 0.0f, C, N);
     if (!j->bias && !j->relu) return;
     if (by_cols) cols0 = lo, cols1 = hi;
     else rows0 = lo, rows1 = hi;
