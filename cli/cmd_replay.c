@@ -2,14 +2,13 @@
  * [--log-dir DIR] [--max-epochs E] [--resume] [--no-checkpoint] [--format text|json]`, also as
  * `mpirun -np K tta replay ...` (data parallel). Ctrl-C stops the run at the next step: its log
  * ends with run_stop aborted and its checkpoint stays for --resume. */
-#include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/interrupt.h"
 #include "common/buf.h"
 #include "common/replay_log.h"
 #include "replay/replay.h"
@@ -35,34 +34,6 @@ static const char replay_help[] =
     "(MPI_Iallreduce in buckets, overlapped with backward); rank 0 writes the log and the output.\n"
     "JSON output: {\"runs\": [{seed, reached, epochs, tta_s, wall_s, samples_per_s, val_acc, unseen_acc,\n"
     "shifted_acc, log, workers, comm_share, comm_total_share, data_share, interrupted, resumed_from}]}.\n";
-
-/* Set by SIGINT; the trainer polls it between steps. The only mutable global of the replay. */
-static volatile sig_atomic_t replay_stop;
-
-static void on_sigint(int sig) {
-    (void)sig;
-    replay_stop = 1;
-    signal(SIGINT, SIG_DFL); /* a second Ctrl-C ends the process at once */
-}
-
-/* The one thread that takes SIGINT during a replay: it only waits for it. Every other thread of
- * the replay blocks SIGINT (the main thread blocks it before the run starts, and the threads it
- * starts, OpenMP's, the loader's, MPI's, inherit its mask), so that on_sigint never runs on a
- * thread that is inside a library's kernel. Why: a handler's signal frame is written on the stack
- * of the thread it interrupts, and oneDNN 2.6's JIT-compiled sgemm keeps data there that this
- * frame overwrites: with a handler run on the computing thread, dnnl_sgemm corrupted the heap
- * (glibc's "corrupted size vs. prev_size", one Ctrl-C in 6 landing in an evaluation of the mlp;
- * in a loop of 20,000 products beside a 200-us SIGALRM, every time; with the handler on an
- * alternate stack, never in 96,000 signals). tests/cli/replay_resume.sh checks the masks. */
-static void *sigint_taker(void *arg) {
-    (void)arg;
-    sigset_t only_int;
-    sigemptyset(&only_int);
-    sigaddset(&only_int, SIGINT);
-    pthread_sigmask(SIG_UNBLOCK, &only_int, NULL);
-    for (;;) pause(); /* a cancellation point: the replay's end cancels the thread here */
-    return NULL;
-}
 
 int cmd_replay(const tta_cli *cli, int argc, char **argv) {
     const char *spec_path = NULL, *device = "cpu", *log_dir = "tta-logs";
@@ -137,27 +108,13 @@ int cmd_replay(const tta_cli *cli, int argc, char **argv) {
     const char *nc = getenv("NO_COLOR");
     tta_replay_runs_options opt = {.command = "replay", .device = device, .threads = (int)threads, .log_dir = log_dir,
                                    .max_epochs = (int)max_epochs, .resume = resume, .no_checkpoint = no_checkpoint,
-                                   .no_loader_thread = no_loader_thread, .stop = &replay_stop, .notes = stderr,
+                                   .no_loader_thread = no_loader_thread, .notes = stderr,
                                    .auto_threads = auto_threads,
                                    .progress = isatty(fileno(stderr)) && !(nc && *nc) ? stderr : NULL};
-    replay_stop = 0;
-    void (*old_handler)(int) = signal(SIGINT, on_sigint);
-    sigset_t only_int, old_mask;
-    sigemptyset(&only_int);
-    sigaddset(&only_int, SIGINT);
-    pthread_sigmask(SIG_BLOCK, &only_int, &old_mask);
-    pthread_t taker;
-    int have_taker = pthread_create(&taker, NULL, sigint_taker, NULL) == 0;
-    if (have_taker) pthread_setname_np(taker, "tta-sigint");
-    else pthread_sigmask(SIG_SETMASK, &old_mask, NULL); /* no thread: the handler runs where it lands */
+    opt.stop = cli_interrupt_begin(); /* Ctrl-C: on a thread of its own (interrupt.h says why) */
     tta_replay_batch batch;
     int rc = tta_exit_status(tta_replay_runs(&spec, &opt, &batch, &err));
-    if (have_taker) {
-        pthread_cancel(taker);
-        pthread_join(taker, NULL);
-    }
-    signal(SIGINT, old_handler);
-    if (have_taker) pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
+    cli_interrupt_end();
     if (rc) fprintf(stderr, "tta replay: %s\n", err.text);
     if (batch.interrupted && batch.rank == 0)
         fprintf(stderr, "tta replay: interrupted: run_stop aborted; `tta replay %s --resume` continues it\n",

@@ -241,7 +241,7 @@ static void cpu_pool_bwd(void *ctx, tta_op *op, float *dinp, const float *dout, 
  * dnnl_sgemm would start its own threads and might split K among them, and the bits would then
  * depend on the thread count. dnnl_sgemm must not be interrupted by a signal handler: the
  * handler's frame overwrites what it keeps on the stack, and the heap is corrupted (the replay's
- * Ctrl-C handler therefore runs on a thread of its own, cli/cmd_replay.c). OpenBLAS's pthreads
+ * Ctrl-C handler therefore runs on a thread of its own, cli/interrupt.h). OpenBLAS's pthreads
  * pool, whose idle worker spins in sched_yield between calls, is not used: on 2 vCPUs it took the
  * core that the OpenMP loops, the loader thread and the optimizer needed (issue 21: about 17% of
  * the mlp replay's perf samples were that spinning). The pool stays at one thread

@@ -118,7 +118,11 @@ typedef struct {
     int resume;           /* 1: continue from the run's checkpoint when there is one */
     int no_checkpoint;    /* 1: write no checkpoints */
     int no_loader_thread; /* 1: build batches on the training thread */
-    const volatile sig_atomic_t *stop; /* set (by a signal handler) to stop at the next step; may be NULL */
+    const volatile sig_atomic_t *stop; /* set (by a signal handler) to stop at the next step; may be NULL.
+                                        * The handler must not run on a thread of the run: its frame on
+                                        * a thread inside oneDNN's sgemm corrupts the heap (block the
+                                        * signal before the run, take it on a thread of one's own, as
+                                         * cli/interrupt.c does) */
     struct tta_comm *comm; /* data-parallel ranks (replay/comm.h); NULL: one process */
     float *final_params;   /* when not NULL: receives the trained parameters (host floats; tests) */
     size_t final_params_count; /* its capacity in floats */

@@ -1,0 +1,31 @@
+/* interrupt.h: Ctrl-C during a long run (`tta replay`): the first SIGINT sets a flag that the
+ * run polls between steps, a second ends the process at once.
+ *
+ * SIGINT is taken by a thread of its own (named tta-sigint), which only waits for it; the calling
+ * thread blocks SIGINT between cli_interrupt_begin and cli_interrupt_end, and so do the threads
+ * it starts in between (OpenMP's, the loader's, MPI's: they inherit its mask). Why: a handler's
+ * signal frame is written on the stack of the thread it interrupts, and oneDNN 2.6's JIT-compiled
+ * sgemm keeps data there that this frame overwrites: with the handler run on the computing thread,
+ * dnnl_sgemm corrupted the heap (glibc's "corrupted size vs. prev_size": one Ctrl-C in 6 landing
+ * in an evaluation of the mlp; a loop of 20,000 products beside a 200-us SIGALRM, every time; with
+ * the handler on an alternate stack, never in 96,000 signals; docs/replay.md, "Fifth pass").
+ * tests/cli/replay_resume.sh checks every thread's mask.
+ *
+ * Ownership and threading: the flag is the one global of the replay's command line, owned here;
+ * begin and end are called from the main thread, once each and in that order.
+ */
+#ifndef TTA_CLI_INTERRUPT_H
+#define TTA_CLI_INTERRUPT_H
+
+#include <signal.h>
+
+/* Installs the handler, blocks SIGINT in the calling thread and starts the thread that takes it
+ * (without that thread, where threads cannot be started, the handler runs wherever SIGINT lands).
+ * Returns the flag, 0 until the first SIGINT. */
+const volatile sig_atomic_t *cli_interrupt_begin(void);
+
+/* Stops the taking thread and restores SIGINT's handler and the calling thread's mask as they were
+ * before cli_interrupt_begin. */
+void cli_interrupt_end(void);
+
+#endif
