@@ -299,12 +299,15 @@ void tta_profile_text(const tta_profile_result *r, buf *b);
  * bytes, time_s, gflops, ...}], step_s, samples_per_s, ...), appended to b. */
 void tta_profile_json(const tta_profile_result *r, const char *host, const char *spec_path, buf *b);
 
-/* This machine's roofs, measured: OpenBLAS SGEMM (square n = 2048, best of reps) and memory
- * bandwidth (a STREAM triad a = b + s*c over three arrays of 64 MiB, threads sharing it, best
- * of reps; counted as 3 x 4 bytes per element). */
+/* This machine's roofs, measured: SGEMM (square n = 2048, best of reps, by OpenBLAS and by
+ * oneDNN, the two libraries the trainer calls; the roof is the better) and memory bandwidth (a
+ * STREAM triad a = b + s*c over three arrays of 64 MiB, threads sharing it, best of reps; counted
+ * as 3 x 4 bytes per element). */
 typedef struct {
     int threads;
-    double sgemm_gflops;
+    double sgemm_gflops;          /* the roof: the better of the two below */
+    double sgemm_openblas_gflops; /* cblas_sgemm */
+    double sgemm_onednn_gflops;   /* dnnl_sgemm (0: it failed) */
     double triad_gbs;
     double copy_gbs;
 } tta_peaks;
@@ -313,9 +316,11 @@ typedef struct {
  * takes seconds and about 200 MiB. Returns TTA_OK, or TTA_EINPUT ("threads must be 1..64, not
  * N") with nothing measured. */
 int tta_measure_peaks(int threads, tta_peaks *out, tta_error *err);
-/* {"host": ..., "device": "cpu", "threads": T, "sgemm_gflops": G, "mem_gbs": B, "copy_gbs": C} */
+/* {"host": ..., "device": "cpu", "threads": T, "sgemm_gflops": G, "sgemm_openblas_gflops": G1,
+ * "sgemm_onednn_gflops": G2, "mem_gbs": B, "copy_gbs": C} */
 void tta_peaks_json(const tta_peaks *p, const char *host, buf *b);
-/* One line for people: "<host>, T threads: SGEMM G GFLOP/s, memory B GB/s (triad), ...". */
+/* One line for people: "<host>, T threads: SGEMM G GFLOP/s (oneDNN; OpenBLAS G1), memory B GB/s
+ * (triad), ...". */
 void tta_peaks_text(const tta_peaks *p, const char *host, buf *b);
 /* The thread counts `tta profile --peaks` measures: threads when > 0, else 1 and the number of
  * CPUs (when more than one). Returns how many (1 or 2) in counts. */
