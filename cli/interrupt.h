@@ -4,8 +4,9 @@
  * SIGINT is taken by a thread of its own (named tta-sigint), which only waits for it; the calling
  * thread blocks SIGINT between cli_interrupt_begin and cli_interrupt_end, and so do the threads
  * it starts in between (OpenMP's, the loader's, MPI's: they inherit its mask). Why: a handler's
- * signal frame is written on the stack of the thread it interrupts, and oneDNN 2.6's JIT-compiled
- * sgemm keeps data there that this frame overwrites: with the handler run on the computing thread,
+ * signal frame is written below the stack pointer of the thread it interrupts, and oneDNN's
+ * JIT-compiled sgemm kernels (2.6 here; fixed upstream in 3.11, oneDNN issue #4845, PR #4855)
+ * point rsp into a heap workspace while they run: with the handler run on the computing thread,
  * dnnl_sgemm corrupted the heap (glibc's "corrupted size vs. prev_size": one Ctrl-C in 6 landing
  * in an evaluation of the mlp; a loop of 20,000 products beside a 200-us SIGALRM, every time; with
  * the handler on an alternate stack, never in 96,000 signals; docs/replay.md, "Fifth pass").
