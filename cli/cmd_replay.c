@@ -1,6 +1,6 @@
 /* cmd_replay.c: `tta replay SPEC [--runs N] [--seed S] [--device cpu|reference|cuda] [--threads N]
  * [--log-dir DIR] [--max-epochs E] [--resume] [--no-checkpoint] [--format text|json]`, also as
- * `mpirun -np K tta replay ...` (data parallel). Ctrl-C stops the run at the next step: its log
+ * `mpirun -np K tta replay ...` (data parallel). Ctrl-C or SIGTERM stops the run at the next step: its log
  * ends with run_stop aborted and its checkpoint stays for --resume. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +28,8 @@ static const char replay_help[] =
     "learningRate; its model, or --model NAME; the data in --data DIR); each run logs tta_replay_of, the\n"
     "entry it replays.\n"
     "A checkpoint is written after every epoch (DIR/replay/checkpoints/...); --resume continues an\n"
-    "interrupted run from it. Ctrl-C stops cleanly: run_stop aborted, checkpoint kept, exit status 130.\n"
+    "interrupted run from it. Ctrl-C or SIGTERM stops cleanly: run_stop aborted, checkpoint kept, exit status\n"
+    "130 (Ctrl-C) or 143 (SIGTERM).\n"
     "--threads auto: one per CPU, fewer while other processes hold cores (not bit-reproducible: docs/replay.md).\n"
     "Under mpirun each rank trains on its share of every global batch and the gradients are averaged\n"
     "(MPI_Iallreduce in buckets, overlapped with backward); rank 0 writes the log and the output.\n"
@@ -111,7 +112,7 @@ int cmd_replay(const tta_cli *cli, int argc, char **argv) {
                                    .no_loader_thread = no_loader_thread, .notes = stderr,
                                    .auto_threads = auto_threads,
                                    .progress = isatty(fileno(stderr)) && !(nc && *nc) ? stderr : NULL};
-    opt.stop = cli_interrupt_begin(); /* Ctrl-C: on a thread of its own (interrupt.h says why) */
+    opt.stop = cli_interrupt_begin(); /* Ctrl-C, SIGTERM: on a thread of their own (interrupt.h says why) */
     tta_replay_batch batch;
     int rc = tta_exit_status(tta_replay_runs(&spec, &opt, &batch, &err));
     cli_interrupt_end();
@@ -130,5 +131,5 @@ int cmd_replay(const tta_cli *cli, int argc, char **argv) {
     int interrupted = batch.interrupted;
     tta_replay_batch_free(&batch);
     tta_replay_spec_free(&spec);
-    return rc ? rc : interrupted ? 130 : 0;
+    return rc ? rc : interrupted ? 128 + (*opt.stop ? *opt.stop : SIGINT) : 0; /* 130 Ctrl-C, 143 SIGTERM */
 }

@@ -1,7 +1,7 @@
 #!/bin/bash
 # `tta replay` beyond one plain run, on generated data (no dataset needed) and a tiny CIFAR-10
-# folder written here: Ctrl-C stops cleanly (exit 130, run_stop aborted, checkpoint kept) and
-# --resume finishes the run with the same accuracies, bit for bit, as an uninterrupted one, with
+# folder written here: Ctrl-C stops cleanly (exit 130, run_stop aborted, checkpoint kept; SIGTERM
+# the same with exit 143) and --resume finishes the run with the same accuracies, bit for bit, as an uninterrupted one, with
 # one run_start and epochs 1..N once each; a damaged checkpoint is refused with its path and the
 # log is left alone; `mpirun -np 1` gives the same loss curve as no MPI; `mpirun -np 2` is filed
 # as a system of 2 workers and `tta report scaling` and `tta report comm` read it.
@@ -41,9 +41,9 @@ for _ in $(seq 1 600); do
     [ -f "$log" ] && [ "$(grep -c '"key": "epoch_stop"' "$log")" -ge 3 ] && break
     sleep 0.1
 done
-# Ctrl-C is taken by one thread, tta-sigint, that only waits for it; every other thread blocks
+# Ctrl-C is taken by one thread, tta-sigint, that only waits for it (and SIGTERM); every other thread blocks
 # SIGINT, so that its handler never runs on a thread inside oneDNN's sgemm (cli/interrupt.h: the
-# handler's frame on that thread's stack corrupted the heap). SIGINT is bit 1 of SigBlk.
+# handler's frame on that thread's stack corrupted the heap). SIGINT is bit 1 of SigBlk, SIGTERM bit 14.
 sigint_masks() {
     local t name blk takers=0 others=0
     for t in /proc/$pid/task/*; do
@@ -51,16 +51,16 @@ sigint_masks() {
         blk=$(awk '/^SigBlk/ { print $2 }' "$t/status" 2>/dev/null) || continue
         [ -n "$blk" ] || continue
         if [ "$name" = tta-sigint ]; then
-            (( (16#$blk >> 1) & 1 )) && { echo "tta-sigint blocks SIGINT ($blk)"; return 1; }
+            (( (16#$blk >> 1) & 1 || (16#$blk >> 14) & 1 )) && { echo "tta-sigint blocks SIGINT or SIGTERM ($blk)"; return 1; }
             takers=$((takers + 1))
         else
-            (( (16#$blk >> 1) & 1 )) || { echo "thread ${t##*/} ($name) takes SIGINT ($blk)"; return 1; }
+            (( (16#$blk >> 1) & 1 && (16#$blk >> 14) & 1 )) || { echo "thread ${t##*/} ($name) takes SIGINT or SIGTERM ($blk)"; return 1; }
             others=$((others + 1))
         fi
     done
     [ $takers -eq 1 ] && [ $others -ge 1 ] || { echo "$takers SIGINT takers, $others other threads"; return 1; }
 }
-check "Ctrl-C: only the tta-sigint thread takes SIGINT" sigint_masks
+check "Ctrl-C: only the tta-sigint thread takes SIGINT and SIGTERM" sigint_masks
 kill -INT $pid
 wait $pid
 check "Ctrl-C: exit status 130" test $? -eq 130
@@ -96,6 +96,22 @@ check "the database now holds the finished run, once" test "$(grep -o "\"file\""
 check "filed under benchmark generated" grep -q '"benchmark": "generated"' <<<"$runs"
 n=$(sql "$work/db" "SELECT count(*) FROM evaluations")
 check "with its 8 evaluations ($n)" test "$n" -eq 8
+
+# SIGTERM (timeout(1), a batch scheduler) stops as cleanly as Ctrl-C, with exit status 143
+"$TTA" --db "$work/t.db" replay "$work/spec.json" --threads 1 --log-dir "$work/tlogs" --format json \
+    >"$work/t.json" 2>"$work/t.err" &
+pid=$!
+tlog="$work/tlogs/replay/results/$(hostname)-cpu-1t/generated/result_5.txt"
+for _ in $(seq 1 600); do
+    [ -f "$tlog" ] && [ "$(grep -c '"key": "epoch_stop"' "$tlog")" -ge 1 ] && break
+    sleep 0.1
+done
+kill -TERM $pid
+wait $pid
+check "SIGTERM: exit status 143" test $? -eq 143
+check "SIGTERM: the run says interrupted" grep -q '"interrupted": true' "$work/t.json"
+check "SIGTERM: run_stop aborted in the log" grep -q '"key": "run_stop".*"status": "aborted"' "$tlog"
+check "SIGTERM: the checkpoint stays" test -s "$work/tlogs/replay/checkpoints/$(hostname)-cpu-1t/generated/seed_5.ckpt"
 
 # MPI: K = 1 under mpirun equals no MPI; K = 2 is a system of 2 workers
 if command -v mpirun >/dev/null; then
