@@ -112,6 +112,7 @@ check "SIGTERM: exit status 143" test $? -eq 143
 check "SIGTERM: the run says interrupted" grep -q '"interrupted": true' "$work/t.json"
 check "SIGTERM: run_stop aborted in the log" grep -q '"key": "run_stop".*"status": "aborted"' "$tlog"
 check "SIGTERM: the checkpoint stays" test -s "$work/tlogs/replay/checkpoints/$(hostname)-cpu-1t/generated/seed_5.ckpt"
+check "SIGTERM: the run was ingested as aborted" grep -q '"status": "aborted"' <<<"$("$TTA" --db "$work/t.db" ls runs --round local --format json)"
 
 # MPI: K = 1 under mpirun equals no MPI; K = 2 is a system of 2 workers
 if command -v mpirun >/dev/null; then
