@@ -239,10 +239,10 @@ static void cpu_pool_bwd(void *ctx, tta_op *op, float *dinp, const float *dout, 
  * GFLOP/s against OpenBLAS 0.3.21's 143-170 (the forward's W^T operand 143: OpenBLAS packs it on
  * every call). The small ones stay on OpenBLAS, on the calling thread: outside a region
  * dnnl_sgemm would start its own threads and might split K among them, and the bits would then
- * depend on the thread count. dnnl_sgemm must not be interrupted by a signal handler: its
- * JIT kernels point rsp into the heap (oneDNN issue #4845, fixed after 2.6), the handler's frame
- * lands there, and the heap is corrupted (the replay's
- * Ctrl-C handler therefore runs on a thread of its own, cli/interrupt.h). OpenBLAS's pthreads
+ * depend on the thread count. dnnl_sgemm must not be interrupted by a signal handler: its JIT
+ * kernels point rsp into the heap (oneDNN issue #4845, fixed after 2.6), the handler's frame lands
+ * there, and the heap is corrupted (the replay's Ctrl-C and SIGTERM are therefore taken on a
+ * thread of their own, cli/interrupt.h). OpenBLAS's pthreads
  * pool, whose idle worker spins in sched_yield between calls, is not used: on 2 vCPUs it took the
  * core that the OpenMP loops, the loader thread and the optimizer needed (issue 21: about 17% of
  * the mlp replay's perf samples were that spinning). The pool stays at one thread

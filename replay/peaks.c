@@ -1,7 +1,9 @@
 /* peaks.c: this machine's roofs for the roofline (see replay.h): SGEMM GFLOP/s, the better of
  * OpenBLAS's and oneDNN's, and memory bandwidth by a STREAM-style triad and copy. */
+#include <assert.h>
 #include <cblas.h>
 #include <dnnl.h>
+#include <math.h>
 #include <omp.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -56,21 +58,15 @@ static double stream_best(float *a, float *b, float *c, size_t n, int threads, i
     return best;
 }
 
-int tta_measure_peaks(int threads, tta_peaks *out, tta_error *err) {
-    memset(out, 0, sizeof *out);
-    if (threads < 1 || threads > 64) return tta_fail(err, TTA_EINPUT, "threads must be 1..64, not %d", threads);
-    out->threads = threads;
-    /* SGEMM: C = A B, n = 2048 (17 GFLOP per call), best of 4 after a warm-up call, by each library
-     * the trainer calls: the roof is the better one (oneDNN's ran 5-10 % above OpenBLAS's here,
-     * and the convolutions, on oneDNN, above OpenBLAS's peak) */
+double tta_measure_sgemm(int threads, int n, int reps, double gflops[2]) {
+    assert(threads >= 1 && n >= 1 && reps >= 1);
     openblas_set_num_threads(threads);
     omp_set_num_threads(threads); /* oneDNN's threads */
-    int n = 2048;
     size_t nn = (size_t)n * n;
     float *a = mallocCheck(nn * sizeof *a), *b = mallocCheck(nn * sizeof *b), *c = mallocCheck(nn * sizeof *c);
     for (size_t i = 0; i < nn; i++) a[i] = (float)(i % 7) * 0.1f, b[i] = (float)(i % 5) * 0.2f;
-    double best[2] = {1e30, 1e30};
-    for (int r = 0; r < 5; r++) /* the libraries in turn, the first round a warm-up */
+    double best[2] = {INFINITY, INFINITY};
+    for (int r = 0; r <= reps; r++) /* the libraries in turn; round 0 a warm-up */
         for (int lib = 0; lib < 2; lib++) {
             double t0 = now_s();
             if (lib == 0) cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1, a, n, b, n, 0, c, n);
@@ -78,13 +74,24 @@ int tta_measure_peaks(int threads, tta_peaks *out, tta_error *err) {
             double dt = now_s() - t0;
             if (r > 0 && dt < best[lib]) best[lib] = dt;
         }
-    out->sgemm_openblas_gflops = 2.0 * n * (double)n * n / best[0] * 1e-9;
-    out->sgemm_onednn_gflops = best[1] < 1e30 ? 2.0 * n * (double)n * n / best[1] * 1e-9 : 0;
-    out->sgemm_gflops = out->sgemm_onednn_gflops > out->sgemm_openblas_gflops ? out->sgemm_onednn_gflops
-                                                                               : out->sgemm_openblas_gflops;
     free(a);
     free(b);
     free(c);
+    for (int lib = 0; lib < 2; lib++) gflops[lib] = isfinite(best[lib]) ? 2.0 * n * (double)n * n / best[lib] * 1e-9 : 0;
+    return gflops[0] > gflops[1] ? gflops[0] : gflops[1];
+}
+
+int tta_measure_peaks(int threads, tta_peaks *out, tta_error *err) {
+    memset(out, 0, sizeof *out);
+    if (threads < 1 || threads > 64) return tta_fail(err, TTA_EINPUT, "threads must be 1..64, not %d", threads);
+    out->threads = threads;
+    /* SGEMM: n = 2048 (17 GFLOP per call), best of 4 after a warm-up round, by each library the
+     * trainer calls: the roof is the better one (oneDNN's ran 1-10 % above OpenBLAS's here, and
+     * the convolutions, on oneDNN, above OpenBLAS's peak) */
+    double g[2];
+    out->sgemm_gflops = tta_measure_sgemm(threads, 2048, 4, g);
+    out->sgemm_openblas_gflops = g[0];
+    out->sgemm_onednn_gflops = g[1];
     /* Bandwidth: arrays of 64 MiB each, far beyond any cache here; pages touched first. */
     size_t m = (size_t)16 << 20;
     float *x = mallocCheck(m * sizeof *x), *y = mallocCheck(m * sizeof *y), *z = mallocCheck(m * sizeof *z);

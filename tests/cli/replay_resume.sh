@@ -32,15 +32,22 @@ rc=$?; check "an uninterrupted replay exits 0 ($(head -2 "$work/err"))" test $rc
 full_log=$(grep -o '"log": "[^"]*"' "$work/full.json" | cut -d'"' -f4)
 check "it ran 8 epochs" test "$(grep -c '"key": "epoch_stop"' "$full_log")" -eq 8
 
+# start_until DB LOGDIR OUT E: the spec's replay in the background (pid: $pid, JSON to OUT.json,
+# stderr to OUT.err), back once its log (at DIR's result_5.txt) shows E epochs, so that a signal
+# sent next lands mid-run
+start_until() {
+    "$TTA" --db "$1" replay "$work/spec.json" --threads 1 --log-dir "$2" --format json >"$3.json" 2>"$3.err" &
+    pid=$!
+    local l="$2/replay/results/$(hostname)-cpu-1t/generated/result_5.txt"
+    for _ in $(seq 1 600); do
+        [ -f "$l" ] && [ "$(grep -c '"key": "epoch_stop"' "$l")" -ge "$4" ] && return
+        sleep 0.1
+    done
+}
+
 # Ctrl-C after the third epoch (the log shows when), then --resume
-"$TTA" --db "$work/db" replay "$work/spec.json" --threads 1 --log-dir "$work/logs" --format json \
-    >"$work/a.json" 2>"$work/a.err" &
-pid=$!
+start_until "$work/db" "$work/logs" "$work/a" 3
 log="$work/logs/replay/results/$(hostname)-cpu-1t/generated/result_5.txt"
-for _ in $(seq 1 600); do
-    [ -f "$log" ] && [ "$(grep -c '"key": "epoch_stop"' "$log")" -ge 3 ] && break
-    sleep 0.1
-done
 # Ctrl-C is taken by one thread, tta-sigint, that only waits for it (and SIGTERM); every other thread blocks
 # SIGINT, so that its handler never runs on a thread inside oneDNN's sgemm (cli/interrupt.h: the
 # handler's frame on that thread's stack corrupted the heap). SIGINT is bit 1 of SigBlk, SIGTERM bit 14.
@@ -98,14 +105,8 @@ n=$(sql "$work/db" "SELECT count(*) FROM evaluations")
 check "with its 8 evaluations ($n)" test "$n" -eq 8
 
 # SIGTERM (timeout(1), a batch scheduler) stops as cleanly as Ctrl-C, with exit status 143
-"$TTA" --db "$work/t.db" replay "$work/spec.json" --threads 1 --log-dir "$work/tlogs" --format json \
-    >"$work/t.json" 2>"$work/t.err" &
-pid=$!
+start_until "$work/t.db" "$work/tlogs" "$work/t" 1
 tlog="$work/tlogs/replay/results/$(hostname)-cpu-1t/generated/result_5.txt"
-for _ in $(seq 1 600); do
-    [ -f "$tlog" ] && [ "$(grep -c '"key": "epoch_stop"' "$tlog")" -ge 1 ] && break
-    sleep 0.1
-done
 kill -TERM $pid
 wait $pid
 check "SIGTERM: exit status 143" test $? -eq 143
