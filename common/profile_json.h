@@ -77,6 +77,7 @@ extern const char *const tta_profile_memory_names[TTA_PMEM_COUNT];
 #define TTA_LAYER_NAME "name"
 #define TTA_LAYER_TYPE "type"
 #define TTA_LAYER_FUSED_INTO "fused_into"
+#define TTA_LAYER_ALGORITHM "algorithm" /* a convolution's, where the backend has several; optional */
 typedef enum {
     TTA_LAYER_FLOPS,
     TTA_LAYER_BYTES,

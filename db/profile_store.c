@@ -114,7 +114,8 @@ int tta_store_profile(sqlite3 *db, const char *json, int64_t sweep, int64_t *id,
     if (ok)
         ok = sqlite3_prepare_v2(db,
                                 "INSERT INTO profile_layers (profile_id, idx, name, type, fused_into, flops, bytes, "
-                                "time_s, gflops, intensity) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                                "time_s, gflops, intensity, algorithm) "
+                                "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
                                 -1, &st, NULL) == SQLITE_OK;
     int idx = 0;
     const cJSON *L;
@@ -141,6 +142,9 @@ int tta_store_profile(sqlite3 *db, const char *json, int64_t sweep, int64_t *id,
             sqlite3_bind_double(st, 8, num(L, k[TTA_LAYER_TIME_S]));
             bind_num_or_null(st, 9, num(L, k[TTA_LAYER_GFLOPS]));
             bind_num_or_null(st, 10, num(L, k[TTA_LAYER_INTENSITY]));
+            const char *algorithm = str(L, TTA_LAYER_ALGORITHM);
+            if (algorithm) sqlite3_bind_text(st, 11, algorithm, -1, SQLITE_TRANSIENT);
+            else sqlite3_bind_null(st, 11);
             if (sqlite3_step(st) != SQLITE_DONE) {
                 ok = 0;
                 break;

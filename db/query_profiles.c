@@ -81,7 +81,8 @@ int tta_db_profile_layers(sqlite3 *db, int64_t profile_id, tta_profile_layer_row
     *rows = NULL;
     *n = 0;
     if (sqlite3_prepare_v2(db,
-                           "SELECT name, type, coalesce(fused_into, ''), flops, bytes, time_s, gflops, intensity "
+                           "SELECT name, type, coalesce(fused_into, ''), flops, bytes, time_s, gflops, intensity, "
+                           "coalesce(algorithm, '') "
                            "FROM profile_layers WHERE profile_id = ?1 ORDER BY idx",
                            -1, &st, NULL) != SQLITE_OK) {
         sqlite3_finalize(st);
@@ -100,6 +101,7 @@ int tta_db_profile_layers(sqlite3 *db, int64_t profile_id, tta_profile_layer_row
         L->time_s = db_col_real(st, 5);
         L->gflops = db_col_real(st, 6);
         L->intensity = db_col_real(st, 7);
+        text_into(st, 8, L->algorithm, sizeof L->algorithm);
     }
     sqlite3_finalize(st);
     return TTA_OK;

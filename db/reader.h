@@ -322,6 +322,7 @@ typedef struct {
 /* One layer (or the optimizer update) of a profile. */
 typedef struct {
     char name[64], type[16], fused_into[64]; /* fused_into "" when not fused */
+    char algorithm[32]; /* a convolution's ("winograd", ...); "" where the backend has one */
     double flops, bytes, time_s, gflops, intensity;
 } tta_profile_layer_row;
 

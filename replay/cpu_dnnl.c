@@ -183,6 +183,44 @@ static dnnl_dim_t pad_right(int in, int out, int k, int s, int p) { return (dnnl
 /* ------------------------------------------------------------------------------------------ */
 /* Convolution                                                                                  */
 
+/* Which algorithms a convolution runs. oneDNN 2.6 has Winograd F(4x4, 3x3) kernels for 3x3
+ * convolutions of stride 1 on AVX-512 hosts only (jit_wino_4x3; none for AVX2, where every
+ * convolution stays direct). They do 4x fewer multiplications in the channel products but add
+ * transforms whose cost per product grows as 1/ic + 1/oc. Measured here (fmnist-cnn, two
+ * threads, docs/replay.md "Winograd convolutions"): the backward (data and weights) was faster
+ * with Winograd in every 3x3 shape with 16 or more channels on both sides, the forward only
+ * where ic*oc/(ic+oc) >= 20 (32->64 and 64->64; 16->32 took twice as long, 32->32 the same).
+ * oneDNN's own choice (dnnl_convolution_auto) takes Winograd for all of them.
+ * The rule depends only on the shapes and the ISA, never on timings, so a run's bits do not
+ * change from one run to the next. Each returns the first index into {winograd, direct} to
+ * try; where oneDNN has no Winograd kernel the direct one follows. */
+static int conv_winograd_shape(const tta_op *op) {
+    return op->kernel == 3 && op->stride == 1 && op->in.c >= 16 && op->out.c >= 16;
+}
+static int conv_backward_algos(const tta_op *op) { return conv_winograd_shape(op) ? 0 : 1; }
+static int conv_forward_algos(const tta_op *op) {
+    long ic = op->in.c, oc = op->out.c;
+    return conv_winograd_shape(op) && ic * oc >= 20 * (ic + oc) ? 0 : 1;
+}
+
+static int prim_is_winograd(const prim_t *p) {
+    const char *impl = NULL;
+    if (p->pd) dnnl_primitive_desc_query(p->pd, dnnl_query_impl_info_str, 0, &impl);
+    return impl && strstr(impl, "wino") != NULL;
+}
+
+/* The algorithm a convolution's primitives run, for tta_op.algorithm (profiles show it: a
+ * Winograd layer's GFLOP/s count the direct convolution's FLOPs and can pass the SGEMM peak). */
+static const char *conv_algorithm_name(const conv_impl *ci, const tta_op *op) {
+    static const char *const names[8] = {"direct", "winograd forward", "winograd data gradient",
+                                         "winograd forward+data", "winograd weight gradient",
+                                         "winograd forward+weight", "winograd backward", "winograd"};
+    int wf = prim_is_winograd(&ci->fwd), ww = prim_is_winograd(&ci->bwd_w);
+    int wd = op->need_dinp ? prim_is_winograd(&ci->bwd_d) : ww;
+    if (!op->train) return wf ? names[7] : names[0];
+    return names[wf | wd << 1 | ww << 2];
+}
+
 /* Creates a training convolution's backward primitives (backward data when op->need_dinp,
  * then backward weights) from its forward's descriptors, first on the activations' layouts.
  * AVX2 oneDNN has no JIT backward for an NCHW input (C % 8 != 0: the first layer, LeNet's
@@ -200,19 +238,23 @@ static int conv_backward_create(cpu_ctx *c, const tta_op *op, conv_impl *ci, con
             dnnl_dims_t od = {op->out.n, op->out.c, op->out.h, op->out.w};
             DNNL_CHECK(dnnl_memory_desc_init_by_tag(&dd, 4, od, dnnl_f32, dnnl_nchw));
         }
-        if (op->need_dinp) {
-            dnnl_convolution_desc_t bd_;
-            DNNL_CHECK(dnnl_convolution_backward_data_desc_init(&bd_, dnnl_convolution_direct, src,
-                                                                wany, &dd, strides, pl, pr));
-            if (prim_create(c, &ci->bwd_d, &bd_, 0, ci->fwd.pd, "convolution backward data", err,
-                            errlen))
-                return -1;
+        for (int a = conv_backward_algos(op); a < 2; a++) { /* Winograd first, where it may be */
+            dnnl_alg_kind_t alg = a == 0 ? dnnl_convolution_winograd : dnnl_convolution_direct;
+            dnnl_convolution_desc_t bd_, bw;
+            if (op->need_dinp && !ci->bwd_d.pd) {
+                DNNL_CHECK(dnnl_convolution_backward_data_desc_init(&bd_, alg, src, wany, &dd, strides, pl, pr));
+                if (prim_create(c, &ci->bwd_d, &bd_, 0, ci->fwd.pd, "convolution backward data", err,
+                                errlen) && a == 1)
+                    return -1;
+            }
+            if (!ci->bwd_w.pd) {
+                DNNL_CHECK(dnnl_convolution_backward_weights_desc_init(
+                    &bw, alg, src, wany, op->bias ? bmd : NULL, &dd, strides, pl, pr));
+                if (prim_create(c, &ci->bwd_w, &bw, 0, ci->fwd.pd, "convolution backward weights", err,
+                                errlen) && a == 1)
+                    return -1;
+            }
         }
-        dnnl_convolution_desc_t bw;
-        DNNL_CHECK(dnnl_convolution_backward_weights_desc_init(
-            &bw, dnnl_convolution_direct, src, wany, op->bias ? bmd : NULL, &dd, strides, pl, pr));
-        if (prim_create(c, &ci->bwd_w, &bw, 0, ci->fwd.pd, "convolution backward weights", err, errlen))
-            return -1;
         int slow = prim_is_ref(&ci->bwd_w) || (op->need_dinp && prim_is_ref(&ci->bwd_d));
         if (attempt == 1 || !slow || !cpu_blocked(c, op->out) || cpu_blocked(c, op->in)) break;
         prim_destroy(&ci->bwd_w);
@@ -236,11 +278,15 @@ int cpu_conv_init(cpu_ctx *c, tta_op *op, char *err, size_t errlen) {
     dnnl_dims_t strides = {op->stride, op->stride}, pl = {op->pad, op->pad};
     dnnl_dims_t pr = {pad_right(op->in.h, op->out.h, op->kernel, op->stride, op->pad),
                       pad_right(op->in.w, op->out.w, op->kernel, op->stride, op->pad)};
-    dnnl_convolution_desc_t d;
-    DNNL_CHECK(dnnl_convolution_forward_desc_init(
-        &d, op->train ? dnnl_forward_training : dnnl_forward_inference, dnnl_convolution_direct,
-        &src, &wany, op->bias ? &bmd : NULL, &dst, strides, pl, pr));
-    if (prim_create(c, &ci->fwd, &d, op->relu, NULL, "convolution forward", err, errlen)) return -1;
+    for (int a = conv_forward_algos(op); !ci->fwd.pd; a++) { /* Winograd first, where it may be */
+        dnnl_convolution_desc_t d;
+        DNNL_CHECK(dnnl_convolution_forward_desc_init(
+            &d, op->train ? dnnl_forward_training : dnnl_forward_inference,
+            a == 0 ? dnnl_convolution_winograd : dnnl_convolution_direct, &src, &wany, op->bias ? &bmd : NULL,
+            &dst, strides, pl, pr));
+        if (prim_create(c, &ci->fwd, &d, op->relu, NULL, "convolution forward", err, errlen) && a == 1)
+            return -1;
+    }
     static const int fwd_args[] = {DNNL_ARG_SRC, DNNL_ARG_WEIGHTS, DNNL_ARG_BIAS, DNNL_ARG_DST};
     prim_bind(c, &ci->fwd, fwd_args, 4);
 
@@ -316,6 +362,7 @@ int cpu_conv_init(cpu_ctx *c, tta_op *op, char *err, size_t errlen) {
         }
         scratch = max_sz(scratch, end);
     }
+    op->algorithm = conv_algorithm_name(ci, op);
     op->saved_bytes = saved;
     op->scratch_bytes = scratch;
     return 0;

@@ -112,6 +112,9 @@ typedef struct tta_op {
     size_t saved_bytes;   /* per-op memory kept from forward to backward (or from prepare to forward) */
     size_t scratch_bytes; /* transient memory needed during one call */
     void *impl;           /* backend-private (cached primitives); owned by the backend */
+    const char *algorithm; /* CONV: a static name of the algorithm where the backend has more than
+                            * one ("direct", "winograd", "winograd backward": the forward direct);
+                            * NULL where it has one */
     /* Set by the model before the first call (device memory, or NULL when the size is 0): */
     void *saved;
     void *scratch;
@@ -531,6 +534,7 @@ typedef struct {
     double time_fwd, time_bwd;   /* seconds summed over profiled calls */
     long calls_fwd, calls_bwd;
     const char *fused_into;      /* NULL or the layer whose op runs this one */
+    const char *algorithm;       /* NULL, or the training op's tta_op.algorithm (a convolution) */
 } tta_layer_stats;
 
 const tta_layer_stats *tta_model_layer_stats(tta_model *m, int *count);

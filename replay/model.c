@@ -420,6 +420,7 @@ static plan *get_plan(tta_model *m, int n, int train, char *err, size_t errlen) 
         }
         p->nsteps++;
         if (s->op.scratch_bytes > scratch) scratch = s->op.scratch_bytes;
+        if (train && n == m->batch) m->stats[i].algorithm = s->op.algorithm;
     }
     if (!rc) {
         xent_op(m, n, &p->xent);

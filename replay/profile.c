@@ -82,6 +82,7 @@ static void fill_layers(tta_profile_result *out, tta_session *s, const tta_opt_c
         snprintf(L->name, sizeof L->name, "%s", st[i].name);
         snprintf(L->type, sizeof L->type, "%s", st[i].type);
         if (st[i].fused_into) snprintf(L->fused_into, sizeof L->fused_into, "%s", st[i].fused_into);
+        if (st[i].algorithm) snprintf(L->algorithm, sizeof L->algorithm, "%s", st[i].algorithm);
         L->flops = st[i].flops_fwd + st[i].flops_bwd;
         L->bytes = st[i].bytes_fwd + st[i].bytes_bwd;
         L->time_fwd_s = st[i].calls_fwd ? st[i].time_fwd / out->measured_steps : 0;
@@ -141,6 +142,29 @@ static void fill_memory(tta_profile_result *out, tta_session *s, size_t data_byt
     out->mem_total = out->mem_weights + out->mem_buffers + out->mem_weight_grads + out->mem_optimizer_state +
                      out->mem_feature_maps + out->mem_workspace + out->mem_eval + out->mem_data +
                      out->mem_host_copies;
+}
+
+/* "Convolution algorithms:" with one line per algorithm naming its layers, in layer order; nothing
+ * when no layer says (the backend has one algorithm). */
+static void text_algorithms(buf *out, const tta_profile_result *r) {
+    int any_winograd = 0, header = 0;
+    for (int i = 0; i < r->n_layers; i++) {
+        const char *a = r->layers[i].algorithm;
+        int first = 1; /* the first layer with this algorithm prints the line */
+        for (int j = 0; j < i && a[0]; j++)
+            if (!strcmp(r->layers[j].algorithm, a)) first = 0;
+        if (!a[0] || !first) continue;
+        if (!header) buf_puts(out, "\nconvolution algorithms:\n");
+        header = 1;
+        any_winograd |= strncmp(a, "winograd", 8) == 0;
+        buf_printf(out, "  %-24s", a);
+        for (int j = i, n = 0; j < r->n_layers; j++)
+            if (!strcmp(r->layers[j].algorithm, a)) buf_printf(out, "%s%s", n++ ? ", " : " ", r->layers[j].name);
+        buf_puts(out, "\n");
+    }
+    if (any_winograd)
+        buf_puts(out, "  (a Winograd layer's MFLOP and GFLOP/s are the direct convolution's: it does fewer\n"
+                      "   multiplications, so its GFLOP/s can pass the SGEMM peak)\n");
 }
 
 /* Warm-up, then measured steps of batch random samples of train: the step trace and sums[5]
@@ -307,6 +331,7 @@ void tta_profile_text(const tta_profile_result *r, buf *out) {
         buf_printf(out, "%-22.22s %-8.8s %12.2f %12.2f %10s %7s %9s %9s\n", L->name, L->type, L->flops * 1e-6,
                    L->bytes * 1e-6, t, share, g, in);
     }
+    text_algorithms(out, r);
     buf_printf(out, "\nmemory (bytes the trainer allocated):\n");
     text_bytes(out, "weights", r->mem_weights, r->mem_total);
     text_bytes(out, "buffers (BN stats)", r->mem_buffers, r->mem_total);
@@ -401,6 +426,10 @@ void tta_profile_json(const tta_profile_result *r, const char *host, const char 
         buf_puts(b, ", \"" TTA_LAYER_FUSED_INTO "\": ");
         if (L->fused_into[0]) buf_json_string(b, L->fused_into, strlen(L->fused_into));
         else buf_puts(b, "null");
+        if (L->algorithm[0]) {
+            buf_puts(b, ", \"" TTA_LAYER_ALGORITHM "\": ");
+            buf_json_string(b, L->algorithm, strlen(L->algorithm));
+        }
         const double v4[TTA_LAYER_NUMBERS] = {
             [TTA_LAYER_FLOPS] = L->flops,           [TTA_LAYER_BYTES] = L->bytes,
             [TTA_LAYER_TIME_S] = L->time_s,         [TTA_LAYER_TIME_FWD_S] = L->time_fwd_s,

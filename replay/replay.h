@@ -233,9 +233,12 @@ typedef struct {
 
 /* One row of the profile: a layer of the model (forward + backward of one step), or the
  * optimizer update (type "update"). A layer fused into another (ReLU into BN) has time 0 and
- * fused_into set; its host's gflops counts both layers' FLOPs. */
+ * fused_into set; its host's gflops counts both layers' FLOPs. A Winograd convolution's flops
+ * are the direct convolution's (the model's FLOPs), so its gflops can pass the SGEMM peak. */
 typedef struct {
     char name[64], type[16], fused_into[64];
+    char algorithm[32];                    /* a convolution's (tta_op.algorithm); "" where the
+                                              backend has one algorithm for the layer */
     double flops, bytes;                   /* analytic, per step */
     double time_s, time_fwd_s, time_bwd_s; /* measured, per step */
     double gflops;                         /* achieved; NAN when not timed */

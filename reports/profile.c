@@ -77,13 +77,14 @@ static tta_table *profiles_table(const profile_row *p, size_t n, double peak_gfl
 }
 
 enum {
-    L_NAME, L_TYPE, L_FUSED, L_MFLOP, L_FLOPS, L_MB, L_BYTES, L_MS, L_TIME, L_SHARE, L_GFLOPS, L_INTENSITY, L_ROOF,
+    L_NAME, L_TYPE, L_ALGORITHM, L_FUSED, L_MFLOP, L_FLOPS, L_MB, L_BYTES, L_MS, L_TIME, L_SHARE, L_GFLOPS, L_INTENSITY, L_ROOF,
     L_ROOF_SHARE, L_BOUND, L_COUNT
 };
 
 static const tta_column layer_columns[L_COUNT] = {
     [L_NAME] = {"name", "layer", TTA_COL_TEXT, 0, TTA_FOR_ALL},
     [L_TYPE] = {"type", "type", TTA_COL_TEXT, 0, TTA_FOR_ALL},
+    [L_ALGORITHM] = {"algorithm", "algorithm", TTA_COL_TEXT, 0, TTA_FOR_ALL},
     [L_FUSED] = {"fused_into", "fused into", TTA_COL_TEXT, 0, TTA_FOR_SCRIPTS},
     [L_MFLOP] = {"mflop", "MFLOP", TTA_COL_NUMBER, 1, TTA_FOR_PEOPLE},
     [L_FLOPS] = {"flops", "FLOPs", TTA_COL_NUMBER, 0, TTA_FOR_SCRIPTS},
@@ -106,6 +107,7 @@ static tta_table *layers_table(const layer_row *L, size_t n, double step_s, doub
         size_t r = tta_table_add_row(t);
         tta_table_set_text(t, r, L_NAME, L[i].name);
         tta_table_set_text(t, r, L_TYPE, L[i].type);
+        tta_table_set_text(t, r, L_ALGORITHM, L[i].algorithm[0] ? L[i].algorithm : NULL);
         tta_table_set_text(t, r, L_FUSED, L[i].fused_into[0] ? L[i].fused_into : NULL);
         tta_table_set_number(t, r, L_MFLOP, L[i].flops * 1e-6);
         tta_table_set_number(t, r, L_FLOPS, L[i].flops);
@@ -141,7 +143,11 @@ static tta_table *layers_table(const layer_row *L, size_t n, double step_s, doub
         tta_table_set_number_or(t, r, L_ROOF_SHARE, share, peak > 0 ? "no FLOPs" : no_peaks);
         /* not an impossible figure, but one to explain: the memory roof is STREAM triad's rate,
          * which counts 3 arrays moved a step while the cache also reads the array it writes */
-        if (share > 1.0)
+        if (share > 1.0 && !strncmp(L[i].algorithm, "winograd", 8))
+            tta_table_add_note(t, r,
+                               "above its roof: a Winograd convolution's FLOPs are counted as the direct "
+                               "convolution's (the model's), and it does fewer multiplications");
+        else if (share > 1.0)
             tta_table_add_note(t, r,
                                "above its roof: the memory roof is STREAM triad's bandwidth (tta profile --peaks), "
                                "which a layer beats where its stores bypass the cache or its data is still cached");

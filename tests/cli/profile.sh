@@ -158,6 +158,49 @@ fi
 "$TTA" --db "$db" report html "$work/page.html" 2>/dev/null
 check "the HTML report has the profile section" grep -q "Profile of a training step" "$work/page.html"
 
+# A convolution's algorithm (docs/replay.md "Winograd convolutions"): fmnist-cnn at batch 16 on
+# the cpu backend. Where oneDNN runs AVX-512 kernels (the host has them and ONEDNN_MAX_CPU_ISA does
+# not cap them) its 3x3 convolutions run Winograd by cpu_dnnl.c's rule; elsewhere all are direct.
+# JSON, the stored rows (plain SQL), the text and the report say the same.
+cnn_db="$work/cnn.db"
+"$TTA" --db "$cnn_db" profile bench/recipes/fmnist-cnn.json --batch 16 --steps 3 --threads 2 --format json \
+    > "$work/cnn.json" 2>"$work/err"
+check "profile of fmnist-cnn exits 0 ($(head -1 "$work/err"))" test $? -eq 0
+avx512=0
+if grep -qw avx512f /proc/cpuinfo && grep -qw avx512bw /proc/cpuinfo && grep -qw avx512vl /proc/cpuinfo &&
+   grep -qw avx512dq /proc/cpuinfo && [[ ! "${ONEDNN_MAX_CPU_ISA:-}" =~ ^(AVX2|avx2|SSE|sse|AVX$|avx$) ]]; then
+    avx512=1
+fi
+/usr/bin/python3 - "$work/cnn.json" "$avx512" <<'PY'
+import json, sys
+d, avx512 = json.load(open(sys.argv[1])), sys.argv[2] == '1'
+alg = {l['name']: l.get('algorithm') for l in d['layers']}
+want = {'prep.conv': 'direct', 'layer1.conv': 'winograd backward', 'res1.res1.conv': 'winograd backward',
+        'res1.res2.conv': 'winograd backward', 'layer2.conv': 'winograd', 'res2.res1.conv': 'winograd',
+        'res2.res2.conv': 'winograd'}
+if not avx512: want = {k: 'direct' for k in want}
+others = [n for n, a in alg.items() if n not in want and a is not None]
+sys.exit(0 if all(alg.get(k) == v for k, v in want.items()) and not others else 1)
+PY
+check "each convolution's algorithm in the JSON (AVX-512: $avx512), none on other layers" test $? -eq 0
+if command -v sqlite3 >/dev/null; then
+    check "the stored algorithms are the JSON's (plain SQL)" test \
+        "$(sqlite3 "$cnn_db" "SELECT group_concat(name || '=' || algorithm, ',') FROM (SELECT name, algorithm FROM profile_layers WHERE algorithm IS NOT NULL ORDER BY idx)")" = \
+        "$(/usr/bin/python3 -c "import json,sys; print(','.join(l['name']+'='+l['algorithm'] for l in json.load(open(sys.argv[1]))['layers'] if 'algorithm' in l))" "$work/cnn.json")"
+fi
+"$TTA" --db "$cnn_db" report profile --format csv > "$work/cnn.csv" 2>/dev/null
+check "report profile's layer table has the algorithm column" grep -q "layer2.conv,conv,$([ $avx512 = 1 ] && echo winograd || echo direct)," "$work/cnn.csv"
+"$TTA" --db "$cnn_db" profile bench/recipes/fmnist-cnn.json --batch 16 --steps 3 --threads 2 --no-store \
+    > "$work/cnn.txt" 2>/dev/null
+check "the text lists the convolutions by algorithm" grep -q "^  direct  *prep.conv" "$work/cnn.txt"
+if [ "$avx512" = 1 ]; then
+    check "and says why a Winograd layer's GFLOP/s can pass the peak" grep -q "a Winograd layer's MFLOP and GFLOP/s" "$work/cnn.txt"
+    "$TTA" --db "$cnn_db" profile --peaks --threads 1 >/dev/null 2>&1
+    /usr/bin/python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE profile_layers SET gflops = 1e9 WHERE name = 'layer2.conv'\"); c.commit()" "$cnn_db"
+    "$TTA" --db "$cnn_db" report profile > "$work/cnn_over.txt" 2>/dev/null
+    check "a Winograd layer above its roof gets its own note" grep -q "above its roof: a Winograd convolution's FLOPs" "$work/cnn_over.txt"
+fi
+
 # Errors
 "$TTA" --db "$db" profile "$work/none.json" 2>"$work/err" >/dev/null
 check "a missing SPEC fails (1)" test $? -eq 1

@@ -10,6 +10,8 @@
  * CUDA device the cuda part prints "test_layers: cuda: skipped: <reason>" and the rest runs.
  */
 #include <assert.h>
+#include <strings.h>
+
 #include "replay/engine.h"
 #include "tta_test.h"
 
@@ -168,8 +170,10 @@ static void stats_get(float *s, int n, int C, const arr *dg, const arr *db, cons
     }
 }
 
-static void conv_case(int N, int C, int H, int OC, int K, int S, int P, int bias, int relu,
-                      int need_dinp) {
+/* Runs one convolution on both backends, forward and backward, training and inference; returns
+ * the training op's algorithm on the backend under test (tta_op.algorithm: static, or NULL). */
+static const char *conv_case(int N, int C, int H, int OC, int K, int S, int P, int bias, int relu,
+                             int need_dinp) {
     int OH = (H + 2 * P - K) / S + 1;
     tta_op t = {.kind = TTA_OP_CONV, .train = 1, .need_dinp = need_dinp, .in = {N, C, H, H},
                 .out = {N, OC, OH, OH}, .kernel = K, .stride = S, .pad = P, .bias = bias, .relu = relu};
@@ -204,7 +208,41 @@ static void conv_case(int N, int C, int H, int OC, int K, int S, int P, int bias
     opair_free(&oi);
     ten_free(&x), ten_free(&y), ten_free(&dy), ten_free(&dx);
     arr_free(&w), arr_free(&b), arr_free(&dw), arr_free(&db);
+    const char *algorithm = o.c.algorithm;
     opair_free(&o);
+    return algorithm;
+}
+
+/* Whether oneDNN runs AVX-512 kernels here (the host has AVX-512 and ONEDNN_MAX_CPU_ISA does not
+ * cap it below): then, and only then, the cpu backend has oneDNN's Winograd convolutions. */
+static int onednn_runs_avx512(void) {
+    const char *cap = getenv("ONEDNN_MAX_CPU_ISA");
+    if (cap && (!strncasecmp(cap, "AVX2", 4) || !strncasecmp(cap, "SSE", 3) || !strcasecmp(cap, "AVX"))) return 0;
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+}
+
+/* The cpu backend's Winograd convolutions (docs/replay.md "Winograd convolutions"): the results
+ * within the same tolerance of the reference as the direct ones, on fmnist-cnn's four 3x3
+ * shapes at small batches, and each shape on the algorithm the rule in cpu_dnnl.c gives: the
+ * forward too where ic*oc/(ic+oc) >= 20, only the backward below, and nothing but direct
+ * kernels without AVX-512 (no Winograd in oneDNN 2.6 for AVX2) or off 3x3 stride 1. */
+TEST(conv_winograd_matches_reference) {
+    int cpu = strcmp(tb->ops->name, "cpu") == 0, wino = cpu && onednn_runs_avx512();
+    const char *a;
+    a = conv_case(3, 32, 14, 64, 3, 1, 1, 1, 1, 1); /* layer2: bias, fused ReLU, odd batch */
+    if (cpu) CHECK(a && !strcmp(a, wino ? "winograd" : "direct"));
+    a = conv_case(2, 64, 7, 64, 3, 1, 1, 0, 0, 1);  /* res2 */
+    if (cpu) CHECK(a && !strcmp(a, wino ? "winograd" : "direct"));
+    a = conv_case(2, 16, 28, 32, 3, 1, 1, 0, 0, 1); /* layer1 */
+    if (cpu) CHECK(a && !strcmp(a, wino ? "winograd backward" : "direct"));
+    a = conv_case(2, 32, 14, 32, 3, 1, 1, 0, 0, 0); /* res1, no input gradient */
+    if (cpu) CHECK(a && !strcmp(a, wino ? "winograd backward" : "direct"));
+    a = conv_case(2, 32, 14, 64, 3, 2, 1, 0, 0, 1); /* stride 2: direct everywhere */
+    if (cpu) CHECK(a && !strcmp(a, "direct"));
+    a = conv_case(2, 1, 28, 16, 3, 1, 1, 0, 0, 0);  /* one input channel: direct */
+    if (cpu) CHECK(a && !strcmp(a, "direct"));
 }
 
 TEST(conv_matches_reference) {
@@ -914,6 +952,7 @@ int main(void) {
         fprintf(stderr, "test_layers: backend %s\n", tb->ops->name);
         RUN(layout_round_trip);
         RUN(conv_matches_reference);
+        RUN(conv_winograd_matches_reference);
         RUN(bn_matches_reference);
         RUN(pooling_matches_reference);
         RUN(maxpool_bits_match_scan_rule);
