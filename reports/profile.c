@@ -157,8 +157,13 @@ static tta_table *layers_table(const layer_row *L, size_t n, double step_s, doub
 
 /* ---- Plots ----------------------------------------------------------------------------------- */
 
-/* Which roofline series a layer type belongs to. */
-static int layer_group(const char *type) {
+enum { GROUPS = 6 };
+
+/* Which roofline series a layer belongs to: by type, and a Winograd convolution apart, since its
+ * GFLOP/s count the direct convolution's FLOPs and can stand above the SGEMM roof. */
+static int layer_group(const layer_row *L) {
+    const char *type = L->type;
+    if (!strncmp(L->algorithm, "winograd", 8)) return 5;
     if (!strcmp(type, "conv") || !strcmp(type, "linear")) return 0;
     if (!strcmp(type, "bn")) return 1;
     if (strstr(type, "pool") || !strcmp(type, "gap") || !strcmp(type, "gmp")) return 2;
@@ -168,16 +173,16 @@ static int layer_group(const char *type) {
 
 static void roofline_plot(const profile_row *p, const layer_row *L, size_t n, double peak, double bw, int peak_threads,
                           buf *svg) {
-    static const char *const group_names[5] = {"conv / linear", "batch norm", "pooling", "element-wise",
-                                               "optimizer update"};
-    double *x = mallocCheck((n ? n : 1) * 5 * sizeof *x), *y = mallocCheck((n ? n : 1) * 5 * sizeof *y);
-    const char **labels = mallocCheck((n ? n : 1) * 5 * sizeof *labels);
-    tta_series series[7];
-    size_t ns = 0, counts[5] = {0};
+    static const char *const group_names[GROUPS] = {"conv / linear", "batch norm", "pooling", "element-wise",
+                                                    "optimizer update", "Winograd conv (direct FLOPs)"};
+    double *x = mallocCheck((n ? n : 1) * GROUPS * sizeof *x), *y = mallocCheck((n ? n : 1) * GROUPS * sizeof *y);
+    const char **labels = mallocCheck((n ? n : 1) * GROUPS * sizeof *labels);
+    tta_series series[GROUPS + 2];
+    size_t ns = 0, counts[GROUPS] = {0};
     double imin = 1e30, imax = 0;
     for (size_t i = 0; i < n; i++) {
         if (L[i].fused_into[0] || !(L[i].gflops > 0) || !(L[i].intensity > 0)) continue;
-        int g = layer_group(L[i].type);
+        int g = layer_group(&L[i]);
         size_t k = (size_t)g * n + counts[g]++;
         x[k] = L[i].intensity;
         y[k] = L[i].gflops;
@@ -185,7 +190,7 @@ static void roofline_plot(const profile_row *p, const layer_row *L, size_t n, do
         imin = fmin(imin, L[i].intensity);
         imax = fmax(imax, L[i].intensity);
     }
-    for (int g = 0; g < 5; g++) {
+    for (int g = 0; g < GROUPS; g++) {
         if (!counts[g]) continue;
         series[ns++] = (tta_series){group_names[g], x + (size_t)g * n, y + (size_t)g * n, counts[g], NULL,
                                     labels + (size_t)g * n, TTA_MARK_POINTS, 0, 0, 0};

@@ -195,6 +195,8 @@ check "report profile's layer table has the algorithm column" grep -q "layer2.co
 check "the text lists the convolutions by algorithm" grep -q "^  direct  *prep.conv" "$work/cnn.txt"
 if [ "$avx512" = 1 ]; then
     check "and says why a Winograd layer's GFLOP/s can pass the peak" grep -q "a Winograd layer's MFLOP and GFLOP/s" "$work/cnn.txt"
+    "$TTA" --db "$cnn_db" report profile --svg "$work/cnn_roof.svg" >/dev/null 2>&1
+    check "the roofline plots the Winograd layers as their own series" grep -q "Winograd conv (direct FLOPs)" "$work/cnn_roof.svg"
     "$TTA" --db "$cnn_db" profile --peaks --threads 1 >/dev/null 2>&1
     /usr/bin/python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE profile_layers SET gflops = 1e9 WHERE name = 'layer2.conv'\"); c.commit()" "$cnn_db"
     "$TTA" --db "$cnn_db" report profile > "$work/cnn_over.txt" 2>/dev/null
