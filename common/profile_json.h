@@ -7,6 +7,8 @@
 #ifndef TTA_COMMON_PROFILE_JSON_H
 #define TTA_COMMON_PROFILE_JSON_H
 
+#include <string.h>
+
 /* Members of the profile object that name or count the configuration. */
 #define TTA_PROFILE_HOST "host"
 #define TTA_PROFILE_SPEC "spec"
@@ -78,6 +80,11 @@ extern const char *const tta_profile_memory_names[TTA_PMEM_COUNT];
 #define TTA_LAYER_TYPE "type"
 #define TTA_LAYER_FUSED_INTO "fused_into"
 #define TTA_LAYER_ALGORITHM "algorithm" /* a convolution's, where the backend has several; optional */
+/* Whether a layer's algorithm ("" or NULL: the backend's only one) is Winograd in any direction:
+ * its FLOPs are then the direct convolution's and its GFLOP/s can pass the SGEMM peak. */
+static inline int tta_algorithm_is_winograd(const char *algorithm) {
+    return algorithm && strncmp(algorithm, "winograd", 8) == 0;
+}
 typedef enum {
     TTA_LAYER_FLOPS,
     TTA_LAYER_BYTES,

@@ -66,6 +66,14 @@ void cpu_md(const cpu_ctx *c, dnnl_memory_desc_t *md, tta_shape s) {
                                             b == 16 ? dnnl_nChw16c : b == 8 ? dnnl_nChw8c : dnnl_nchw));
 }
 
+/* The name of the implementation oneDNN picked for p ("jit:avx512_core", "jit_wino_4x3:...",
+ * "ref:any", ...); "" when p has none. */
+static const char *prim_impl(const prim_t *p) {
+    const char *impl = NULL;
+    if (p->pd) dnnl_primitive_desc_query(p->pd, dnnl_query_impl_info_str, 0, &impl);
+    return impl ? impl : "";
+}
+
 /* Creates the primitive for an op descriptor; 0, or -1 with a message when oneDNN has no
  * implementation (an unsupported shape is a user error, not a bug). */
 static int prim_create(cpu_ctx *c, prim_t *p, const void *desc, int relu,
@@ -91,12 +99,8 @@ static int prim_create(cpu_ctx *c, prim_t *p, const void *desc, int relu,
     DNNL_CHECK(dnnl_primitive_create(&p->prim, p->pd));
     const dnnl_memory_desc_t *sp = dnnl_primitive_desc_query_md(p->pd, dnnl_query_scratchpad_md, 0);
     p->scratch_bytes = sp ? dnnl_memory_desc_get_size(sp) : 0;
-    if (c->verbose) {
-        const char *impl = NULL;
-        dnnl_primitive_desc_query(p->pd, dnnl_query_impl_info_str, 0, &impl);
-        fprintf(stderr, "cpu backend: %s -> %s (scratchpad %zu bytes)\n", what, impl ? impl : "?",
-                p->scratch_bytes);
-    }
+    if (c->verbose)
+        fprintf(stderr, "cpu backend: %s -> %s (scratchpad %zu bytes)\n", what, prim_impl(p), p->scratch_bytes);
     return 0;
 }
 
@@ -170,11 +174,7 @@ static void prim_destroy(prim_t *p) {
 static size_t max_sz(size_t a, size_t b) { return a > b ? a : b; }
 
 /* oneDNN's reference implementations are naive loops (100x slower than its JIT kernels). */
-static int prim_is_ref(const prim_t *p) {
-    const char *impl = NULL;
-    dnnl_primitive_desc_query(p->pd, dnnl_query_impl_info_str, 0, &impl);
-    return impl && strncmp(impl, "ref", 3) == 0;
-}
+static int prim_is_ref(const prim_t *p) { return strncmp(prim_impl(p), "ref", 3) == 0; }
 
 /* oneDNN's right padding that makes the output size PyTorch's floor((H + 2P - K) / S) + 1. It
  * may be negative (the last rows are not read), which oneDNN accepts. */
@@ -203,11 +203,7 @@ static int conv_forward_algos(const tta_op *op) {
     return conv_winograd_shape(op) && ic * oc >= 20 * (ic + oc) ? 0 : 1;
 }
 
-static int prim_is_winograd(const prim_t *p) {
-    const char *impl = NULL;
-    if (p->pd) dnnl_primitive_desc_query(p->pd, dnnl_query_impl_info_str, 0, &impl);
-    return impl && strstr(impl, "wino") != NULL;
-}
+static int prim_is_winograd(const prim_t *p) { return strstr(prim_impl(p), "wino") != NULL; }
 
 /* The algorithm a convolution's primitives run, for tta_op.algorithm (profiles show it: a
  * Winograd layer's GFLOP/s count the direct convolution's FLOPs and can pass the SGEMM peak). */

@@ -156,7 +156,7 @@ static void text_algorithms(buf *out, const tta_profile_result *r) {
         if (!a[0] || !first) continue;
         if (!header) buf_puts(out, "\nconvolution algorithms:\n");
         header = 1;
-        any_winograd |= strncmp(a, "winograd", 8) == 0;
+        any_winograd |= tta_algorithm_is_winograd(a);
         buf_printf(out, "  %-24s", a);
         for (int j = i, n = 0; j < r->n_layers; j++)
             if (!strcmp(r->layers[j].algorithm, a)) buf_printf(out, "%s%s", n++ ? ", " : " ", r->layers[j].name);

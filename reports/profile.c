@@ -7,6 +7,7 @@
 
 #include "common/buf.h"
 #include "common/check.h"
+#include "common/profile_json.h"
 #include "reports/builders.h"
 #include "reports/dataset.h"
 #include "reports/render.h"
@@ -143,7 +144,7 @@ static tta_table *layers_table(const layer_row *L, size_t n, double step_s, doub
         tta_table_set_number_or(t, r, L_ROOF_SHARE, share, peak > 0 ? "no FLOPs" : no_peaks);
         /* not an impossible figure, but one to explain: the memory roof is STREAM triad's rate,
          * which counts 3 arrays moved a step while the cache also reads the array it writes */
-        if (share > 1.0 && !strncmp(L[i].algorithm, "winograd", 8))
+        if (share > 1.0 && tta_algorithm_is_winograd(L[i].algorithm))
             tta_table_add_note(t, r,
                                "above its roof: a Winograd convolution's FLOPs are counted as the direct "
                                "convolution's (the model's), and it does fewer multiplications");
@@ -163,7 +164,7 @@ enum { GROUPS = 6 };
  * GFLOP/s count the direct convolution's FLOPs and can stand above the SGEMM roof. */
 static int layer_group(const layer_row *L) {
     const char *type = L->type;
-    if (!strncmp(L->algorithm, "winograd", 8)) return 5;
+    if (tta_algorithm_is_winograd(L->algorithm)) return 5;
     if (!strcmp(type, "conv") || !strcmp(type, "linear")) return 0;
     if (!strcmp(type, "bn")) return 1;
     if (strstr(type, "pool") || !strcmp(type, "gap") || !strcmp(type, "gmp")) return 2;
