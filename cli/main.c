@@ -73,9 +73,9 @@ static const command commands[] = {
  * library loads, and idle workers spin in sched_yield: on this project's 2-vCPU machines that
  * costs every command time even when no BLAS call is made. Unless the environment sets a
  * thread count:
- * - the training commands (replay, verify, profile) set one worker and passive OpenMP waits
- *   and start themselves again, once, so that the libraries read them at load; replay then
- *   raises the count it needs explicitly;
+ * - the training commands (replay, verify, profile) set one worker and OpenMP's wait
+ *   (tta_replay_wait_env: passive after a short spin) and start themselves again, once, so
+ *   that the libraries read them at load; replay then raises the count it needs explicitly;
  * - every other command makes no parallel BLAS call and no OpenMP region: it sets one thread
  *   and stops the worker at once, as OpenBLAS itself does before a fork (a later parallel call
  *   would start the pool again), which spares it loading every library twice (8 ms). */
@@ -93,7 +93,7 @@ static void quiet_thread_pools(char **argv, const char *command_name) {
         return;
     }
     setenv("OPENBLAS_NUM_THREADS", "1", 1);
-    if (!getenv("OMP_WAIT_POLICY")) setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
+    tta_replay_wait_env();
     setenv("TTA_REEXECED", "1", 1);
     execv("/proc/self/exe", argv);
     /* exec failed (no /proc): carry on with the pools as they are */

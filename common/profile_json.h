@@ -15,6 +15,8 @@
 #define TTA_PROFILE_MODEL "model"
 #define TTA_PROFILE_DEVICE "device"
 #define TTA_PROFILE_THREADS "threads"
+/* cpu only: the libraries' threads and OpenMP's wait (OMP_WAIT_POLICY, GOMP_SPINCOUNT) */
+#define TTA_PROFILE_THREADING "threading"
 #define TTA_PROFILE_BATCH "batch"
 #define TTA_PROFILE_WARMUP_STEPS "warmup_steps"
 #define TTA_PROFILE_SETTLED "settled"

@@ -23,6 +23,7 @@
 
 #include "common/check.h"
 #include "replay/cpu_internal.h"
+#include "replay/replay.h"
 
 /* ------------------------------------------------------------------------------------------ */
 /* Memory and layout edges                                                                      */
@@ -556,11 +557,12 @@ static void cpu_destroy(tta_backend *be) {
 }
 
 const char *tta_backend_cpu_threading(char *threading_desc, size_t len) {
-    const char *wp = getenv("OMP_WAIT_POLICY");
+    const char *wp = getenv("OMP_WAIT_POLICY"), *spin = getenv("GOMP_SPINCOUNT");
     snprintf(threading_desc, len,
-             "openblas=%s(%d) onednn=gnu-openmp(%d) OMP_WAIT_POLICY=%s",
+             "openblas=%s(%d) onednn=gnu-openmp(%d) OMP_WAIT_POLICY=%s%s%s",
              openblas_get_parallel() == 1 ? "pthreads" : openblas_get_parallel() == 2 ? "openmp" : "sequential",
-             openblas_get_num_threads(), omp_get_max_threads(), wp ? wp : "(unset: active spinning)");
+             openblas_get_num_threads(), omp_get_max_threads(), wp ? wp : "(unset: active spinning)",
+             spin ? " GOMP_SPINCOUNT=" : "", spin ? spin : "");
     return threading_desc;
 }
 
@@ -651,9 +653,19 @@ tta_backend *tta_backend_cpu_create(const tta_backend_options *opt, char *err, s
     return be;
 }
 
-int tta_replay_reexec_passive(char **argv) {
+/* (engine.h) Why a spin: under PASSIVE every parallel region wakes the other thread from a futex
+ * (40-50 us on this project's VMs, 70 regions and 40 barriers a step of fmnist-cnn). 3000 rounds of
+ * libgomp's spin (a pause each, about 11 ns here: 30 us) cover the gap between the regions of one
+ * step; measured, docs/replay.md "The OpenMP wait". */
+int tta_replay_wait_env(void) {
     if (getenv("OMP_WAIT_POLICY")) return 0;
     setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
+    if (!getenv("GOMP_SPINCOUNT")) setenv("GOMP_SPINCOUNT", TTA_OMP_SPINCOUNT, 1);
+    return 1;
+}
+
+int tta_replay_reexec_passive(char **argv) {
+    if (!tta_replay_wait_env()) return 0;
     execv("/proc/self/exe", argv);
     return -1; /* exec failed: go on with spinning threads */
 }

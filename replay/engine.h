@@ -314,10 +314,10 @@ tta_backend *tta_backend_cuda_create(const tta_backend_options *opt, char *err, 
 /* Threading setup of the cpu backend's libraries, for reports: e.g. "openblas=pthread(2)
  * onednn=omp(2) OMP_WAIT_POLICY=passive". */
 const char *tta_backend_cpu_threading(char *dst, size_t len); /* writes dst, returns it */
-/* Makes oneDNN's OpenMP threads wait passively: if OMP_WAIT_POLICY is unset, sets it to PASSIVE
- * and re-executes the program (/proc/self/exe) with argv, because libgomp reads it only at
- * load. Returns 0 when it was already set (or -1 if exec failed; the program goes on). Call it
- * first thing in main of a program that trains, before any thread starts. */
+/* Makes oneDNN's OpenMP threads wait as tta_replay_wait_env (replay.h) says: if it set anything,
+ * re-executes the program (/proc/self/exe) with argv, because libgomp reads it only at load.
+ * Returns 0 when nothing was to set (or -1 if exec failed; the program goes on). Call it first
+ * thing in main of a program that trains, before any thread starts. */
 int tta_replay_reexec_passive(char **argv);
 
 /* The dropout mask: a counter-based hash of (seed, step, index), so that every backend draws

@@ -246,8 +246,19 @@ typedef struct {
                                               layers counts their FLOPs too, like gflops) */
 } tta_profile_layer;
 
+/* The OpenMP wait of a program that trains, in its environment, for libgomp to read at load:
+ * where OMP_WAIT_POLICY is unset, PASSIVE (an idle thread sleeps: no spinning beside a neighbour
+ * on a shared 2-vCPU machine) after a short spin of TTA_OMP_SPINCOUNT rounds (GOMP_SPINCOUNT,
+ * unless set), which catches the next parallel region of a step without a futex wake-up. Returns
+ * 1 when it set something (the program must then start again to take it), else 0: a user's
+ * OMP_WAIT_POLICY is left as it is, spin and all. (replay/backend_cpu.c) */
+#define TTA_OMP_SPINCOUNT "3000"
+int tta_replay_wait_env(void);
+
 typedef struct {
     char model[64], device[16];
+    char threading[192]; /* cpu: the libraries' threads and OpenMP's wait, as they were read at
+                            load (tta_backend_cpu_threading); "" on other devices */
     int threads, batch;
     int warmup_steps, settled, measured_steps;
     double *step_trace;  /* every step's seconds, warm-up first (n_trace) */

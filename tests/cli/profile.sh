@@ -4,7 +4,8 @@
 # total; per-layer FLOPs of the MLP against hand-computed values; per-layer times plus data
 # loading and the optimizer sum to the step time within 5%; a batch sweep grows feature maps in
 # proportion to the batch; peaks and profiles are stored and reported with a roofline; bad input
-# is refused with the file and the reason.
+# is refused with the file and the reason; the threading line says OpenMP's wait (tta's own, or the
+# user's).
 set -uo pipefail
 TTA=${TTA:-build/tta}
 data=/usr/share/datasets/fashion-mnist
@@ -75,6 +76,23 @@ py_check "the step's phases add up to the step" \
 py_check "warm-up steps were discarded before measuring" "d['warmup_steps'] >= 10 and d['measured_steps'] == 8"
 py_check "achieved GFLOP/s = FLOPs per step / step time" \
     "abs(d['gflops'] - d['flops_per_step'] / d['step_s'] * 1e-9) < 1e-6 * d['gflops']"
+# OpenMP's wait, as libgomp read it at load: tta's own (passive after a short spin, the value of
+# replay/replay.h's TTA_OMP_SPINCOUNT) where the environment sets none, and a user's
+# OMP_WAIT_POLICY left alone (no spin added).
+spin=$(grep -o '#define TTA_OMP_SPINCOUNT "[0-9]*"' "${TTA_SOURCE_DIR:-.}/replay/replay.h" | grep -o '[0-9][0-9]*')
+check "TTA_OMP_SPINCOUNT is in replay/replay.h" test -n "$spin"
+if [ -z "${OMP_WAIT_POLICY:-}" ] && [ -z "${GOMP_SPINCOUNT:-}" ]; then
+    py_check "threading: passive after tta's spin by default" \
+        "d['threading'].endswith('OMP_WAIT_POLICY=PASSIVE GOMP_SPINCOUNT=$spin') and 'onednn=gnu-openmp(' in d['threading']"
+fi
+env -u GOMP_SPINCOUNT OMP_WAIT_POLICY=ACTIVE "$TTA" profile "$work/mlp.json" --steps 2 --no-store --format json \
+    > "$work/pa.json" 2>/dev/null
+check "a user's OMP_WAIT_POLICY is kept, no spin added" /usr/bin/python3 -c "
+import json, sys
+t = json.load(open('$work/pa.json'))['threading']
+sys.exit(0 if t.endswith('OMP_WAIT_POLICY=ACTIVE') and 'GOMP_SPINCOUNT' not in t else 1)"
+"$TTA" profile "$work/mlp.json" --steps 2 --no-store > "$work/pt.txt" 2>/dev/null
+check "the text says the threading too" grep -q "^threading: openblas=.* OMP_WAIT_POLICY=" "$work/pt.txt"
 
 # A batch sweep: feature maps grow in proportion to the batch, weights do not.
 "$TTA" --db "$db" profile "$work/mlp.json" --steps 3 --batch-sweep 32,128 --format json > "$work/s.json" 2>"$work/err"
