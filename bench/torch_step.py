@@ -13,7 +13,8 @@ batch size and SGD momentum/Nesterov/weight decay at learning rate 0.01, the ste
 RECIPE` times (bench/contention); --model is then ignored.
 
 Run it next to build-*/bench/bench_engine with the same options and compare samples/s.
-Set OMP_WAIT_POLICY the same for both (bench_engine sets PASSIVE unless it is already set).
+Set OMP_WAIT_POLICY the same for both: bench_engine, where it is unset, sets tta's own wait (PASSIVE
+after GOMP_SPINCOUNT=TTA_OMP_SPINCOUNT of replay/replay.h); set both variables for the two alike.
 """
 import argparse
 import json
