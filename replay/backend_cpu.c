@@ -653,7 +653,7 @@ tta_backend *tta_backend_cpu_create(const tta_backend_options *opt, char *err, s
     return be;
 }
 
-/* (engine.h) Why a spin: under PASSIVE every parallel region wakes the other thread from a futex
+/* (replay.h) Why a spin: under PASSIVE every parallel region wakes the other thread from a futex
  * (40-50 us on this project's VMs, 70 regions and 40 barriers a step of fmnist-cnn). 3000 rounds of
  * libgomp's spin (a pause each, 10.6 ns here: about 32 us) cover the gap between the regions of one
  * step; measured, docs/replay.md "The OpenMP wait". */
