@@ -2,6 +2,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 
 static void die_oom(size_t size, const char *file, int line) {
     fprintf(stderr, "tta: out of memory allocating %zu bytes at %s:%d\n", size, file, line);
@@ -44,4 +47,25 @@ void *grow_array(void *p, size_t *cap, size_t need, size_t elem, const char *fil
     p = realloc_check(p, c * elem, file, line);
     *cap = c;
     return p;
+}
+
+void *malloc_large(size_t size, int huge, const char *file, int line) {
+    if (!size) size = 1;
+    if (!huge || size < TTA_HUGE_PAGE_BYTES) {
+        void *p = aligned_alloc(64, (size + 63) & ~(size_t)63);
+        if (!p) die_oom(size, file, line);
+        return p;
+    }
+    size_t whole = (size + TTA_HUGE_PAGE_BYTES - 1) & ~(TTA_HUGE_PAGE_BYTES - 1);
+    void *p = aligned_alloc(TTA_HUGE_PAGE_BYTES, whole);
+    if (!p) die_oom(size, file, line);
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    (void)madvise(p, whole, MADV_HUGEPAGE); /* an advice: EINVAL where the kernel has no THP */
+#endif
+    return p;
+}
+
+int tta_huge_pages_wanted(void) {
+    const char *e = getenv("TTA_HUGE_PAGES");
+    return !e || strcmp(e, "0") != 0;
 }

@@ -17,6 +17,8 @@
 #define TTA_PROFILE_THREADS "threads"
 /* cpu only: the libraries' threads and OpenMP's wait (OMP_WAIT_POLICY, GOMP_SPINCOUNT) */
 #define TTA_PROFILE_THREADING "threading"
+/* cpu only: the pages of the trainer's large buffers (replay/engine.h, tta_backend_cpu_pages) */
+#define TTA_PROFILE_PAGES "pages"
 #define TTA_PROFILE_BATCH "batch"
 #define TTA_PROFILE_WARMUP_STEPS "warmup_steps"
 #define TTA_PROFILE_SETTLED "settled"

@@ -29,16 +29,13 @@
 /* Memory and layout edges                                                                      */
 
 /* Each block is preceded by a 64-byte header holding its requested size, so that free knows
- * what to take off the allocator's total (c->allocated). */
+ * what to take off the allocator's total (c->allocated). Blocks of 2 MiB and more (feature maps,
+ * workspace, the data) go on huge pages where c->huge_pages (common/check.h, mallocLarge). */
 static void *cpu_alloc(void *ctx, size_t bytes) {
     cpu_ctx *c = ctx;
     size_t rounded = cpu_align64(bytes);
     if (!rounded) rounded = 64;
-    char *p = aligned_alloc(64, rounded + 64);
-    if (!p) {
-        fprintf(stderr, "cpu backend: out of memory allocating %zu bytes\n", bytes);
-        exit(1);
-    }
+    char *p = mallocLarge(rounded + 64, c->huge_pages);
     memset(p + 64, 0, rounded);
     *(size_t *)p = bytes;
     c->allocated += bytes;
@@ -566,6 +563,46 @@ const char *tta_backend_cpu_threading(char *threading_desc, size_t len) {
     return threading_desc;
 }
 
+/* The bracketed word of a sysfs choice file ("always [madvise] never"), or "unknown". */
+static void thp_mode(char *mode, size_t len) {
+    snprintf(mode, len, "unknown");
+    FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+    if (!f) return;
+    char line[128];
+    if (fgets(line, sizeof line, f)) {
+        char *a = strchr(line, '['), *b = a ? strchr(a, ']') : NULL;
+        if (a && b) snprintf(mode, len, "%.*s", (int)(b - a - 1), a + 1);
+    }
+    fclose(f);
+}
+
+/* kB of "name:" in /proc/self/smaps_rollup, or -1 where it cannot be read. */
+static long smaps_kb(const char *name) {
+    FILE *f = fopen("/proc/self/smaps_rollup", "r");
+    if (!f) return -1;
+    char line[256];
+    long kb = -1;
+    size_t n = strlen(name);
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, name, n) == 0 && line[n] == ':') {
+            kb = strtol(line + n + 1, NULL, 10);
+            break;
+        }
+    fclose(f);
+    return kb;
+}
+
+const char *tta_backend_cpu_pages(char *dst, size_t len) {
+    char mode[32];
+    thp_mode(mode, sizeof mode);
+    int n = tta_huge_pages_wanted() ? snprintf(dst, len, "huge (THP %s)", mode)
+                                    : snprintf(dst, len, "small (TTA_HUGE_PAGES=0; THP %s)", mode);
+    long huge = smaps_kb("AnonHugePages"), rss = smaps_kb("Rss");
+    if (n >= 0 && (size_t)n < len && huge >= 0 && rss >= 0)
+        snprintf(dst + n, len - (size_t)n, ": %ld of %ld MiB resident on 2 MiB pages", huge / 1024, rss / 1024);
+    return dst;
+}
+
 static void cpu_set_threads(void *ctx, int threads) {
     cpu_ctx *c = ctx;
     assert(threads >= 1);
@@ -637,6 +674,7 @@ tta_backend *tta_backend_cpu_create(const tta_backend_options *opt, char *err, s
     DNNL_CHECK(dnnl_stream_create(&c->stream, c->engine, dnnl_stream_default_flags));
     c->threads = opt ? opt->threads : 0;
     c->verbose = opt ? opt->verbose : 0;
+    c->huge_pages = tta_huge_pages_wanted();
     /* the block oneDNN's kernels want: its effective ISA is the CPU's, capped by
      * ONEDNN_MAX_CPU_ISA (how an AVX2 host is run on an AVX-512 one) */
     dnnl_cpu_isa_t isa = dnnl_get_effective_cpu_isa();

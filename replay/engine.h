@@ -314,6 +314,12 @@ tta_backend *tta_backend_cuda_create(const tta_backend_options *opt, char *err, 
 /* Threading setup of the cpu backend's libraries, for reports: e.g. "openblas=pthread(2)
  * onednn=omp(2) OMP_WAIT_POLICY=passive". */
 const char *tta_backend_cpu_threading(char *dst, size_t len); /* writes dst, returns it */
+/* The pages the cpu backend's large buffers are on, for reports: whether they were asked for huge
+ * pages (common/check.h, tta_huge_pages_wanted), the kernel's transparent huge page mode, and how
+ * much of this process's resident memory the kernel gave 2 MiB pages (Linux's
+ * /proc/self/smaps_rollup), e.g. "huge (THP madvise): 490 of 733 MiB resident on 2 MiB pages".
+ * Writes dst, returns it. */
+const char *tta_backend_cpu_pages(char *dst, size_t len);
 /* Makes oneDNN's OpenMP threads wait as tta_replay_wait_env (replay.h) says: if it set anything,
  * re-executes the program (/proc/self/exe) with argv, because libgomp reads it only at load.
  * Returns 0 when nothing was to set (or -1 if exec failed; the program goes on). Call it first

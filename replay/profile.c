@@ -258,7 +258,10 @@ int tta_profile_run(const tta_replay_spec *spec, const tta_profile_options *opt,
     if (rc == TTA_OK) {
         snprintf(out->model, sizeof out->model, "%s", tta_model_name(s.m));
         snprintf(out->device, sizeof out->device, "%s", s.be->ops->name);
-        if (strcmp(out->device, "cpu") == 0) tta_backend_cpu_threading(out->threading, sizeof out->threading);
+        if (strcmp(out->device, "cpu") == 0) {
+            tta_backend_cpu_threading(out->threading, sizeof out->threading);
+            tta_backend_cpu_pages(out->pages, sizeof out->pages);
+        }
         out->threads = opt->threads;
         out->auto_threads = s.auto_max > 0;
         if (s.n_changes) out->thread_changes = callocCheck(s.n_changes, sizeof *out->thread_changes);
@@ -302,6 +305,7 @@ void tta_profile_text(const tta_profile_result *r, buf *out) {
     buf_printf(out, "warm-up: %d steps discarded (%s); %d steps measured\n", r->warmup_steps,
                r->settled ? "throughput settled" : "throughput never settled: figures are noisy", r->measured_steps);
     if (r->threading[0]) buf_printf(out, "threading: %s\n", r->threading);
+    if (r->pages[0]) buf_printf(out, "pages: %s\n", r->pages);
     if (r->auto_threads) {
         buf_printf(out, "threads: auto (1..%d, by the load), %.2f on average over the measured steps; %d change%s",
                    r->threads, r->mean_threads, r->n_thread_changes, r->n_thread_changes == 1 ? "" : "s");
@@ -369,6 +373,10 @@ void tta_profile_json(const tta_profile_result *r, const char *host, const char 
     if (r->threading[0]) {
         buf_puts(b, ", \"" TTA_PROFILE_THREADING "\": ");
         buf_json_string(b, r->threading, strlen(r->threading));
+    }
+    if (r->pages[0]) {
+        buf_puts(b, ", \"" TTA_PROFILE_PAGES "\": ");
+        buf_json_string(b, r->pages, strlen(r->pages));
     }
     if (r->auto_threads) {
         buf_printf(b, ", \"" TTA_PROFILE_AUTO_THREADS "\": true, \"" TTA_PROFILE_MEAN_THREADS "\": ");

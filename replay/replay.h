@@ -259,6 +259,8 @@ typedef struct {
     char model[64], device[16];
     char threading[192]; /* cpu: the libraries' threads and OpenMP's wait, as they were read at
                             load (tta_backend_cpu_threading); "" on other devices */
+    char pages[128];     /* cpu: the pages of the large buffers, read after the measured steps
+                            (tta_backend_cpu_pages); "" on other devices */
     int threads, batch;
     int warmup_steps, settled, measured_steps;
     double *step_trace;  /* every step's seconds, warm-up first (n_trace) */

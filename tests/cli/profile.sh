@@ -93,6 +93,23 @@ t = json.load(open('$work/pa.json'))['threading']
 sys.exit(0 if t.endswith('OMP_WAIT_POLICY=ACTIVE') and 'GOMP_SPINCOUNT' not in t else 1)"
 "$TTA" profile "$work/mlp.json" --steps 2 --no-store > "$work/pt.txt" 2>/dev/null
 check "the text says the threading too" grep -q "^threading: openblas=.* OMP_WAIT_POLICY=" "$work/pt.txt"
+# The pages of the large buffers (common/check.h, mallocLarge): huge by default, small under
+# TTA_HUGE_PAGES=0, with the kernel's mode and the resident MiB on 2 MiB pages read back. Where the
+# kernel offers transparent huge pages (mode always or madvise), the default run holds some.
+thp=$(grep -o '\[[a-z]*\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null | tr -d '[]')
+py_check "pages: huge by default, with the kernel's mode" \
+    "__import__('re').fullmatch(r'huge \(THP ${thp:-unknown}\): \d+ of \d+ MiB resident on 2 MiB pages', d['pages'])"
+if [ "$thp" = madvise ] || [ "$thp" = always ]; then
+    py_check "pages: some of the trainer's memory is on 2 MiB pages" \
+        "int(d['pages'].split(': ')[1].split()[0]) > 0"
+fi
+TTA_HUGE_PAGES=0 "$TTA" profile "$work/mlp.json" --steps 2 --no-store --format json > "$work/ph.json" 2>/dev/null
+check "TTA_HUGE_PAGES=0: small pages, said so" /usr/bin/python3 -c "
+import json, sys
+p = json.load(open('$work/ph.json'))['pages']
+sys.exit(0 if p.startswith('small (TTA_HUGE_PAGES=0; THP ') else 1)"
+check "the text says the pages too" \
+    grep -q "^pages: huge (THP [a-z]*): [0-9]* of [0-9]* MiB resident on 2 MiB pages\$" "$work/pt.txt"
 
 # A batch sweep: feature maps grow in proportion to the batch, weights do not.
 "$TTA" --db "$db" profile "$work/mlp.json" --steps 3 --batch-sweep 32,128 --format json > "$work/s.json" 2>"$work/err"
