@@ -24,8 +24,8 @@ char *strndup_check(const char *s, size_t n, const char *file, int line);
 
 /* Large buffers on huge pages. The trainer streams feature maps of tens of MiB through every
  * layer; on 4 KiB pages each 4 KiB of them costs a TLB miss, and under a hypervisor's nested paging
- * that miss walks two page tables (measured on this project's VMs: fmnist-cnn's step 15 % faster,
- * its batch norms 35 %, on 2 MiB pages; docs/replay.md "Huge pages").
+ * that miss walks two page tables (measured on this project's VMs: fmnist-cnn's step 10-13 % faster,
+ * its batch norms 30 %, on 2 MiB pages; docs/replay.md "Huge pages").
  * malloc_large returns size bytes (at least 1), 64-byte aligned; where huge is nonzero and size is at
  * least TTA_HUGE_PAGE_BYTES, the block is 2 MiB aligned, its length rounded up to whole 2 MiB pages,
  * and advised MADV_HUGEPAGE (the kernel's transparent huge pages, in its "madvise" or "always"
