@@ -49,9 +49,9 @@ void *grow_array(void *p, size_t *cap, size_t need, size_t elem, const char *fil
     return p;
 }
 
-void *malloc_large(size_t size, int huge, const char *file, int line) {
+void *malloc_large(size_t size, const char *file, int line) {
     if (!size) size = 1;
-    if (!huge || size < TTA_HUGE_PAGE_BYTES) {
+    if (size < TTA_HUGE_PAGE_BYTES || !tta_huge_pages_wanted()) {
         void *p = aligned_alloc(64, (size + 63) & ~(size_t)63);
         if (!p) die_oom(size, file, line);
         return p;

@@ -26,14 +26,14 @@ char *strndup_check(const char *s, size_t n, const char *file, int line);
  * layer; on 4 KiB pages each 4 KiB of them costs a TLB miss, and under a hypervisor's nested paging
  * that miss walks two page tables (measured on this project's VMs: fmnist-cnn's step 10-13 % faster,
  * its batch norms 30 %, on 2 MiB pages; docs/replay.md "Huge pages").
- * malloc_large returns size bytes (at least 1), 64-byte aligned; where huge is nonzero and size is at
- * least TTA_HUGE_PAGE_BYTES, the block is 2 MiB aligned, its length rounded up to whole 2 MiB pages,
+ * malloc_large returns size bytes (at least 1), 64-byte aligned; where size is at least
+ * TTA_HUGE_PAGE_BYTES and tta_huge_pages_wanted() (read at each call, so that every caller follows it), the block is 2 MiB aligned, its length rounded up to whole 2 MiB pages,
  * and advised MADV_HUGEPAGE (the kernel's transparent huge pages, in its "madvise" or "always"
  * mode; an advice: where the kernel has none to give, the block stays on small pages). The caller
  * owns the block and frees it with free(). Exits on out of memory, as mallocCheck. */
 #define TTA_HUGE_PAGE_BYTES ((size_t)2 << 20)
-void *malloc_large(size_t size, int huge, const char *file, int line);
-#define mallocLarge(size, huge) malloc_large((size), (huge), __FILE__, __LINE__)
+void *malloc_large(size_t size, const char *file, int line);
+#define mallocLarge(size) malloc_large((size), __FILE__, __LINE__)
 /* Whether the large buffers go on huge pages: yes unless the environment sets TTA_HUGE_PAGES=0
  * (for comparisons, or a host where the kernel's compaction for them stalls). */
 int tta_huge_pages_wanted(void);

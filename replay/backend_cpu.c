@@ -30,12 +30,12 @@
 
 /* Each block is preceded by a 64-byte header holding its requested size, so that free knows
  * what to take off the allocator's total (c->allocated). Blocks of 2 MiB and more (feature maps,
- * workspace, the data) go on huge pages where c->huge_pages (common/check.h, mallocLarge). */
+ * workspace, the data) go on huge pages unless TTA_HUGE_PAGES=0 (common/check.h, mallocLarge). */
 static void *cpu_alloc(void *ctx, size_t bytes) {
     cpu_ctx *c = ctx;
     size_t rounded = cpu_align64(bytes);
     if (!rounded) rounded = 64;
-    char *p = mallocLarge(rounded + 64, c->huge_pages);
+    char *p = mallocLarge(rounded + 64);
     memset(p + 64, 0, rounded);
     *(size_t *)p = bytes;
     c->allocated += bytes;
@@ -576,20 +576,18 @@ static void thp_mode(char *mode, size_t len) {
     fclose(f);
 }
 
-/* kB of "name:" in /proc/self/smaps_rollup, or -1 where it cannot be read. */
-static long smaps_kb(const char *name) {
+/* This process's resident and 2 MiB-page kB from /proc/self/smaps_rollup, one read; -1 each where
+ * it cannot be read. */
+static void smaps_kb(long *rss, long *huge) {
+    *rss = *huge = -1;
     FILE *f = fopen("/proc/self/smaps_rollup", "r");
-    if (!f) return -1;
+    if (!f) return;
     char line[256];
-    long kb = -1;
-    size_t n = strlen(name);
-    while (fgets(line, sizeof line, f))
-        if (strncmp(line, name, n) == 0 && line[n] == ':') {
-            kb = strtol(line + n + 1, NULL, 10);
-            break;
-        }
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "Rss:", 4) == 0) *rss = strtol(line + 4, NULL, 10);
+        else if (strncmp(line, "AnonHugePages:", 14) == 0) *huge = strtol(line + 14, NULL, 10);
+    }
     fclose(f);
-    return kb;
 }
 
 const char *tta_backend_cpu_pages(char *dst, size_t len) {
@@ -597,7 +595,8 @@ const char *tta_backend_cpu_pages(char *dst, size_t len) {
     thp_mode(mode, sizeof mode);
     int n = tta_huge_pages_wanted() ? snprintf(dst, len, "huge (THP %s)", mode)
                                     : snprintf(dst, len, "small (TTA_HUGE_PAGES=0; THP %s)", mode);
-    long huge = smaps_kb("AnonHugePages"), rss = smaps_kb("Rss");
+    long rss, huge;
+    smaps_kb(&rss, &huge);
     if (n >= 0 && (size_t)n < len && huge >= 0 && rss >= 0)
         snprintf(dst + n, len - (size_t)n, ": %ld of %ld MiB resident on 2 MiB pages", huge / 1024, rss / 1024);
     return dst;
@@ -674,7 +673,6 @@ tta_backend *tta_backend_cpu_create(const tta_backend_options *opt, char *err, s
     DNNL_CHECK(dnnl_stream_create(&c->stream, c->engine, dnnl_stream_default_flags));
     c->threads = opt ? opt->threads : 0;
     c->verbose = opt ? opt->verbose : 0;
-    c->huge_pages = tta_huge_pages_wanted();
     /* the block oneDNN's kernels want: its effective ISA is the CPU's, capped by
      * ONEDNN_MAX_CPU_ISA (how an AVX2 host is run on an AVX-512 one) */
     dnnl_cpu_isa_t isa = dnnl_get_effective_cpu_isa();

@@ -27,7 +27,6 @@ typedef struct {
     int block;        /* 16 where oneDNN runs AVX-512 kernels, else 8 (the layout rule above) */
     int isa;          /* the backend's own loops: CPU_ISA_AVX512, CPU_ISA_AVX2 or CPU_ISA_BASE */
     size_t allocated; /* bytes from cpu_alloc not yet freed */
-    int huge_pages;   /* cpu_alloc's large blocks on huge pages (tta_huge_pages_wanted at create) */
 } cpu_ctx;
 
 /* Which build of the backend's own loops runs (cpu_conv_direct.c, cpu_pool.c): chosen at run

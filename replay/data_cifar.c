@@ -30,7 +30,7 @@ int tta_data_read_cifar(const char *const *paths, int npaths, int cifar100, tta_
                             paths[i], sz, rec, classes);
         total += (size_t)sz / rec;
     }
-    out->images = mallocLarge((total ? total : 1) * CIFAR_PIXELS * sizeof *out->images, tta_huge_pages_wanted());
+    out->images = mallocLarge((total ? total : 1) * CIFAR_PIXELS * sizeof *out->images);
     out->labels = mallocCheck((total ? total : 1) * sizeof *out->labels);
     out->c = 3;
     out->h = out->w = 32;
@@ -134,7 +134,7 @@ static uint64_t next_u64(uint64_t *s) {
 tta_dataset tta_data_generated(size_t n, int c, int h, int w, int classes, double noise, uint64_t seed) {
     tta_dataset d = {.n = n, .c = c, .h = h, .w = w, .classes = classes, .owner = 1};
     size_t img = (size_t)c * h * w;
-    d.images = mallocLarge((n ? n : 1) * img * sizeof *d.images, tta_huge_pages_wanted());
+    d.images = mallocLarge((n ? n : 1) * img * sizeof *d.images);
     d.labels = mallocCheck((n ? n : 1) * sizeof *d.labels);
     uint64_t s = seed;
     for (size_t i = 0; i < n; i++) {

@@ -132,7 +132,7 @@ int tta_data_read_idx(const char *images_path, const char *labels_path, tta_data
     out->w = (int)w;
     out->owner = 1;
     /* on huge pages: every batch gathers from all over it (common/check.h) */
-    out->images = mallocLarge((size_t)n * h * w * sizeof *out->images, tta_huge_pages_wanted());
+    out->images = mallocLarge((size_t)n * h * w * sizeof *out->images);
     out->labels = mallocCheck((size_t)n * sizeof *out->labels);
     int max_label = 0;
     /* in parallel: the first touch of each (huge) page faults it in, which is most of the time here */
@@ -211,7 +211,7 @@ static double uniform01(uint64_t *s) { return (next_u64(s) >> 11) * (1.0 / 90071
 tta_dataset tta_data_shifted(const tta_dataset *d, int max_shift, double sigma, uint64_t seed) {
     tta_dataset out = *d;
     size_t plane = (size_t)d->h * d->w, img = plane * d->c;
-    out.images = mallocLarge((d->n ? d->n : 1) * img * sizeof *out.images, tta_huge_pages_wanted());
+    out.images = mallocLarge((d->n ? d->n : 1) * img * sizeof *out.images);
     out.labels = mallocCheck((d->n ? d->n : 1) * sizeof *out.labels);
     memcpy(out.labels, d->labels, d->n * sizeof *out.labels);
     out.owner = 1;

@@ -63,9 +63,8 @@ double tta_measure_sgemm(int threads, int n, int reps, double gflops[2]) {
     openblas_set_num_threads(threads);
     omp_set_num_threads(threads); /* oneDNN's threads */
     size_t nn = (size_t)n * n;
-    int huge = tta_huge_pages_wanted(); /* the trainer's pages (backend_cpu.c, cpu_alloc) */
-    float *a = mallocLarge(nn * sizeof *a, huge), *b = mallocLarge(nn * sizeof *b, huge),
-          *c = mallocLarge(nn * sizeof *c, huge);
+    /* on the trainer's pages (backend_cpu.c, cpu_alloc) */
+    float *a = mallocLarge(nn * sizeof *a), *b = mallocLarge(nn * sizeof *b), *c = mallocLarge(nn * sizeof *c);
     for (size_t i = 0; i < nn; i++) a[i] = (float)(i % 7) * 0.1f, b[i] = (float)(i % 5) * 0.2f;
     double best[2] = {INFINITY, INFINITY};
     for (int r = 0; r <= reps; r++) /* the libraries in turn; round 0 a warm-up */
@@ -96,9 +95,7 @@ int tta_measure_peaks(int threads, tta_peaks *out, tta_error *err) {
     out->sgemm_onednn_gflops = g[1];
     /* Bandwidth: arrays of 64 MiB each, far beyond any cache here; pages touched first. */
     size_t m = (size_t)16 << 20;
-    int huge = tta_huge_pages_wanted(); /* on the trainer's pages, as the SGEMM's */
-    float *x = mallocLarge(m * sizeof *x, huge), *y = mallocLarge(m * sizeof *y, huge),
-          *z = mallocLarge(m * sizeof *z, huge);
+    float *x = mallocLarge(m * sizeof *x), *y = mallocLarge(m * sizeof *y), *z = mallocLarge(m * sizeof *z);
     for (size_t i = 0; i < m; i++) x[i] = 0, y[i] = 1, z[i] = 2;
     double tt = stream_best(x, y, z, m, threads, 1, 5);
     double tc = stream_best(x, y, z, m, threads, 0, 5);
