@@ -681,7 +681,19 @@ tta_backend *tta_backend_cpu_create(const tta_backend_options *opt, char *err, s
     c->isa = (isa & dnnl_cpu_isa_avx512_core) == dnnl_cpu_isa_avx512_core     ? CPU_ISA_AVX512
              : (isa & dnnl_cpu_isa_avx2) == dnnl_cpu_isa_avx2 && __builtin_cpu_supports("fma") ? CPU_ISA_AVX2
                                                                                  : CPU_ISA_BASE;
-    if (c->verbose) fprintf(stderr, "cpu backend: oneDNN ISA 0x%x, feature maps blocked by %d\n", (unsigned)isa, c->block);
+    const char *rule = getenv("TTA_CONV_RULE");
+    if (rule && strcmp(rule, "intel") && strcmp(rule, "amd")) {
+        snprintf(err, errlen, "TTA_CONV_RULE=%s: expected intel or amd", rule);
+        dnnl_stream_destroy(c->stream);
+        dnnl_engine_destroy(c->engine);
+        free(c);
+        return NULL;
+    }
+    if (rule) c->conv_rule = !strcmp(rule, "amd") ? CPU_CONV_RULE_AMD : CPU_CONV_RULE_INTEL;
+    else c->conv_rule = __builtin_cpu_is("amd") ? CPU_CONV_RULE_AMD : CPU_CONV_RULE_INTEL;
+    if (c->verbose)
+        fprintf(stderr, "cpu backend: oneDNN ISA 0x%x, feature maps blocked by %d, %s convolution rule\n",
+                (unsigned)isa, c->block, c->conv_rule == CPU_CONV_RULE_AMD ? "amd" : "intel");
     if (c->threads > 0) cpu_set_threads(c, c->threads);
     tta_backend *be = callocCheck(1, sizeof *be);
     be->ops = &cpu_ops;

@@ -186,21 +186,39 @@ static dnnl_dim_t pad_right(int in, int out, int k, int s, int p) { return (dnnl
 /* Which algorithms a convolution runs. oneDNN 2.6 has Winograd F(4x4, 3x3) kernels for 3x3
  * convolutions of stride 1 on AVX-512 hosts only (jit_wino_4x3; none for AVX2, where every
  * convolution stays direct). They do 4x fewer multiplications in the channel products but add
- * transforms whose cost per product grows as 1/ic + 1/oc. Measured here (fmnist-cnn, two
- * threads, docs/replay.md "Winograd convolutions"): the backward (data and weights) was faster
- * with Winograd in every 3x3 shape with 16 or more channels on both sides, the forward only
- * where ic*oc/(ic+oc) >= 20 (32->64 and 64->64; 16->32 took twice as long, 32->32 the same).
+ * transforms whose cost per product grows as 1/ic + 1/oc, so the better algorithm depends on
+ * the shape, the pass and the CPU. Measured (fmnist-cnn, two threads, docs/replay.md
+ * "Winograd convolutions"), one rule per CPU vendor (cpu_ctx.conv_rule):
+ *   intel (Xeon VM): the backward (data and weights) was faster with Winograd in every 3x3
+ *     shape with 16 or more channels on both sides, the forward only where
+ *     ic*oc/(ic+oc) >= 20 (32->64 and 64->64; 16->32 took twice as long, 32->32 the same).
+ *   amd (EPYC, Zen 5): the forward as on intel, and the data gradient by the forward's rule
+ *     (direct 10 % faster at 16->32, the same at 32->32, slower at 32->64 and 64->64); the
+ *     weight gradient direct everywhere (Winograd 1.2-1.6x slower at 16->32 and 32->32,
+ *     10 % slower at 32->64, the same at 64->64).
  * oneDNN's own choice (dnnl_convolution_auto) takes Winograd for all of them.
- * The rule depends only on the shapes and the ISA, never on timings, so a run's bits do not
- * change from one run to the next. Each returns the first index into {winograd, direct} to
- * try; where oneDNN has no Winograd kernel the direct one follows. */
+ * The rules depend only on the shapes, the ISA and the vendor, never on timings, so a run's
+ * bits do not change from one run to the next. Each returns the first index into
+ * {winograd, direct} to try; where oneDNN has no Winograd kernel the direct one follows. */
 static int conv_winograd_shape(const tta_op *op) {
     return op->kernel == 3 && op->stride == 1 && op->in.c >= 16 && op->out.c >= 16;
 }
-static int conv_backward_algos(const tta_op *op) { return conv_winograd_shape(op) ? 0 : 1; }
-static int conv_forward_algos(const tta_op *op) {
+/* ic*oc/(ic+oc) >= ratio: the channel products outweigh the transforms enough */
+static int conv_channels_at_least(const tta_op *op, long ratio) {
     long ic = op->in.c, oc = op->out.c;
-    return conv_winograd_shape(op) && ic * oc >= 20 * (ic + oc) ? 0 : 1;
+    return ic * oc >= ratio * (ic + oc);
+}
+static int conv_forward_algos(const cpu_ctx *c, const tta_op *op) {
+    (void)c;
+    return conv_winograd_shape(op) && conv_channels_at_least(op, 20) ? 0 : 1;
+}
+static int conv_backward_data_algos(const cpu_ctx *c, const tta_op *op) {
+    if (c->conv_rule == CPU_CONV_RULE_AMD) return conv_forward_algos(c, op);
+    return conv_winograd_shape(op) ? 0 : 1;
+}
+static int conv_backward_weights_algos(const cpu_ctx *c, const tta_op *op) {
+    if (c->conv_rule == CPU_CONV_RULE_AMD) return 1;
+    return conv_winograd_shape(op) ? 0 : 1;
 }
 
 static int prim_is_winograd(const prim_t *p) { return strstr(prim_impl(p), "wino") != NULL; }
@@ -234,16 +252,17 @@ static int conv_backward_create(cpu_ctx *c, const tta_op *op, conv_impl *ci, con
             dnnl_dims_t od = {op->out.n, op->out.c, op->out.h, op->out.w};
             DNNL_CHECK(dnnl_memory_desc_init_by_tag(&dd, 4, od, dnnl_f32, dnnl_nchw));
         }
-        for (int a = conv_backward_algos(op); a < 2; a++) { /* Winograd first, where it may be */
+        int first_d = conv_backward_data_algos(c, op), first_w = conv_backward_weights_algos(c, op);
+        for (int a = first_d < first_w ? first_d : first_w; a < 2; a++) { /* Winograd first, where it may be */
             dnnl_alg_kind_t alg = a == 0 ? dnnl_convolution_winograd : dnnl_convolution_direct;
             dnnl_convolution_desc_t bd_, bw;
-            if (op->need_dinp && !ci->bwd_d.pd) {
+            if (op->need_dinp && !ci->bwd_d.pd && a >= first_d) {
                 DNNL_CHECK(dnnl_convolution_backward_data_desc_init(&bd_, alg, src, wany, &dd, strides, pl, pr));
                 if (prim_create(c, &ci->bwd_d, &bd_, 0, ci->fwd.pd, "convolution backward data", err,
                                 errlen) && a == 1)
                     return -1;
             }
-            if (!ci->bwd_w.pd) {
+            if (!ci->bwd_w.pd && a >= first_w) {
                 DNNL_CHECK(dnnl_convolution_backward_weights_desc_init(
                     &bw, alg, src, wany, op->bias ? bmd : NULL, &dd, strides, pl, pr));
                 if (prim_create(c, &ci->bwd_w, &bw, 0, ci->fwd.pd, "convolution backward weights", err,
@@ -274,7 +293,7 @@ int cpu_conv_init(cpu_ctx *c, tta_op *op, char *err, size_t errlen) {
     dnnl_dims_t strides = {op->stride, op->stride}, pl = {op->pad, op->pad};
     dnnl_dims_t pr = {pad_right(op->in.h, op->out.h, op->kernel, op->stride, op->pad),
                       pad_right(op->in.w, op->out.w, op->kernel, op->stride, op->pad)};
-    for (int a = conv_forward_algos(op); !ci->fwd.pd; a++) { /* Winograd first, where it may be */
+    for (int a = conv_forward_algos(c, op); !ci->fwd.pd; a++) { /* Winograd first, where it may be */
         dnnl_convolution_desc_t d;
         DNNL_CHECK(dnnl_convolution_forward_desc_init(
             &d, op->train ? dnnl_forward_training : dnnl_forward_inference,

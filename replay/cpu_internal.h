@@ -26,6 +26,7 @@ typedef struct {
     int verbose;
     int block;        /* 16 where oneDNN runs AVX-512 kernels, else 8 (the layout rule above) */
     int isa;          /* the backend's own loops: CPU_ISA_AVX512, CPU_ISA_AVX2 or CPU_ISA_BASE */
+    int conv_rule;    /* which measured Winograd rule the convolutions follow: CPU_CONV_RULE_* */
     size_t allocated; /* bytes from cpu_alloc not yet freed */
 } cpu_ctx;
 
@@ -35,6 +36,13 @@ typedef struct {
  * target_clones("arch=...") is not used: its resolver asks for a CPU model by name, and on a
  * CPU it does not name (this project's Xeon VM) it ran the baseline SSE2 build. */
 enum { CPU_ISA_BASE = 0, CPU_ISA_AVX2 = 1, CPU_ISA_AVX512 = 2 };
+
+/* Which of oneDNN's convolution algorithms (Winograd or direct) each pass of a convolution runs
+ * is a rule measured per CPU vendor (cpu_dnnl.c, docs/replay.md "Winograd convolutions"): the
+ * vendor is read from CPUID at run time, TTA_CONV_RULE=intel|amd overrides it (to test or
+ * measure either rule on any host). A rule never depends on timings, so a run's bits do not
+ * change from one run to the next on the same host. */
+enum { CPU_CONV_RULE_INTEL = 0, CPU_CONV_RULE_AMD = 1 };
 #if defined(__x86_64__) && defined(__GNUC__)
 #define CPU_TARGET_AVX512 __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")))
 #define CPU_TARGET_AVX2 __attribute__((target("avx2,fma")))
