@@ -67,11 +67,16 @@ double tta_measure_sgemm(int threads, int n, int reps, double gflops[2]) {
     float *a = mallocLarge(nn * sizeof *a), *b = mallocLarge(nn * sizeof *b), *c = mallocLarge(nn * sizeof *c);
     for (size_t i = 0; i < nn; i++) a[i] = (float)(i % 7) * 0.1f, b[i] = (float)(i % 5) * 0.2f;
     double best[2] = {INFINITY, INFINITY};
-    for (int r = 0; r <= reps; r++) /* the libraries in turn; round 0 a warm-up */
-        for (int lib = 0; lib < 2; lib++) {
+    /* oneDNN's rounds first, then OpenBLAS's, not the two in turn: after each multi-threaded call
+     * OpenBLAS's worker threads spin for a while (its THREAD_TIMEOUT, about 0.1 s) before they
+     * sleep, and a oneDNN call in that window ran with a CPU taken by a spinning worker. Measured
+     * in turn on a 2-vCPU AMD EPYC, oneDNN's roof came out at half (245-315 against 476-497
+     * GFLOP/s) in 3 of 14 runs; OPENBLAS_THREAD_TIMEOUT=4 (no spin) made all 8 runs right. */
+    for (int lib = 1; lib >= 0; lib--)
+        for (int r = 0; r <= reps; r++) { /* round 0 a warm-up */
             double t0 = now_s();
             if (lib == 0) cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1, a, n, b, n, 0, c, n);
-            else if (dnnl_sgemm('N', 'N', n, n, n, 1, a, n, b, n, 0, c, n) != dnnl_success) continue;
+            else if (dnnl_sgemm('N', 'N', n, n, n, 1, a, n, b, n, 0, c, n) != dnnl_success) break;
             double dt = now_s() - t0;
             if (r > 0 && dt < best[lib]) best[lib] = dt;
         }
@@ -86,14 +91,8 @@ int tta_measure_peaks(int threads, tta_peaks *out, tta_error *err) {
     memset(out, 0, sizeof *out);
     if (threads < 1 || threads > 64) return tta_fail(err, TTA_EINPUT, "threads must be 1..64, not %d", threads);
     out->threads = threads;
-    /* SGEMM: n = 2048 (17 GFLOP per call), best of 4 after a warm-up round, by each library the
-     * trainer calls: the roof is the better one (oneDNN's ran 1-10 % above OpenBLAS's here, and
-     * the convolutions, on oneDNN, above OpenBLAS's peak) */
-    double g[2];
-    out->sgemm_gflops = tta_measure_sgemm(threads, 2048, 4, g);
-    out->sgemm_openblas_gflops = g[0];
-    out->sgemm_onednn_gflops = g[1];
-    /* Bandwidth: arrays of 64 MiB each, far beyond any cache here; pages touched first. */
+    /* Bandwidth first, then the SGEMM (whose last calls, OpenBLAS's, leave its workers spinning:
+     * tta_measure_sgemm). Arrays of 64 MiB each, far beyond any cache here; pages touched first. */
     size_t m = (size_t)16 << 20;
     float *x = mallocLarge(m * sizeof *x), *y = mallocLarge(m * sizeof *y), *z = mallocLarge(m * sizeof *z);
     for (size_t i = 0; i < m; i++) x[i] = 0, y[i] = 1, z[i] = 2;
@@ -104,6 +103,13 @@ int tta_measure_peaks(int threads, tta_peaks *out, tta_error *err) {
     free(x);
     free(y);
     free(z);
+    /* SGEMM: n = 2048 (17 GFLOP per call), best of 4 after a warm-up round, by each library the
+     * trainer calls: the roof is the better one (oneDNN's ran 1-10 % above OpenBLAS's here, and
+     * the convolutions, on oneDNN, above OpenBLAS's peak) */
+    double g[2];
+    out->sgemm_gflops = tta_measure_sgemm(threads, 2048, 4, g);
+    out->sgemm_openblas_gflops = g[0];
+    out->sgemm_onednn_gflops = g[1];
     return TTA_OK;
 }
 

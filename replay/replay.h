@@ -328,10 +328,11 @@ typedef struct {
     double copy_gbs;
 } tta_peaks;
 
-/* SGEMM C = A B for square float matrices of n, with threads threads, by OpenBLAS (gflops[0]) and
- * by oneDNN's dnnl_sgemm (gflops[1]; 0 when it fails) in turn, each the best of reps rounds after
- * a warm-up round (OpenMP's and OpenBLAS's thread counts are left at threads). Returns the better
- * GFLOP/s: the machine's compute roof as tta profile --peaks and bench_sgemm give it. */
+/* SGEMM C = A B for square float matrices of n, with threads threads, by oneDNN's dnnl_sgemm
+ * (gflops[1]; 0 when it fails), then by OpenBLAS (gflops[0]), each the best of reps rounds after
+ * a warm-up round (OpenMP's and OpenBLAS's thread counts are left at threads; OpenBLAS's workers
+ * may still spin for about 0.1 s after it returns, so time nothing right after it). Returns the
+ * better GFLOP/s: the machine's compute roof as tta profile --peaks and bench_sgemm give it. */
 double tta_measure_sgemm(int threads, int n, int reps, double gflops[2]);
 
 /* Measures the roofs with threads threads (1..64) into *out (the caller's; nothing to free): it
