@@ -663,8 +663,22 @@ static const tta_backend_ops cpu_ops = {
     .parallel_rows = cpu_parallel_rows,
 };
 
+/* The convolution rule (cpu_internal.h, CPU_CONV_RULE_*): TTA_CONV_RULE where set, else the CPU's
+ * vendor. Returns it, or -1 with a message in err for another value of TTA_CONV_RULE. */
+static int conv_rule_of_host(char *err, size_t errlen) {
+    const char *rule = getenv("TTA_CONV_RULE");
+    if (!rule) return __builtin_cpu_is("amd") ? CPU_CONV_RULE_AMD : CPU_CONV_RULE_INTEL;
+    if (!strcmp(rule, "amd")) return CPU_CONV_RULE_AMD;
+    if (!strcmp(rule, "intel")) return CPU_CONV_RULE_INTEL;
+    snprintf(err, errlen, "TTA_CONV_RULE=%s: expected intel or amd", rule);
+    return -1;
+}
+
 tta_backend *tta_backend_cpu_create(const tta_backend_options *opt, char *err, size_t errlen) {
+    int conv_rule = conv_rule_of_host(err, errlen);
+    if (conv_rule < 0) return NULL;
     cpu_ctx *c = callocCheck(1, sizeof *c);
+    c->conv_rule = conv_rule;
     if (dnnl_engine_create(&c->engine, dnnl_cpu, 0) != dnnl_success) {
         snprintf(err, errlen, "oneDNN: cannot create a CPU engine");
         free(c);
@@ -681,16 +695,6 @@ tta_backend *tta_backend_cpu_create(const tta_backend_options *opt, char *err, s
     c->isa = (isa & dnnl_cpu_isa_avx512_core) == dnnl_cpu_isa_avx512_core     ? CPU_ISA_AVX512
              : (isa & dnnl_cpu_isa_avx2) == dnnl_cpu_isa_avx2 && __builtin_cpu_supports("fma") ? CPU_ISA_AVX2
                                                                                  : CPU_ISA_BASE;
-    const char *rule = getenv("TTA_CONV_RULE");
-    if (rule && strcmp(rule, "intel") && strcmp(rule, "amd")) {
-        snprintf(err, errlen, "TTA_CONV_RULE=%s: expected intel or amd", rule);
-        dnnl_stream_destroy(c->stream);
-        dnnl_engine_destroy(c->engine);
-        free(c);
-        return NULL;
-    }
-    if (rule) c->conv_rule = !strcmp(rule, "amd") ? CPU_CONV_RULE_AMD : CPU_CONV_RULE_INTEL;
-    else c->conv_rule = __builtin_cpu_is("amd") ? CPU_CONV_RULE_AMD : CPU_CONV_RULE_INTEL;
     if (c->verbose)
         fprintf(stderr, "cpu backend: oneDNN ISA 0x%x, feature maps blocked by %d, %s convolution rule\n",
                 (unsigned)isa, c->block, c->conv_rule == CPU_CONV_RULE_AMD ? "amd" : "intel");

@@ -208,12 +208,11 @@ static int conv_channels_at_least(const tta_op *op, long ratio) {
     long ic = op->in.c, oc = op->out.c;
     return ic * oc >= ratio * (ic + oc);
 }
-static int conv_forward_algos(const cpu_ctx *c, const tta_op *op) {
-    (void)c;
+static int conv_forward_algos(const tta_op *op) {
     return conv_winograd_shape(op) && conv_channels_at_least(op, 20) ? 0 : 1;
 }
 static int conv_backward_data_algos(const cpu_ctx *c, const tta_op *op) {
-    if (c->conv_rule == CPU_CONV_RULE_AMD) return conv_forward_algos(c, op);
+    if (c->conv_rule == CPU_CONV_RULE_AMD) return conv_forward_algos(op);
     return conv_winograd_shape(op) ? 0 : 1;
 }
 static int conv_backward_weights_algos(const cpu_ctx *c, const tta_op *op) {
@@ -293,7 +292,7 @@ int cpu_conv_init(cpu_ctx *c, tta_op *op, char *err, size_t errlen) {
     dnnl_dims_t strides = {op->stride, op->stride}, pl = {op->pad, op->pad};
     dnnl_dims_t pr = {pad_right(op->in.h, op->out.h, op->kernel, op->stride, op->pad),
                       pad_right(op->in.w, op->out.w, op->kernel, op->stride, op->pad)};
-    for (int a = conv_forward_algos(c, op); !ci->fwd.pd; a++) { /* Winograd first, where it may be */
+    for (int a = conv_forward_algos(op); !ci->fwd.pd; a++) { /* Winograd first, where it may be */
         dnnl_convolution_desc_t d;
         DNNL_CHECK(dnnl_convolution_forward_desc_init(
             &d, op->train ? dnnl_forward_training : dnnl_forward_inference,
