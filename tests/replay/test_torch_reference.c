@@ -453,6 +453,7 @@ int main(void) {
         tta_backend *be = tta_backend_create(names[b], &opt, err, sizeof err);
         if (be) {
             backends[nbackends++] = be;
+            fprintf(stderr, "test_torch_reference: backend %s\n", names[b]);
         } else if (strcmp(names[b], "cuda") == 0) {
             fprintf(stderr, "test_torch_reference: cuda: skipped: %s\n", err);
         } else {
