@@ -46,6 +46,7 @@ int tta_ckpt_save(tta_session *s, const char *path, tta_ckpt_header *h, tta_erro
     float *p = mallocCheck((n + 1) * sizeof *p);
     s->be->ops->download(s->be->ctx, p, tta_model_params(s->m), np * sizeof *p);
     s->be->ops->download(s->be->ctx, p + np, tta_model_buffers(s->m), nb * sizeof *p);
+    tta_session_pull_state(s); /* (a velocity on the device) */
     if (ns) memcpy(p + np + nb, s->optim.state, ns * sizeof *p);
     h->payload_hash = tta_hash64(p, n * sizeof *p, 0);
     char tmp[1100];
@@ -89,6 +90,7 @@ int tta_ckpt_load(tta_session *s, const char *path, const tta_replay_spec *spec,
     s->be->ops->upload(s->be->ctx, tta_model_params(s->m), p, np * sizeof *p);
     s->be->ops->upload(s->be->ctx, tta_model_buffers(s->m), p + np, nb * sizeof *p);
     if (ns) memcpy(s->optim.state, p + np + nb, ns * sizeof *p);
+    tta_session_push_state(s);
     s->optim.step = h->optim_step;
     *loaded = 1;
     rc = TTA_OK;

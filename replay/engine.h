@@ -47,6 +47,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "replay/sgd_step.h"
+
 /* ------------------------------------------------------------------------------------------ */
 /* Ops                                                                                          */
 
@@ -292,6 +294,11 @@ typedef struct tta_backend_ops {
      * chain of linear layers runs each thread's rows through every layer without waiting for the
      * other threads between layers (rows are independent in evaluation). */
     void (*parallel_rows)(void *ctx, int n, void (*fn)(void *arg, int lo, int hi), void *arg);
+    /* Optional (NULL: the session steps the optimizer on host copies of the parameters): one
+     * momentum-SGD step on params, grads and velocity (flat arrays of device memory) as
+     * tta_sgd_step says, queued like the ops (sync waits for it). For a backend whose memory is
+     * not the host's, so that a step moves no parameter or gradient across the bus. */
+    void (*sgd_step)(void *ctx, float *params, const float *grads, float *velocity, const tta_sgd_step *a);
 } tta_backend_ops;
 
 /* One backend instance: its method table and its state. Calls read be->ops->f(be->ctx, ...). */

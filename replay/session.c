@@ -44,6 +44,37 @@ static void fuse_update(tta_session *s, const tta_session_config *cfg) {
     free(on);
 }
 
+/* The optimizer on the device (the backend's sgd_step): SGD, one process or gradients reduced on
+ * the device, the session's tensors as ranges of equal decay (adjacent tensors merged). 1 when it
+ * applies (s->sgd set but for the rate), 0 when the optimizer must step on the host mirror. */
+static int plan_device_sgd(tta_session *s, const tta_session_config *cfg) {
+    const tta_opt_config *c = cfg->optimizer;
+    if (s->be->ops->host_memory || !s->be->ops->sgd_step || cfg->host_optimizer || c->kind != TTA_OPT_SGD ||
+        (s->exchange.kind != TTA_EXCHANGE_NONE && s->exchange.kind != TTA_EXCHANGE_ON_DEVICE))
+        return 0;
+    tta_sgd_step *a = &s->sgd;
+    memset(a, 0, sizeof *a);
+    a->momentum = (float)c->momentum; /* the host loop's float rates (optim.c, sgd_step) */
+    a->nesterov = c->nesterov;
+    a->caffe = c->caffe;
+    for (int i = 0; i < s->n_tensors; i++) {
+        const tta_param_tensor *t = &s->tensors[i];
+        float wd = t->decay ? (float)c->weight_decay : 0.0f;
+        assert(i == 0 || t->offset >= s->tensors[i - 1].offset + s->tensors[i - 1].count);
+        if (!t->count) continue;
+        int last = a->n_ranges - 1;
+        if (last >= 0 && a->end[last] == t->offset && a->decay[last] == wd) {
+            a->end[last] += t->count;
+            continue;
+        }
+        if (a->n_ranges == TTA_SGD_MAX_RANGES) return 0;
+        a->begin[a->n_ranges] = t->offset;
+        a->end[a->n_ranges] = t->offset + t->count;
+        a->decay[a->n_ranges++] = wd;
+    }
+    return a->n_ranges > 0;
+}
+
 int tta_session_open(tta_session *s, const tta_session_config *cfg, char *err, size_t errlen) {
     assert(cfg->optimizer);
     memset(s, 0, sizeof *s);
@@ -69,10 +100,6 @@ int tta_session_open(tta_session *s, const tta_session_config *cfg, char *err, s
         tta_session_close(s);
         return -1;
     }
-    if (!s->be->ops->host_memory) { /* the optimizer runs on host copies */
-        s->host_params = mallocCheck((s->n_params ? s->n_params : 1) * sizeof(float));
-        s->host_grads = mallocCheck((s->n_params ? s->n_params : 1) * sizeof(float));
-    }
     if (cfg->auto_threads > 0) tta_cpu_mask_self(&s->cpus);
     int most = cfg->auto_threads < s->cpus.n ? cfg->auto_threads : s->cpus.n; /* (0 without auto) */
     if (most > 0 && tta_model_set_threads(s->m, most) == 0 && tta_cpu_sample_read(&s->cpus, &s->sample) == 0) {
@@ -80,6 +107,12 @@ int tta_session_open(tta_session *s, const tta_session_config *cfg, char *err, s
         s->opened_s = s->sample.wall_s;
     }
     tta_exchange_init(&s->exchange, cfg->comm, s->m);
+    if (plan_device_sgd(s, cfg)) { /* velocity zero on the device, as optim.state on the host */
+        s->device_velocity = s->be->ops->alloc(s->be->ctx, s->n_params * sizeof(float));
+    } else if (!s->be->ops->host_memory) { /* the optimizer runs on host copies */
+        s->host_params = mallocCheck((s->n_params ? s->n_params : 1) * sizeof(float));
+        s->host_grads = mallocCheck((s->n_params ? s->n_params : 1) * sizeof(float));
+    }
     /* Every rank starts from rank 0's weights. */
     if (tta_exchange_broadcast(&s->exchange, s->be, tta_model_params(s->m), s->n_params, err, errlen) != 0) {
         tta_session_close(s);
@@ -90,6 +123,7 @@ int tta_session_open(tta_session *s, const tta_session_config *cfg, char *err, s
 }
 
 void tta_session_close(tta_session *s) {
+    if (s->device_velocity) s->be->ops->free(s->be->ctx, s->device_velocity);
     if (s->m) tta_exchange_free(&s->exchange);
     tta_optim_free(&s->optim);
     free(s->changes);
@@ -115,6 +149,26 @@ static int update_on_mirror(tta_session *s, double lr, tta_step_times *t, char *
     s->be->ops->upload(s->be->ctx, tta_model_params(s->m), s->host_params, bytes);
     t->optimizer += now_s() - t0 - c.exposed; /* (a blocking exchange: exposed = its whole time) */
     return 0;
+}
+
+/* The step on the device: no copy crosses the bus. Timed to its end, as backward is. */
+static void update_on_device(tta_session *s, double lr, tta_step_times *t) {
+    double t0 = now_s();
+    s->optim.step++; /* (as tta_optim_step counts; checkpoints keep it) */
+    s->sgd.lr = (float)lr;
+    s->be->ops->sgd_step(s->be->ctx, tta_model_params(s->m), tta_model_grads(s->m), s->device_velocity, &s->sgd);
+    s->be->ops->sync(s->be->ctx);
+    t->optimizer += now_s() - t0;
+}
+
+void tta_session_pull_state(tta_session *s) {
+    if (s->device_velocity)
+        s->be->ops->download(s->be->ctx, s->optim.state, s->device_velocity, s->n_params * sizeof(float));
+}
+
+void tta_session_push_state(tta_session *s) {
+    if (s->device_velocity)
+        s->be->ops->upload(s->be->ctx, s->device_velocity, s->optim.state, s->n_params * sizeof(float));
 }
 
 /* Auto threads: every half second, the cores other processes held since the last sample decide
@@ -153,6 +207,10 @@ int tta_session_step(tta_session *s, const float *x, const int32_t *y, int n, do
     t->backward += now_s() - tb - s->exchange.hook_s;
     float *g = tta_model_grads(s->m);
     if (tta_exchange_device_grads(&s->exchange, g, s->n_params, &t->comm, err, errlen) != 0) return -1;
+    if (s->device_velocity) {
+        update_on_device(s, lr, t);
+        return 0;
+    }
     if (!s->be->ops->host_memory) return update_on_mirror(s, lr, t, err, errlen);
     double td = now_s();
     tta_optim_step(&s->optim, tta_model_params(s->m), g, s->tensors, (size_t)s->n_tensors, lr);

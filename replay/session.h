@@ -99,6 +99,8 @@ typedef struct {
                                * it); 0: the fixed count */
     int unfused_update;       /* 1: the optimizer's own pass after backward even where the update
                                * could be fused into backward (tests compare the two) */
+    int host_optimizer;       /* 1: a device backend's optimizer steps on host copies even where
+                               * the backend could step it on the device (tests compare the two) */
 } tta_session_config;
 
 /* One change of the thread count under auto_threads: at the start of training step `step`
@@ -118,7 +120,13 @@ typedef struct {
     tta_param_tensor *tensors; /* the optimizer's view of the parameter tensors */
     int n_tensors;
     size_t n_params;
-    float *host_params, *host_grads; /* a device backend's host mirror (NULL on host backends) */
+    float *host_params, *host_grads; /* a device backend's host mirror (NULL on host backends
+                                      * and where the optimizer steps on the device) */
+    /* SGD on a device backend with sgd_step: the velocity in device memory (optim.state is then
+     * only its host copy, for checkpoints: tta_session_pull_state, tta_session_push_state), and
+     * the step's ranges. NULL: the optimizer steps on the host. */
+    float *device_velocity;
+    tta_sgd_step sgd;
     tta_exchange exchange;
     tta_comm *comm;            /* NULL: one process */
     int K, rank;
@@ -150,7 +158,9 @@ int tta_session_open(tta_session *s, const tta_session_config *cfg, char *err, s
 void tta_session_close(tta_session *s);
 
 /* One training step on n samples (host NCHW x, labels y): forward, backward, the gradient
- * exchange, the update at learning rate lr. On one process with a host backend and SGD, the
+ * exchange, the update at learning rate lr (a device backend: on the device where it offers
+ * sgd_step, the optimizer is SGD and the gradients are reduced there or not at all; else on the
+ * host mirror). On one process with a host backend and SGD, the
  * update of the tensors the backend can update in backward (the cpu backend's linear layers) is
  * fused into backward (tta_model_set_update), with the same bits as the separate pass, which
  * does the rest (its time then counts as backward's). Under auto threads it first samples the load when
@@ -159,6 +169,12 @@ void tta_session_close(tta_session *s);
  * 0, or -1 with err. */
 int tta_session_step(tta_session *s, const float *x, const int32_t *y, int n, double lr, tta_step_times *t,
                      char *err, size_t errlen);
+
+/* The optimizer's state between the device and optim.state, where the device holds it
+ * (device_velocity; no-ops elsewhere): pull copies it into optim.state (before a checkpoint
+ * reads it), push copies optim.state back (after a checkpoint wrote it). */
+void tta_session_pull_state(tta_session *s);
+void tta_session_push_state(tta_session *s);
 
 /* Top-1 accuracy on d with the inference path, the split shared among the ranks (rank 0's
  * batch-norm statistics first): NAN when evaluation or communication failed. */

@@ -638,6 +638,14 @@ static void cu_xent_backward(void *ctx, tta_op *op, float *dlogits, const float 
                                     c->stream));
 }
 
+/* The optimizer's step on the device (kernels.cu): no parameter or gradient crosses the bus. */
+static void cu_sgd_step(void *ctx, float *params, const float *grads, float *velocity,
+                        const tta_sgd_step *a) {
+    cu_ctx *c = ctx;
+    assert(a->n_ranges >= 1 && a->n_ranges <= TTA_SGD_MAX_RANGES);
+    CUDA_CHECK(tta_cu_sgd(params, grads, velocity, a, c->stream));
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* Create and destroy                                                                           */
 
@@ -693,6 +701,7 @@ static const tta_backend_ops cuda_ops = {
     .shortcut_backward = cu_shortcut_backward,
     .xent_forward = cu_xent_forward,
     .xent_backward = cu_xent_backward,
+    .sgd_step = cu_sgd_step,
 };
 
 tta_backend *tta_cuda_backend_create(const tta_backend_options *opt, char *err, size_t errlen) {

@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "replay/sgd_step.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -86,6 +88,10 @@ cudaError_t tta_cu_xent_backward(float *dlogits, const float *logits, const int3
 cudaError_t tta_cu_fold_bn(float *wf, float *bf, const float *w, const float *b,
                            const float *gamma, const float *beta, const float *mean,
                            const float *var, float eps, int oc, int k, cudaStream_t s);
+
+/* One momentum-SGD step (tta_backend_ops.sgd_step): p, g, v over a's ranges, bit for bit
+ * tta_optim_step's SGD. */
+cudaError_t tta_cu_sgd(float *p, const float *g, float *v, const tta_sgd_step *a, cudaStream_t s);
 
 #ifdef __cplusplus
 }

@@ -96,6 +96,42 @@ extern "C" cudaError_t tta_cu_bias_act(float *x, const float *b, int N, int C, i
     return launched();
 }
 
+/* ------------------------------------------------------------------------------------------ */
+/* The optimizer: momentum SGD (tta_sgd_step). __fmul_rn and __fadd_rn/__fsub_rn round every
+ * product and sum to float, as the host's loops do, where nvcc would otherwise contract
+ * a * b + c into one fused multiply-add (one rounding: other bits than tta_optim_step's). */
+
+__global__ void k_sgd(float *p, const float *g, float *v, tta_sgd_step a) {
+    const float mu = a.momentum, lr = a.lr;
+    for (int r = 0; r < a.n_ranges; r++) {
+        const float wd = a.decay[r];
+        const size_t lo = a.begin[r], n = a.end[r] - a.begin[r];
+        GRID_LOOP(k, n) {
+            const size_t i = lo + k;
+            const float gi = __fadd_rn(g[i], __fmul_rn(wd, p[i]));
+            if (a.caffe) {
+                const float vi = __fadd_rn(__fmul_rn(mu, v[i]), __fmul_rn(lr, gi));
+                v[i] = vi;
+                p[i] = __fsub_rn(p[i], a.nesterov ? __fadd_rn(__fmul_rn(mu, vi), __fmul_rn(lr, gi)) : vi);
+            } else {
+                const float vi = __fadd_rn(__fmul_rn(mu, v[i]), gi);
+                v[i] = vi;
+                p[i] = __fsub_rn(p[i], a.nesterov ? __fmul_rn(lr, __fadd_rn(gi, __fmul_rn(mu, vi)))
+                                                  : __fmul_rn(lr, vi));
+            }
+        }
+    }
+}
+
+extern "C" cudaError_t tta_cu_sgd(float *p, const float *g, float *v, const tta_sgd_step *a,
+                                  cudaStream_t s) {
+    size_t most = 0; /* the grid for the largest range; smaller ones leave threads idle */
+    for (int r = 0; r < a->n_ranges; r++)
+        if (a->end[r] - a->begin[r] > most) most = a->end[r] - a->begin[r];
+    if (most) k_sgd<<<blocks_for(most), THREADS, 0, s>>>(p, g, v, *a);
+    return launched();
+}
+
 /* One block per channel: each thread sums a strided slice of the channel's N*HW values, then
  * a shared-memory tree adds the partial sums. The order depends only on the shape, so the
  * result is the same on every run. Sums in double: a bias gradient over a large batch adds

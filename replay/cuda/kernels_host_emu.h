@@ -35,6 +35,12 @@ inline std::barrier<> *emu_block_barrier;
 
 inline void __syncthreads() { emu_block_barrier->arrive_and_wait(); }
 
+/* Float arithmetic rounded at each operation, as on the device (the host build contracts
+ * nothing: no FMA target). */
+inline float __fmul_rn(float a, float b) { return a * b; }
+inline float __fadd_rn(float a, float b) { return a + b; }
+inline float __fsub_rn(float a, float b) { return a - b; }
+
 /* Runs kernel f over grid x block threads one thread after the other: correct for kernels
  * whose threads do not wait for each other (no __syncthreads). */
 template <class F, class... A> void emu_launch(unsigned grid, unsigned block, F f, A... a) {

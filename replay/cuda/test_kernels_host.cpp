@@ -8,7 +8,9 @@
  * Element-wise kernels, dropout, the shortcut, cross-entropy backward and BN folding compute
  * the reference's float (or double) expressions, so they must agree bit for bit; sums in a
  * different order (channel sums, the loss total) to float rounding. Max pooling is checked on
- * inputs with many tied maxima, with overlapping and non-overlapping windows.
+ * inputs with many tied maxima, with overlapping and non-overlapping windows. The SGD step
+ * (k_sgd) must give tta_optim_step's bits in each of its four conventions, over tensors with and
+ * without weight decay, some merged into one range and one left out of every range.
  */
 #include <cblas.h>
 #include <cmath>
@@ -18,6 +20,7 @@
 extern "C" {
 #include "replay/cuda/cuda_internal.h"
 #include "replay/engine.h"
+#include "replay/optim.h"
 }
 
 static int failed;
@@ -215,6 +218,49 @@ static void linear_gemm_arguments() {
     CHECK(rel(sums, db) < 1e-6);
 }
 
+/* k_sgd against tta_optim_step: five tensors, decay on 0, 1 and 3 (0 and 1 adjacent: one range),
+ * tensor 2 and the gap before tensor 4 outside every range (left alone), 5 steps at changing rates */
+static void sgd() {
+    const size_t offset[] = {0, 300, 310, 700, 1030}, count[] = {300, 10, 390, 320, 7}, n = 1037;
+    for (int conv = 0; conv < 4; conv++) {
+        tta_opt_config cfg = {};
+        cfg.kind = TTA_OPT_SGD;
+        cfg.momentum = 0.9;
+        cfg.weight_decay = 5e-4;
+        cfg.nesterov = conv & 1;
+        cfg.caffe = conv >> 1;
+        tta_optim host;
+        CHECK(tta_optim_init(&host, &cfg, n) == 0);
+        tta_param_tensor t[4];
+        const int tensor_of[4] = {0, 1, 3, 4}; /* tensor 2 is not the optimizer's */
+        for (int k = 0; k < 4; k++) {
+            int j = tensor_of[k];
+            t[k] = {offset[j], count[j], j != 4, 0};
+        }
+        tta_sgd_step a = {};
+        a.momentum = (float)cfg.momentum;
+        a.nesterov = cfg.nesterov;
+        a.caffe = cfg.caffe;
+        a.n_ranges = 3; /* tensors 0+1 (decay), 3 (decay), 4 (none) */
+        a.begin[0] = 0, a.end[0] = 310, a.decay[0] = (float)cfg.weight_decay;
+        a.begin[1] = 700, a.end[1] = 1020, a.decay[1] = (float)cfg.weight_decay;
+        a.begin[2] = 1030, a.end[2] = 1037, a.decay[2] = 0.0f;
+        auto p1 = rnd(n), p2 = p1;
+        std::vector<float> v(n, 0.0f);
+        for (int step = 0; step < 5; step++) {
+            auto g = rnd(n);
+            double lr = 0.05 * (step + 1) / 3.0;
+            tta_optim_step(&host, p1.data(), g.data(), t, 4, lr);
+            a.lr = (float)lr;
+            CHECK(tta_cu_sgd(p2.data(), g.data(), v.data(), &a, S) == cudaSuccess);
+        }
+        CHECK(p1 == p2);
+        CHECK(std::vector<float>(host.state, host.state + n) == v);
+        CHECK(v[305] != 0.0f && v[1035] != 0.0f && v[500] == 0.0f && v[1025] == 0.0f);
+        tta_optim_free(&host);
+    }
+}
+
 int main() {
     elementwise();
     bias_and_channel_sums();
@@ -223,6 +269,7 @@ int main() {
     xent();
     fold_bn();
     linear_gemm_arguments();
+    sgd();
     std::printf("%s\n", failed ? "FAILED" : "kernels.cu (host emulation) matches the reference");
     return failed ? 1 : 0;
 }

@@ -14,7 +14,10 @@
  * The trained model is then evaluated (tta_model_evaluate, 2,500 images in batches of 1,000: the
  * mlp's inference path runs each thread's rows through all three layers in one parallel region,
  * each layer with its own buffer): the loss sum and the hits must be the same bits at 1 and 2
- * threads (a buffer shared by two layers let a thread overwrite rows that another still read). */
+ * threads (a buffer shared by two layers let a thread overwrite rows that another still read).
+ *
+ * Where a CUDA device is present, the optimizer stepped on the device (session.c, the backend's
+ * sgd_step) is checked the same way against the step on host copies of the parameters. */
 #include <string.h>
 
 #include "replay/session.h"
@@ -36,16 +39,19 @@ typedef struct {
     double eval_loss;
     long eval_hits;
     size_t n;
-    int fused; /* tensors the session fused */
+    int fused;     /* tensors the session fused */
+    int on_device; /* the optimizer stepped on the device */
 } outcome;
 
 /* STEPS steps of a session of the mlp (overrides ov) with `threads` threads, fused or not, on the
  * same synthetic batches. */
-static outcome train(const char *ov, const tta_opt_config *opt, int weights_only, int threads, int unfused) {
-    tta_session_config cfg = {.model = "mlp", .overrides = ov, .device = "cpu",
+static outcome train_on(const char *device, int host_optimizer, const char *ov, const tta_opt_config *opt,
+                        int weights_only, int threads, int unfused) {
+    tta_session_config cfg = {.model = "mlp", .overrides = ov, .device = device,
                               .backend_options = {.threads = threads}, .channels = 1, .height = 28, .width = 28,
                               .classes = 10, .batch = BATCH, .eval_batch = 1000, .seed = 3, .optimizer = opt,
-                              .decay_weights_only = weights_only, .unfused_update = unfused};
+                              .decay_weights_only = weights_only, .unfused_update = unfused,
+                              .host_optimizer = host_optimizer};
     tta_session s;
     char err[256];
     outcome o = {0};
@@ -55,6 +61,7 @@ static outcome train(const char *ov, const tta_opt_config *opt, int weights_only
         return o;
     }
     o.fused = s.fused;
+    o.on_device = s.device_velocity != NULL;
     float *x = malloc(sizeof(float) * PIXELS * BATCH);
     int32_t y[BATCH];
     rs = 11;
@@ -77,11 +84,16 @@ static outcome train(const char *ov, const tta_opt_config *opt, int weights_only
     o.n = s.n_params;
     o.params = malloc(o.n * sizeof(float));
     o.state = malloc(tta_optim_state_bytes(&s.optim));
-    memcpy(o.params, tta_model_params(s.m), o.n * sizeof(float));
+    s.be->ops->download(s.be->ctx, o.params, tta_model_params(s.m), o.n * sizeof(float));
+    tta_session_pull_state(&s); /* (a velocity on the device) */
     memcpy(o.state, s.optim.state, tta_optim_state_bytes(&s.optim));
     free(x);
     tta_session_close(&s);
     return o;
+}
+
+static outcome train(const char *ov, const tta_opt_config *opt, int weights_only, int threads, int unfused) {
+    return train_on("cpu", 0, ov, opt, weights_only, threads, unfused);
 }
 
 static void outcome_free(outcome *o) {
@@ -135,9 +147,36 @@ TEST(lars_and_adam_unfused) {
     outcome_free(&a);
 }
 
+/* cuda: the optimizer stepped on the device (the backend's sgd_step) gives the bits of the step
+ * on host copies of the parameters, in PyTorch's and Caffe's conventions; a velocity pulled to
+ * the host and pushed back (a checkpoint's round trip) is unchanged. */
+TEST(device_sgd_matches_host_mirror) {
+    tta_opt_config nesterov = {.kind = TTA_OPT_SGD, .momentum = 0.9, .nesterov = 1, .weight_decay = 5e-4};
+    tta_opt_config caffe = {.kind = TTA_OPT_SGD, .momentum = 0.9, .caffe = 1, .weight_decay = 1e-3};
+    const tta_opt_config *opts[] = {&nesterov, &caffe};
+    for (int k = 0; k < 2; k++) {
+        outcome dev = train_on("cuda", 0, NULL, opts[k], k == 0, 1, 0);
+        outcome mirror = train_on("cuda", 1, NULL, opts[k], k == 0, 1, 0);
+        CHECK(dev.on_device && !mirror.on_device);
+        CHECK(same(&dev, &mirror));
+        CHECK(dev.loss[STEPS - 1] < dev.loss[0]);
+        outcome_free(&dev);
+        outcome_free(&mirror);
+    }
+}
+
 int main(void) {
     RUN(nesterov_recipe_mlp);
     RUN(caffe_narrow_first_layer);
     RUN(lars_and_adam_unfused);
+    char err[256];
+    tta_backend *cuda = tta_backend_create("cuda", NULL, err, sizeof err);
+    if (cuda) {
+        cuda->ops->destroy(cuda);
+        fprintf(stderr, "test_fused_update: backend cuda\n");
+        RUN(device_sgd_matches_host_mirror);
+    } else {
+        fprintf(stderr, "test_fused_update: cuda: skipped: %s\n", err);
+    }
     return test_summary();
 }
