@@ -189,15 +189,26 @@ static int is_num(cc_val x) {
     return x.kind == CV_BOOL || x.kind == CV_INT || x.kind == CV_FLOAT;
 }
 
-static int equal_d(cc_val x, cc_val y, int depth);
+static int equal_d(cc_val x, cc_val y, int depth, long *budget);
 
-/* Python's x == y. Ints compare exactly with ints; an int and a float compare as numbers. Containers
- * nested past 100 levels (a list holding itself) compare unequal where Python raises RecursionError. */
-int cc_equal(cc_val x, cc_val y) { return equal_d(x, y, 0); }
+/* The most element comparisons one cc_equal makes: two lists that each hold themselves twice
+ * would otherwise branch 2^100 times before the depth limit. */
+#define EQUAL_BUDGET 1000000L
 
-/* cc_equal at nesting depth. */
-static int equal_d(cc_val x, cc_val y, int depth) {
-    if (depth > 100) return 0;
+/* Python's x == y. Ints compare exactly with ints; an int and a float compare as numbers. A
+ * container equals itself (Python compares items by identity first, so a list holding itself
+ * equals itself). Distinct containers nested past 100 levels, or past EQUAL_BUDGET comparisons,
+ * compare unequal where Python raises RecursionError. */
+int cc_equal(cc_val x, cc_val y) {
+    long budget = EQUAL_BUDGET;
+    return equal_d(x, y, 0, &budget);
+}
+
+/* cc_equal at nesting depth, with *budget comparisons left. */
+static int equal_d(cc_val x, cc_val y, int depth, long *budget) {
+    if (depth > 100 || --*budget < 0) return 0;
+    if (x.kind == y.kind && ((x.kind == CV_LIST && x.u.l == y.u.l) || (x.kind == CV_DICT && x.u.d == y.u.d)))
+        return 1; /* the same container */
     if (is_num(x) && is_num(y)) {
         if (x.kind != CV_FLOAT && y.kind != CV_FLOAT) return x.u.i == y.u.i;
         double a = x.kind == CV_FLOAT ? x.u.f : (double)x.u.i;
@@ -211,13 +222,13 @@ static int equal_d(cc_val x, cc_val y, int depth) {
     case CV_LIST:
         if (x.u.l->n != y.u.l->n) return 0;
         for (size_t i = 0; i < x.u.l->n; i++)
-            if (!equal_d(x.u.l->items[i], y.u.l->items[i], depth + 1)) return 0;
+            if (!equal_d(x.u.l->items[i], y.u.l->items[i], depth + 1, budget)) return 0;
         return 1;
     case CV_DICT:
         if (x.u.d->n != y.u.d->n) return 0;
         for (size_t i = 0; i < x.u.d->n; i++) {
             cc_val *o = cc_dict_get(y.u.d, x.u.d->keys[i].p, x.u.d->keys[i].n);
-            if (!o || !equal_d(x.u.d->vals[i], *o, depth + 1)) return 0;
+            if (!o || !equal_d(x.u.d->vals[i], *o, depth + 1, budget)) return 0;
         }
         return 1;
     case CV_FUNC: return x.u.fn == y.u.fn;
@@ -252,11 +263,81 @@ static void float_text(double f, char *buf, size_t cap) {
     if (!strpbrk(buf, ".en")) strncat(buf, ".0", cap - strlen(buf) - 1);
 }
 
-/* Writes x's text at out[*len]; as_str: str() of a string is itself, else repr with quotes. */
-static void repr_into(cc_val x, int as_str, char *out, size_t cap, size_t *len, int depth) {
+/* Python's repr of a string: in single quotes, or double quotes when it holds a single quote and
+ * no double quote; backslash, the quote used, \n, \r and \t escaped, other control bytes as \xNN.
+ * Bytes from 0x80 (UTF-8) are written as they are, as Python writes printable characters. */
+static void str_repr(const cc_str *str, char *out, size_t cap, size_t *len) {
+    int single = str->n && memchr(str->p, '\'', str->n), dbl = str->n && memchr(str->p, '"', str->n);
+    char q = single && !dbl ? '"' : '\'';
+    put(out, cap, len, &q, 1);
+    for (size_t i = 0; i < str->n && *len + 1 < cap; i++) {
+        unsigned char c = (unsigned char)str->p[i];
+        char esc[8];
+        if (c == '\\' || c == (unsigned char)q) {
+            esc[0] = '\\', esc[1] = (char)c;
+            put(out, cap, len, esc, 2);
+        } else if (c == '\n' || c == '\r' || c == '\t') {
+            esc[0] = '\\', esc[1] = c == '\n' ? 'n' : c == '\r' ? 'r' : 't';
+            put(out, cap, len, esc, 2);
+        } else if (c < 0x20 || c == 0x7f) {
+            snprintf(esc, sizeof esc, "\\x%02x", c);
+            put(out, cap, len, esc, 4);
+        } else {
+            put(out, cap, len, (const char *)&str->p[i], 1);
+        }
+    }
+    put(out, cap, len, &q, 1);
+}
+
+/* The containers being written, outermost first: one met again is a container holding itself,
+ * which Python writes as [...] or {...}. */
+#define REPR_DEPTH 50
+typedef struct {
+    const void *open[REPR_DEPTH];
+    int n;
+} repr_path;
+
+/* 1 when the list or dict x is on the path (being written around this point). */
+static int on_path(const repr_path *path, const void *x) {
+    for (int i = 0; i < path->n; i++)
+        if (path->open[i] == x) return 1;
+    return 0;
+}
+
+/* Writes x's text at out[*len]; as_str: str() of a string is itself, else repr with quotes.
+ * Returns at once when out is full, so that the work is bounded by cap whatever x holds. */
+static void repr_into(cc_val x, int as_str, char *out, size_t cap, size_t *len, repr_path *path) {
     char buf[64];
-    if (depth > 50) { /* a container holding itself: Python writes [...] */
-        put(out, cap, len, "[...]", 5);
+    if (*len + 1 >= cap) return;
+    if (x.kind == CV_LIST || x.kind == CV_DICT) {
+        const void *c = x.kind == CV_LIST ? (const void *)x.u.l : (const void *)x.u.d;
+        int list = x.kind == CV_LIST;
+        if (on_path(path, c) || path->n == REPR_DEPTH) { /* itself (or nested past the path's room) */
+            put(out, cap, len, list ? "[...]" : "{...}", 5);
+            return;
+        }
+        path->open[path->n++] = c;
+        put(out, cap, len, list ? "[" : "{", 1);
+        size_t n = list ? x.u.l->n : x.u.d->n;
+        for (size_t i = 0; i < n && *len + 1 < cap; i++) {
+            if (i) put(out, cap, len, ", ", 2);
+            if (list) {
+                repr_into(x.u.l->items[i], 0, out, cap, len, path);
+                continue;
+            }
+            const cc_str *k = &x.u.d->keys[i];
+            if (k->n >= 2 && k->p[0] == '\x01') { /* an int, float or None key (expr_eval.c's key_of) */
+                put(out, cap, len, k->p[1] == 'n' ? "None" : k->p + 2, k->p[1] == 'n' ? 4 : k->n - 2);
+                put(out, cap, len, ": ", 2);
+            } else {
+                put(out, cap, len, "'", 1);
+                put(out, cap, len, k->p, k->n);
+                put(out, cap, len, "': ", 3);
+            }
+            repr_into(x.u.d->vals[i], 0, out, cap, len, path);
+        }
+        put(out, cap, len, list ? "]" : "}", 1);
+        path->n--;
         return;
     }
     switch (x.kind) {
@@ -271,34 +352,8 @@ static void repr_into(cc_val x, int as_str, char *out, size_t cap, size_t *len, 
         put(out, cap, len, buf, strlen(buf));
         return;
     case CV_STR:
-        if (!as_str) put(out, cap, len, "'", 1);
-        put(out, cap, len, x.u.s->p, x.u.s->n);
-        if (!as_str) put(out, cap, len, "'", 1);
-        return;
-    case CV_LIST:
-        put(out, cap, len, "[", 1);
-        for (size_t i = 0; i < x.u.l->n; i++) {
-            if (i) put(out, cap, len, ", ", 2);
-            repr_into(x.u.l->items[i], 0, out, cap, len, depth + 1);
-        }
-        put(out, cap, len, "]", 1);
-        return;
-    case CV_DICT:
-        put(out, cap, len, "{", 1);
-        for (size_t i = 0; i < x.u.d->n; i++) {
-            if (i) put(out, cap, len, ", ", 2);
-            const cc_str *k = &x.u.d->keys[i];
-            if (k->n >= 2 && k->p[0] == '\x01') { /* an int, float or None key (expr_eval.c's key_of) */
-                put(out, cap, len, k->p[1] == 'n' ? "None" : k->p + 2, k->p[1] == 'n' ? 4 : k->n - 2);
-                put(out, cap, len, ": ", 2);
-            } else {
-                put(out, cap, len, "'", 1);
-                put(out, cap, len, k->p, k->n);
-                put(out, cap, len, "': ", 3);
-            }
-            repr_into(x.u.d->vals[i], 0, out, cap, len, depth + 1);
-        }
-        put(out, cap, len, "}", 1);
+        if (as_str) put(out, cap, len, x.u.s->p, x.u.s->n);
+        else str_repr(x.u.s, out, cap, len);
         return;
     default: put(out, cap, len, "<object>", 8); return;
     }
@@ -309,7 +364,8 @@ char *cc_repr(cc_val x, int as_str, char *out, size_t cap) {
     assert(out != NULL && cap >= 8);
     size_t len = 0;
     out[0] = '\0';
-    repr_into(x, as_str, out, cap - 3, &len, 0);
+    repr_path path = {.n = 0};
+    repr_into(x, as_str, out, cap - 3, &len, &path);
     if (len >= cap - 4) strcpy(out + len, "...");
     return out;
 }
