@@ -228,52 +228,85 @@ static void ref_destroy(tta_backend *be) {
     free(be);
 }
 
+/* Every method of the reference backend, shared by its two tables. */
+#define REFERENCE_METHODS \
+    .destroy = ref_destroy, \
+    .alloc = ref_alloc, \
+    .free = ref_free, \
+    .allocated = ref_allocated, \
+    .upload = ref_memcpy, \
+    .download = ref_memcpy, \
+    .sync = ref_sync, \
+    .tensor_upload = ref_tensor_upload, \
+    .tensor_download = ref_tensor_download, \
+    .copy = ref_copy, \
+    .accumulate = ref_accumulate, \
+    .fill = ref_fill, \
+    .op_init = ref_op_init, \
+    .op_release = ref_op_release, \
+    .conv_prepare = ref_conv_prepare, \
+    .conv_forward = ref_conv_forward, \
+    .conv_backward = ref_conv_backward, \
+    .bn_forward = ref_bn_forward, \
+    .bn_backward = ref_bn_backward, \
+    .fold_bn = ref_fold_bn, \
+    .relu_forward = ref_relu_forward, \
+    .relu_backward = ref_relu_backward, \
+    .pool_forward = ref_pool_forward, \
+    .pool_backward = ref_pool_backward, \
+    .linear_forward = ref_linear_forward, \
+    .linear_backward = ref_linear_backward, \
+    .add_forward = ref_add_forward, \
+    .flatten_forward = ref_flatten_forward, \
+    .flatten_backward = ref_flatten_backward, \
+    .dropout_forward = ref_dropout_forward, \
+    .dropout_backward = ref_dropout_backward, \
+    .scale_forward = ref_scale_forward, \
+    .scale_backward = ref_scale_backward, \
+    .shortcut_forward = ref_shortcut_forward, \
+    .shortcut_backward = ref_shortcut_backward, \
+    .xent_forward = ref_xent_forward, \
+    .xent_backward = ref_xent_backward
+
 static const tta_backend_ops reference_ops = {
     .name = "reference",
     .host_memory = 1,
-    .destroy = ref_destroy,
-    .alloc = ref_alloc,
-    .free = ref_free,
-    .allocated = ref_allocated,
-    .upload = ref_memcpy,
-    .download = ref_memcpy,
-    .sync = ref_sync,
-    .tensor_upload = ref_tensor_upload,
-    .tensor_download = ref_tensor_download,
-    .copy = ref_copy,
-    .accumulate = ref_accumulate,
-    .fill = ref_fill,
-    .op_init = ref_op_init,
-    .op_release = ref_op_release,
-    .conv_prepare = ref_conv_prepare,
-    .conv_forward = ref_conv_forward,
-    .conv_backward = ref_conv_backward,
-    .bn_forward = ref_bn_forward,
-    .bn_backward = ref_bn_backward,
-    .fold_bn = ref_fold_bn,
-    .relu_forward = ref_relu_forward,
-    .relu_backward = ref_relu_backward,
-    .pool_forward = ref_pool_forward,
-    .pool_backward = ref_pool_backward,
-    .linear_forward = ref_linear_forward,
-    .linear_backward = ref_linear_backward,
-    .add_forward = ref_add_forward,
-    .flatten_forward = ref_flatten_forward,
-    .flatten_backward = ref_flatten_backward,
-    .dropout_forward = ref_dropout_forward,
-    .dropout_backward = ref_dropout_backward,
-    .scale_forward = ref_scale_forward,
-    .scale_backward = ref_scale_backward,
-    .shortcut_forward = ref_shortcut_forward,
-    .shortcut_backward = ref_shortcut_backward,
-    .xent_forward = ref_xent_forward,
-    .xent_backward = ref_xent_backward,
+    REFERENCE_METHODS,
+};
+
+/* One momentum-SGD step over the ranges of a (tta_sgd_step): the expressions of optim.c's
+ * sgd_tensor, as the cuda backend's kernel computes them. */
+static void ref_sgd_step(void *ctx, float *p, const float *g, float *v, const tta_sgd_step *a) {
+    const float mu = a->momentum, lr = a->lr;
+    for (int r = 0; r < a->n_ranges; r++) {
+        const float wd = a->decay[r];
+        for (size_t i = a->begin[r]; i < a->end[r]; i++) {
+            float gi = g[i] + wd * p[i];
+            if (a->caffe) {
+                v[i] = mu * v[i] + lr * gi;
+                p[i] -= a->nesterov ? mu * v[i] + lr * gi : v[i];
+            } else {
+                v[i] = mu * v[i] + gi;
+                p[i] -= a->nesterov ? lr * (gi + mu * v[i]) : lr * v[i];
+            }
+        }
+    }
+}
+
+/* The reference layers behaving as a device backend (tta_backend_options.emulate_device): the
+ * engine then moves data only through upload and download, and the session steps SGD through
+ * sgd_step or on its host mirror, as on cuda, so that tests check those paths without a GPU. */
+static const tta_backend_ops reference_device_ops = {
+    .name = "reference",
+    .host_memory = 0,
+    REFERENCE_METHODS,
+    .sgd_step = ref_sgd_step,
 };
 
 tta_backend *tta_backend_reference_create(const tta_backend_options *opt, char *err,
                                           size_t errlen) {
     tta_backend *be = callocCheck(1, sizeof *be);
-    be->ops = &reference_ops;
+    be->ops = opt && opt->emulate_device ? &reference_device_ops : &reference_ops;
     be->ctx = callocCheck(1, sizeof(ref_ctx));
     return be;
 }

@@ -163,6 +163,9 @@ typedef struct {
      * multiple of 8 but not of 16 channels, so that no convolution reads one block and writes
      * another (oneDNN has only reference kernels for that: 300x slower). */
     int block_limit;
+    /* reference only: behave as a device backend (host_memory 0, sgd_step), so that tests check
+     * the engine's and the session's device paths without a GPU. */
+    int emulate_device;
 } tta_backend_options;
 
 /* A backend's methods: one `static const` table per backend kind (backend_cpu.c, backend_ref.c,

@@ -16,8 +16,9 @@
  * each layer with its own buffer): the loss sum and the hits must be the same bits at 1 and 2
  * threads (a buffer shared by two layers let a thread overwrite rows that another still read).
  *
- * Where a CUDA device is present, the optimizer stepped on the device (session.c, the backend's
- * sgd_step) is checked the same way against the step on host copies of the parameters. */
+ * The optimizer stepped on the device (session.c, the backend's sgd_step) and on host copies of
+ * the parameters are checked the same way: on the reference layers behaving as a device backend
+ * everywhere, and on cuda where a device is present. */
 #include <string.h>
 
 #include "replay/session.h"
@@ -45,10 +46,11 @@ typedef struct {
 
 /* STEPS steps of a session of the mlp (overrides ov) with `threads` threads, fused or not, on the
  * same synthetic batches. */
-static outcome train_on(const char *device, int host_optimizer, const char *ov, const tta_opt_config *opt,
-                        int weights_only, int threads, int unfused) {
+static outcome train_on(const char *device, int emulate_device, int host_optimizer, const char *ov,
+                        const tta_opt_config *opt, int weights_only, int threads, int unfused) {
     tta_session_config cfg = {.model = "mlp", .overrides = ov, .device = device,
-                              .backend_options = {.threads = threads}, .channels = 1, .height = 28, .width = 28,
+                              .backend_options = {.threads = threads, .emulate_device = emulate_device},
+                              .channels = 1, .height = 28, .width = 28,
                               .classes = 10, .batch = BATCH, .eval_batch = 1000, .seed = 3, .optimizer = opt,
                               .decay_weights_only = weights_only, .unfused_update = unfused,
                               .host_optimizer = host_optimizer};
@@ -93,7 +95,7 @@ static outcome train_on(const char *device, int host_optimizer, const char *ov, 
 }
 
 static outcome train(const char *ov, const tta_opt_config *opt, int weights_only, int threads, int unfused) {
-    return train_on("cpu", 0, ov, opt, weights_only, threads, unfused);
+    return train_on("cpu", 0, 0, ov, opt, weights_only, threads, unfused);
 }
 
 static void outcome_free(outcome *o) {
@@ -147,6 +149,47 @@ TEST(lars_and_adam_unfused) {
     outcome_free(&a);
 }
 
+/* The session's device paths without a GPU, on the reference layers behaving as a device backend
+ * (emulate_device): SGD through the backend's sgd_step (ranges of equal decay: weights and biases
+ * alternate when only weights decay) and on the host mirror give the bits of the reference
+ * backend's own host step, in both conventions; the velocity goes to the host and back
+ * (tta_session_pull_state, tta_session_push_state, as a checkpoint moves it). */
+TEST(device_paths_on_emulated_device) {
+    tta_opt_config nesterov = {.kind = TTA_OPT_SGD, .momentum = 0.9, .nesterov = 1, .weight_decay = 5e-4};
+    tta_opt_config caffe = {.kind = TTA_OPT_SGD, .momentum = 0.9, .caffe = 1, .weight_decay = 1e-3};
+    const tta_opt_config *opts[] = {&nesterov, &caffe};
+    const char *small = "hidden1=32,hidden2=32";
+    for (int k = 0; k < 2; k++) {
+        outcome host = train_on("reference", 0, 0, small, opts[k], k == 0, 1, 0);
+        outcome dev = train_on("reference", 1, 0, small, opts[k], k == 0, 1, 0);
+        outcome mirror = train_on("reference", 1, 1, small, opts[k], k == 0, 1, 0);
+        CHECK(!host.on_device && dev.on_device && !mirror.on_device);
+        CHECK(same(&host, &dev));
+        CHECK(same(&host, &mirror));
+        CHECK(host.loss[STEPS - 1] < host.loss[0]);
+        outcome_free(&host);
+        outcome_free(&dev);
+        outcome_free(&mirror);
+    }
+    /* the velocity's round trip */
+    tta_session_config cfg = {.model = "mlp", .overrides = small, .device = "reference",
+                              .backend_options = {.emulate_device = 1}, .channels = 1, .height = 28, .width = 28,
+                              .classes = 10, .batch = 8, .eval_batch = 8, .seed = 3, .optimizer = &nesterov};
+    tta_session s;
+    char err[256];
+    CHECK(tta_session_open(&s, &cfg, err, sizeof err) == 0);
+    CHECK(s.device_velocity != NULL && s.host_params == NULL);
+    size_t bytes = tta_optim_state_bytes(&s.optim);
+    for (size_t i = 0; i < s.n_params; i++) s.device_velocity[i] = (float)i; /* (host memory underneath) */
+    tta_session_pull_state(&s);
+    CHECK(s.optim.state[0] == 0.0f && s.optim.state[s.n_params - 1] == (float)(s.n_params - 1));
+    memset(s.optim.state, 0, bytes);
+    s.optim.state[7] = 2.5f;
+    tta_session_push_state(&s);
+    CHECK(s.device_velocity[7] == 2.5f && s.device_velocity[8] == 0.0f);
+    tta_session_close(&s);
+}
+
 /* cuda: the optimizer stepped on the device (the backend's sgd_step) gives the bits of the step
  * on host copies of the parameters, in PyTorch's and Caffe's conventions; a velocity pulled to
  * the host and pushed back (a checkpoint's round trip) is unchanged. */
@@ -155,8 +198,8 @@ TEST(device_sgd_matches_host_mirror) {
     tta_opt_config caffe = {.kind = TTA_OPT_SGD, .momentum = 0.9, .caffe = 1, .weight_decay = 1e-3};
     const tta_opt_config *opts[] = {&nesterov, &caffe};
     for (int k = 0; k < 2; k++) {
-        outcome dev = train_on("cuda", 0, NULL, opts[k], k == 0, 1, 0);
-        outcome mirror = train_on("cuda", 1, NULL, opts[k], k == 0, 1, 0);
+        outcome dev = train_on("cuda", 0, 0, NULL, opts[k], k == 0, 1, 0);
+        outcome mirror = train_on("cuda", 0, 1, NULL, opts[k], k == 0, 1, 0);
         CHECK(dev.on_device && !mirror.on_device);
         CHECK(same(&dev, &mirror));
         CHECK(dev.loss[STEPS - 1] < dev.loss[0]);
@@ -169,6 +212,7 @@ int main(void) {
     RUN(nesterov_recipe_mlp);
     RUN(caffe_narrow_first_layer);
     RUN(lars_and_adam_unfused);
+    RUN(device_paths_on_emulated_device);
     char err[256];
     tta_backend *cuda = tta_backend_create("cuda", NULL, err, sizeof err);
     if (cuda) {
