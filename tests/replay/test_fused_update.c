@@ -20,7 +20,9 @@
  * the parameters are checked the same way: on the reference layers behaving as a device backend
  * everywhere, and on cuda where a device is present. */
 #include <string.h>
+#include <unistd.h>
 
+#include "replay/checkpoint.h"
 #include "replay/session.h"
 #include "tta_test.h"
 
@@ -190,6 +192,62 @@ TEST(device_paths_on_emulated_device) {
     tta_session_close(&s);
 }
 
+/* Steps [from, to) of the synthetic batch stream (the same as train_on's) on s; losses into loss[]. */
+static void run_steps(tta_session *s, int from, int to, double *loss) {
+    float *x = malloc(sizeof(float) * PIXELS * BATCH);
+    int32_t y[BATCH];
+    char err[256];
+    rs = 11;
+    for (int step = 0; step < to; step++) {
+        for (size_t i = 0; i < (size_t)PIXELS * BATCH; i++) x[i] = frand();
+        for (int i = 0; i < BATCH; i++) y[i] = (int32_t)((unsigned)(frand() * 1e6f + 1e6f) % 10);
+        if (step < from) continue;
+        tta_step_times t = {0};
+        CHECK(tta_session_step(s, x, y, BATCH, 0.05 * (1 + step % 7) / 7.0, &t, err, sizeof err) == 0);
+        loss[step] = t.loss;
+    }
+    free(x);
+}
+
+/* A checkpoint of a session whose velocity lives on the (emulated) device: saved after 20 steps
+ * and loaded into a fresh session, whose 20 more steps give the bits of 40 uninterrupted ones
+ * (losses, parameters, velocity): the velocity crosses to the file and back. */
+TEST(checkpoint_on_emulated_device) {
+    tta_opt_config nesterov = {.kind = TTA_OPT_SGD, .momentum = 0.9, .nesterov = 1, .weight_decay = 5e-4};
+    tta_session_config cfg = {.model = "mlp", .overrides = "hidden1=32,hidden2=32", .device = "reference",
+                              .backend_options = {.emulate_device = 1}, .channels = 1, .height = 28, .width = 28,
+                              .classes = 10, .batch = BATCH, .eval_batch = BATCH, .seed = 3, .optimizer = &nesterov,
+                              .decay_weights_only = 1};
+    tta_replay_spec spec = {.benchmark = "generated", .dataset_kind = "generated", .model = "mlp",
+                            .model_params = "hidden1=32,hidden2=32", .batch_size = BATCH, .optimizer = nesterov};
+    char path[] = "/tmp/tta-ckpt-XXXXXX", err[256];
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    if (fd >= 0) close(fd);
+    double whole[STEPS] = {0}, parts[STEPS] = {0};
+    tta_session a, b, c;
+    CHECK(tta_session_open(&a, &cfg, err, sizeof err) == 0);
+    CHECK(a.device_velocity != NULL);
+    run_steps(&a, 0, STEPS, whole);
+    CHECK(tta_session_open(&b, &cfg, err, sizeof err) == 0);
+    run_steps(&b, 0, STEPS / 2, parts);
+    tta_ckpt_header h = {.seed = cfg.seed, .spec_hash = tta_ckpt_spec_hash(&spec, 1)}, back;
+    tta_error e = {0};
+    CHECK(tta_ckpt_save(&b, path, &h, &e) == TTA_OK);
+    tta_session_close(&b);
+    CHECK(tta_session_open(&c, &cfg, err, sizeof err) == 0);
+    int loaded = 0;
+    CHECK(tta_ckpt_load(&c, path, &spec, cfg.seed, &back, &loaded, &e) == TTA_OK && loaded == 1);
+    CHECK(back.optim_step == STEPS / 2);
+    run_steps(&c, STEPS / 2, STEPS, parts);
+    CHECK(!memcmp(whole, parts, sizeof whole));
+    CHECK(!memcmp(tta_model_params(a.m), tta_model_params(c.m), a.n_params * sizeof(float)));
+    CHECK(!memcmp(a.device_velocity, c.device_velocity, a.n_params * sizeof(float))); /* (host memory) */
+    tta_session_close(&a);
+    tta_session_close(&c);
+    unlink(path);
+}
+
 /* cuda: the optimizer stepped on the device (the backend's sgd_step) gives the bits of the step
  * on host copies of the parameters, in PyTorch's and Caffe's conventions; a velocity pulled to
  * the host and pushed back (a checkpoint's round trip) is unchanged. */
@@ -213,6 +271,7 @@ int main(void) {
     RUN(caffe_narrow_first_layer);
     RUN(lars_and_adam_unfused);
     RUN(device_paths_on_emulated_device);
+    RUN(checkpoint_on_emulated_device);
     char err[256];
     tta_backend *cuda = tta_backend_create("cuda", NULL, err, sizeof err);
     if (cuda) {
