@@ -12,6 +12,7 @@
 
 #include "common/check.h"
 #include "replay/engine.h"
+#include "replay/optim.h"
 
 /* Per-op state: the weights given to conv_prepare (the reference needs no conversion). */
 typedef struct {
@@ -274,23 +275,9 @@ static const tta_backend_ops reference_ops = {
     REFERENCE_METHODS,
 };
 
-/* One momentum-SGD step over the ranges of a (tta_sgd_step): the expressions of optim.c's
- * sgd_tensor, as the cuda backend's kernel computes them. */
+/* One momentum-SGD step over the ranges of a, with the host optimizer's arithmetic. */
 static void ref_sgd_step(void *ctx, float *p, const float *g, float *v, const tta_sgd_step *a) {
-    const float mu = a->momentum, lr = a->lr;
-    for (int r = 0; r < a->n_ranges; r++) {
-        const float wd = a->decay[r];
-        for (size_t i = a->begin[r]; i < a->end[r]; i++) {
-            float gi = g[i] + wd * p[i];
-            if (a->caffe) {
-                v[i] = mu * v[i] + lr * gi;
-                p[i] -= a->nesterov ? mu * v[i] + lr * gi : v[i];
-            } else {
-                v[i] = mu * v[i] + gi;
-                p[i] -= a->nesterov ? lr * (gi + mu * v[i]) : lr * v[i];
-            }
-        }
-    }
+    tta_optim_sgd_ranges(a, p, g, v);
 }
 
 /* The reference layers behaving as a device backend (tta_backend_options.emulate_device): the

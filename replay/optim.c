@@ -91,6 +91,15 @@ static void sgd_step(const tta_opt_config *c, float *params, const float *grads,
     }
 }
 
+void tta_optim_sgd_ranges(const tta_sgd_step *a, float *params, const float *grads, float *velocity) {
+    const tta_opt_config c = {.kind = TTA_OPT_SGD, .momentum = a->momentum, .nesterov = a->nesterov,
+                              .caffe = a->caffe};
+    for (int r = 0; r < a->n_ranges; r++) {
+        size_t o = a->begin[r];
+        sgd_tensor(&c, params + o, grads + o, velocity + o, a->end[r] - o, a->lr, a->decay[r]);
+    }
+}
+
 int tta_optim_fusable(const tta_optim *o) { return o->cfg.kind == TTA_OPT_SGD; }
 
 /* sgd_tensor on each row of the block, with the rate and decay sgd_step gives it (without LARS

@@ -18,6 +18,8 @@
 
 #include <stddef.h>
 
+#include "replay/sgd_step.h"
+
 typedef enum { TTA_OPT_SGD, TTA_OPT_ADAM, TTA_OPT_ADAMW, TTA_OPT_LARS } tta_opt_kind;
 
 typedef struct {
@@ -51,6 +53,10 @@ size_t tta_optim_state_bytes(const tta_optim *o);
 /* One update of params from grads at learning rate lr (of every tensor but the fused ones). */
 void tta_optim_step(tta_optim *o, float *params, const float *grads, const tta_param_tensor *tensors,
                     size_t n_tensors, double lr);
+/* One momentum-SGD step described by a (tta_sgd_step: the arguments of a device backend's
+ * sgd_step) on host arrays, with tta_optim_step's arithmetic: the reference backend's sgd_step
+ * when it stands in for a device backend. */
+void tta_optim_sgd_ranges(const tta_sgd_step *a, float *params, const float *grads, float *velocity);
 /* 1 when the update can be applied block by block as gradients become final
  * (tta_optim_update_block): elementwise and needing nothing global (SGD; not LARS, whose rate
  * needs the tensor's norms, nor Adam(W), whose step count tta_optim_step keeps). */

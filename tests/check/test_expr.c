@@ -127,33 +127,45 @@ TEST(expressions) {
     }
 }
 
-TEST(statements) {
+/* Runs the statements of text with a fresh state s (the rules' dictionary) and checks that s ends
+ * as Python's repr says: want. */
+static void check_state_after(const char *text, const char *want) {
     cc_arena a = {0};
     cc_node *code;
-    char why[200];
-    const char *text = "s.update({'x': 1, 'l': []})\n"
-                       "s['x'] += 2; s['l'] += ['a']\n"
-                       "if s['x'] == 3:\n"
-                       "    s['y'] = 'three'\n"
-                       "else:\n"
-                       "    s['y'] = 'other'\n"
-                       "d = {}\n"
-                       "for k in [1, 2, 2]:\n"
-                       "    if k not in d:\n"
-                       "        d[k] = 0\n"
-                       "    d[k] += 1\n"
-                       "s['d'] = d\n";
+    char why[200] = "";
     CHECK(cc_parse_code(&a, text, &code, why, sizeof why) == CC_OK);
     cc_dict *s;
     cc_env env = {.arena = &a};
     env.globals = cc_make_globals(&a, &s);
     env.locals = cc_new_dict(&a).u.d;
-    CHECK(cc_exec(&env, code) == CC_OK);
+    int rc = cc_exec(&env, code);
+    if (rc != CC_OK) fprintf(stderr, "  %s %s\n", why, env.why);
+    CHECK(rc == CC_OK);
     char repr[200];
     cc_val sv = {.kind = CV_DICT, .u.d = s};
     cc_repr(sv, 0, repr, sizeof repr);
-    CHECK(strcmp(repr, "{'x': 3, 'l': ['a'], 'y': 'three', 'd': {1: 1, 2: 2}}") == 0);
-    if (strcmp(repr, "{'x': 3, 'l': ['a'], 'y': 'three', 'd': {1: 1, 2: 2}}")) fprintf(stderr, "  %s\n", repr);
+    if (strcmp(repr, want)) fprintf(stderr, "  %s\n  want %s\n", repr, want);
+    CHECK(strcmp(repr, want) == 0);
+    cc_arena_free(&a);
+}
+
+TEST(statements) {
+    check_state_after("s.update({'x': 1, 'l': []})\n"
+                      "s['x'] += 2; s['l'] += ['a']\n"
+                      "if s['x'] == 3:\n"
+                      "    s['y'] = 'three'\n"
+                      "else:\n"
+                      "    s['y'] = 'other'\n"
+                      "d = {}\n"
+                      "for k in [1, 2, 2]:\n"
+                      "    if k not in d:\n"
+                      "        d[k] = 0\n"
+                      "    d[k] += 1\n"
+                      "s['d'] = d\n",
+                      "{'x': 3, 'l': ['a'], 'y': 'three', 'd': {1: 1, 2: 2}}");
+    cc_arena a = {0};
+    cc_node *code;
+    char why[200];
     CHECK(cc_parse_code(&a, "import os", &code, why, sizeof why) == CC_UNSUPPORTED);
     CHECK(cc_parse_code(&a, "while True:\n    pass", &code, why, sizeof why) == CC_UNSUPPORTED);
     cc_arena_free(&a);
@@ -163,33 +175,16 @@ TEST(statements) {
  * 2^50 steps, == 2^100): written as Python writes them, compared by identity first, in bounded
  * time. The expected text is python3's for the same statements. */
 TEST(self_holding_containers) {
-    cc_arena a = {0};
-    cc_node *code;
-    char why[200];
-    const char *text = "l = []\n"
-                       "l.append(l)\n"
-                       "l.append(l)\n"
-                       "s['r'] = str(l)\n"
-                       "s['e'] = l == l\n"
-                       "s['o'] = str(sorted([l, l]))\n"
-                       "d = {}\n"
-                       "d['a'] = d\n"
-                       "s['d'] = str(d)\n";
-    CHECK(cc_parse_code(&a, text, &code, why, sizeof why) == CC_OK);
-    cc_dict *s;
-    cc_env env = {.arena = &a};
-    env.globals = cc_make_globals(&a, &s);
-    env.locals = cc_new_dict(&a).u.d;
-    int rc = cc_exec(&env, code);
-    if (rc != CC_OK) fprintf(stderr, "  %s\n", env.why);
-    CHECK(rc == CC_OK);
-    char repr[200];
-    cc_val sv = {.kind = CV_DICT, .u.d = s};
-    cc_repr(sv, 0, repr, sizeof repr);
-    const char *want = "{'r': '[[...], [...]]', 'e': True, 'o': '[[[...], [...]], [[...], [...]]]', 'd': \"{'a': {...}}\"}";
-    if (strcmp(repr, want)) fprintf(stderr, "  %s\n  want %s\n", repr, want);
-    CHECK(strcmp(repr, want) == 0);
-    cc_arena_free(&a);
+    check_state_after("l = []\n"
+                      "l.append(l)\n"
+                      "l.append(l)\n"
+                      "s['r'] = str(l)\n"
+                      "s['e'] = l == l\n"
+                      "s['o'] = str(sorted([l, l]))\n"
+                      "d = {}\n"
+                      "d['a'] = d\n"
+                      "s['d'] = str(d)\n",
+                      "{'r': '[[...], [...]]', 'e': True, 'o': '[[[...], [...]], [[...], [...]]]', 'd': \"{'a': {...}}\"}");
 }
 
 TEST(json) {

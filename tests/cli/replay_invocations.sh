@@ -20,7 +20,7 @@ cat >"$work/spec.json" <<JSON
  "schedule": {"type": "piecewiseLinear", "epochs": [0, 1, 2], "values": [0.01, 0.02, 0]},
  "batch_size": 64, "target": {"metric": "top1", "value": 0.999}, "max_epochs": 2, "seeds": [0]}
 JSON
-log_of() { grep -o '"log": "[^"]*"' "$1" | cut -d'"' -f4; }
+. "$(dirname "$0")/lib/replay_log.sh"
 "$TTA" --db "$work/db" replay "$work/spec.json" --threads 1 --log-dir "$work/logs" --format json >"$work/r1.json" 2>"$work/err"
 rc=$?; check "first replay exits 0 ($(head -2 "$work/err"))" test $rc -eq 0
 l1=$(log_of "$work/r1.json")

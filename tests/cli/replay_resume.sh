@@ -11,6 +11,7 @@ work=$(mktemp -d /tmp/tta-resume.XXXXXX)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 passed=0 failed=0
 . "$(dirname "$0")/lib/sql.sh"
+. "$(dirname "$0")/lib/replay_log.sh"
 check() { local what="$1"; shift; if "$@"; then passed=$((passed + 1)); else echo "FAIL: $what"; failed=$((failed + 1)); fi; }
 # (240,000 samples: about 0.4 s an epoch at one thread, so that the Ctrl-C below, sent once the log
 # shows epoch 3, lands before the run's end even on a busy machine: at 60,000 an epoch took 0.1-0.2 s)
@@ -22,14 +23,12 @@ cat > "$work/spec.json" <<JSON
  "batch_size": 64, "augment": {"crop_pad": 1, "flip": true},
  "target": {"metric": "top1", "value": 0.999}, "max_epochs": 8, "seeds": [5]}
 JSON
-accs() { grep -o '"key": "eval_accuracy", "value": [0-9.e-]*' "$1" | tr '\n' ' '; }
-losses() { grep -o '"key": "tta_train_loss", "value": [0-9.e-]*' "$1" | tr '\n' ' '; }
 
 # the uninterrupted run
 "$TTA" --db "$work/full.db" replay "$work/spec.json" --threads 1 --log-dir "$work/full" --no-checkpoint \
     --format json >"$work/full.json" 2>"$work/err"
 rc=$?; check "an uninterrupted replay exits 0 ($(head -2 "$work/err"))" test $rc -eq 0
-full_log=$(grep -o '"log": "[^"]*"' "$work/full.json" | cut -d'"' -f4)
+full_log=$(log_of "$work/full.json")
 check "it ran 8 epochs" test "$(grep -c '"key": "epoch_stop"' "$full_log")" -eq 8
 
 # start_until DB LOGDIR OUT E: the spec's replay in the background (pid: $pid, JSON to OUT.json,
@@ -124,7 +123,7 @@ if command -v mpirun >/dev/null; then
     mpirun -np 1 "$TTA" --db "$work/m.db" replay "$work/short.json" --threads 1 --log-dir "$work/mpi1" --format json \
         >"$work/m1.json" 2>"$work/err"
     rc=$?; check "mpirun -np 1 exits 0 ($(head -2 "$work/err"))" test $rc -eq 0
-    l1=$(grep -o '"log": "[^"]*"' "$work/p.json" | cut -d'"' -f4); l2=$(grep -o '"log": "[^"]*"' "$work/m1.json" | cut -d'"' -f4)
+    l1=$(log_of "$work/p.json"); l2=$(log_of "$work/m1.json")
     check "K = 1 under MPI: the same loss curve as without MPI" test "$(losses "$l1")" = "$(losses "$l2")"
     check "and the same accuracies" test "$(accs "$l1")" = "$(accs "$l2")"
     mpirun -np 2 "$TTA" --db "$work/m.db" replay "$work/short.json" --threads 1 --log-dir "$work/mpi2" --format json \
@@ -132,7 +131,7 @@ if command -v mpirun >/dev/null; then
     rc=$?; check "mpirun -np 2 exits 0 ($(head -3 "$work/err"))" test $rc -eq 0
     check "one JSON document (rank 0 alone prints)" test "$(grep -c '"runs"' "$work/m2.json")" -eq 1
     check "with 2 workers" grep -q '"workers": 2' "$work/m2.json"
-    l3=$(grep -o '"log": "[^"]*"' "$work/m2.json" | cut -d'"' -f4)
+    l3=$(log_of "$work/m2.json")
     check "the log records world size 2 and global batch 128" \
         bash -c "grep -q '\"key\": \"tta_world_size\", \"value\": 2' '$l3' && grep -q '\"key\": \"global_batch_size\", \"value\": 128' '$l3'"
     check "and each rank's communication time per epoch" grep -Eq '"rank_comm_total_s": \[[0-9.e-]+, [0-9.e-]+\]' "$l3"

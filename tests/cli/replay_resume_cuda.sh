@@ -9,6 +9,7 @@ TTA=${TTA:-build/tta}
 work=$(mktemp -d /tmp/tta-resume-cuda.XXXXXX)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 passed=0 failed=0
+. "$(dirname "$0")/lib/replay_log.sh"
 check() { local what="$1"; shift; if "$@"; then passed=$((passed + 1)); else echo "FAIL: $what"; failed=$((failed + 1)); fi; }
 # (480,000 samples at batch 64: 7,500 steps an epoch, a few seconds on a GPU, so that the Ctrl-C
 # sent once the log shows epoch 3 lands before the run's end)
@@ -20,9 +21,6 @@ cat > "$work/spec.json" <<JSON
  "batch_size": 64, "augment": {"crop_pad": 1, "flip": true},
  "target": {"metric": "top1", "value": 0.999}, "max_epochs": 6, "seeds": [5]}
 JSON
-accs() { grep -o '"key": "eval_accuracy", "value": [0-9.e-]*' "$1" | tr '\n' ' '; }
-losses() { grep -o '"key": "tta_train_loss", "value": [0-9.e-]*' "$1" | tr '\n' ' '; }
-log_of() { grep -o '"log": "[^"]*"' "$1" | cut -d'"' -f4; }
 
 "$TTA" --db "$work/full.db" replay "$work/spec.json" --device cuda --log-dir "$work/full" --no-checkpoint \
     --format json >"$work/full.json" 2>"$work/err"

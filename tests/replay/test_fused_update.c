@@ -46,6 +46,23 @@ typedef struct {
     int on_device; /* the optimizer stepped on the device */
 } outcome;
 
+/* Steps [from, to) of the synthetic batch stream (train_on's) on s; losses into loss[]. */
+static void run_steps(tta_session *s, int from, int to, double *loss) {
+    float *x = malloc(sizeof(float) * PIXELS * BATCH);
+    int32_t y[BATCH];
+    char err[256];
+    rs = 11;
+    for (int step = 0; step < to; step++) {
+        for (size_t i = 0; i < (size_t)PIXELS * BATCH; i++) x[i] = frand();
+        for (int i = 0; i < BATCH; i++) y[i] = (int32_t)((unsigned)(frand() * 1e6f + 1e6f) % 10);
+        if (step < from) continue;
+        tta_step_times t = {0};
+        CHECK(tta_session_step(s, x, y, BATCH, 0.05 * (1 + step % 7) / 7.0, &t, err, sizeof err) == 0);
+        loss[step] = t.loss;
+    }
+    free(x);
+}
+
 /* STEPS steps of a session of the mlp (overrides ov) with `threads` threads, fused or not, on the
  * same synthetic batches. */
 static outcome train_on(const char *device, int emulate_device, int host_optimizer, const char *ov,
@@ -66,17 +83,7 @@ static outcome train_on(const char *device, int emulate_device, int host_optimiz
     }
     o.fused = s.fused;
     o.on_device = s.device_velocity != NULL;
-    float *x = malloc(sizeof(float) * PIXELS * BATCH);
-    int32_t y[BATCH];
-    rs = 11;
-    for (int step = 0; step < STEPS; step++) {
-        for (size_t i = 0; i < (size_t)PIXELS * BATCH; i++) x[i] = frand();
-        for (int i = 0; i < BATCH; i++) y[i] = (int32_t)((unsigned)(frand() * 1e6f + 1e6f) % 10);
-        tta_step_times t = {0};
-        double lr = 0.05 * (1 + step % 7) / 7.0;
-        CHECK(tta_session_step(&s, x, y, BATCH, lr, &t, err, sizeof err) == 0);
-        o.loss[step] = t.loss;
-    }
+    run_steps(&s, 0, STEPS, o.loss);
     enum { EVAL = 2500 };
     float *ex = malloc(sizeof(float) * PIXELS * EVAL);
     int32_t *ey = malloc(sizeof(int32_t) * EVAL);
@@ -91,7 +98,6 @@ static outcome train_on(const char *device, int emulate_device, int host_optimiz
     s.be->ops->download(s.be->ctx, o.params, tta_model_params(s.m), o.n * sizeof(float));
     tta_session_pull_state(&s); /* (a velocity on the device) */
     memcpy(o.state, s.optim.state, tta_optim_state_bytes(&s.optim));
-    free(x);
     tta_session_close(&s);
     return o;
 }
@@ -190,23 +196,6 @@ TEST(device_paths_on_emulated_device) {
     tta_session_push_state(&s);
     CHECK(s.device_velocity[7] == 2.5f && s.device_velocity[8] == 0.0f);
     tta_session_close(&s);
-}
-
-/* Steps [from, to) of the synthetic batch stream (the same as train_on's) on s; losses into loss[]. */
-static void run_steps(tta_session *s, int from, int to, double *loss) {
-    float *x = malloc(sizeof(float) * PIXELS * BATCH);
-    int32_t y[BATCH];
-    char err[256];
-    rs = 11;
-    for (int step = 0; step < to; step++) {
-        for (size_t i = 0; i < (size_t)PIXELS * BATCH; i++) x[i] = frand();
-        for (int i = 0; i < BATCH; i++) y[i] = (int32_t)((unsigned)(frand() * 1e6f + 1e6f) % 10);
-        if (step < from) continue;
-        tta_step_times t = {0};
-        CHECK(tta_session_step(s, x, y, BATCH, 0.05 * (1 + step % 7) / 7.0, &t, err, sizeof err) == 0);
-        loss[step] = t.loss;
-    }
-    free(x);
 }
 
 /* A checkpoint of a session whose velocity lives on the (emulated) device: saved after 20 steps
