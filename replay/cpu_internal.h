@@ -131,6 +131,11 @@ void cpu_bn_relu_forward(cpu_ctx *c, tta_op *op, float *out, const float *inp, c
                          float *run_mean, float *run_var);
 void cpu_bn_relu_backward(cpu_ctx *c, tta_op *op, float *dinp, float *dgamma, float *dbeta, const float *dout,
                           const float *inp, const float *gamma, const float *beta);
+/* cpu_bn_relu_add_*: tta_backend_ops.bn_relu_add_* (engine.h), the same op with the residual add
+ * after the ReLU in its forward's second pass; taken in training and in eval (cpu_bn_relu_taken). */
+int cpu_bn_relu_add_supported(void *ctx, tta_shape in);
+void cpu_bn_relu_add_forward(void *ctx, tta_op *op, float *out, const float *inp, const float *skip,
+                             const float *gamma, const float *beta, float *run_mean, float *run_var);
 void cpu_bn_pool_forward(void *ctx, tta_op *op, float *out, const float *inp, const float *gamma, const float *beta,
                          float *run_mean, float *run_var);
 void cpu_bn_pool_backward(void *ctx, tta_op *op, float *dinp, float *dgamma, float *dbeta, const float *dout,

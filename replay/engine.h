@@ -105,6 +105,8 @@ typedef struct tta_op {
     int relu;                /* CONV, BN, LINEAR, ADD: ReLU fused on the output */
     int pool;                /* BN (with relu): a 2x2 stride-2 max pool fused after the ReLU
                               * (bn_pool_*); out is then the pooled shape */
+    int add;                 /* BN (with relu, no pool): a residual add fused after the ReLU
+                              * (bn_relu_add_forward): out = relu(bn(inp)) + skip */
     int pad_front;           /* PAD_SHORTCUT: zero channels before the input's channels */
     float eps, momentum;     /* BN (PyTorch: 1e-5, 0.1) */
     float p;                 /* DROPOUT: drop probability */
@@ -229,6 +231,16 @@ typedef struct tta_backend_ops {
                             const float *beta, float *run_mean, float *run_var);
     void (*bn_pool_backward)(void *ctx, tta_op *op, float *dinp, float *dgamma, float *dbeta,
                              const float *dout, const float *inp, const float *gamma);
+    /* Optional (NULL: none; the model runs the add apart): batch norm + ReLU + the residual add
+     * after them as one forward, op->kind TTA_OP_BN with op->relu and op->add: bn_forward's
+     * contract with out = relu(bn(inp)) + skip, each element the same bits as the add of the
+     * separate ops (skip has out's shape and layout and may not alias it). Its backward is
+     * bn_backward's on the same op, which takes the ReLU's mask from inp, not from out; the model
+     * hands the add's gradient to skip's tensor itself. bn_relu_add_supported says whether the
+     * backend takes it for a BN input of shape in (the batch n aside), in training and in eval. */
+    int (*bn_relu_add_supported)(void *ctx, tta_shape in);
+    void (*bn_relu_add_forward)(void *ctx, tta_op *op, float *out, const float *inp, const float *skip,
+                                const float *gamma, const float *beta, float *run_mean, float *run_var);
     /* Folds an eval-mode BN into the preceding conv: wf = w * g, bf = (b - mean) * g + beta with
      * g = gamma / sqrt(var + eps); w is [oc][k] (k = IC*KH*KW), b may be NULL (zero). */
     void (*fold_bn)(void *ctx, float *wf, float *bf, const float *w, const float *b,

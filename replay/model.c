@@ -87,6 +87,8 @@ struct tta_model {
     int *fused_into; /* relu (or max pool) node -> the node it is fused into; -1 */
     int *fused_relu; /* node -> the relu node fused into it; -1 */
     int *fused_pool; /* bn node -> the max pool fused into it after its ReLU (bn_pool_*); -1 */
+    int *fused_add;  /* bn node -> the residual add fused into it after its ReLU (bn_relu_add_*); -1 */
+    int *add_skip;   /* bn node with a fused add -> the add's other input node */
     int *tensor_of;  /* node -> the node whose buffer holds its output */
     int *consumers;  /* tensor -> reads by ops */
     int *need_grad;  /* tensor -> gradient needed (a parameter is upstream) */
@@ -293,7 +295,7 @@ static void analyse(tta_model *m) {
         for (int k = 0; k < m->g.nodes[i].nin; k++)
             if (m->g.nodes[i].in[k] >= 0) raw[m->g.nodes[i].in[k]]++;
     for (int i = 0; i < N; i++) {
-        m->fused_into[i] = m->fused_relu[i] = m->fused_pool[i] = -1;
+        m->fused_into[i] = m->fused_relu[i] = m->fused_pool[i] = m->fused_add[i] = m->add_skip[i] = -1;
         m->tensor_of[i] = i;
     }
     for (int i = 0; i < N; i++) {
@@ -318,6 +320,24 @@ static void analyse(tta_model *m) {
         m->fused_pool[b] = i;
         m->tensor_of[i] = b;
     }
+    /* a residual add (without a ReLU of its own) reading only a BN's fused ReLU (no pool) and a
+     * tensor computed before that BN, where the backend has the op: the BN writes relu(z) + skip */
+    for (int i = 0; i < N && m->be->ops->bn_relu_add_supported; i++) {
+        tta_node *n = &m->g.nodes[i];
+        if (n->kind != TTA_OP_ADD || m->fused_relu[i] >= 0 || n->nin != 2) continue;
+        for (int k = 0; k < 2; k++) {
+            int r = n->in[k], x = n->in[1 - k], b = r >= 0 ? m->fused_into[r] : -1;
+            if (b < 0 || x < 0 || raw[r] != 1 || m->g.nodes[b].kind != TTA_OP_BN || m->fused_relu[b] != r ||
+                m->fused_pool[b] >= 0 || m->fused_add[b] >= 0 || m->tensor_of[x] >= b)
+                continue;
+            if (!m->be->ops->bn_relu_add_supported(m->ctx, node_shape(m, b, 1))) continue;
+            m->fused_into[i] = b;
+            m->fused_add[b] = i;
+            m->add_skip[b] = x;
+            m->tensor_of[i] = b;
+            break;
+        }
+    }
     free(raw);
     for (int i = 0; i < N; i++) m->consumers[i] = 0;
     for (int i = 0; i < N; i++) {
@@ -326,6 +346,7 @@ static void analyse(tta_model *m) {
             int in = m->g.nodes[i].in[k];
             if (in >= 0) m->consumers[m->tensor_of[in]]++;
         }
+        if (m->add_skip[i] >= 0) m->consumers[m->tensor_of[m->add_skip[i]]]++; /* the fused add's read */
     }
     for (int i = 0; i < N; i++) {
         tta_node *n = &m->g.nodes[i];
@@ -357,6 +378,7 @@ static void op_from_node(const tta_model *m, int i, int n, int train, tta_op *op
     op->factor = nd->factor;
     op->relu = m->fused_relu[i] >= 0;
     op->pool = m->fused_pool[i] >= 0;
+    op->add = m->fused_add[i] >= 0;
     if (op->pool) op->out = node_shape(m, m->fused_pool[i], n);
     for (int k = 0; k < nd->nin; k++)
         if (nd->in[k] >= 0 && m->need_grad[m->tensor_of[nd->in[k]]]) op->need_dinp = 1;
@@ -474,6 +496,9 @@ static void forward_step(tta_model *m, step *s, int train) {
     case TTA_OP_BN:
         if (op->pool)
             be->ops->bn_pool_forward(c, op, out, x, P(m->w_off[i]), P(m->b_off[i]), BUF(m->rm_off[i]), BUF(m->rv_off[i]));
+        else if (op->add)
+            be->ops->bn_relu_add_forward(c, op, out, x, tensor_in(m, m->add_skip[i]), P(m->w_off[i]), P(m->b_off[i]),
+                                         BUF(m->rm_off[i]), BUF(m->rv_off[i]));
         else
             be->ops->bn_forward(c, op, out, x, P(m->w_off[i]), P(m->b_off[i]), BUF(m->rm_off[i]), BUF(m->rv_off[i]));
         break;
@@ -596,6 +621,22 @@ static void grad_done(tta_model *m, int t, float *dst, size_t count) {
         m->written[t] = 1;
 }
 
+/* The backward of an add for its input node `in` (-1: the model's input): dout, the gradient of the
+ * add's output, becomes that tensor's gradient: nothing to do where the two share a buffer (the
+ * tensor's first gradient), else copied in (the first) or accumulated (the next ones). */
+static void add_grad_to(tta_model *m, int in, float *dout, size_t cnt) {
+    int t = in >= 0 ? m->tensor_of[in] : -1;
+    if (t < 0 || !m->need_grad[t]) return;
+    if (m->grad[t] == dout && !m->written[t]) {
+        m->written[t] = 1; /* shares this add's gradient buffer */
+    } else if (!m->written[t]) {
+        m->be->ops->copy(m->ctx, m->grad[t], dout, cnt);
+        m->written[t] = 1;
+    } else {
+        m->be->ops->accumulate(m->ctx, m->grad[t], dout, cnt);
+    }
+}
+
 static void backward_step(tta_model *m, step *s) {
     tta_backend *be = m->be;
     void *c = m->ctx;
@@ -618,6 +659,9 @@ static void backward_step(tta_model *m, step *s) {
         be->ops->conv_backward(c, op, dx, G(m->w_off[i]), nd->bias ? G(m->b_off[i]) : NULL, dout, x, out);
         break;
     case TTA_OP_BN:
+        /* a fused add first hands its gradient to skip's tensor, as its own step did (bn_backward
+         * reads dout and leaves it as it is) */
+        if (op->add) add_grad_to(m, m->add_skip[i], dout, tta_shape_count(op->out));
         if (op->pool)
             be->ops->bn_pool_backward(c, op, dx, G(m->w_off[i]), G(m->b_off[i]), dout, x, P(m->w_off[i]));
         else
@@ -638,18 +682,7 @@ static void backward_step(tta_model *m, step *s) {
         break;
     case TTA_OP_ADD:
         if (op->relu) be->ops->relu_backward(c, op, dout, dout, out);
-        for (int k = 0; k < 2; k++) {
-            int tk = nd->in[k] >= 0 ? m->tensor_of[nd->in[k]] : -1;
-            if (tk < 0 || !m->need_grad[tk]) continue;
-            if (m->grad[tk] == dout && !m->written[tk]) {
-                m->written[tk] = 1; /* shares this add's gradient buffer */
-            } else if (!m->written[tk]) {
-                be->ops->copy(c, m->grad[tk], dout, cnt);
-                m->written[tk] = 1;
-            } else {
-                be->ops->accumulate(c, m->grad[tk], dout, cnt);
-            }
-        }
+        for (int k = 0; k < 2; k++) add_grad_to(m, nd->in[k], dout, cnt);
         return;
     case TTA_OP_FLATTEN: be->ops->flatten_backward(c, op, dx, dout); break;
     case TTA_OP_DROPOUT: be->ops->dropout_backward(c, op, dx, dout, m->seed, m->last_step); break;
@@ -1048,6 +1081,11 @@ static void compute_stats(tta_model *m) {
             s->flops_bwd = 9 * nin;
             s->bytes_fwd = 4 * (2 * nin + nout);
             s->bytes_bwd = 4 * (2 * nin + 2 * nout);
+            if (m->fused_add[i] >= 0) { /* + ReLU + add: skip read; its gradient copied unless shared */
+                int t = m->tensor_of[m->add_skip[i]];
+                s->bytes_fwd += 4 * nout;
+                if (m->need_grad[t] && m->grad[t] != m->grad[i]) s->bytes_bwd += 8 * nout;
+            }
             if (m->fused_pool[i] >= 0) { /* + ReLU + max pool (cpu_bn.c): z is never stored */
                 double np = B * node_count(&m->g.nodes[m->fused_pool[i]]);
                 /* x twice; the pooled map, the winners' x and a position byte each */
@@ -1191,6 +1229,8 @@ void tta_model_free(tta_model *m) {
     free(m->fused_into);
     free(m->fused_relu);
     free(m->fused_pool);
+    free(m->fused_add);
+    free(m->add_skip);
     free(m->tensor_of);
     free(m->consumers);
     free(m->need_grad);
@@ -1245,6 +1285,8 @@ int tta_model_build_json(tta_model **out, const char *json, const char *origin,
     m->fused_into = mallocCheck(sizeof(int) * N);
     m->fused_relu = mallocCheck(sizeof(int) * N);
     m->fused_pool = mallocCheck(sizeof(int) * N);
+    m->fused_add = mallocCheck(sizeof(int) * N);
+    m->add_skip = mallocCheck(sizeof(int) * N);
     m->tensor_of = mallocCheck(sizeof(int) * N);
     m->consumers = callocCheck(N, sizeof(int));
     m->need_grad = callocCheck(N, sizeof(int));
@@ -1274,7 +1316,13 @@ int tta_model_build_json(tta_model **out, const char *json, const char *origin,
         if (m->consumers[i] > 1) multi = 1;
         if (B * tensor_count(m, i) > maxt) maxt = B * tensor_count(m, i);
         const tta_node *nd = &m->g.nodes[i];
-        if (nd->kind == TTA_OP_ADD) {
+        if (m->fused_add[i] >= 0) { /* a BN holding an add: its skip may pass the gradient through */
+            int other = m->tensor_of[m->add_skip[i]];
+            if (add_passes_through(m, m->fused_add[i], other, i)) {
+                m->grad[other] = m->grad[i];
+                m->grad_alias[other] = 1;
+            }
+        } else if (nd->kind == TTA_OP_ADD) {
             /* at most one input shares (a second would see the first's in-place ReLU masking) */
             for (int k = 0; k < 2; k++) {
                 int in = nd->in[k];

@@ -691,6 +691,55 @@ static void bn_relu_case(int N, int C, int H, int W) {
         op_down(&f1);
         tb->ops->set_threads(tb->ctx, 2);
     }
+    /* the residual add fused after the ReLU (bn_relu_add_*, where the backend has it): each output
+     * the bits of z + skip as the separate add gives them, the same running statistics; its
+     * backward the op's own, the same bits as without the add (the ReLU's mask comes from x, not
+     * from the output); in eval, the running statistics' z + skip within the tolerance */
+    if (tb->ops->bn_relu_add_supported && tb->ops->bn_relu_add_supported(tb->ctx, in)) {
+        tta_op fa = f;
+        fa.add = 1;
+        CHECK(op_up(&fa) == 0);
+        ten sk = ten_new(in, 1), o = ten_new(in, 0);
+        tb->ops->upload(tb->ctx, rm.dt, rm0, C * sizeof(float));
+        tb->ops->upload(tb->ctx, rv.dt, rv0, C * sizeof(float));
+        tb->ops->bn_relu_add_forward(tb->ctx, &fa, o.dt, x.dt, sk.dt, g.dt, b.dt, rm.dt, rv.dt);
+        tb->ops->bn_backward(tb->ctx, &fa, dx.dt, dg.dt, db.dt, dz.dt, x.dt, o.dt, g.dt, b.dt);
+        float *oa = malloc(ni * sizeof(float)), *dxa = malloc(ni * sizeof(float)), *sa = malloc(4 * C * sizeof(float));
+        tb->ops->tensor_download(tb->ctx, oa, o.dt, in);
+        tb->ops->tensor_download(tb->ctx, dxa, dx.dt, in);
+        stats_get(sa, 4, C, &dg, &db, &rm, &rv);
+        size_t same = 0;
+        for (size_t i = 0; i < ni; i++) {
+            float want = z2[i] + sk.host[i];
+            same += memcmp(&oa[i], &want, sizeof want) == 0;
+        }
+        CHECK(same == ni);
+        CHECK(memcmp(dxa, dx2, ni * sizeof(float)) == 0);
+        CHECK(memcmp(sa, s2, 4 * C * sizeof(float)) == 0);
+        op_down(&fa);
+        tta_op fe = fa; /* eval: the running statistics, left as they are */
+        fe.train = 0;
+        fe.need_dinp = 0;
+        CHECK(op_up(&fe) == 0);
+        tb->ops->upload(tb->ctx, rm.dt, rm0, C * sizeof(float));
+        tb->ops->upload(tb->ctx, rv.dt, rv0, C * sizeof(float));
+        tb->ops->bn_relu_add_forward(tb->ctx, &fe, o.dt, x.dt, sk.dt, g.dt, b.dt, rm.dt, rv.dt);
+        tb->ops->tensor_download(tb->ctx, oa, o.dt, in);
+        double md = 0, mr = 1e-6;
+        for (size_t i = 0; i < ni; i++) {
+            int c = (int)(i / ((size_t)H * W) % C);
+            double zc = (x.host[i] - rm0[c]) * g.host[c] / sqrt(rv0[c] + 1e-5) + b.host[c];
+            double want = (zc > 0 ? zc : 0) + sk.host[i];
+            if (fabs(oa[i] - want) > md) md = fabs(oa[i] - want);
+            if (fabs(want) > mr) mr = fabs(want);
+        }
+        CHECK(md / mr < 1e-5);
+        stats_get(sa, 4, C, &dg, &db, &rm, &rv);
+        CHECK(memcmp(sa + 2 * C, rm0, C * sizeof(float)) == 0 && memcmp(sa + 3 * C, rv0, C * sizeof(float)) == 0);
+        op_down(&fe);
+        free(oa), free(dxa), free(sa);
+        ten_free(&sk), ten_free(&o);
+    }
     /* without an input gradient (need_dinp 0, dinp NULL): the same dgamma and dbeta */
     {
         tta_op f0 = f;
