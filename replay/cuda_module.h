@@ -21,7 +21,7 @@
 
 /* Bumped whenever the table or the engine's interface changes, so that a stale module is
  * refused instead of called. */
-#define TTA_CUDA_MODULE_ABI 3
+#define TTA_CUDA_MODULE_ABI 4
 
 typedef struct {
     int abi;                   /* TTA_CUDA_MODULE_ABI of the module */
