@@ -15,8 +15,7 @@ command -v python3 >/dev/null || { echo "skipped: python3 reads the expected val
 work=$(mktemp -d /tmp/tta-algoperf.XXXXXX)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 db="$work/db"
-passed=0 failed=0
-check() { local what="$1"; shift; if "$@"; then passed=$((passed + 1)); else echo "FAIL: $what"; failed=$((failed + 1)); fi; }
+. "$(dirname "$0")/lib/check.sh"
 q() { sqlite3 "$db" "$1"; }
 
 "$TTA" --db "$db" ingest --quiet fixtures/algoperf >"$work/ingest.out" 2>&1

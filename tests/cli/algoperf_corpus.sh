@@ -19,8 +19,7 @@ fi
 command -v python3 >/dev/null || { echo "SKIPPED: python3 reads the expected values"; exit 77; }
 work=$(mktemp -d /tmp/tta-algoperf-corpus.XXXXXX)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
-passed=0 failed=0
-check() { local what="$1"; shift; if "$@"; then passed=$((passed + 1)); else echo "FAIL: $what"; failed=$((failed + 1)); fi; }
+. "$(dirname "$0")/lib/check.sh"
 tar --zstd -xf "$archive" -C "$work"
 lb="$work/algoperf-v0.5"
 "$TTA" --db "$work/db" ingest --quiet "$lb/logs" "$lb/workload_targets_v05.json" >"$work/ingest.out" 2>&1

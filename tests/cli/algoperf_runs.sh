@@ -13,8 +13,7 @@ command -v python3 >/dev/null || { echo "skipped: python3 reads the expected val
 work=$(mktemp -d /tmp/tta-algoperf-runs.XXXXXX)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 db="$work/db"
-passed=0 failed=0
-check() { local what="$1"; shift; if "$@"; then passed=$((passed + 1)); else echo "FAIL: $what"; failed=$((failed + 1)); fi; }
+. "$(dirname "$0")/lib/check.sh"
 q() { sqlite3 "$db" "$1"; }
 
 cp -r fixtures/algoperf "$work/lb"

@@ -15,8 +15,7 @@ if [ ! -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ] &&
 fi
 work=$(mktemp -d /tmp/tta-cpu-limit.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-passed=0 failed=0
-check() { local what="$1"; shift; if "$@"; then passed=$((passed + 1)); else echo "FAIL: $what"; failed=$((failed + 1)); fi; }
+. "$(dirname "$0")/lib/check.sh"
 
 "$here/bench/cpu_limit" --build "$build" --reps 1 --steps 2 --json >"$work/out.json" 2>"$work/err"
 rc=$?

@@ -13,10 +13,7 @@ TTA=${TTA:-build/tta}
 command -v python3 >/dev/null || { echo "SKIPPED: python3 is needed for the checks"; exit 77; }
 work=$(mktemp -d /tmp/tta-dawnbench-sibling.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-passed=0 failed=0
-ok() { passed=$((passed + 1)); }
-bad() { echo "FAIL: $*"; failed=$((failed + 1)); }
-check() { local what="$1"; shift; if "$@"; then ok; else bad "$what"; fi; }
+. "$(dirname "$0")/lib/check.sh"
 field() { python3 -c 'import json,sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1"; }
 momentum() {
     python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(

@@ -18,8 +18,7 @@ if nvidia-smi -L 2>/dev/null | grep -q .; then
 fi
 work=$(mktemp -d /tmp/tta-gpu-check.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-passed=0 failed=0
-check() { local what="$1"; shift; if "$@"; then passed=$((passed + 1)); else echo "FAIL: $what"; failed=$((failed + 1)); fi; }
+. "$(dirname "$0")/lib/check.sh"
 
 "$here/bench/gpu_check" --prebuilt --build "$build" --out "$work/out" >"$work/stdout" 2>"$work/stderr"
 rc=$?

@@ -20,8 +20,7 @@ case $TTA in /*) ;; *) TTA=$PWD/$TTA ;; esac
 command -v sqlite3 >/dev/null || { echo "SKIPPED: sqlite3 (Debian's sqlite3) is needed to make foreign databases"; exit 77; }
 work=$(mktemp -d /tmp/tta-mistakes.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-passed=0 failed=0
-check() { local what="$1"; shift; if "$@"; then passed=$((passed + 1)); else echo "FAIL: $what"; failed=$((failed + 1)); fi; }
+. "$(dirname "$0")/lib/check.sh"
 db="$work/f.db"
 "$TTA" --db "$db" ingest --quiet fixtures/mlperf fixtures/dawnbench fixtures/claims >/dev/null 2>&1
 check "fixtures ingested" test -s "$db"

@@ -16,8 +16,7 @@ fi
 command -v python3 >/dev/null || { echo "SKIPPED: python3 is needed to read the JSON"; exit 77; }
 work=$(mktemp -d /tmp/tta-profile.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-passed=0 failed=0
-check() { local what="$1"; shift; if "$@"; then passed=$((passed + 1)); else echo "FAIL: $what"; failed=$((failed + 1)); fi; }
+. "$(dirname "$0")/lib/check.sh"
 db="$work/db"
 cat > "$work/mlp.json" <<JSON
 {"benchmark": "fashion-mnist", "dataset": {"kind": "fashion-mnist", "path": "$data"},

@@ -12,8 +12,7 @@ if [ ! -f "$data/train-images-idx3-ubyte.gz" ]; then
 fi
 work=$(mktemp -d /tmp/tta-replay.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-passed=0 failed=0
-check() { local what="$1"; shift; if "$@"; then passed=$((passed + 1)); else echo "FAIL: $what"; failed=$((failed + 1)); fi; }
+. "$(dirname "$0")/lib/check.sh"
 cat > "$work/spec.json" <<JSON
 {"benchmark": "fashion-mnist", "dataset": {"kind": "fashion-mnist", "path": "$data"},
  "model": "mlp", "model_params": "hidden1=128,hidden2=128",

@@ -11,8 +11,7 @@ TTA=${TTA:-build/tta}
 cd "${TTA_SOURCE_DIR:-.}"
 work=$(mktemp -d /tmp/tta-invocations.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-passed=0 failed=0
-check() { local what="$1"; shift; if "$@"; then passed=$((passed + 1)); else echo "FAIL: $what"; failed=$((failed + 1)); fi; }
+. "$(dirname "$0")/lib/check.sh"
 cat >"$work/spec.json" <<JSON
 {"benchmark": "generated", "dataset": {"kind": "generated", "n": 4000},
  "model": "mlp", "model_params": "hidden1=32,hidden2=32",

@@ -9,10 +9,9 @@ set -uo pipefail
 TTA=${TTA:-build/tta}
 work=$(mktemp -d /tmp/tta-resume.XXXXXX)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
-passed=0 failed=0
+. "$(dirname "$0")/lib/check.sh"
 . "$(dirname "$0")/lib/sql.sh"
 . "$(dirname "$0")/lib/replay_log.sh"
-check() { local what="$1"; shift; if "$@"; then passed=$((passed + 1)); else echo "FAIL: $what"; failed=$((failed + 1)); fi; }
 # (240,000 samples: about 0.4 s an epoch at one thread, so that the Ctrl-C below, sent once the log
 # shows epoch 3, lands before the run's end even on a busy machine: at 60,000 an epoch took 0.1-0.2 s)
 cat > "$work/spec.json" <<JSON

@@ -8,9 +8,8 @@ set -uo pipefail
 TTA=${TTA:-build/tta}
 work=$(mktemp -d /tmp/tta-resume-cuda.XXXXXX)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
-passed=0 failed=0
+. "$(dirname "$0")/lib/check.sh"
 . "$(dirname "$0")/lib/replay_log.sh"
-check() { local what="$1"; shift; if "$@"; then passed=$((passed + 1)); else echo "FAIL: $what"; failed=$((failed + 1)); fi; }
 # (480,000 samples at batch 64: 7,500 steps an epoch, a few seconds on a GPU, so that the Ctrl-C
 # sent once the log shows epoch 3 lands before the run's end)
 cat > "$work/spec.json" <<JSON

@@ -12,8 +12,7 @@ command -v sqlite3 >/dev/null || { echo "skipped: the sqlite3 shell is not insta
 work=$(mktemp -d /tmp/tta-comm.XXXXXX)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 db="$work/db"
-passed=0 failed=0
-check() { local what="$1"; shift; if "$@"; then passed=$((passed + 1)); else echo "FAIL: $what"; failed=$((failed + 1)); fi; }
+. "$(dirname "$0")/lib/check.sh"
 # q SQL: runs SQL in the sqlite3 shell (readfile() reads the report files) on the replays' database
 q() { sqlite3 "$db" "$1"; }
 

@@ -17,8 +17,7 @@ shared=${TTA_SHARED_DIR:-../shared}
 work=$(mktemp -d /tmp/tta-energy.XXXXXX)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 db="$work/db"
-passed=0 failed=0
-check() { local what="$1"; shift; if "$@"; then passed=$((passed + 1)); else echo "FAIL: $what"; failed=$((failed + 1)); fi; }
+. "$(dirname "$0")/lib/check.sh"
 # compare REPORT.json EXPECTED.json TREE RTOL SCALED: python's verdict on the report against the
 # summarizer's values, one line per problem, "ok N" when there is none (N folders)
 compare() {

@@ -12,10 +12,7 @@ command -v python3 >/dev/null || { echo "SKIPPED: python3 is needed to read the 
 work=$(mktemp -d /tmp/tta-filters.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 db="$work/db"
-passed=0 failed=0
-ok() { passed=$((passed + 1)); }
-bad() { echo "FAIL: $*"; failed=$((failed + 1)); }
-check() { local what="$1"; shift; if "$@"; then ok; else bad "$what"; fi; }
+. "$(dirname "$0")/lib/check.sh"
 
 "$TTA" --db "$db" ingest --quiet fixtures/mlperf fixtures/dawnbench fixtures/claims fixtures/power >/dev/null 2>&1
 check "fixtures ingested" test -s "$db"

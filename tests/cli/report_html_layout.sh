@@ -32,10 +32,7 @@ command -v python3 >/dev/null || { echo "SKIPPED: python3 is needed to read the 
 case "$TTA" in /*) ;; *) TTA="$PWD/$TTA" ;; esac
 work=$(mktemp -d /tmp/tta-html-layout.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-passed=0 failed=0
-ok() { passed=$((passed + 1)); }
-bad() { echo "FAIL: $*"; failed=$((failed + 1)); }
-check() { local what="$1"; shift; if "$@"; then ok; else bad "$what"; fi; }
+. "$(dirname "$0")/lib/check.sh"
 
 pages=() # page files (under $work) to check, without .html
 "$TTA" --db "$work/fx.db" ingest --quiet fixtures >/dev/null 2>&1

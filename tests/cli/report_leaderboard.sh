@@ -17,10 +17,7 @@ shared=${TTA_SHARED_DIR:-../shared}
 command -v python3 >/dev/null || { echo "SKIPPED: python3 is needed to read the JSON"; exit 77; }
 work=$(mktemp -d /tmp/tta-leaderboard.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-passed=0 failed=0
-ok() { passed=$((passed + 1)); }
-bad() { echo "FAIL: $*"; failed=$((failed + 1)); }
-check() { local what="$1"; shift; if "$@"; then ok; else bad "$what"; fi; }
+. "$(dirname "$0")/lib/check.sh"
 
 # Runs python3 CHECKS with the arguments; the program prints "FAIL: ..." lines and "ok N".
 pycheck() {

@@ -19,10 +19,7 @@ command -v python3 >/dev/null || { echo "SKIPPED: python3 is needed to read the 
 case "$TTA" in /*) ;; *) TTA="$PWD/$TTA" ;; esac
 work=$(mktemp -d /tmp/tta-links.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-passed=0 failed=0
-ok() { passed=$((passed + 1)); }
-bad() { echo "FAIL: $*"; failed=$((failed + 1)); }
-check() { local what="$1"; shift; if "$@"; then ok; else bad "$what"; fi; }
+. "$(dirname "$0")/lib/check.sh"
 # Runs python3 with the arguments; the program prints "FAIL: ..." lines and "ok N".
 pycheck() {
     local out n_ok

@@ -19,8 +19,7 @@ command -v sqlite3 >/dev/null || { echo "SKIPPED: the sqlite3 shell is not insta
 work=$(mktemp -d /tmp/tta-rprof.XXXXXX)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 db="$work/db"
-passed=0 failed=0
-check() { local what="$1"; shift; if "$@"; then passed=$((passed + 1)); else echo "FAIL: $what"; failed=$((failed + 1)); fi; }
+. "$(dirname "$0")/lib/check.sh"
 q() { sqlite3 "$db" "$1"; }
 
 cat > "$work/spec.json" <<JSON

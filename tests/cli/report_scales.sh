@@ -21,8 +21,7 @@ cd "${TTA_SOURCE_DIR:-.}"
 command -v python3 >/dev/null || { echo "SKIPPED: python3 is needed to read the reports"; exit 77; }
 work=$(mktemp -d /tmp/tta-scales.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-passed=0 failed=0
-check() { local what="$1"; shift; if "$@"; then passed=$((passed + 1)); else echo "FAIL: $what"; failed=$((failed + 1)); fi; }
+. "$(dirname "$0")/lib/check.sh"
 db="$work/db"
 # j FILE EXPR: evaluates the Python expression EXPR with j = the JSON array in FILE; exit 0 when true
 j() { python3 -c "import json,sys; j=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$1"; }

@@ -13,10 +13,7 @@ cd "${TTA_SOURCE_DIR:-.}"
 command -v python3 >/dev/null || { echo "SKIPPED: python3 is needed to read CSV and JSON"; exit 77; }
 work=$(mktemp -d /tmp/tta-summary.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-passed=0 failed=0
-ok() { passed=$((passed + 1)); }
-bad() { echo "FAIL: $*"; failed=$((failed + 1)); }
-check() { local what="$1"; shift; if "$@"; then ok; else bad "$what"; fi; }
+. "$(dirname "$0")/lib/check.sh"
 expected=tests/expected/summary
 
 # compare_csv OFFICIAL TTA [NO_DESCRIPTION_ROWS [ROUND ORG]]: the summarizer's columns of tta's CSV equal the

@@ -15,10 +15,7 @@ shared=${TTA_SHARED_DIR:-../shared}
 command -v python3 >/dev/null || { echo "SKIPPED: python3 is needed to read the JSON and SVG"; exit 77; }
 work=$(mktemp -d /tmp/tta-trend.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-passed=0 failed=0
-ok() { passed=$((passed + 1)); }
-bad() { echo "FAIL: $*"; failed=$((failed + 1)); }
-check() { local what="$1"; shift; if "$@"; then ok; else bad "$what"; fi; }
+. "$(dirname "$0")/lib/check.sh"
 
 # Runs python3 CHECKS on the JSON file $1 (rows); the program prints "FAIL: ..." lines and "ok N".
 pycheck() {

@@ -8,10 +8,7 @@ cd "${TTA_SOURCE_DIR:-.}"
 work=$(mktemp -d /tmp/tta-cli.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 db="$work/db"
-passed=0 failed=0
-ok() { passed=$((passed + 1)); }
-bad() { echo "FAIL: $*"; failed=$((failed + 1)); }
-check() { local what="$1"; shift; if "$@"; then ok; else bad "$what"; fi; }
+. "$(dirname "$0")/lib/check.sh"
 
 # ---- ingest ----
 out=$("$TTA" --db "$db" ingest --format json fixtures/mlperf fixtures/dawnbench fixtures/claims 2>"$work/err")

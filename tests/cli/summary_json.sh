@@ -13,10 +13,7 @@ TTA=${TTA:-build/tta}
 command -v python3 >/dev/null || { echo "SKIPPED: python3 is needed for the checks"; exit 77; }
 work=$(mktemp -d /tmp/tta-summary-json.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-passed=0 failed=0
-ok() { passed=$((passed + 1)); }
-bad() { echo "FAIL: $*"; failed=$((failed + 1)); }
-check() { local what="$1"; shift; if "$@"; then ok; else bad "$what"; fi; }
+. "$(dirname "$0")/lib/check.sh"
 
 results=fixtures/mlperf/v0.7/NVIDIA
 "$TTA" --db "$work/same.db" ingest "$results" fixtures/summary/v0.7/NVIDIA/summary.json >/dev/null 2>"$work/err"

@@ -15,8 +15,7 @@ command -v python3 >/dev/null || { echo "SKIPPED: python3 is needed to read the 
 work=$(mktemp -d /tmp/tta-table-filters.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 db="$work/db"
-passed=0 failed=0
-check() { local what="$1"; shift; if "$@"; then passed=$((passed + 1)); else echo "FAIL: $what"; failed=$((failed + 1)); fi; }
+. "$(dirname "$0")/lib/check.sh"
 
 "$TTA" --db "$db" ingest --quiet fixtures/mlperf fixtures/dawnbench fixtures/claims >/dev/null 2>&1
 "$TTA" --db "$db" ls entries --format json >"$work/entries.json"

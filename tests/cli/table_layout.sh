@@ -11,8 +11,7 @@ cd "${TTA_SOURCE_DIR:-.}"
 command -v python3 >/dev/null || { echo "SKIPPED: python3 is needed to read the outputs"; exit 77; }
 work=$(mktemp -d /tmp/tta-table-layout.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-passed=0 failed=0
-check() { local what="$1"; shift; if "$@"; then passed=$((passed + 1)); else echo "FAIL: $what"; failed=$((failed + 1)); fi; }
+. "$(dirname "$0")/lib/check.sh"
 
 # series_base_first JSON: every series (base_entry) starts with its base, then accelerators do not fall
 series_base_first() { python3 - "$1" <<'PY'

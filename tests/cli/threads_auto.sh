@@ -16,8 +16,7 @@ work=$(mktemp -d /tmp/tta-threads-auto.XXXXXX)
 neighbour=
 stop_neighbour() { if [ -n "$neighbour" ]; then kill "$neighbour" 2>/dev/null; wait "$neighbour" 2>/dev/null; neighbour=; fi; }
 trap 'stop_neighbour; rm -rf "$work"' EXIT
-passed=0 failed=0
-check() { local what="$1"; shift; if "$@"; then passed=$((passed + 1)); else echo "FAIL: $what"; failed=$((failed + 1)); fi; }
+. "$(dirname "$0")/lib/check.sh"
 ncpu=$(nproc)
 cat > "$work/cnn.json" <<JSON
 {"benchmark": "fashion-mnist", "dataset": {"kind": "fashion-mnist", "path": "$data"},

@@ -19,8 +19,7 @@ if [ ! -f "$data/train-images-idx3-ubyte.gz" ]; then
 fi
 work=$(mktemp -d /tmp/tta-verify.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-passed=0 failed=0
-check() { local what="$1"; shift; if "$@"; then passed=$((passed + 1)); else echo "FAIL: $what"; failed=$((failed + 1)); fi; }
+. "$(dirname "$0")/lib/check.sh"
 # py FILE EXPR: evaluates EXPR with j = the JSON in FILE; exit 0 when true
 py() { /usr/bin/python3 -c "import json,sys; j=json.load(open(sys.argv[1])); rows={r['measure'].split(' at ')[0].split(' to ')[0]: r for r in j.get('rows', [])}; sys.exit(0 if ($2) else 1)" "$1"; }
 
