@@ -672,7 +672,8 @@ static int conv_rule_of_host(char *err, size_t errlen) {
     if (!rule) return __builtin_cpu_is("amd") ? CPU_CONV_RULE_AMD : CPU_CONV_RULE_INTEL;
     if (!strcmp(rule, "amd")) return CPU_CONV_RULE_AMD;
     if (!strcmp(rule, "intel")) return CPU_CONV_RULE_INTEL;
-    snprintf(err, errlen, "TTA_CONV_RULE=%s: expected intel or amd", rule);
+    if (!strcmp(rule, "direct")) return CPU_CONV_RULE_DIRECT;
+    snprintf(err, errlen, "TTA_CONV_RULE=%s: expected intel, amd or direct", rule);
     return -1;
 }
 
@@ -699,7 +700,8 @@ tta_backend *tta_backend_cpu_create(const tta_backend_options *opt, char *err, s
                                                                                  : CPU_ISA_BASE;
     if (c->verbose)
         fprintf(stderr, "cpu backend: oneDNN ISA 0x%x, feature maps blocked by %d, %s convolution rule\n",
-                (unsigned)isa, c->block, c->conv_rule == CPU_CONV_RULE_AMD ? "amd" : "intel");
+                (unsigned)isa, c->block,
+                c->conv_rule == CPU_CONV_RULE_AMD ? "amd" : c->conv_rule == CPU_CONV_RULE_DIRECT ? "direct" : "intel");
     if (c->threads > 0) cpu_set_threads(c, c->threads);
     tta_backend *be = callocCheck(1, sizeof *be);
     be->ops = &cpu_ops;

@@ -40,9 +40,10 @@ enum { CPU_ISA_BASE = 0, CPU_ISA_AVX2 = 1, CPU_ISA_AVX512 = 2 };
 /* Which of oneDNN's convolution algorithms (Winograd or direct) each pass of a convolution runs
  * is a rule measured per CPU vendor (cpu_dnnl.c, docs/replay.md "Winograd convolutions"): the
  * vendor is read from CPUID at run time, TTA_CONV_RULE=intel|amd overrides it (to test or
- * measure either rule on any host). A rule never depends on timings, so a run's bits do not
+ * measure either rule on any host), and TTA_CONV_RULE=direct runs every pass on oneDNN's direct
+ * kernels (no Winograd, oneDNN's or tta's own: the baseline a Winograd is measured against). A rule never depends on timings, so a run's bits do not
  * change from one run to the next on the same host. */
-enum { CPU_CONV_RULE_INTEL = 0, CPU_CONV_RULE_AMD = 1 };
+enum { CPU_CONV_RULE_INTEL = 0, CPU_CONV_RULE_AMD = 1, CPU_CONV_RULE_DIRECT = 2 };
 #if defined(__x86_64__) && defined(__GNUC__)
 #define CPU_TARGET_AVX512 __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")))
 #define CPU_TARGET_AVX2 __attribute__((target("avx2,fma")))
@@ -148,5 +149,20 @@ void cpu_bn_pool_backward(void *ctx, tta_op *op, float *dinp, float *dgamma, flo
 size_t cpu_conv_dw_direct_scratch(tta_shape in, tta_shape out, int K, int S, int P, int threads);
 void cpu_conv_dw_direct(float *dw, float *db, const float *inp, const float *dout, tta_shape in, tta_shape out,
                         int block, int K, int S, int P, int threads, int isa, void *scratch);
+
+/* cpu_conv_wino.c: 3x3 convolutions of stride 1 and padding 1 on nChw8c maps (AVX2 hosts) by
+ * Winograd F(2x2, 3x3), the forward and the data gradient. cpu_wino_supported: whether op is
+ * such a convolution on this host. cpu_wino_weights writes U (cpu_wino_weights_bytes(ic, oc))
+ * from w (OIHW, oc x ic x 3 x 3): the forward's, or with data_gradient the data gradient's.
+ * cpu_wino_conv: out (nChw8c, oc channels, in's n, h and w) = the convolution of inp (nChw8c,
+ * shape in) by U, plus bias (oc floats, or NULL), then a ReLU if relu; on `threads` OpenMP
+ * threads, with cpu_wino_scratch(in.c, oc, in.h, in.w, threads) bytes of scratch. The result
+ * does not depend on the thread count. */
+int cpu_wino_supported(const cpu_ctx *c, const tta_op *op);
+size_t cpu_wino_weights_bytes(int ic, int oc);
+size_t cpu_wino_scratch(int ic, int oc, int h, int w, int threads);
+void cpu_wino_weights(float *U, const float *w, int oc, int ic, int data_gradient, int threads);
+void cpu_wino_conv(float *out, const float *inp, const float *U, const float *bias, int relu, tta_shape in, int oc,
+                   int threads, void *scratch);
 
 #endif

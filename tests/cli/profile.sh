@@ -195,7 +195,8 @@ check "the HTML report has the profile section" grep -q "Profile of a training s
 # A convolution's algorithm (docs/replay.md "Winograd convolutions"): fmnist-cnn at batch 16 on
 # the cpu backend. Where oneDNN runs AVX-512 kernels (the host has them and ONEDNN_MAX_CPU_ISA does
 # not cap them) its 3x3 convolutions run Winograd by cpu_dnnl.c's rule for the CPU's vendor
-# (TTA_CONV_RULE overrides it); elsewhere all are direct.
+# (TTA_CONV_RULE overrides it); on an AVX2 host (or capped to AVX2) tta's own Winograd runs their
+# forward and data gradient (cpu_conv_wino.c); TTA_CONV_RULE=direct runs every pass direct.
 # JSON, the stored rows (plain SQL), the text and the report say the same.
 cnn_db="$work/cnn.db"
 "$TTA" --db "$cnn_db" profile bench/recipes/fmnist-cnn.json --batch 16 --steps 3 --threads 2 --format json \
@@ -206,15 +207,20 @@ if grep -qw avx512f /proc/cpuinfo && grep -qw avx512bw /proc/cpuinfo && grep -qw
    grep -qw avx512dq /proc/cpuinfo && [[ ! "${ONEDNN_MAX_CPU_ISA:-}" =~ ^(AVX2|avx2|SSE|sse|AVX$|avx$) ]]; then
     avx512=1
 fi
+avx2=0
+if grep -qw avx2 /proc/cpuinfo && grep -qw fma /proc/cpuinfo; then avx2=1; fi
 rule=${TTA_CONV_RULE:-$(grep -qm1 'vendor_id.*AuthenticAMD' /proc/cpuinfo && echo amd || echo intel)}
-/usr/bin/python3 - "$work/cnn.json" "$avx512" "$rule" <<'PY'
+/usr/bin/python3 - "$work/cnn.json" "$avx512" "$rule" "$avx2" <<'PY'
 import json, sys
 d, avx512, amd = json.load(open(sys.argv[1])), sys.argv[2] == '1', sys.argv[3] == 'amd'
+direct, avx2 = sys.argv[3] == 'direct', sys.argv[4] == '1'
 alg = {l['name']: l.get('algorithm') for l in d['layers']}
 small, big = ('direct', 'winograd forward+data') if amd else ('winograd backward', 'winograd')
 want = {'prep.conv': 'direct', 'layer1.conv': small, 'res1.res1.conv': small, 'res1.res2.conv': small,
         'layer2.conv': big, 'res2.res1.conv': big, 'res2.res2.conv': big}
-if not avx512: want = {k: 'direct' for k in want}
+if not avx512:  # tta's own Winograd: forward and data gradient of every 3x3 convolution but the stem
+    want = {k: 'winograd forward+data' if avx2 and k != 'prep.conv' else 'direct' for k in want}
+if direct: want = {k: 'direct' for k in want}
 others = [n for n, a in alg.items() if n not in want and a is not None]
 sys.exit(0 if all(alg.get(k) == v for k, v in want.items()) and not others else 1)
 PY
@@ -223,26 +229,33 @@ TTA_CONV_RULE=amd "$TTA" --db "$cnn_db" profile bench/recipes/fmnist-cnn.json --
     --format json --no-store > "$work/cnn_amd.json" 2>/dev/null
 TTA_CONV_RULE=intel "$TTA" --db "$cnn_db" profile bench/recipes/fmnist-cnn.json --batch 16 --steps 3 --threads 2 \
     --format json --no-store > "$work/cnn_intel.json" 2>/dev/null
-/usr/bin/python3 - "$work/cnn_amd.json" "$work/cnn_intel.json" "$avx512" <<'PY'
+/usr/bin/python3 - "$work/cnn_amd.json" "$work/cnn_intel.json" "$avx512" "$avx2" <<'PY'
 import json, sys
 a, i = ({l['name']: l.get('algorithm') for l in json.load(open(f))['layers']} for f in sys.argv[1:3])
 ok = (a['res1.res1.conv'], a['layer2.conv'], i['res1.res1.conv'], i['layer2.conv']) == \
-     (('direct', 'winograd forward+data', 'winograd backward', 'winograd') if sys.argv[3] == '1' else ('direct',) * 4)
+     (('direct', 'winograd forward+data', 'winograd backward', 'winograd') if sys.argv[3] == '1' else
+      ('winograd forward+data',) * 4 if sys.argv[4] == '1' else ('direct',) * 4)
 sys.exit(0 if ok else 1)
 PY
-check "TTA_CONV_RULE=amd and =intel pick each rule's algorithms (AVX-512: $avx512)" test $? -eq 0
+check "TTA_CONV_RULE=amd and =intel pick each rule's algorithms (AVX-512: $avx512, AVX2: $avx2)" test $? -eq 0
+TTA_CONV_RULE=direct "$TTA" --db "$cnn_db" profile bench/recipes/fmnist-cnn.json --batch 16 --steps 3 --threads 2 \
+    --format json --no-store > "$work/cnn_direct.json" 2>/dev/null
+check "TTA_CONV_RULE=direct runs every convolution direct" /usr/bin/python3 -c "
+import json, sys
+a = [l['algorithm'] for l in json.load(open(sys.argv[1]))['layers'] if l['type'] == 'conv']
+sys.exit(0 if len(a) == 7 and set(a) == {'direct'} else 1)" "$work/cnn_direct.json"
 TTA_CONV_RULE=arm "$TTA" --db "$cnn_db" profile bench/recipes/fmnist-cnn.json --batch 16 --steps 3 --no-store \
     >/dev/null 2>"$work/err"
 rc=$?
 check "TTA_CONV_RULE=arm is refused with exit 1 and the expected values (rc $rc)" \
-    test $rc -eq 1 -a "$(cat "$work/err")" = "tta profile: TTA_CONV_RULE=arm: expected intel or amd"
+    test $rc -eq 1 -a "$(cat "$work/err")" = "tta profile: TTA_CONV_RULE=arm: expected intel, amd or direct"
 if command -v sqlite3 >/dev/null; then
     check "the stored algorithms are the JSON's (plain SQL)" test \
         "$(sqlite3 "$cnn_db" "SELECT group_concat(name || '=' || algorithm, ',') FROM (SELECT name, algorithm FROM profile_layers WHERE algorithm IS NOT NULL ORDER BY idx)")" = \
         "$(/usr/bin/python3 -c "import json,sys; print(','.join(l['name']+'='+l['algorithm'] for l in json.load(open(sys.argv[1]))['layers'] if 'algorithm' in l))" "$work/cnn.json")"
 fi
 "$TTA" --db "$cnn_db" report profile --format csv > "$work/cnn.csv" 2>/dev/null
-check "report profile's layer table has the algorithm column" grep -q "layer2.conv,conv,$([ $avx512 = 1 ] && echo winograd || echo direct,)" "$work/cnn.csv"
+check "report profile's layer table has the algorithm column" grep -q "layer2.conv,conv,$([ $avx512 = 1 -o $avx2 = 1 ] && [ "$rule" != direct ] && echo winograd || echo direct,)" "$work/cnn.csv"
 "$TTA" --db "$cnn_db" profile bench/recipes/fmnist-cnn.json --batch 16 --steps 3 --threads 2 --no-store \
     > "$work/cnn.txt" 2>/dev/null
 check "the text lists the convolutions by algorithm" grep -q "^  direct  *prep.conv" "$work/cnn.txt"

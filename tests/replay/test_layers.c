@@ -172,11 +172,11 @@ static void stats_get(float *s, int n, int C, const arr *dg, const arr *db, cons
 
 /* Runs one convolution on both backends, forward and backward, training and inference; returns
  * the training op's algorithm on the backend under test (tta_op.algorithm: static, or NULL). */
-static const char *conv_case(int N, int C, int H, int OC, int K, int S, int P, int bias, int relu,
-                             int need_dinp) {
-    int OH = (H + 2 * P - K) / S + 1;
-    tta_op t = {.kind = TTA_OP_CONV, .train = 1, .need_dinp = need_dinp, .in = {N, C, H, H},
-                .out = {N, OC, OH, OH}, .kernel = K, .stride = S, .pad = P, .bias = bias, .relu = relu};
+static const char *conv_case_hw(int N, int C, int H, int W, int OC, int K, int S, int P, int bias, int relu,
+                                int need_dinp) {
+    int OH = (H + 2 * P - K) / S + 1, OW = (W + 2 * P - K) / S + 1;
+    tta_op t = {.kind = TTA_OP_CONV, .train = 1, .need_dinp = need_dinp, .in = {N, C, H, W},
+                .out = {N, OC, OH, OW}, .kernel = K, .stride = S, .pad = P, .bias = bias, .relu = relu};
     opair o;
     CHECK(opair_init(&o, &t) == 0);
     ten x = ten_new(t.in, 1), y = ten_new(t.out, 0), dy = ten_new(t.out, 1), dx = ten_new(t.in, 0);
@@ -212,6 +212,9 @@ static const char *conv_case(int N, int C, int H, int OC, int K, int S, int P, i
     opair_free(&o);
     return algorithm;
 }
+static const char *conv_case(int N, int C, int H, int OC, int K, int S, int P, int bias, int relu, int need_dinp) {
+    return conv_case_hw(N, C, H, H, OC, K, S, P, bias, relu, need_dinp);
+}
 
 /* Whether oneDNN runs AVX-512 kernels here (the host has AVX-512 and ONEDNN_MAX_CPU_ISA does not
  * cap it below): then, and only then, the cpu backend has oneDNN's Winograd convolutions. */
@@ -231,17 +234,29 @@ static int conv_rule_amd(void) {
     __builtin_cpu_init();
     return __builtin_cpu_is("amd");
 }
+static int conv_rule_direct(void) {
+    const char *rule = getenv("TTA_CONV_RULE");
+    return rule && !strcmp(rule, "direct");
+}
+/* Whether the host runs tta's own Winograd (cpu_conv_wino.c) on 3x3 convolutions between
+ * nChw8c maps: it has AVX2 and FMA, and the rule is not direct. */
+static int own_winograd_here(void) {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && !conv_rule_direct();
+}
 
 /* The cpu backend's Winograd convolutions (docs/replay.md "Winograd convolutions"): the results
  * within the same tolerance of the reference as the direct ones, on fmnist-cnn's four 3x3
  * shapes at small batches, and each shape on the algorithms the rule in cpu_dnnl.c gives.
- * intel: the forward too where ic*oc/(ic+oc) >= 20, only the backward below; amd: the forward
- * and the data gradient where ic*oc/(ic+oc) >= 20, the weight gradient always direct. Nothing
- * but direct kernels without AVX-512 (no Winograd in oneDNN 2.6 for AVX2) or off 3x3 stride 1. */
+ * oneDNN's on AVX-512: intel: the forward too where ic*oc/(ic+oc) >= 20, only the backward
+ * below; amd: the forward and the data gradient where ic*oc/(ic+oc) >= 20, the weight gradient
+ * always direct. Where oneDNN runs AVX2 kernels (nChw8c maps): tta's own, the forward and the
+ * data gradient of every such shape. TTA_CONV_RULE=direct, or off 3x3 stride 1: direct. */
 TEST(conv_winograd_matches_reference) {
-    int cpu = strcmp(tb->ops->name, "cpu") == 0, wino = cpu && onednn_runs_avx512(), amd = conv_rule_amd();
-    const char *a, *big = !wino ? "direct" : amd ? "winograd forward+data" : "winograd";
-    const char *small = !wino || amd ? "direct" : "winograd backward";
+    int cpu = strcmp(tb->ops->name, "cpu") == 0, wino = cpu && onednn_runs_avx512() && !conv_rule_direct();
+    int own = cpu && !onednn_runs_avx512() && own_winograd_here(), amd = conv_rule_amd();
+    const char *a, *big = own ? "winograd forward+data" : !wino ? "direct" : amd ? "winograd forward+data" : "winograd";
+    const char *small = own ? "winograd forward+data" : !wino || amd ? "direct" : "winograd backward";
     a = conv_case(3, 32, 14, 64, 3, 1, 1, 1, 1, 1); /* layer2: bias, fused ReLU, odd batch */
     if (cpu) CHECK(a && !strcmp(a, big));
     a = conv_case(2, 64, 7, 64, 3, 1, 1, 0, 0, 1);  /* res2 */
@@ -249,13 +264,57 @@ TEST(conv_winograd_matches_reference) {
     a = conv_case(2, 16, 28, 32, 3, 1, 1, 0, 0, 1); /* layer1 */
     if (cpu) CHECK(a && !strcmp(a, small));
     a = conv_case(2, 32, 14, 32, 3, 1, 1, 0, 0, 0); /* res1, no input gradient */
-    if (cpu) CHECK(a && !strcmp(a, small));
+    if (cpu) CHECK(a && !strcmp(a, own ? "winograd forward" : small));
     a = conv_case(2, 32, 14, 64, 3, 1, 1, 0, 0, 0); /* no input gradient: amd's forward only */
-    if (cpu) CHECK(a && !strcmp(a, !wino ? "direct" : amd ? "winograd forward" : "winograd"));
+    if (cpu) CHECK(a && !strcmp(a, own ? "winograd forward" : !wino ? "direct" : amd ? "winograd forward" : "winograd"));
     a = conv_case(2, 32, 14, 64, 3, 2, 1, 0, 0, 1); /* stride 2: direct everywhere */
     if (cpu) CHECK(a && !strcmp(a, "direct"));
     a = conv_case(2, 1, 28, 16, 3, 1, 1, 0, 0, 0);  /* one input channel: direct */
     if (cpu) CHECK(a && !strcmp(a, "direct"));
+}
+
+/* tta's own Winograd F(2x2, 3x3) (cpu_conv_wino.c) off fmnist-cnn's shapes: maps whose sides
+ * are odd, unequal or 1 (tiles cut by the edge), channel counts that are not a multiple of 16
+ * (the product's 8-wide column block), a band split (28x28 with 64 channels on both sides does
+ * not fit one band), bias and ReLU; each against the reference. Maps of 24 or 40 channels are
+ * nChw8c on AVX-512 hosts too, so these run tta's Winograd there as well. Then the same op with
+ * 1 and 3 threads: the same bits, forward and data gradient. */
+TEST(conv_own_winograd_edges) {
+    int own = strcmp(tb->ops->name, "cpu") == 0 && own_winograd_here();
+    const char *a = conv_case_hw(3, 24, 5, 9, 40, 3, 1, 1, 1, 1, 1); /* odd sides, 8-wide columns */
+    if (own) CHECK(a && !strcmp(a, "winograd forward+data"));
+    a = conv_case_hw(2, 40, 1, 1, 24, 3, 1, 1, 1, 0, 1); /* a 1x1 map: one tile, 8 of 9 taps padding */
+    if (own) CHECK(a && !strcmp(a, "winograd forward+data"));
+    a = conv_case_hw(2, 24, 2, 7, 24, 3, 1, 1, 0, 1, 0); /* no input gradient */
+    if (own) CHECK(a && !strcmp(a, "winograd forward"));
+    a = conv_case_hw(1, 40, 28, 27, 40, 3, 1, 1, 0, 0, 1); /* several bands of tile rows */
+    if (own) CHECK(a && !strcmp(a, "winograd forward+data"));
+    if (!own || !tb->ops->set_threads) return;
+    tta_op t = {.kind = TTA_OP_CONV, .train = 1, .need_dinp = 1, .in = {5, 24, 11, 11}, .out = {5, 40, 11, 11},
+                .kernel = 3, .stride = 1, .pad = 1, .bias = 1, .relu = 0};
+    tb->ops->set_threads(tb->ctx, 3);
+    opair o;
+    CHECK(opair_init(&o, &t) == 0);
+    ten x = ten_new(t.in, 1), y = ten_new(t.out, 0), dy = ten_new(t.out, 1), dx = ten_new(t.in, 0);
+    arr w = arr_new((size_t)40 * 24 * 9, 1), b = arr_new(40, 1), dw = arr_new(w.n, 0), db = arr_new(40, 0);
+    size_t ny = tta_shape_count(t.out), nx = tta_shape_count(t.in);
+    float *y3 = malloc(ny * sizeof(float)), *dx3 = malloc(nx * sizeof(float));
+    float *y1 = malloc(ny * sizeof(float)), *dx1 = malloc(nx * sizeof(float));
+    for (int threads = 3; threads >= 1; threads -= 2) {
+        tb->ops->set_threads(tb->ctx, threads);
+        tb->ops->conv_prepare(tb->ctx, &o.c, w.dt, b.dt);
+        tb->ops->conv_forward(tb->ctx, &o.c, y.dt, x.dt);
+        tb->ops->conv_backward(tb->ctx, &o.c, dx.dt, dw.dt, db.dt, dy.dt, x.dt, y.dt);
+        tb->ops->tensor_download(tb->ctx, threads == 3 ? y3 : y1, y.dt, t.out);
+        tb->ops->tensor_download(tb->ctx, threads == 3 ? dx3 : dx1, dx.dt, t.in);
+    }
+    CHECK(!memcmp(y1, y3, ny * sizeof(float)));
+    CHECK(!memcmp(dx1, dx3, nx * sizeof(float)));
+    tb->ops->set_threads(tb->ctx, 2);
+    free(y1), free(y3), free(dx1), free(dx3);
+    ten_free(&x), ten_free(&y), ten_free(&dy), ten_free(&dx);
+    arr_free(&w), arr_free(&b), arr_free(&dw), arr_free(&db);
+    opair_free(&o);
 }
 
 TEST(conv_matches_reference) {
@@ -1015,6 +1074,7 @@ int main(void) {
         RUN(layout_round_trip);
         RUN(conv_matches_reference);
         RUN(conv_winograd_matches_reference);
+        RUN(conv_own_winograd_edges);
         RUN(bn_matches_reference);
         RUN(pooling_matches_reference);
         RUN(maxpool_bits_match_scan_rule);

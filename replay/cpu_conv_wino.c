@@ -1,0 +1,279 @@
+/* cpu_conv_wino.c: 3x3 convolutions of stride 1 and padding 1 by Winograd F(2x2, 3x3) on
+ * nChw8c maps (the layout of hosts whose oneDNN runs AVX2 kernels), the forward (with bias and
+ * ReLU) and the data gradient.
+ *
+ * Why: oneDNN 2.6 has Winograd kernels for AVX-512 only. On an AVX2 host its direct kernels ran
+ * fmnist-cnn's 3x3 convolutions at 72-80 % of the SGEMM peak (16 vector registers leave little
+ * room for register blocking), and the step at 67-81 % of it (docs/replay.md, "Winograd on
+ * AVX2 hosts"), against 92-104 % where oneDNN's AVX-512 Winograd runs.
+ *
+ * The algorithm (Lavin and Gray, "Fast Algorithms for Convolutional Neural Networks", 2016):
+ * the output is cut into 2x2 tiles; each tile's 4x4 input window d becomes V = B^T d B, each
+ * 3x3 filter g becomes U = G g G^T (once per step, cpu_wino_weights), and the 16 positions of
+ * a transformed tile are 16 independent channel products
+ *     M[p][tile][oc] = sum over ic of V[p][tile][ic] * U[p][ic][oc];
+ * the output tile is A^T M A. That is 16 multiplications per 4 outputs instead of 36 (2.25x
+ * fewer), plus the transforms, which are additions. F(2x2, 3x3)'s transforms have coefficients
+ * 0, +-1 and +-1/2 only, so its rounding error stays close to the direct convolution's.
+ *
+ * Work is cut into units of one image's band of tile rows, sized so that the band's V and M
+ * (16 x tiles x (ic + oc) floats) fit a 256 KiB L2 with room to spare. The units share no sums,
+ * so the result does not depend on the thread count or on which thread takes which unit: they
+ * are handed out dynamically, and a thread that lost its core to another process holds up no
+ * one (issue 21's busy machine).
+ */
+#include <assert.h>
+#include <omp.h>
+#include <string.h>
+
+#include "replay/cpu_internal.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define WINO_HAVE_KERNELS 1
+#else
+#define WINO_HAVE_KERNELS 0
+#endif
+
+/* The band budget: V and M of one unit, in bytes. */
+#define WINO_BAND_BYTES (192 * 1024)
+/* Rows of tiles per register block of the channel product (6 rows x 16 channels: 12 of the 16
+ * vector registers hold sums, 2 a row of U, 1 the broadcast of V). */
+#define WINO_ROWS 6
+
+int cpu_wino_supported(const cpu_ctx *c, const tta_op *op) {
+    return WINO_HAVE_KERNELS && c->isa >= CPU_ISA_AVX2 && op->kind == TTA_OP_CONV && op->kernel == 3 &&
+           op->stride == 1 && op->pad == 1 && op->in.h == op->out.h && op->in.w == op->out.w &&
+           cpu_blocked(c, op->in) == 8 && cpu_blocked(c, op->out) == 8;
+}
+
+size_t cpu_wino_weights_bytes(int ic, int oc) { return cpu_align64((size_t)16 * ic * oc * sizeof(float)); }
+
+/* Tile rows per unit for a map of h x w, ic -> oc channels: as many as fit WINO_BAND_BYTES,
+ * at least one. */
+static int band_rows(int ic, int oc, int h, int w) {
+    int tw = (w + 1) / 2, th = (h + 1) / 2;
+    size_t per_row = (size_t)16 * tw * (ic + oc) * sizeof(float);
+    int rows = (int)(WINO_BAND_BYTES / per_row);
+    if (rows < 1) rows = 1;
+    return rows < th ? rows : th;
+}
+
+static size_t thread_bytes(int ic, int oc, int h, int w) {
+    size_t tiles = (size_t)band_rows(ic, oc, h, w) * ((w + 1) / 2);
+    return cpu_align64(16 * tiles * ic * sizeof(float)) + cpu_align64(16 * tiles * oc * sizeof(float));
+}
+
+size_t cpu_wino_scratch(int ic, int oc, int h, int w, int threads) {
+    return thread_bytes(ic, oc, h, w) * (size_t)threads;
+}
+
+/* U = G g G^T for one 3x3 filter g (row-major), into u[16] (row-major 4x4). */
+static void filter_transform(float u[16], const float g[9]) {
+    float t[4][3]; /* G g */
+    for (int j = 0; j < 3; j++) {
+        t[0][j] = g[j];
+        t[1][j] = 0.5f * (g[j] + g[3 + j] + g[6 + j]);
+        t[2][j] = 0.5f * (g[j] - g[3 + j] + g[6 + j]);
+        t[3][j] = g[6 + j];
+    }
+    for (int i = 0; i < 4; i++) { /* (G g) G^T */
+        u[i * 4 + 0] = t[i][0];
+        u[i * 4 + 1] = 0.5f * (t[i][0] + t[i][1] + t[i][2]);
+        u[i * 4 + 2] = 0.5f * (t[i][0] - t[i][1] + t[i][2]);
+        u[i * 4 + 3] = t[i][2];
+    }
+}
+
+void cpu_wino_weights(float *U, const float *w, int oc, int ic, int data_gradient, int threads) {
+    /* The data gradient is the forward convolution of dout with each filter turned by 180
+     * degrees and the channels' roles swapped: W'[i][o][kh][kw] = w[o][i][2-kh][2-kw]. */
+    const int K = data_gradient ? oc : ic, N = data_gradient ? ic : oc; /* the product's ic and oc */
+#pragma omp parallel for schedule(static) num_threads(threads) if ((long)oc * ic >= 1024)
+    for (int o = 0; o < oc; o++)
+        for (int i = 0; i < ic; i++) {
+            const float *g = w + ((size_t)o * ic + i) * 9;
+            float gr[9], u[16];
+            if (data_gradient)
+                for (int k = 0; k < 9; k++) gr[k] = g[8 - k];
+            filter_transform(u, data_gradient ? gr : g);
+            int row = data_gradient ? o : i, col = data_gradient ? i : o;
+            for (int p = 0; p < 16; p++) U[((size_t)p * K + row) * N + col] = u[p];
+        }
+}
+
+#if WINO_HAVE_KERNELS
+
+/* c[R][NV*8] = a[R][K] (rows lda apart) x b[K][NV*8] (rows ldb apart), rows ldc apart. R and NV
+ * are constants where it is inlined, so the sums live in registers. */
+CPU_TARGET_AVX2 static inline __attribute__((always_inline)) void
+product_block(float *restrict c, int ldc, const float *restrict a, int lda, const float *restrict b, int ldb, int K,
+              const int R, const int NV) {
+    __m256 acc[WINO_ROWS][2];
+    for (int r = 0; r < R; r++)
+        for (int v = 0; v < NV; v++) acc[r][v] = _mm256_setzero_ps();
+    for (int k = 0; k < K; k++) {
+        __m256 b0 = _mm256_loadu_ps(b + (size_t)k * ldb), b1 = b0;
+        if (NV == 2) b1 = _mm256_loadu_ps(b + (size_t)k * ldb + 8);
+        for (int r = 0; r < R; r++) {
+            __m256 x = _mm256_broadcast_ss(a + (size_t)r * lda + k);
+            acc[r][0] = _mm256_fmadd_ps(x, b0, acc[r][0]);
+            if (NV == 2) acc[r][1] = _mm256_fmadd_ps(x, b1, acc[r][1]);
+        }
+    }
+    for (int r = 0; r < R; r++)
+        for (int v = 0; v < NV; v++) _mm256_storeu_ps(c + (size_t)r * ldc + v * 8, acc[r][v]);
+}
+
+#define PRODUCT_ROWS(NV)                                                                             \
+    switch (R) {                                                                                     \
+    case 6: product_block(c, ldc, a, lda, b, ldb, K, 6, NV); break;                                  \
+    case 5: product_block(c, ldc, a, lda, b, ldb, K, 5, NV); break;                                  \
+    case 4: product_block(c, ldc, a, lda, b, ldb, K, 4, NV); break;                                  \
+    case 3: product_block(c, ldc, a, lda, b, ldb, K, 3, NV); break;                                  \
+    case 2: product_block(c, ldc, a, lda, b, ldb, K, 2, NV); break;                                  \
+    default: product_block(c, ldc, a, lda, b, ldb, K, 1, NV); break;                                 \
+    }
+
+/* M[T][N] = V[T][K] x U[K][N] for one of the 16 positions; N % 8 == 0. */
+CPU_TARGET_AVX2 static void product(float *restrict M, const float *restrict V, const float *restrict U, int T, int K,
+                                    int N) {
+    for (int r0 = 0; r0 < T; r0 += WINO_ROWS) {
+        int R = T - r0 < WINO_ROWS ? T - r0 : WINO_ROWS;
+        const float *a = V + (size_t)r0 * K;
+        const int lda = K, ldb = N, ldc = N;
+        int j = 0;
+        for (; j + 16 <= N; j += 16) {
+            float *c = M + (size_t)r0 * N + j;
+            const float *b = U + j;
+            PRODUCT_ROWS(2)
+        }
+        if (j < N) {
+            float *c = M + (size_t)r0 * N + j;
+            const float *b = U + j;
+            PRODUCT_ROWS(1)
+        }
+    }
+}
+
+/* V[p][t][K] for the tiles of tile rows ty0 .. ty0+rows-1 of one image x (nChw8c, K channels,
+ * h x w): the 4x4 window of tile (ty, tx) starts at row 2ty-1, column 2tx-1; outside the map
+ * it reads zeros (the padding). */
+CPU_TARGET_AVX2 static void input_transform(float *restrict V, const float *restrict x, int K, int h, int w, int ty0,
+                                            int rows) {
+    const int tw = (w + 1) / 2, T = rows * tw;
+    const __m256 zero = _mm256_setzero_ps();
+    for (int kb = 0; kb < K / 8; kb++) {
+        const float *xb = x + (size_t)kb * h * w * 8;
+        for (int r = 0; r < rows; r++) {
+            const int y0 = 2 * (ty0 + r) - 1;
+            for (int tx = 0; tx < tw; tx++) {
+                const int x0 = 2 * tx - 1, t = r * tw + tx;
+                __m256 d[4][4];
+                if (y0 >= 0 && y0 + 3 < h && x0 >= 0 && x0 + 3 < w) { /* inside the map: no checks */
+                    const float *xt = xb + ((size_t)y0 * w + x0) * 8;
+                    for (int i = 0; i < 4; i++)
+                        for (int j = 0; j < 4; j++) d[i][j] = _mm256_loadu_ps(xt + ((size_t)i * w + j) * 8);
+                } else {
+                    for (int i = 0; i < 4; i++) {
+                        int y = y0 + i;
+                        for (int j = 0; j < 4; j++) {
+                            int xx = x0 + j;
+                            d[i][j] = y >= 0 && y < h && xx >= 0 && xx < w
+                                          ? _mm256_loadu_ps(xb + ((size_t)y * w + xx) * 8)
+                                          : zero;
+                        }
+                    }
+                }
+                __m256 s[4][4]; /* B^T d */
+                for (int j = 0; j < 4; j++) {
+                    s[0][j] = _mm256_sub_ps(d[0][j], d[2][j]);
+                    s[1][j] = _mm256_add_ps(d[1][j], d[2][j]);
+                    s[2][j] = _mm256_sub_ps(d[2][j], d[1][j]);
+                    s[3][j] = _mm256_sub_ps(d[1][j], d[3][j]);
+                }
+                float *v = V + (size_t)t * K + kb * 8;
+                const size_t ps = (size_t)T * K; /* from one position to the next */
+                for (int i = 0; i < 4; i++) { /* (B^T d) B */
+                    _mm256_storeu_ps(v + (i * 4 + 0) * ps, _mm256_sub_ps(s[i][0], s[i][2]));
+                    _mm256_storeu_ps(v + (i * 4 + 1) * ps, _mm256_add_ps(s[i][1], s[i][2]));
+                    _mm256_storeu_ps(v + (i * 4 + 2) * ps, _mm256_sub_ps(s[i][2], s[i][1]));
+                    _mm256_storeu_ps(v + (i * 4 + 3) * ps, _mm256_sub_ps(s[i][1], s[i][3]));
+                }
+            }
+        }
+    }
+}
+
+/* y (nChw8c, N channels, h x w) of tile rows ty0 .. ty0+rows-1 from M[p][t][N]: A^T M A, plus
+ * the bias, then the ReLU; the parts of a tile past the map's edge are not written. */
+CPU_TARGET_AVX2 static void output_transform(float *restrict y, const float *restrict M, const float *bias, int relu,
+                                             int N, int h, int w, int ty0, int rows) {
+    const int tw = (w + 1) / 2, T = rows * tw;
+    const size_t ps = (size_t)T * N;
+    const __m256 zero = _mm256_setzero_ps();
+    for (int nb = 0; nb < N / 8; nb++) {
+        float *yb = y + (size_t)nb * h * w * 8;
+        const __m256 b = bias ? _mm256_loadu_ps(bias + nb * 8) : zero;
+        for (int r = 0; r < rows; r++) {
+            const int oy = 2 * (ty0 + r);
+            for (int tx = 0; tx < tw; tx++) {
+                const int ox = 2 * tx, t = r * tw + tx;
+                const float *m = M + (size_t)t * N + nb * 8;
+                __m256 s[2][4]; /* A^T M */
+                for (int j = 0; j < 4; j++) {
+                    __m256 m0 = _mm256_loadu_ps(m + (0 * 4 + j) * ps), m1 = _mm256_loadu_ps(m + (1 * 4 + j) * ps);
+                    __m256 m2 = _mm256_loadu_ps(m + (2 * 4 + j) * ps), m3 = _mm256_loadu_ps(m + (3 * 4 + j) * ps);
+                    s[0][j] = _mm256_add_ps(_mm256_add_ps(m0, m1), m2);
+                    s[1][j] = _mm256_sub_ps(_mm256_sub_ps(m1, m2), m3);
+                }
+                for (int i = 0; i < 2 && oy + i < h; i++) { /* (A^T M) A */
+                    __m256 o0 = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(s[i][0], s[i][1]), s[i][2]), b);
+                    __m256 o1 = _mm256_add_ps(_mm256_sub_ps(_mm256_sub_ps(s[i][1], s[i][2]), s[i][3]), b);
+                    if (relu) {
+                        o0 = _mm256_max_ps(o0, zero);
+                        o1 = _mm256_max_ps(o1, zero);
+                    }
+                    float *yr = yb + ((size_t)(oy + i) * w + ox) * 8;
+                    _mm256_storeu_ps(yr, o0);
+                    if (ox + 1 < w) _mm256_storeu_ps(yr + 8, o1);
+                }
+            }
+        }
+    }
+}
+
+void cpu_wino_conv(float *out, const float *inp, const float *U, const float *bias, int relu, tta_shape in, int oc,
+                   int threads, void *scratch) {
+    const int K = in.c, N = oc, h = in.h, w = in.w;
+    assert(K % 8 == 0 && N % 8 == 0 && threads >= 1);
+    const int th = (h + 1) / 2, tw = (w + 1) / 2, rows = band_rows(K, N, h, w);
+    const int bands = (th + rows - 1) / rows, units = in.n * bands;
+    const size_t per_thread = thread_bytes(K, N, h, w);
+    const size_t in_image = (size_t)K * h * w, out_image = (size_t)N * h * w;
+#pragma omp parallel num_threads(threads)
+    {
+        char *mine = (char *)scratch + per_thread * omp_get_thread_num();
+        float *V = (float *)mine;
+        float *M = (float *)(mine + cpu_align64((size_t)16 * rows * tw * K * sizeof(float)));
+#pragma omp for schedule(dynamic, 1)
+        for (int u = 0; u < units; u++) {
+            const int n = u / bands, ty0 = (u % bands) * rows;
+            const int r = th - ty0 < rows ? th - ty0 : rows, T = r * tw;
+            input_transform(V, inp + (size_t)n * in_image, K, h, w, ty0, r);
+            for (int p = 0; p < 16; p++)
+                product(M + (size_t)p * T * N, V + (size_t)p * T * K, U + (size_t)p * K * N, T, K, N);
+            output_transform(out + (size_t)n * out_image, M, bias, relu, N, h, w, ty0, r);
+        }
+    }
+}
+
+#else
+
+void cpu_wino_conv(float *out, const float *inp, const float *U, const float *bias, int relu, tta_shape in, int oc,
+                   int threads, void *scratch) {
+    (void)out, (void)inp, (void)U, (void)bias, (void)relu, (void)in, (void)oc, (void)threads, (void)scratch;
+    assert(!"cpu_wino_conv without x86-64 kernels: cpu_wino_supported is 0 there");
+}
+
+#endif
