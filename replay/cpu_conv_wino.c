@@ -1,6 +1,6 @@
 /* cpu_conv_wino.c: 3x3 convolutions of stride 1 and padding 1 by Winograd F(2x2, 3x3) on
- * nChw8c maps (the layout of hosts whose oneDNN runs AVX2 kernels), the forward (with bias and
- * ReLU) and the data gradient.
+ * nChw8c maps (the layout of hosts whose oneDNN runs AVX2 kernels): the forward (with bias and
+ * ReLU), the data gradient and the weight (and bias) gradient.
  *
  * Why: oneDNN 2.6 has Winograd kernels for AVX-512 only. On an AVX2 host its direct kernels ran
  * fmnist-cnn's 3x3 convolutions at 72-80 % of the SGEMM peak (16 vector registers leave little
@@ -14,13 +14,20 @@
  *     M[p][tile][oc] = sum over ic of V[p][tile][ic] * U[p][ic][oc];
  * the output tile is A^T M A. That is 16 multiplications per 4 outputs instead of 36 (2.25x
  * fewer), plus the transforms, which are additions. F(2x2, 3x3)'s transforms have coefficients
- * 0, +-1 and +-1/2 only, so its rounding error stays close to the direct convolution's.
+ * 0, +-1 and +-1/2 only, so its rounding error stays close to the direct convolution's. The
+ * data gradient is the same algorithm on dout with the filters turned and transposed; the
+ * weight gradient runs the adjoints: dM = A dY A^T per output tile, dU[p] = V[p]^T dM[p] summed
+ * over the tiles, dW = G^T dU G.
  *
- * Work is cut into units of one image's band of tile rows, sized so that the band's V and M
- * (16 x tiles x (ic + oc) floats) fit a 256 KiB L2 with room to spare. The units share no sums,
- * so the result does not depend on the thread count or on which thread takes which unit: they
- * are handed out dynamically, and a thread that lost its core to another process holds up no
- * one (issue 21's busy machine).
+ * Work is cut into units: one image's band of tile rows, or several whole images where one
+ * image's tiles are few (7x7 maps: 16 tiles), sized so that a unit's V and M (16 x tiles x
+ * (ic + oc) floats) fit a 256 KiB L2 with room to spare. In the forward and the data gradient
+ * the units share no sums, so the result does not depend on the thread count or on which thread
+ * takes which unit: they are handed out dynamically, and a thread that lost its core to another
+ * process holds up no one (issue 21's busy machine). The weight gradient sums over every unit:
+ * each thread sums a fixed, contiguous range of units into its own partial sums, and the partials
+ * are added in thread order, so its result depends on the thread count only (the backend's
+ * contract, as oneDNN's).
  */
 #include <assert.h>
 #include <omp.h>
@@ -49,23 +56,51 @@ int cpu_wino_supported(const cpu_ctx *c, const tta_op *op) {
 
 size_t cpu_wino_weights_bytes(int ic, int oc) { return cpu_align64((size_t)16 * ic * oc * sizeof(float)); }
 
-/* Tile rows per unit for a map of h x w, ic -> oc channels: as many as fit WINO_BAND_BYTES,
- * at least one. */
-static int band_rows(int ic, int oc, int h, int w) {
-    int tw = (w + 1) / 2, th = (h + 1) / 2;
-    size_t per_row = (size_t)16 * tw * (ic + oc) * sizeof(float);
-    int rows = (int)(WINO_BAND_BYTES / per_row);
-    if (rows < 1) rows = 1;
-    return rows < th ? rows : th;
+/* How a batch of n maps of h x w (ic -> oc channels) is cut into units: `rows` tile rows of
+ * `imgs` images each (imgs > 1 only where one image's tiles fit the budget several times; then
+ * rows = th). n = 0 plans for the largest batch (scratch sizes). */
+typedef struct {
+    int th, tw;    /* tile rows and columns of a map */
+    int rows;      /* tile rows per unit */
+    int imgs;      /* images per unit */
+    int bands;     /* units per group of images */
+    int units;     /* units in all (for n > 0) */
+    size_t tiles;  /* tiles of the largest unit */
+} wino_plan;
+
+static wino_plan plan_of(int n, int ic, int oc, int h, int w) {
+    wino_plan pl = {.th = (h + 1) / 2, .tw = (w + 1) / 2, .imgs = 1};
+    size_t per_row = (size_t)16 * pl.tw * (ic + oc) * sizeof(float);
+    pl.rows = (int)(WINO_BAND_BYTES / per_row);
+    if (pl.rows < 1) pl.rows = 1;
+    if (pl.rows >= pl.th) {
+        pl.imgs = pl.rows / pl.th;
+        pl.rows = pl.th;
+        if (n > 0 && pl.imgs > n) pl.imgs = n;
+    }
+    pl.bands = (pl.th + pl.rows - 1) / pl.rows;
+    pl.units = n > 0 ? (n + pl.imgs - 1) / pl.imgs * pl.bands : 0;
+    pl.tiles = (size_t)pl.imgs * pl.rows * pl.tw;
+    return pl;
 }
 
-static size_t thread_bytes(int ic, int oc, int h, int w) {
-    size_t tiles = (size_t)band_rows(ic, oc, h, w) * ((w + 1) / 2);
-    return cpu_align64(16 * tiles * ic * sizeof(float)) + cpu_align64(16 * tiles * oc * sizeof(float));
+/* A thread's scratch: V, then M (or dM), then for the weight gradient its partial dU (16 x ic x
+ * oc floats) and bias sums (oc doubles). */
+static size_t v_bytes(const wino_plan *pl, int ic) { return cpu_align64(16 * pl->tiles * ic * sizeof(float)); }
+static size_t m_bytes(const wino_plan *pl, int oc) { return cpu_align64(16 * pl->tiles * oc * sizeof(float)); }
+static size_t du_bytes(int ic, int oc) { return cpu_align64((size_t)16 * ic * oc * sizeof(float)); }
+static size_t thread_bytes(int ic, int oc, int h, int w, int dw) {
+    wino_plan pl = plan_of(0, ic, oc, h, w);
+    size_t b = v_bytes(&pl, ic) + m_bytes(&pl, oc);
+    return dw ? b + du_bytes(ic, oc) + cpu_align64(oc * sizeof(double)) : b;
 }
 
 size_t cpu_wino_scratch(int ic, int oc, int h, int w, int threads) {
-    return thread_bytes(ic, oc, h, w) * (size_t)threads;
+    return thread_bytes(ic, oc, h, w, 0) * (size_t)threads;
+}
+
+size_t cpu_wino_dw_scratch(int ic, int oc, int h, int w, int threads) {
+    return thread_bytes(ic, oc, h, w, 1) * (size_t)threads;
 }
 
 /* U = G g G^T for one 3x3 filter g (row-major), into u[16] (row-major 4x4). */
@@ -102,6 +137,22 @@ void cpu_wino_weights(float *U, const float *w, int oc, int ic, int data_gradien
         }
 }
 
+/* dg = G^T du G for one 4x4 du (row-major), into dg[9] (row-major 3x3): the adjoint of
+ * filter_transform, the weight gradient from the transformed one. */
+static void filter_adjoint(float dg[9], const float du[16]) {
+    float t[3][4]; /* G^T du */
+    for (int j = 0; j < 4; j++) {
+        t[0][j] = du[j] + 0.5f * (du[4 + j] + du[8 + j]);
+        t[1][j] = 0.5f * (du[4 + j] - du[8 + j]);
+        t[2][j] = 0.5f * (du[4 + j] + du[8 + j]) + du[12 + j];
+    }
+    for (int i = 0; i < 3; i++) { /* (G^T du) G */
+        dg[i * 3 + 0] = t[i][0] + 0.5f * (t[i][1] + t[i][2]);
+        dg[i * 3 + 1] = 0.5f * (t[i][1] - t[i][2]);
+        dg[i * 3 + 2] = 0.5f * (t[i][1] + t[i][2]) + t[i][3];
+    }
+}
+
 #if WINO_HAVE_KERNELS
 
 /* c[R][NV*8] = a[R][K] (rows lda apart) x b[K][NV*8] (rows ldb apart), rows ldc apart. R and NV
@@ -125,14 +176,38 @@ product_block(float *restrict c, int ldc, const float *restrict a, int lda, cons
         for (int v = 0; v < NV; v++) _mm256_storeu_ps(c + (size_t)r * ldc + v * 8, acc[r][v]);
 }
 
-#define PRODUCT_ROWS(NV)                                                                             \
+/* c[R][NV*8] += a^T b: a[K][R] (rows lda apart: R consecutive floats of each), b[K][NV*8] (rows
+ * ldb apart); the weight gradient's block, K the tiles. */
+CPU_TARGET_AVX2 static inline __attribute__((always_inline)) void
+gradient_block(float *restrict c, int ldc, const float *restrict a, int lda, const float *restrict b, int ldb, int K,
+               const int R, const int NV) {
+    __m256 acc[WINO_ROWS][2];
+    for (int r = 0; r < R; r++)
+        for (int v = 0; v < NV; v++) acc[r][v] = _mm256_setzero_ps();
+    for (int k = 0; k < K; k++) {
+        __m256 b0 = _mm256_loadu_ps(b + (size_t)k * ldb), b1 = b0;
+        if (NV == 2) b1 = _mm256_loadu_ps(b + (size_t)k * ldb + 8);
+        for (int r = 0; r < R; r++) {
+            __m256 x = _mm256_broadcast_ss(a + (size_t)k * lda + r);
+            acc[r][0] = _mm256_fmadd_ps(x, b0, acc[r][0]);
+            if (NV == 2) acc[r][1] = _mm256_fmadd_ps(x, b1, acc[r][1]);
+        }
+    }
+    for (int r = 0; r < R; r++)
+        for (int v = 0; v < NV; v++) {
+            float *cp = c + (size_t)r * ldc + v * 8;
+            _mm256_storeu_ps(cp, _mm256_add_ps(_mm256_loadu_ps(cp), acc[r][v]));
+        }
+}
+
+#define BLOCK_ROWS(fn, NV)                                                                           \
     switch (R) {                                                                                     \
-    case 6: product_block(c, ldc, a, lda, b, ldb, K, 6, NV); break;                                  \
-    case 5: product_block(c, ldc, a, lda, b, ldb, K, 5, NV); break;                                  \
-    case 4: product_block(c, ldc, a, lda, b, ldb, K, 4, NV); break;                                  \
-    case 3: product_block(c, ldc, a, lda, b, ldb, K, 3, NV); break;                                  \
-    case 2: product_block(c, ldc, a, lda, b, ldb, K, 2, NV); break;                                  \
-    default: product_block(c, ldc, a, lda, b, ldb, K, 1, NV); break;                                 \
+    case 6: fn(c, ldc, a, lda, b, ldb, K, 6, NV); break;                                             \
+    case 5: fn(c, ldc, a, lda, b, ldb, K, 5, NV); break;                                             \
+    case 4: fn(c, ldc, a, lda, b, ldb, K, 4, NV); break;                                             \
+    case 3: fn(c, ldc, a, lda, b, ldb, K, 3, NV); break;                                             \
+    case 2: fn(c, ldc, a, lda, b, ldb, K, 2, NV); break;                                             \
+    default: fn(c, ldc, a, lda, b, ldb, K, 1, NV); break;                                            \
     }
 
 /* M[T][N] = V[T][K] x U[K][N] for one of the 16 positions; N % 8 == 0. */
@@ -146,29 +221,51 @@ CPU_TARGET_AVX2 static void product(float *restrict M, const float *restrict V, 
         for (; j + 16 <= N; j += 16) {
             float *c = M + (size_t)r0 * N + j;
             const float *b = U + j;
-            PRODUCT_ROWS(2)
+            BLOCK_ROWS(product_block, 2)
         }
         if (j < N) {
             float *c = M + (size_t)r0 * N + j;
             const float *b = U + j;
-            PRODUCT_ROWS(1)
+            BLOCK_ROWS(product_block, 1)
         }
     }
 }
 
-/* V[p][t][K] for the tiles of tile rows ty0 .. ty0+rows-1 of one image x (nChw8c, K channels,
- * h x w): the 4x4 window of tile (ty, tx) starts at row 2ty-1, column 2tx-1; outside the map
- * it reads zeros (the padding). */
-CPU_TARGET_AVX2 static void input_transform(float *restrict V, const float *restrict x, int K, int h, int w, int ty0,
-                                            int rows) {
-    const int tw = (w + 1) / 2, T = rows * tw;
+/* dU[C][N] += V[T][C]^T x dM[T][N] for one of the 16 positions; N % 8 == 0. */
+CPU_TARGET_AVX2 static void gradient(float *restrict dU, const float *restrict V, const float *restrict dM, int T,
+                                     int C, int N) {
+    const int K = T; /* the sums run over the tiles */
+    for (int r0 = 0; r0 < C; r0 += WINO_ROWS) {
+        int R = C - r0 < WINO_ROWS ? C - r0 : WINO_ROWS;
+        const float *a = V + r0;
+        const int lda = C, ldb = N, ldc = N;
+        int j = 0;
+        for (; j + 16 <= N; j += 16) {
+            float *c = dU + (size_t)r0 * N + j;
+            const float *b = dM + j;
+            BLOCK_ROWS(gradient_block, 2)
+        }
+        if (j < N) {
+            float *c = dU + (size_t)r0 * N + j;
+            const float *b = dM + j;
+            BLOCK_ROWS(gradient_block, 1)
+        }
+    }
+}
+
+/* V[p][t][K] (positions ps floats apart) for the tiles of tile rows ty0 .. ty0+rows-1 of one
+ * image x (nChw8c, K channels, h x w), from tile t0 on: the 4x4 window of tile (ty, tx) starts
+ * at row 2ty-1, column 2tx-1; outside the map it reads zeros (the padding). */
+CPU_TARGET_AVX2 static void input_transform(float *restrict V, size_t ps, int t0, const float *restrict x, int K,
+                                            int h, int w, int ty0, int rows) {
+    const int tw = (w + 1) / 2;
     const __m256 zero = _mm256_setzero_ps();
     for (int kb = 0; kb < K / 8; kb++) {
         const float *xb = x + (size_t)kb * h * w * 8;
         for (int r = 0; r < rows; r++) {
             const int y0 = 2 * (ty0 + r) - 1;
             for (int tx = 0; tx < tw; tx++) {
-                const int x0 = 2 * tx - 1, t = r * tw + tx;
+                const int x0 = 2 * tx - 1, t = t0 + r * tw + tx;
                 __m256 d[4][4];
                 if (y0 >= 0 && y0 + 3 < h && x0 >= 0 && x0 + 3 < w) { /* inside the map: no checks */
                     const float *xt = xb + ((size_t)y0 * w + x0) * 8;
@@ -193,7 +290,6 @@ CPU_TARGET_AVX2 static void input_transform(float *restrict V, const float *rest
                     s[3][j] = _mm256_sub_ps(d[1][j], d[3][j]);
                 }
                 float *v = V + (size_t)t * K + kb * 8;
-                const size_t ps = (size_t)T * K; /* from one position to the next */
                 for (int i = 0; i < 4; i++) { /* (B^T d) B */
                     _mm256_storeu_ps(v + (i * 4 + 0) * ps, _mm256_sub_ps(s[i][0], s[i][2]));
                     _mm256_storeu_ps(v + (i * 4 + 1) * ps, _mm256_add_ps(s[i][1], s[i][2]));
@@ -205,12 +301,12 @@ CPU_TARGET_AVX2 static void input_transform(float *restrict V, const float *rest
     }
 }
 
-/* y (nChw8c, N channels, h x w) of tile rows ty0 .. ty0+rows-1 from M[p][t][N]: A^T M A, plus
- * the bias, then the ReLU; the parts of a tile past the map's edge are not written. */
-CPU_TARGET_AVX2 static void output_transform(float *restrict y, const float *restrict M, const float *bias, int relu,
-                                             int N, int h, int w, int ty0, int rows) {
-    const int tw = (w + 1) / 2, T = rows * tw;
-    const size_t ps = (size_t)T * N;
+/* y (one image, nChw8c, N channels, h x w) of tile rows ty0 .. ty0+rows-1 from M[p][t][N]
+ * (positions ps floats apart, from tile t0 on): A^T M A, plus the bias, then the ReLU; the parts
+ * of a tile past the map's edge are not written. */
+CPU_TARGET_AVX2 static void output_transform(float *restrict y, const float *restrict M, size_t ps, int t0,
+                                             const float *bias, int relu, int N, int h, int w, int ty0, int rows) {
+    const int tw = (w + 1) / 2;
     const __m256 zero = _mm256_setzero_ps();
     for (int nb = 0; nb < N / 8; nb++) {
         float *yb = y + (size_t)nb * h * w * 8;
@@ -218,7 +314,7 @@ CPU_TARGET_AVX2 static void output_transform(float *restrict y, const float *res
         for (int r = 0; r < rows; r++) {
             const int oy = 2 * (ty0 + r);
             for (int tx = 0; tx < tw; tx++) {
-                const int ox = 2 * tx, t = r * tw + tx;
+                const int ox = 2 * tx, t = t0 + r * tw + tx;
                 const float *m = M + (size_t)t * N + nb * 8;
                 __m256 s[2][4]; /* A^T M */
                 for (int j = 0; j < 4; j++) {
@@ -243,29 +339,136 @@ CPU_TARGET_AVX2 static void output_transform(float *restrict y, const float *res
     }
 }
 
+/* dM[p][t][N] (positions ps floats apart, from tile t0 on) = A dY A^T for the output tiles of
+ * tile rows ty0 .. ty0+rows-1 of one image's dout (nChw8c, N channels, h x w), the adjoint of
+ * output_transform: a tile's pixels past the map's edge have no gradient (zero). With bsum,
+ * each channel's dout over those rows is added to bsum[N] (the bias gradient). */
+CPU_TARGET_AVX2 static void dout_transform(float *restrict dM, size_t ps, int t0, const float *restrict dy, int N,
+                                           int h, int w, int ty0, int rows, double *bsum) {
+    const int tw = (w + 1) / 2;
+    const __m256 zero = _mm256_setzero_ps();
+    for (int nb = 0; nb < N / 8; nb++) {
+        const float *db = dy + (size_t)nb * h * w * 8;
+        __m256 bacc = zero;
+        for (int r = 0; r < rows; r++) {
+            const int oy = 2 * (ty0 + r);
+            for (int tx = 0; tx < tw; tx++) {
+                const int ox = 2 * tx, t = t0 + r * tw + tx;
+                __m256 g[2][2];
+                for (int i = 0; i < 2; i++)
+                    for (int j = 0; j < 2; j++)
+                        g[i][j] = oy + i < h && ox + j < w ? _mm256_loadu_ps(db + ((size_t)(oy + i) * w + ox + j) * 8)
+                                                           : zero;
+                bacc = _mm256_add_ps(bacc, _mm256_add_ps(_mm256_add_ps(g[0][0], g[0][1]),
+                                                         _mm256_add_ps(g[1][0], g[1][1])));
+                __m256 s[4][2] = {/* A dY */
+                                  {g[0][0], g[0][1]},
+                                  {_mm256_add_ps(g[0][0], g[1][0]), _mm256_add_ps(g[0][1], g[1][1])},
+                                  {_mm256_sub_ps(g[0][0], g[1][0]), _mm256_sub_ps(g[0][1], g[1][1])},
+                                  {_mm256_sub_ps(zero, g[1][0]), _mm256_sub_ps(zero, g[1][1])}};
+                float *m = dM + (size_t)t * N + nb * 8;
+                for (int i = 0; i < 4; i++) { /* (A dY) A^T */
+                    _mm256_storeu_ps(m + (i * 4 + 0) * ps, s[i][0]);
+                    _mm256_storeu_ps(m + (i * 4 + 1) * ps, _mm256_add_ps(s[i][0], s[i][1]));
+                    _mm256_storeu_ps(m + (i * 4 + 2) * ps, _mm256_sub_ps(s[i][0], s[i][1]));
+                    _mm256_storeu_ps(m + (i * 4 + 3) * ps, _mm256_sub_ps(zero, s[i][1]));
+                }
+            }
+        }
+        if (bsum) {
+            float l[8];
+            _mm256_storeu_ps(l, bacc);
+            for (int k = 0; k < 8; k++) bsum[nb * 8 + k] += l[k];
+        }
+    }
+}
+
+/* The unit u of plan pl: its first image, image count, first tile row and tile rows. */
+static void unit_of(const wino_plan *pl, int n, int u, int *img0, int *ni, int *ty0, int *r) {
+    *img0 = u / pl->bands * pl->imgs;
+    *ni = n - *img0 < pl->imgs ? n - *img0 : pl->imgs;
+    *ty0 = u % pl->bands * pl->rows;
+    *r = pl->th - *ty0 < pl->rows ? pl->th - *ty0 : pl->rows;
+}
+
 void cpu_wino_conv(float *out, const float *inp, const float *U, const float *bias, int relu, tta_shape in, int oc,
                    int threads, void *scratch) {
     const int K = in.c, N = oc, h = in.h, w = in.w;
     assert(K % 8 == 0 && N % 8 == 0 && threads >= 1);
-    const int th = (h + 1) / 2, tw = (w + 1) / 2, rows = band_rows(K, N, h, w);
-    const int bands = (th + rows - 1) / rows, units = in.n * bands;
-    const size_t per_thread = thread_bytes(K, N, h, w);
+    const wino_plan pl = plan_of(in.n, K, N, h, w);
+    const size_t per_thread = thread_bytes(K, N, h, w, 0);
     const size_t in_image = (size_t)K * h * w, out_image = (size_t)N * h * w;
 #pragma omp parallel num_threads(threads)
     {
         char *mine = (char *)scratch + per_thread * omp_get_thread_num();
-        float *V = (float *)mine;
-        float *M = (float *)(mine + cpu_align64((size_t)16 * rows * tw * K * sizeof(float)));
+        float *V = (float *)mine, *M = (float *)(mine + v_bytes(&pl, K));
 #pragma omp for schedule(dynamic, 1)
-        for (int u = 0; u < units; u++) {
-            const int n = u / bands, ty0 = (u % bands) * rows;
-            const int r = th - ty0 < rows ? th - ty0 : rows, T = r * tw;
-            input_transform(V, inp + (size_t)n * in_image, K, h, w, ty0, r);
+        for (int u = 0; u < pl.units; u++) {
+            int img0, ni, ty0, r;
+            unit_of(&pl, in.n, u, &img0, &ni, &ty0, &r);
+            const int per_img = r * pl.tw, T = ni * per_img;
+            for (int i = 0; i < ni; i++)
+                input_transform(V, (size_t)T * K, i * per_img, inp + (size_t)(img0 + i) * in_image, K, h, w, ty0, r);
             for (int p = 0; p < 16; p++)
                 product(M + (size_t)p * T * N, V + (size_t)p * T * K, U + (size_t)p * K * N, T, K, N);
-            output_transform(out + (size_t)n * out_image, M, bias, relu, N, h, w, ty0, r);
+            for (int i = 0; i < ni; i++)
+                output_transform(out + (size_t)(img0 + i) * out_image, M, (size_t)T * N, i * per_img, bias, relu, N, h,
+                                 w, ty0, r);
         }
     }
+}
+
+void cpu_wino_conv_dw(float *dw, float *db, const float *inp, const float *dout, tta_shape in, int oc, int threads,
+                      void *scratch) {
+    const int K = in.c, N = oc, h = in.h, w = in.w;
+    assert(K % 8 == 0 && N % 8 == 0 && threads >= 1);
+    const wino_plan pl = plan_of(in.n, K, N, h, w);
+    const size_t per_thread = thread_bytes(K, N, h, w, 1);
+    const size_t in_image = (size_t)K * h * w, out_image = (size_t)N * h * w;
+    const size_t du_floats = (size_t)16 * K * N;
+    /* every partial is zeroed here: OpenMP may give fewer threads than asked */
+    for (int t = 0; t < threads; t++) {
+        char *mine = (char *)scratch + per_thread * t + v_bytes(&pl, K) + m_bytes(&pl, N);
+        memset(mine, 0, du_bytes(K, N) + N * sizeof(double));
+    }
+#pragma omp parallel num_threads(threads)
+    {
+        const int tid = omp_get_thread_num(), nt = omp_get_num_threads();
+        char *mine = (char *)scratch + per_thread * tid;
+        float *V = (float *)mine, *dM = (float *)(mine + v_bytes(&pl, K));
+        float *dU = (float *)(mine + v_bytes(&pl, K) + m_bytes(&pl, N));
+        double *bsum = (double *)((char *)dU + du_bytes(K, N));
+        const int u0 = (int)((long)pl.units * tid / nt), u1 = (int)((long)pl.units * (tid + 1) / nt);
+        for (int u = u0; u < u1; u++) {
+            int img0, ni, ty0, r;
+            unit_of(&pl, in.n, u, &img0, &ni, &ty0, &r);
+            const int per_img = r * pl.tw, T = ni * per_img;
+            for (int i = 0; i < ni; i++) {
+                input_transform(V, (size_t)T * K, i * per_img, inp + (size_t)(img0 + i) * in_image, K, h, w, ty0, r);
+                dout_transform(dM, (size_t)T * N, i * per_img, dout + (size_t)(img0 + i) * out_image, N, h, w, ty0, r,
+                               db ? bsum : NULL);
+            }
+            for (int p = 0; p < 16; p++)
+                gradient(dU + (size_t)p * K * N, V + (size_t)p * T * K, dM + (size_t)p * T * N, T, K, N);
+        }
+    }
+    /* the partials in thread order, then dW = G^T dU G per filter */
+    float *sum = (float *)((char *)scratch + v_bytes(&pl, K) + m_bytes(&pl, N));
+    double *bs = (double *)((char *)sum + du_bytes(K, N));
+    for (int t = 1; t < threads; t++) {
+        const float *part = (const float *)((char *)sum + per_thread * t);
+        for (size_t i = 0; i < du_floats; i++) sum[i] += part[i];
+        const double *bp = (const double *)((const char *)part + du_bytes(K, N));
+        for (int o = 0; o < N; o++) bs[o] += bp[o];
+    }
+    for (int o = 0; o < N; o++)
+        for (int i = 0; i < K; i++) {
+            float du[16];
+            for (int p = 0; p < 16; p++) du[p] = sum[((size_t)p * K + i) * N + o];
+            filter_adjoint(dw + ((size_t)o * K + i) * 9, du);
+        }
+    if (db)
+        for (int o = 0; o < N; o++) db[o] = (float)bs[o];
 }
 
 #else
@@ -274,6 +477,12 @@ void cpu_wino_conv(float *out, const float *inp, const float *U, const float *bi
                    int threads, void *scratch) {
     (void)out, (void)inp, (void)U, (void)bias, (void)relu, (void)in, (void)oc, (void)threads, (void)scratch;
     assert(!"cpu_wino_conv without x86-64 kernels: cpu_wino_supported is 0 there");
+}
+
+void cpu_wino_conv_dw(float *dw, float *db, const float *inp, const float *dout, tta_shape in, int oc, int threads,
+                      void *scratch) {
+    (void)dw, (void)db, (void)inp, (void)dout, (void)in, (void)oc, (void)threads, (void)scratch;
+    assert(!"cpu_wino_conv_dw without x86-64 kernels: cpu_wino_supported is 0 there");
 }
 
 #endif

@@ -41,7 +41,7 @@ typedef struct {
     size_t dout_off;                            /* in op->scratch; SIZE_MAX: no plain copy */
     int direct_dw;                              /* weight gradient by cpu_conv_dw_direct */
     int direct_threads;                         /* its thread count (scratch is sized for it) */
-    int wino_fwd, wino_bd;                      /* forward / data gradient by cpu_conv_wino.c */
+    int wino_fwd, wino_bd, wino_dw;             /* forward / data / weight gradient by cpu_conv_wino.c */
     size_t uf_off, ubd_off;                     /* their transformed weights, in op->saved */
     int wino_threads;                           /* their thread count (scratch is sized for it) */
     const float *w, *b;                         /* from conv_prepare */
@@ -227,15 +227,16 @@ static int conv_backward_weights_algos(const cpu_ctx *c, const tta_op *op) {
 }
 
 /* Which passes of a 3x3 convolution of stride 1 on nChw8c maps (an AVX2 host, where oneDNN 2.6
- * has no Winograd) run tta's own Winograd F(2x2, 3x3) (cpu_conv_wino.c): the forward and the
- * data gradient, in every shape the rules above give Winograd to (16 or more channels on both
- * sides), on either vendor. Measured on fmnist-cnn's four shapes (AMD EPYC Zen 4 as an AVX2
- * host, docs/replay.md "Winograd on AVX2 hosts"): each of the eight passes faster than oneDNN's
- * direct kernel, by 8-35 %. The weight gradient stays oneDNN's direct kernel. */
+ * has no Winograd) run tta's own Winograd F(2x2, 3x3) (cpu_conv_wino.c): all three, in every
+ * shape the rules above give Winograd to (16 or more channels on both sides), on either vendor.
+ * Measured on fmnist-cnn's four shapes (AMD EPYC Zen 4 as an AVX2 host, docs/replay.md
+ * "Winograd on AVX2 hosts"): the forward and the data gradient faster than oneDNN's direct
+ * kernels in each shape, the weight gradient in three shapes and the same in the fourth. */
 static void conv_own_winograd(const cpu_ctx *c, const tta_op *op, conv_impl *ci) {
     if (c->conv_rule == CPU_CONV_RULE_DIRECT || !cpu_wino_supported(c, op) || !conv_winograd_shape(op)) return;
     ci->wino_fwd = 1;
     ci->wino_bd = op->train && op->need_dinp;
+    ci->wino_dw = op->train;
 }
 
 /* The thread count tta's Winograd runs on now: the backend's (which may change between steps,
@@ -254,7 +255,7 @@ static const char *conv_algorithm_name(const conv_impl *ci, const tta_op *op) {
     static const char *const names[8] = {"direct", "winograd forward", "winograd data gradient",
                                          "winograd forward+data", "winograd weight gradient",
                                          "winograd forward+weight", "winograd backward", "winograd"};
-    int wf = ci->wino_fwd || prim_is_winograd(&ci->fwd), ww = prim_is_winograd(&ci->bwd_w);
+    int wf = ci->wino_fwd || prim_is_winograd(&ci->fwd), ww = ci->wino_dw || prim_is_winograd(&ci->bwd_w);
     int wd = op->need_dinp ? ci->wino_bd || prim_is_winograd(&ci->bwd_d) : ww;
     if (!op->train) return wf ? names[7] : names[0];
     return names[wf | wd << 1 | ww << 2];
@@ -287,7 +288,7 @@ static int conv_backward_create(cpu_ctx *c, const tta_op *op, conv_impl *ci, con
                                 errlen) && a == 1)
                     return -1;
             }
-            if (!ci->bwd_w.pd && a >= first_w) {
+            if (!ci->wino_dw && !ci->bwd_w.pd && a >= first_w) {
                 DNNL_CHECK(dnnl_convolution_backward_weights_desc_init(
                     &bw, alg, src, wany, op->bias ? bmd : NULL, &dd, strides, pl, pr));
                 if (prim_create(c, &ci->bwd_w, &bw, 0, ci->fwd.pd, "convolution backward weights", err,
@@ -295,7 +296,7 @@ static int conv_backward_create(cpu_ctx *c, const tta_op *op, conv_impl *ci, con
                     return -1;
             }
         }
-        int slow = prim_is_ref(&ci->bwd_w) || (op->need_dinp && !ci->wino_bd && prim_is_ref(&ci->bwd_d));
+        int slow = (!ci->wino_dw && prim_is_ref(&ci->bwd_w)) || (op->need_dinp && !ci->wino_bd && prim_is_ref(&ci->bwd_d));
         if (attempt == 1 || !slow || !cpu_blocked(c, op->out) || cpu_blocked(c, op->in)) break;
         prim_destroy(&ci->bwd_w);
         prim_destroy(&ci->bwd_d);
@@ -322,9 +323,11 @@ static void conv_wino_layout(const cpu_ctx *c, const tta_op *op, conv_impl *ci, 
         *saved += cpu_wino_weights_bytes(op->out.c, op->in.c);
     }
     *scratch = max_sz(*scratch, cpu_wino_scratch(op->in.c, op->out.c, op->in.h, op->in.w, ci->wino_threads));
+    if (ci->wino_dw)
+        *scratch = max_sz(*scratch, cpu_wino_dw_scratch(op->in.c, op->out.c, op->in.h, op->in.w, ci->wino_threads));
     if (c->verbose)
-        fprintf(stderr, "cpu backend: convolution %s -> tta winograd F(2x2,3x3) avx2\n",
-                ci->wino_fwd && ci->wino_bd ? "forward and backward data" : ci->wino_fwd ? "forward" : "backward data");
+        fprintf(stderr, "cpu backend: convolution (forward%s%s) -> tta winograd F(2x2,3x3) avx2\n",
+                ci->wino_bd ? ", backward data" : "", ci->wino_dw ? ", backward weights" : "");
 }
 
 int cpu_conv_init(cpu_ctx *c, tta_op *op, char *err, size_t errlen) {
@@ -395,9 +398,12 @@ int cpu_conv_init(cpu_ctx *c, tta_op *op, char *err, size_t errlen) {
         }
         static const int args[] = {DNNL_ARG_SRC, DNNL_ARG_DIFF_DST, DNNL_ARG_DIFF_WEIGHTS,
                                    DNNL_ARG_DIFF_BIAS};
-        prim_bind(c, &ci->bwd_w, args, 4);
-        const dnnl_memory_desc_t *dw = dnnl_primitive_desc_query_md(ci->bwd_w.pd, dnnl_query_diff_weights_md, 0);
-        sp = max_sz(sp, ci->bwd_w.scratch_bytes);
+        const dnnl_memory_desc_t *dw = &wuser;
+        if (!ci->wino_dw) {
+            prim_bind(c, &ci->bwd_w, args, 4);
+            dw = dnnl_primitive_desc_query_md(ci->bwd_w.pd, dnnl_query_diff_weights_md, 0);
+            sp = max_sz(sp, ci->bwd_w.scratch_bytes);
+        }
         if (!dnnl_memory_desc_equal(dw, &wuser)) {
             if (reorder_create(c, &ci->reorder_dw, dw, &wuser, "conv weight gradient", err, errlen))
                 return -1;
@@ -425,7 +431,7 @@ int cpu_conv_init(cpu_ctx *c, tta_op *op, char *err, size_t errlen) {
         }
         scratch = max_sz(scratch, end);
     }
-    if (ci->wino_fwd || ci->wino_bd) conv_wino_layout(c, op, ci, &saved, &scratch);
+    if (ci->wino_fwd) conv_wino_layout(c, op, ci, &saved, &scratch);
     op->algorithm = conv_algorithm_name(ci, op);
     op->saved_bytes = saved;
     op->scratch_bytes = scratch;
@@ -512,6 +518,10 @@ void cpu_conv_backward(void *ctx, tta_op *op, float *dinp, float *dw, float *db,
         prim_set(&ci->bwd_d, DNNL_ARG_WEIGHTS, wb);
         prim_set(&ci->bwd_d, DNNL_ARG_DIFF_SRC, dinp);
         prim_run(c, &ci->bwd_d, op->scratch);
+    }
+    if (ci->wino_dw) {
+        cpu_wino_conv_dw(dw, op->bias ? db : NULL, inp, dout, op->in, op->out.c, conv_wino_threads(c, ci), op->scratch);
+        return;
     }
     float *dwk = ci->dw_off == SIZE_MAX ? dw : (float *)((char *)op->scratch + ci->dw_off);
     prim_set(&ci->bwd_w, DNNL_ARG_SRC, inp);
