@@ -228,9 +228,10 @@ static void cpu_pool_bwd(void *ctx, tta_op *op, float *dinp, const float *dout, 
  * dW[O][In] = dout^T[O][B] * inp[B][In], dinp[B][In] = dout[B][O] * W[O][In], db = column sums of
  * dout; the first layer of a network (need_dinp == 0) skips dinp, a third of its cost.
  *
- * Each OpenMP thread calls a one-thread sgemm on its own slice of C's columns (or rows, when
- * there are more of those), so each element's sum over K is one thread's, whatever the thread
- * count (replay/test_fused_update checks the bits at 1 and 2 threads). The products big enough
+ * Each OpenMP thread calls a one-thread sgemm on its own pieces of C's columns (or rows, when
+ * there are more of those; the cuts do not depend on the thread count, gemm_bounds), so each
+ * element's sum over K is one call's, the same whatever the thread count (replay/test_fused_update
+ * checks the bits at 1 and 2 threads). The products big enough
  * to be sliced (SGEMM_PARALLEL_MIN_MACS) go to oneDNN's sgemm (dnnl_sgemm, JIT-compiled for the
  * ISA at run time; inside the region, or with one thread, it runs on the calling thread alone):
  * on the mlp's slices (128 x 256 x 784 and the like, one thread, AVX-512) it ran at 175-183
@@ -299,18 +300,38 @@ static void gemm_slice(const gemm_job *j, int by_cols, int lo, int hi) {
 }
 
 
-/* Thread t's slice lo..hi of C's columns (by_cols) or rows, in units of 16, of nt threads. */
+/* The pieces a product is computed in: C's columns (by_cols) or rows cut every GEMM_PIECE, the
+ * same cuts whatever the thread count, each piece one sgemm call. Why fixed: oneDNN's AVX2 sgemm
+ * sums an element's products in an order that depends on the shape of the call (a 128 x 512 x 784
+ * product cut into two row halves gave 922 of its 65,536 elements other bits; its AVX-512 sgemm
+ * gave the same bits), so slices cut by the thread count made the bits depend on it there. A
+ * thread takes a contiguous range of pieces. 128: pieces of 64 made the mlp's step 10 % slower
+ * (more calls, each packing its other operand again); 128 and 256 ran as fast as one slice a
+ * thread (fmnist-mlp, 2 threads, AMD EPYC, AVX-512), and 128 leaves more pieces to more threads. */
+#define GEMM_PIECE 128
+
+static int gemm_pieces(int len) { return (len + GEMM_PIECE - 1) / GEMM_PIECE; }
+
+/* Thread t's pieces of nt, as the range lo..hi of C's columns (by_cols) or rows they cover. */
 static void gemm_bounds(const gemm_job *j, int by_cols, int t, int nt, int *lo, int *hi) {
-    int len = by_cols ? j->N : j->M, units = (len + 15) / 16;
-    *lo = units * t / nt * 16;
-    *hi = units * (t + 1) / nt * 16;
+    int len = by_cols ? j->N : j->M, np = gemm_pieces(len);
+    *lo = np * t / nt * GEMM_PIECE;
+    *hi = np * (t + 1) / nt * GEMM_PIECE;
+    if (*lo > len) *lo = len;
     if (*hi > len) *hi = len;
 }
 
-/* Runs the jobs (independent products) in one OpenMP region: each thread computes its slice of
- * every job, the longer side of C cut in slices of 16, with the job's bias and ReLU on that slice,
- * so that no barrier separates a product from its epilogue, nor two products from each other. A
- * job under SGEMM_PARALLEL_MIN_MACS runs whole on the calling thread, before the region.
+/* Columns (by_cols) or rows lo..hi of j (whole pieces), one sgemm call a piece, on the calling
+ * thread. */
+static void gemm_range(const gemm_job *j, int by_cols, int lo, int hi) {
+    for (int p = lo; p < hi; p += GEMM_PIECE) gemm_slice(j, by_cols, p, p + GEMM_PIECE < hi ? p + GEMM_PIECE : hi);
+}
+
+/* Runs the jobs (independent products) in one OpenMP region: each thread computes its pieces of
+ * every job (gemm_bounds: the longer side of C cut every GEMM_PIECE), with the job's bias and ReLU
+ * on each piece, so that no barrier separates a product from its epilogue, nor two products from
+ * each other. A job under SGEMM_PARALLEL_MIN_MACS runs whole on the calling thread, before the
+ * region.
  *
  * u (NULL: none): the update of the parameter whose gradient job 0 is (C [M][N] at parameter
  * offset off), which job 1, if any, reads. Job 0 is then cut into rows, so that each thread
@@ -327,7 +348,8 @@ static void gemm_run(const gemm_job *jobs, int njobs, const tta_param_update *u,
     for (int k = 0; k < njobs; k++) {
         const gemm_job *j = &jobs[k];
         by_cols[k] = j->N >= j->M;
-        if (T <= 1 || !gemm_big(j)) gemm_slice(j, 0, 0, j->M);
+        if (!gemm_big(j)) gemm_slice(j, 0, 0, j->M);
+        else if (T <= 1) gemm_range(j, by_cols[k], 0, by_cols[k] ? j->N : j->M);
         else big++;
     }
     int split_update = u && T > 1 && gemm_big(&jobs[0]);
@@ -342,7 +364,7 @@ static void gemm_run(const gemm_job *jobs, int njobs, const tta_param_update *u,
                 const gemm_job *j = &jobs[k];
                 if (!gemm_big(j)) continue;
                 gemm_bounds(j, by_cols[k], t, nt, &lo, &hi);
-                if (hi > lo) gemm_slice(j, by_cols[k], lo, hi);
+                gemm_range(j, by_cols[k], lo, hi);
                 if (wait && k == 1) __atomic_add_fetch(&readers_done, 1, __ATOMIC_RELEASE);
             }
             if (split_update) {
@@ -435,16 +457,16 @@ static void cpu_linear_backward_pair(void *ctx, const tta_linear_grad *a, const 
     {
         int t = omp_get_thread_num(), nt = omp_get_num_threads(), lo, hi, rlo, rhi;
         gemm_bounds(&ja[1], 1, t, nt, &lo, &hi);
-        if (hi > lo) gemm_slice(&ja[1], 1, lo, hi);
+        gemm_range(&ja[1], 1, lo, hi);
         __atomic_add_fetch(&readers_done, 1, __ATOMIC_RELEASE);
         if (hi > lo) {
             linear_bwd_prologue(b->op, b->dout, b->out, b->db, lo, hi);
             if (b->op->bias) ub->apply(ub->ctx, (size_t)b->op->b_off + (size_t)lo, 1, hi - lo, (size_t)(hi - lo));
         }
         gemm_bounds(&ja[0], 0, t, nt, &rlo, &rhi);
-        if (rhi > rlo) gemm_slice(&ja[0], 0, rlo, rhi);
+        gemm_range(&ja[0], 0, rlo, rhi);
         if (hi > lo) {
-            gemm_slice(&jb[0], 0, lo, hi);
+            gemm_range(&jb[0], 0, lo, hi);
             ub->apply(ub->ctx, (size_t)b->op->w_off + (size_t)lo * jb[0].N, hi - lo, jb[0].N, (size_t)jb[0].N);
         }
         while (__atomic_load_n(&readers_done, __ATOMIC_ACQUIRE) < nt) sched_yield();
@@ -453,16 +475,17 @@ static void cpu_linear_backward_pair(void *ctx, const tta_linear_grad *a, const 
     }
 }
 
-/* The backend's parallel_rows: one OpenMP region, thread t's rows in units of 16 as gemm_run
- * cuts them (so a row's products are computed as when the layer runs alone: one thread's sgemm). */
+/* The backend's parallel_rows: one OpenMP region, thread t's rows in gemm_run's pieces, fn called
+ * once a piece (so a row's products are computed by the same calls whatever the thread count). */
 static void cpu_parallel_rows(void *ctx, int n, void (*fn)(void *arg, int lo, int hi), void *arg) {
-    int units = (n + 15) / 16;
+    int np = gemm_pieces(n);
 #pragma omp parallel
     {
         int t = omp_get_thread_num(), nt = omp_get_num_threads();
-        int lo = units * t / nt * 16, hi = units * (t + 1) / nt * 16;
-        if (hi > n) hi = n;
-        if (hi > lo) fn(arg, lo, hi);
+        for (int p = np * t / nt; p < np * (t + 1) / nt; p++) {
+            int lo = p * GEMM_PIECE, hi = lo + GEMM_PIECE < n ? lo + GEMM_PIECE : n;
+            fn(arg, lo, hi);
+        }
     }
 }
 

@@ -303,8 +303,9 @@ typedef struct tta_backend_ops {
     /* Optional (NULL: the backend has no thread count): sets the compute threads for the ops
      * initialised and run from now on (process-wide for the cpu backend's libraries). */
     void (*set_threads)(void *ctx, int threads);
-    /* Optional (NULL: none): runs fn(arg, lo, hi) on disjoint ranges of rows covering 0..n, cut in
-     * units of 16, one range per compute thread, at the same time; fn may call linear_forward on
+    /* Optional (NULL: none): runs fn(arg, lo, hi) on disjoint ranges of rows covering 0..n, cut
+     * where the thread count does not move the cuts, on the compute threads at the same time (a
+     * thread may get several ranges, one call each); fn may call linear_forward on
      * ops whose batch is hi - lo (each then runs on its calling thread). The inference path of a
      * chain of linear layers runs each thread's rows through every layer without waiting for the
      * other threads between layers (rows are independent in evaluation). */
