@@ -24,10 +24,11 @@
  * (ic + oc) floats) fit a 256 KiB L2 with room to spare. In the forward and the data gradient
  * the units share no sums, so the result does not depend on the thread count or on which thread
  * takes which unit: they are handed out dynamically, and a thread that lost its core to another
- * process holds up no one (issue 21's busy machine). The weight gradient sums over every unit:
- * each thread sums a fixed, contiguous range of units into its own partial sums, and the partials
- * are added in thread order, so its result depends on the thread count only (the backend's
- * contract, as oneDNN's).
+ * process holds up no one (issue 21's busy machine). The weight gradient sums over every unit: the
+ * units are cut into WINO_DW_SLOTS fixed, contiguous ranges, each summed in order into partial sums
+ * of its own by whichever thread takes it (dynamically), and the partials are added in slot order:
+ * its result does not depend on the thread count either, and a descheduled thread holds up only
+ * the range it holds.
  */
 #include <assert.h>
 #include <omp.h>
@@ -44,6 +45,9 @@
 
 /* The band budget: V and M of one unit, in bytes. */
 #define WINO_BAND_BYTES (192 * 1024)
+/* The weight gradient's ranges of units, each with partial sums of its own (16 x ic x oc floats):
+ * 8 give 2 threads 4 ranges each to even out a thread that lost its core. */
+#define WINO_DW_SLOTS 8
 /* Rows of tiles per register block of the channel product (6 rows x 16 channels: 12 of the 16
  * vector registers hold sums, 2 a row of U, 1 the broadcast of V). */
 #define WINO_ROWS 6
@@ -84,23 +88,23 @@ static wino_plan plan_of(int n, int ic, int oc, int h, int w) {
     return pl;
 }
 
-/* A thread's scratch: V, then M (or dM), then for the weight gradient its partial dU (16 x ic x
- * oc floats) and bias sums (oc doubles). */
+/* A thread's scratch: V, then M (or dM). The weight gradient's scratch adds, after every
+ * thread's, WINO_DW_SLOTS partial sums: dU (16 x ic x oc floats) and the bias's (oc doubles). */
 static size_t v_bytes(const wino_plan *pl, int ic) { return cpu_align64(16 * pl->tiles * ic * sizeof(float)); }
 static size_t m_bytes(const wino_plan *pl, int oc) { return cpu_align64(16 * pl->tiles * oc * sizeof(float)); }
 static size_t du_bytes(int ic, int oc) { return cpu_align64((size_t)16 * ic * oc * sizeof(float)); }
-static size_t thread_bytes(int ic, int oc, int h, int w, int dw) {
+static size_t thread_bytes(int ic, int oc, int h, int w) {
     wino_plan pl = plan_of(0, ic, oc, h, w);
-    size_t b = v_bytes(&pl, ic) + m_bytes(&pl, oc);
-    return dw ? b + du_bytes(ic, oc) + cpu_align64(oc * sizeof(double)) : b;
+    return v_bytes(&pl, ic) + m_bytes(&pl, oc);
 }
+static size_t slot_bytes(int ic, int oc) { return du_bytes(ic, oc) + cpu_align64(oc * sizeof(double)); }
 
 size_t cpu_wino_scratch(int ic, int oc, int h, int w, int threads) {
-    return thread_bytes(ic, oc, h, w, 0) * (size_t)threads;
+    return thread_bytes(ic, oc, h, w) * (size_t)threads;
 }
 
 size_t cpu_wino_dw_scratch(int ic, int oc, int h, int w, int threads) {
-    return thread_bytes(ic, oc, h, w, 1) * (size_t)threads;
+    return thread_bytes(ic, oc, h, w) * (size_t)threads + slot_bytes(ic, oc) * WINO_DW_SLOTS;
 }
 
 /* U = G g G^T for one 3x3 filter g (row-major), into u[16] (row-major 4x4). */
@@ -396,7 +400,7 @@ void cpu_wino_conv(float *out, const float *inp, const float *U, const float *bi
     const int K = in.c, N = oc, h = in.h, w = in.w;
     assert(K % 8 == 0 && N % 8 == 0 && threads >= 1);
     const wino_plan pl = plan_of(in.n, K, N, h, w);
-    const size_t per_thread = thread_bytes(K, N, h, w, 0);
+    const size_t per_thread = thread_bytes(K, N, h, w);
     const size_t in_image = (size_t)K * h * w, out_image = (size_t)N * h * w;
 #pragma omp parallel num_threads(threads)
     {
@@ -423,52 +427,56 @@ void cpu_wino_conv_dw(float *dw, float *db, const float *inp, const float *dout,
     const int K = in.c, N = oc, h = in.h, w = in.w;
     assert(K % 8 == 0 && N % 8 == 0 && threads >= 1);
     const wino_plan pl = plan_of(in.n, K, N, h, w);
-    const size_t per_thread = thread_bytes(K, N, h, w, 1);
+    const size_t per_thread = thread_bytes(K, N, h, w), per_slot = slot_bytes(K, N);
     const size_t in_image = (size_t)K * h * w, out_image = (size_t)N * h * w;
     const size_t du_floats = (size_t)16 * K * N;
-    /* every partial is zeroed here: OpenMP may give fewer threads than asked */
-    for (int t = 0; t < threads; t++) {
-        char *mine = (char *)scratch + per_thread * t + v_bytes(&pl, K) + m_bytes(&pl, N);
-        memset(mine, 0, du_bytes(K, N) + N * sizeof(double));
-    }
+    char *slots = (char *)scratch + per_thread * threads;
+    memset(slots, 0, per_slot * WINO_DW_SLOTS);
 #pragma omp parallel num_threads(threads)
     {
-        const int tid = omp_get_thread_num(), nt = omp_get_num_threads();
-        char *mine = (char *)scratch + per_thread * tid;
+        char *mine = (char *)scratch + per_thread * omp_get_thread_num();
         float *V = (float *)mine, *dM = (float *)(mine + v_bytes(&pl, K));
-        float *dU = (float *)(mine + v_bytes(&pl, K) + m_bytes(&pl, N));
-        double *bsum = (double *)((char *)dU + du_bytes(K, N));
-        const int u0 = (int)((long)pl.units * tid / nt), u1 = (int)((long)pl.units * (tid + 1) / nt);
-        for (int u = u0; u < u1; u++) {
-            int img0, ni, ty0, r;
-            unit_of(&pl, in.n, u, &img0, &ni, &ty0, &r);
-            const int per_img = r * pl.tw, T = ni * per_img;
-            for (int i = 0; i < ni; i++) {
-                input_transform(V, (size_t)T * K, i * per_img, inp + (size_t)(img0 + i) * in_image, K, h, w, ty0, r);
-                dout_transform(dM, (size_t)T * N, i * per_img, dout + (size_t)(img0 + i) * out_image, N, h, w, ty0, r,
-                               db ? bsum : NULL);
+#pragma omp for schedule(dynamic, 1)
+        for (int k = 0; k < WINO_DW_SLOTS; k++) {
+            float *dU = (float *)(slots + per_slot * k);
+            double *bsum = (double *)((char *)dU + du_bytes(K, N));
+            const int u0 = (int)((long)pl.units * k / WINO_DW_SLOTS), u1 = (int)((long)pl.units * (k + 1) / WINO_DW_SLOTS);
+            for (int u = u0; u < u1; u++) {
+                int img0, ni, ty0, r;
+                unit_of(&pl, in.n, u, &img0, &ni, &ty0, &r);
+                const int per_img = r * pl.tw, T = ni * per_img;
+                for (int i = 0; i < ni; i++) {
+                    input_transform(V, (size_t)T * K, i * per_img, inp + (size_t)(img0 + i) * in_image, K, h, w, ty0,
+                                    r);
+                    dout_transform(dM, (size_t)T * N, i * per_img, dout + (size_t)(img0 + i) * out_image, N, h, w,
+                                   ty0, r, db ? bsum : NULL);
+                }
+                for (int p = 0; p < 16; p++)
+                    gradient(dU + (size_t)p * K * N, V + (size_t)p * T * K, dM + (size_t)p * T * N, T, K, N);
             }
-            for (int p = 0; p < 16; p++)
-                gradient(dU + (size_t)p * K * N, V + (size_t)p * T * K, dM + (size_t)p * T * N, T, K, N);
+        }
+        /* (the loop's barrier) the slots in order into slot 0, each element on one thread */
+        float *sum = (float *)slots;
+#pragma omp for schedule(static)
+        for (size_t i = 0; i < du_floats; i++)
+            for (int k = 1; k < WINO_DW_SLOTS; k++) sum[i] += ((const float *)(slots + per_slot * k))[i];
+        /* (barrier) dW = G^T dU G per filter */
+#pragma omp for schedule(static)
+        for (int o = 0; o < N; o++)
+            for (int i = 0; i < K; i++) {
+                float du[16];
+                for (int p = 0; p < 16; p++) du[p] = sum[((size_t)p * K + i) * N + o];
+                filter_adjoint(dw + ((size_t)o * K + i) * 9, du);
+            }
+    }
+    if (db) {
+        const double *bs = (const double *)(slots + du_bytes(K, N));
+        for (int o = 0; o < N; o++) {
+            double t = bs[o];
+            for (int k = 1; k < WINO_DW_SLOTS; k++) t += ((const double *)(slots + per_slot * k + du_bytes(K, N)))[o];
+            db[o] = (float)t;
         }
     }
-    /* the partials in thread order, then dW = G^T dU G per filter */
-    float *sum = (float *)((char *)scratch + v_bytes(&pl, K) + m_bytes(&pl, N));
-    double *bs = (double *)((char *)sum + du_bytes(K, N));
-    for (int t = 1; t < threads; t++) {
-        const float *part = (const float *)((char *)sum + per_thread * t);
-        for (size_t i = 0; i < du_floats; i++) sum[i] += part[i];
-        const double *bp = (const double *)((const char *)part + du_bytes(K, N));
-        for (int o = 0; o < N; o++) bs[o] += bp[o];
-    }
-    for (int o = 0; o < N; o++)
-        for (int i = 0; i < K; i++) {
-            float du[16];
-            for (int p = 0; p < 16; p++) du[p] = sum[((size_t)p * K + i) * N + o];
-            filter_adjoint(dw + ((size_t)o * K + i) * 9, du);
-        }
-    if (db)
-        for (int o = 0; o < N; o++) db[o] = (float)bs[o];
 }
 
 #else

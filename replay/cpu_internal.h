@@ -167,7 +167,7 @@ void cpu_wino_conv(float *out, const float *inp, const float *U, const float *bi
 /* cpu_wino_conv_dw: dw (OIHW, oc x in.c x 3 x 3) and db (oc floats, or NULL) of the convolution
  * of inp (nChw8c, shape in) whose output gradient is dout (nChw8c, oc channels, in's n, h, w;
  * already masked by a fused ReLU); with cpu_wino_dw_scratch(in.c, oc, in.h, in.w, threads)
- * bytes of scratch. Its bits depend on the thread count only. */
+ * bytes of scratch. Its bits do not depend on the thread count either. */
 size_t cpu_wino_dw_scratch(int ic, int oc, int h, int w, int threads);
 void cpu_wino_conv_dw(float *dw, float *db, const float *inp, const float *dout, tta_shape in, int oc, int threads,
                       void *scratch);

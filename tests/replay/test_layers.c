@@ -279,7 +279,7 @@ TEST(conv_winograd_matches_reference) {
  * not fit one band), units of several images (3x3 maps), bias and ReLU; forward, data, weight
  * and bias gradients each against the reference. Maps of 24 or 40 channels are
  * nChw8c on AVX-512 hosts too, so these run tta's Winograd there as well. Then the same op with
- * 1 and 3 threads: the same bits, forward and data gradient. */
+ * 1 and 3 threads: the same bits, forward, data, weight and bias gradients. */
 TEST(conv_own_winograd_edges) {
     int own = strcmp(tb->ops->name, "cpu") == 0 && own_winograd_here();
     const char *a = conv_case_hw(3, 24, 5, 9, 40, 3, 1, 1, 1, 1, 1); /* odd sides, 8-wide columns */
@@ -303,6 +303,7 @@ TEST(conv_own_winograd_edges) {
     size_t ny = tta_shape_count(t.out), nx = tta_shape_count(t.in);
     float *y3 = malloc(ny * sizeof(float)), *dx3 = malloc(nx * sizeof(float));
     float *y1 = malloc(ny * sizeof(float)), *dx1 = malloc(nx * sizeof(float));
+    float *dw3 = malloc((w.n + 40) * sizeof(float)), *dw1 = malloc((w.n + 40) * sizeof(float));
     for (int threads = 3; threads >= 1; threads -= 2) {
         tb->ops->set_threads(tb->ctx, threads);
         tb->ops->conv_prepare(tb->ctx, &o.c, w.dt, b.dt);
@@ -310,11 +311,14 @@ TEST(conv_own_winograd_edges) {
         tb->ops->conv_backward(tb->ctx, &o.c, dx.dt, dw.dt, db.dt, dy.dt, x.dt, y.dt);
         tb->ops->tensor_download(tb->ctx, threads == 3 ? y3 : y1, y.dt, t.out);
         tb->ops->tensor_download(tb->ctx, threads == 3 ? dx3 : dx1, dx.dt, t.in);
+        tb->ops->download(tb->ctx, threads == 3 ? dw3 : dw1, dw.dt, w.n * sizeof(float));
+        tb->ops->download(tb->ctx, (threads == 3 ? dw3 : dw1) + w.n, db.dt, 40 * sizeof(float));
     }
     CHECK(!memcmp(y1, y3, ny * sizeof(float)));
     CHECK(!memcmp(dx1, dx3, nx * sizeof(float)));
+    CHECK(!memcmp(dw1, dw3, (w.n + 40) * sizeof(float)));
     tb->ops->set_threads(tb->ctx, 2);
-    free(y1), free(y3), free(dx1), free(dx3);
+    free(y1), free(y3), free(dx1), free(dx3), free(dw1), free(dw3);
     ten_free(&x), ten_free(&y), ten_free(&dy), ten_free(&dx);
     arr_free(&w), arr_free(&b), arr_free(&dw), arr_free(&db);
     opair_free(&o);
