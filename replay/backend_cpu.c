@@ -300,31 +300,42 @@ static void gemm_slice(const gemm_job *j, int by_cols, int lo, int hi) {
 }
 
 
-/* The pieces a product is computed in: C's columns (by_cols) or rows cut every GEMM_PIECE, the
- * same cuts whatever the thread count, each piece one sgemm call. Why fixed: oneDNN's AVX2 sgemm
- * sums an element's products in an order that depends on the shape of the call (a 128 x 512 x 784
- * product cut into two row halves gave 922 of its 65,536 elements other bits; its AVX-512 sgemm
- * gave the same bits), so slices cut by the thread count made the bits depend on it there. A
- * thread takes a contiguous range of pieces. 128: pieces of 64 made the mlp's step 10 % slower
- * (more calls, each packing its other operand again); 128 and 256 ran as fast as one slice a
- * thread (fmnist-mlp, 2 threads, AMD EPYC, AVX-512), and 128 leaves more pieces to more threads. */
-#define GEMM_PIECE 128
+/* The pieces a product is computed in: C's columns (by_cols) or rows cut into gemm_pieces(len)
+ * equal runs of 16, the same cuts whatever the thread count, each piece one sgemm call. Why fixed:
+ * oneDNN's AVX2 sgemm sums an element's products in an order that depends on the shape of the call
+ * (a 128 x 512 x 784 product cut into two row halves gave 922 of its 65,536 elements other bits;
+ * its AVX-512 sgemm gave the same bits), so slices cut by the thread count made the bits depend on
+ * it there. A thread takes a contiguous range of pieces. The count: one piece per GEMM_PIECE
+ * (256) of length, made even, so that two threads (and four) share them evenly; pieces of 64 made
+ * the mlp's step 10 % slower (more calls, each packing its other operand again). */
+#define GEMM_PIECE 256
 
-static int gemm_pieces(int len) { return (len + GEMM_PIECE - 1) / GEMM_PIECE; }
+static int gemm_pieces(int len) {
+    int np = (len + GEMM_PIECE - 1) / GEMM_PIECE;
+    return np > 1 && np % 2 ? np + 1 : np;
+}
+
+/* Where piece p of np begins along a side of len (in runs of 16; len for p == np). */
+static int gemm_piece_start(int len, int np, int p) {
+    int units = (len + 15) / 16, at = units * p / np * 16;
+    return at < len ? at : len;
+}
 
 /* Thread t's pieces of nt, as the range lo..hi of C's columns (by_cols) or rows they cover. */
 static void gemm_bounds(const gemm_job *j, int by_cols, int t, int nt, int *lo, int *hi) {
     int len = by_cols ? j->N : j->M, np = gemm_pieces(len);
-    *lo = np * t / nt * GEMM_PIECE;
-    *hi = np * (t + 1) / nt * GEMM_PIECE;
-    if (*lo > len) *lo = len;
-    if (*hi > len) *hi = len;
+    *lo = gemm_piece_start(len, np, np * t / nt);
+    *hi = gemm_piece_start(len, np, np * (t + 1) / nt);
 }
 
 /* Columns (by_cols) or rows lo..hi of j (whole pieces), one sgemm call a piece, on the calling
  * thread. */
 static void gemm_range(const gemm_job *j, int by_cols, int lo, int hi) {
-    for (int p = lo; p < hi; p += GEMM_PIECE) gemm_slice(j, by_cols, p, p + GEMM_PIECE < hi ? p + GEMM_PIECE : hi);
+    int len = by_cols ? j->N : j->M, np = gemm_pieces(len);
+    for (int p = 0; p < np; p++) {
+        int a = gemm_piece_start(len, np, p), b = gemm_piece_start(len, np, p + 1);
+        if (a >= lo && b <= hi && b > a) gemm_slice(j, by_cols, a, b);
+    }
 }
 
 /* Runs the jobs (independent products) in one OpenMP region: each thread computes its pieces of
@@ -483,8 +494,8 @@ static void cpu_parallel_rows(void *ctx, int n, void (*fn)(void *arg, int lo, in
     {
         int t = omp_get_thread_num(), nt = omp_get_num_threads();
         for (int p = np * t / nt; p < np * (t + 1) / nt; p++) {
-            int lo = p * GEMM_PIECE, hi = lo + GEMM_PIECE < n ? lo + GEMM_PIECE : n;
-            fn(arg, lo, hi);
+            int lo = gemm_piece_start(n, np, p), hi = gemm_piece_start(n, np, p + 1);
+            if (hi > lo) fn(arg, lo, hi);
         }
     }
 }
