@@ -159,11 +159,13 @@ static void filter_adjoint(float dg[9], const float du[16]) {
 
 #if WINO_HAVE_KERNELS
 
-/* c[R][NV*8] = a[R][K] (rows lda apart) x b[K][NV*8] (rows ldb apart), rows ldc apart. R and NV
- * are constants where it is inlined, so the sums live in registers. */
+/* c[R][NV*8] = (or += with ADD) a x b over K: a's element (r, k) at a[r * ar + k * ak], b[K][NV*8]
+ * (rows ldb apart), c's rows ldc apart. R, NV and ADD are constants where it is inlined, so the
+ * sums live in registers. The forward's products read a row-major V (ar = K, ak = 1); the weight
+ * gradient's read V transposed (ar = 1, ak = channels) and add to partial sums. */
 CPU_TARGET_AVX2 static inline __attribute__((always_inline)) void
-product_block(float *restrict c, int ldc, const float *restrict a, int lda, const float *restrict b, int ldb, int K,
-              const int R, const int NV) {
+block(float *restrict c, int ldc, const float *restrict a, int ar, int ak, const float *restrict b, int ldb, int K,
+      const int R, const int NV, const int ADD) {
     __m256 acc[WINO_ROWS][2];
     for (int r = 0; r < R; r++)
         for (int v = 0; v < NV; v++) acc[r][v] = _mm256_setzero_ps();
@@ -171,28 +173,7 @@ product_block(float *restrict c, int ldc, const float *restrict a, int lda, cons
         __m256 b0 = _mm256_loadu_ps(b + (size_t)k * ldb), b1 = b0;
         if (NV == 2) b1 = _mm256_loadu_ps(b + (size_t)k * ldb + 8);
         for (int r = 0; r < R; r++) {
-            __m256 x = _mm256_broadcast_ss(a + (size_t)r * lda + k);
-            acc[r][0] = _mm256_fmadd_ps(x, b0, acc[r][0]);
-            if (NV == 2) acc[r][1] = _mm256_fmadd_ps(x, b1, acc[r][1]);
-        }
-    }
-    for (int r = 0; r < R; r++)
-        for (int v = 0; v < NV; v++) _mm256_storeu_ps(c + (size_t)r * ldc + v * 8, acc[r][v]);
-}
-
-/* c[R][NV*8] += a^T b: a[K][R] (rows lda apart: R consecutive floats of each), b[K][NV*8] (rows
- * ldb apart); the weight gradient's block, K the tiles. */
-CPU_TARGET_AVX2 static inline __attribute__((always_inline)) void
-gradient_block(float *restrict c, int ldc, const float *restrict a, int lda, const float *restrict b, int ldb, int K,
-               const int R, const int NV) {
-    __m256 acc[WINO_ROWS][2];
-    for (int r = 0; r < R; r++)
-        for (int v = 0; v < NV; v++) acc[r][v] = _mm256_setzero_ps();
-    for (int k = 0; k < K; k++) {
-        __m256 b0 = _mm256_loadu_ps(b + (size_t)k * ldb), b1 = b0;
-        if (NV == 2) b1 = _mm256_loadu_ps(b + (size_t)k * ldb + 8);
-        for (int r = 0; r < R; r++) {
-            __m256 x = _mm256_broadcast_ss(a + (size_t)k * lda + r);
+            __m256 x = _mm256_broadcast_ss(a + (size_t)r * ar + (size_t)k * ak);
             acc[r][0] = _mm256_fmadd_ps(x, b0, acc[r][0]);
             if (NV == 2) acc[r][1] = _mm256_fmadd_ps(x, b1, acc[r][1]);
         }
@@ -200,59 +181,37 @@ gradient_block(float *restrict c, int ldc, const float *restrict a, int lda, con
     for (int r = 0; r < R; r++)
         for (int v = 0; v < NV; v++) {
             float *cp = c + (size_t)r * ldc + v * 8;
-            _mm256_storeu_ps(cp, _mm256_add_ps(_mm256_loadu_ps(cp), acc[r][v]));
+            _mm256_storeu_ps(cp, ADD ? _mm256_add_ps(_mm256_loadu_ps(cp), acc[r][v]) : acc[r][v]);
         }
 }
 
-#define BLOCK_ROWS(fn, NV)                                                                           \
+#define BLOCK_ROWS(NV, ADD)                                                                          \
     switch (R) {                                                                                     \
-    case 6: fn(c, ldc, a, lda, b, ldb, K, 6, NV); break;                                             \
-    case 5: fn(c, ldc, a, lda, b, ldb, K, 5, NV); break;                                             \
-    case 4: fn(c, ldc, a, lda, b, ldb, K, 4, NV); break;                                             \
-    case 3: fn(c, ldc, a, lda, b, ldb, K, 3, NV); break;                                             \
-    case 2: fn(c, ldc, a, lda, b, ldb, K, 2, NV); break;                                             \
-    default: fn(c, ldc, a, lda, b, ldb, K, 1, NV); break;                                            \
+    case 6: block(c, ldc, a, ar, ak, b, ldb, K, 6, NV, ADD); break;                                  \
+    case 5: block(c, ldc, a, ar, ak, b, ldb, K, 5, NV, ADD); break;                                  \
+    case 4: block(c, ldc, a, ar, ak, b, ldb, K, 4, NV, ADD); break;                                  \
+    case 3: block(c, ldc, a, ar, ak, b, ldb, K, 3, NV, ADD); break;                                  \
+    case 2: block(c, ldc, a, ar, ak, b, ldb, K, 2, NV, ADD); break;                                  \
+    default: block(c, ldc, a, ar, ak, b, ldb, K, 1, NV, ADD); break;                                 \
     }
 
-/* M[T][N] = V[T][K] x U[K][N] for one of the 16 positions; N % 8 == 0. */
-CPU_TARGET_AVX2 static void product(float *restrict M, const float *restrict V, const float *restrict U, int T, int K,
-                                    int N) {
-    for (int r0 = 0; r0 < T; r0 += WINO_ROWS) {
-        int R = T - r0 < WINO_ROWS ? T - r0 : WINO_ROWS;
-        const float *a = V + (size_t)r0 * K;
-        const int lda = K, ldb = N, ldc = N;
-        int j = 0;
-        for (; j + 16 <= N; j += 16) {
-            float *c = M + (size_t)r0 * N + j;
-            const float *b = U + j;
-            BLOCK_ROWS(product_block, 2)
-        }
-        if (j < N) {
-            float *c = M + (size_t)r0 * N + j;
-            const float *b = U + j;
-            BLOCK_ROWS(product_block, 1)
-        }
-    }
-}
-
-/* dU[C][N] += V[T][C]^T x dM[T][N] for one of the 16 positions; N % 8 == 0. */
-CPU_TARGET_AVX2 static void gradient(float *restrict dU, const float *restrict V, const float *restrict dM, int T,
-                                     int C, int N) {
-    const int K = T; /* the sums run over the tiles */
-    for (int r0 = 0; r0 < C; r0 += WINO_ROWS) {
-        int R = C - r0 < WINO_ROWS ? C - r0 : WINO_ROWS;
-        const float *a = V + r0;
-        const int lda = C, ldb = N, ldc = N;
-        int j = 0;
-        for (; j + 16 <= N; j += 16) {
-            float *c = dU + (size_t)r0 * N + j;
-            const float *b = dM + j;
-            BLOCK_ROWS(gradient_block, 2)
-        }
-        if (j < N) {
-            float *c = dU + (size_t)r0 * N + j;
-            const float *b = dM + j;
-            BLOCK_ROWS(gradient_block, 1)
+/* C[rows][N] = A x B over K (add: C +=), A's element (r, k) at A[r * ar + k * ak], B[K][N];
+ * N % 8 == 0; blocks of WINO_ROWS rows by 16 columns, then 8. The forward and the data gradient:
+ * M[T][N] = V[T][K] x U[K][N] for one of the 16 positions (ar = K, ak = 1). The weight gradient:
+ * dU[C][N] += V[T][C]^T x dM[T][N], the sums over the tiles (ar = 1, ak = C, K = T, add). */
+CPU_TARGET_AVX2 static void product(float *restrict C, const float *restrict A, int ar, int ak, const float *restrict B,
+                                    int rows, int K, int N, int add) {
+    const int ldb = N, ldc = N;
+    for (int r0 = 0; r0 < rows; r0 += WINO_ROWS) {
+        const int R = rows - r0 < WINO_ROWS ? rows - r0 : WINO_ROWS;
+        const float *a = A + (size_t)r0 * ar;
+        for (int j = 0; j < N; j += 16) {
+            float *c = C + (size_t)r0 * N + j;
+            const float *b = B + j;
+            if (j + 16 <= N && add) BLOCK_ROWS(2, 1)
+            else if (j + 16 <= N) BLOCK_ROWS(2, 0)
+            else if (add) BLOCK_ROWS(1, 1)
+            else BLOCK_ROWS(1, 0)
         }
     }
 }
@@ -414,7 +373,7 @@ void cpu_wino_conv(float *out, const float *inp, const float *U, const float *bi
             for (int i = 0; i < ni; i++)
                 input_transform(V, (size_t)T * K, i * per_img, inp + (size_t)(img0 + i) * in_image, K, h, w, ty0, r);
             for (int p = 0; p < 16; p++)
-                product(M + (size_t)p * T * N, V + (size_t)p * T * K, U + (size_t)p * K * N, T, K, N);
+                product(M + (size_t)p * T * N, V + (size_t)p * T * K, K, 1, U + (size_t)p * K * N, T, K, N, 0);
             for (int i = 0; i < ni; i++)
                 output_transform(out + (size_t)(img0 + i) * out_image, M, (size_t)T * N, i * per_img, bias, relu, N, h,
                                  w, ty0, r);
@@ -431,7 +390,6 @@ void cpu_wino_conv_dw(float *dw, float *db, const float *inp, const float *dout,
     const size_t in_image = (size_t)K * h * w, out_image = (size_t)N * h * w;
     const size_t du_floats = (size_t)16 * K * N;
     char *slots = (char *)scratch + per_thread * threads;
-    memset(slots, 0, per_slot * WINO_DW_SLOTS);
 #pragma omp parallel num_threads(threads)
     {
         char *mine = (char *)scratch + per_thread * omp_get_thread_num();
@@ -440,6 +398,7 @@ void cpu_wino_conv_dw(float *dw, float *db, const float *inp, const float *dout,
         for (int k = 0; k < WINO_DW_SLOTS; k++) {
             float *dU = (float *)(slots + per_slot * k);
             double *bsum = (double *)((char *)dU + du_bytes(K, N));
+            memset(dU, 0, per_slot); /* by the thread that sums into it, just before */
             const int u0 = (int)((long)pl.units * k / WINO_DW_SLOTS), u1 = (int)((long)pl.units * (k + 1) / WINO_DW_SLOTS);
             for (int u = u0; u < u1; u++) {
                 int img0, ni, ty0, r;
@@ -452,7 +411,7 @@ void cpu_wino_conv_dw(float *dw, float *db, const float *inp, const float *dout,
                                    ty0, r, db ? bsum : NULL);
                 }
                 for (int p = 0; p < 16; p++)
-                    gradient(dU + (size_t)p * K * N, V + (size_t)p * T * K, dM + (size_t)p * T * N, T, K, N);
+                    product(dU + (size_t)p * K * N, V + (size_t)p * T * K, 1, K, dM + (size_t)p * T * N, K, T, N, 1);
             }
         }
         /* (the loop's barrier) the slots in order into slot 0, each element on one thread */

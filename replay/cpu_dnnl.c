@@ -41,9 +41,9 @@ typedef struct {
     size_t dout_off;                            /* in op->scratch; SIZE_MAX: no plain copy */
     int direct_dw;                              /* weight gradient by cpu_conv_dw_direct */
     int direct_threads;                         /* its thread count (scratch is sized for it) */
-    int wino_fwd, wino_bd, wino_dw;             /* forward / data / weight gradient by cpu_conv_wino.c */
-    size_t uf_off, ubd_off;                     /* their transformed weights, in op->saved */
-    int wino_threads;                           /* their thread count (scratch is sized for it) */
+    int wino;                                   /* every pass by cpu_conv_wino.c, no oneDNN primitive */
+    size_t uf_off, ubd_off;                     /* its transformed weights (forward, data gradient), in op->saved */
+    int wino_threads;                           /* its thread count (scratch is sized for it) */
     const float *w, *b;                         /* from conv_prepare */
 } conv_impl;
 
@@ -221,8 +221,7 @@ static int conv_backward_data_algos(const cpu_ctx *c, const tta_op *op) {
     return conv_winograd_shape(op) ? 0 : 1;
 }
 static int conv_backward_weights_algos(const cpu_ctx *c, const tta_op *op) {
-    if (c->conv_rule == CPU_CONV_RULE_DIRECT) return 1;
-    if (c->conv_rule == CPU_CONV_RULE_AMD) return 1;
+    if (c->conv_rule != CPU_CONV_RULE_INTEL) return 1;
     return conv_winograd_shape(op) ? 0 : 1;
 }
 
@@ -232,11 +231,8 @@ static int conv_backward_weights_algos(const cpu_ctx *c, const tta_op *op) {
  * Measured on fmnist-cnn's four shapes (AMD EPYC Zen 4 as an AVX2 host, docs/replay.md
  * "Winograd on AVX2 hosts"): the forward and the data gradient faster than oneDNN's direct
  * kernels in each shape, the weight gradient in three shapes and the same in the fourth. */
-static void conv_own_winograd(const cpu_ctx *c, const tta_op *op, conv_impl *ci) {
-    if (c->conv_rule == CPU_CONV_RULE_DIRECT || !cpu_wino_supported(c, op) || !conv_winograd_shape(op)) return;
-    ci->wino_fwd = 1;
-    ci->wino_bd = op->train && op->need_dinp;
-    ci->wino_dw = op->train;
+static int conv_own_winograd(const cpu_ctx *c, const tta_op *op) {
+    return c->conv_rule != CPU_CONV_RULE_DIRECT && cpu_wino_supported(c, op) && conv_winograd_shape(op);
 }
 
 /* The thread count tta's Winograd runs on now: the backend's (which may change between steps,
@@ -255,8 +251,9 @@ static const char *conv_algorithm_name(const conv_impl *ci, const tta_op *op) {
     static const char *const names[8] = {"direct", "winograd forward", "winograd data gradient",
                                          "winograd forward+data", "winograd weight gradient",
                                          "winograd forward+weight", "winograd backward", "winograd"};
-    int wf = ci->wino_fwd || prim_is_winograd(&ci->fwd), ww = ci->wino_dw || prim_is_winograd(&ci->bwd_w);
-    int wd = op->need_dinp ? ci->wino_bd || prim_is_winograd(&ci->bwd_d) : ww;
+    if (ci->wino) return names[7];
+    int wf = prim_is_winograd(&ci->fwd), ww = prim_is_winograd(&ci->bwd_w);
+    int wd = op->need_dinp ? prim_is_winograd(&ci->bwd_d) : ww;
     if (!op->train) return wf ? names[7] : names[0];
     return names[wf | wd << 1 | ww << 2];
 }
@@ -282,13 +279,13 @@ static int conv_backward_create(cpu_ctx *c, const tta_op *op, conv_impl *ci, con
         for (int a = first_d < first_w ? first_d : first_w; a < 2; a++) { /* Winograd first, where it may be */
             dnnl_alg_kind_t alg = a == 0 ? dnnl_convolution_winograd : dnnl_convolution_direct;
             dnnl_convolution_desc_t bd_, bw;
-            if (op->need_dinp && !ci->wino_bd && !ci->bwd_d.pd && a >= first_d) {
+            if (op->need_dinp && !ci->bwd_d.pd && a >= first_d) {
                 DNNL_CHECK(dnnl_convolution_backward_data_desc_init(&bd_, alg, src, wany, &dd, strides, pl, pr));
                 if (prim_create(c, &ci->bwd_d, &bd_, 0, ci->fwd.pd, "convolution backward data", err,
                                 errlen) && a == 1)
                     return -1;
             }
-            if (!ci->wino_dw && !ci->bwd_w.pd && a >= first_w) {
+            if (!ci->bwd_w.pd && a >= first_w) {
                 DNNL_CHECK(dnnl_convolution_backward_weights_desc_init(
                     &bw, alg, src, wany, op->bias ? bmd : NULL, &dd, strides, pl, pr));
                 if (prim_create(c, &ci->bwd_w, &bw, 0, ci->fwd.pd, "convolution backward weights", err,
@@ -296,7 +293,7 @@ static int conv_backward_create(cpu_ctx *c, const tta_op *op, conv_impl *ci, con
                     return -1;
             }
         }
-        int slow = (!ci->wino_dw && prim_is_ref(&ci->bwd_w)) || (op->need_dinp && !ci->wino_bd && prim_is_ref(&ci->bwd_d));
+        int slow = prim_is_ref(&ci->bwd_w) || (op->need_dinp && prim_is_ref(&ci->bwd_d));
         if (attempt == 1 || !slow || !cpu_blocked(c, op->out) || cpu_blocked(c, op->in)) break;
         prim_destroy(&ci->bwd_w);
         prim_destroy(&ci->bwd_d);
@@ -306,28 +303,27 @@ static int conv_backward_create(cpu_ctx *c, const tta_op *op, conv_impl *ci, con
     return 0;
 }
 
-/* Where tta's Winograd keeps its state: the transformed weights after *saved's bytes of op->saved
- * (adding theirs), its bands in scratch from offset 0 (*scratch grows to fit them). The data
- * gradient's runs before anything else of the backward uses scratch, and never with an NCHW
- * copy of dout (its maps are blocked). */
-static void conv_wino_layout(const cpu_ctx *c, const tta_op *op, conv_impl *ci, size_t *saved, size_t *scratch) {
-    assert(!op->train || ci->dout_off == SIZE_MAX);
+/* The init of a convolution that tta's Winograd runs whole: its transformed weights in op->saved
+ * (the forward's, then the data gradient's where it has one), its units in scratch (the passes
+ * run one at a time). Returns 0. */
+static int conv_wino_init(const cpu_ctx *c, tta_op *op, conv_impl *ci) {
+    ci->wino = 1;
     ci->wino_threads = c->threads > omp_get_max_threads() ? c->threads : omp_get_max_threads();
-    ci->uf_off = ci->ubd_off = SIZE_MAX;
-    if (ci->wino_fwd) {
-        ci->uf_off = *saved;
-        *saved += cpu_wino_weights_bytes(op->in.c, op->out.c);
+    ci->uf_off = 0;
+    size_t saved = cpu_wino_weights_bytes(op->in.c, op->out.c);
+    ci->ubd_off = SIZE_MAX;
+    if (op->train && op->need_dinp) {
+        ci->ubd_off = saved;
+        saved += cpu_wino_weights_bytes(op->out.c, op->in.c);
     }
-    if (ci->wino_bd) {
-        ci->ubd_off = *saved;
-        *saved += cpu_wino_weights_bytes(op->out.c, op->in.c);
-    }
-    *scratch = max_sz(*scratch, cpu_wino_scratch(op->in.c, op->out.c, op->in.h, op->in.w, ci->wino_threads));
-    if (ci->wino_dw)
-        *scratch = max_sz(*scratch, cpu_wino_dw_scratch(op->in.c, op->out.c, op->in.h, op->in.w, ci->wino_threads));
-    if (c->verbose)
-        fprintf(stderr, "cpu backend: convolution (forward%s%s) -> tta winograd F(2x2,3x3) avx2\n",
-                ci->wino_bd ? ", backward data" : "", ci->wino_dw ? ", backward weights" : "");
+    size_t scratch = cpu_wino_scratch(op->in.c, op->out.c, op->in.h, op->in.w, ci->wino_threads);
+    if (op->train)
+        scratch = max_sz(scratch, cpu_wino_dw_scratch(op->in.c, op->out.c, op->in.h, op->in.w, ci->wino_threads));
+    if (c->verbose) fprintf(stderr, "cpu backend: convolution -> tta winograd F(2x2,3x3) avx2, every pass\n");
+    op->algorithm = conv_algorithm_name(ci, op);
+    op->saved_bytes = saved;
+    op->scratch_bytes = scratch;
+    return 0;
 }
 
 int cpu_conv_init(cpu_ctx *c, tta_op *op, char *err, size_t errlen) {
@@ -343,7 +339,7 @@ int cpu_conv_init(cpu_ctx *c, tta_op *op, char *err, size_t errlen) {
     dnnl_dims_t strides = {op->stride, op->stride}, pl = {op->pad, op->pad};
     dnnl_dims_t pr = {pad_right(op->in.h, op->out.h, op->kernel, op->stride, op->pad),
                       pad_right(op->in.w, op->out.w, op->kernel, op->stride, op->pad)};
-    conv_own_winograd(c, op, ci);
+    if (conv_own_winograd(c, op)) return conv_wino_init(c, op, ci);
     for (int a = conv_forward_algos(c, op); !ci->fwd.pd; a++) { /* Winograd first, where it may be */
         dnnl_convolution_desc_t d;
         DNNL_CHECK(dnnl_convolution_forward_desc_init(
@@ -360,7 +356,7 @@ int cpu_conv_init(cpu_ctx *c, tta_op *op, char *err, size_t errlen) {
     const dnnl_memory_desc_t *wf = dnnl_primitive_desc_query_md(ci->fwd.pd, dnnl_query_weights_md, 0);
     ci->wf_off = ci->wbd_off = ci->dw_off = SIZE_MAX;
     static const int reorder_args[] = {DNNL_ARG_FROM, DNNL_ARG_TO};
-    if (!ci->wino_fwd && !dnnl_memory_desc_equal(wf, &wuser)) {
+    if (!dnnl_memory_desc_equal(wf, &wuser)) {
         if (reorder_create(c, &ci->reorder_wf, &wuser, wf, "conv weights", err, errlen)) return -1;
         prim_bind(c, &ci->reorder_wf, reorder_args, 2);
         ci->wf_off = saved;
@@ -380,12 +376,12 @@ int cpu_conv_init(cpu_ctx *c, tta_op *op, char *err, size_t errlen) {
          * no fast kernel for them. */
         if (conv_backward_create(c, op, ci, &src, &dst, &wany, &bmd, strides, pl, pr, err, errlen)) return -1;
         size_t sp = 0;
-        if (op->need_dinp && !ci->wino_bd) {
+        if (op->need_dinp) {
             static const int args[] = {DNNL_ARG_DIFF_DST, DNNL_ARG_WEIGHTS, DNNL_ARG_DIFF_SRC};
             prim_bind(c, &ci->bwd_d, args, 3);
             sp = ci->bwd_d.scratch_bytes;
             const dnnl_memory_desc_t *wb = dnnl_primitive_desc_query_md(ci->bwd_d.pd, dnnl_query_weights_md, 0);
-            if (dnnl_memory_desc_equal(wb, wf) && !ci->wino_fwd) {
+            if (dnnl_memory_desc_equal(wb, wf)) {
                 ci->wbd_is_wf = 1;
             } else if (!dnnl_memory_desc_equal(wb, &wuser)) {
                 if (reorder_create(c, &ci->reorder_wbd, &wuser, wb, "conv weights (backward)", err, errlen))
@@ -398,12 +394,9 @@ int cpu_conv_init(cpu_ctx *c, tta_op *op, char *err, size_t errlen) {
         }
         static const int args[] = {DNNL_ARG_SRC, DNNL_ARG_DIFF_DST, DNNL_ARG_DIFF_WEIGHTS,
                                    DNNL_ARG_DIFF_BIAS};
-        const dnnl_memory_desc_t *dw = &wuser;
-        if (!ci->wino_dw) {
-            prim_bind(c, &ci->bwd_w, args, 4);
-            dw = dnnl_primitive_desc_query_md(ci->bwd_w.pd, dnnl_query_diff_weights_md, 0);
-            sp = max_sz(sp, ci->bwd_w.scratch_bytes);
-        }
+        prim_bind(c, &ci->bwd_w, args, 4);
+        const dnnl_memory_desc_t *dw = dnnl_primitive_desc_query_md(ci->bwd_w.pd, dnnl_query_diff_weights_md, 0);
+        sp = max_sz(sp, ci->bwd_w.scratch_bytes);
         if (!dnnl_memory_desc_equal(dw, &wuser)) {
             if (reorder_create(c, &ci->reorder_dw, dw, &wuser, "conv weight gradient", err, errlen))
                 return -1;
@@ -431,7 +424,6 @@ int cpu_conv_init(cpu_ctx *c, tta_op *op, char *err, size_t errlen) {
         }
         scratch = max_sz(scratch, end);
     }
-    if (ci->wino_fwd) conv_wino_layout(c, op, ci, &saved, &scratch);
     op->algorithm = conv_algorithm_name(ci, op);
     op->saved_bytes = saved;
     op->scratch_bytes = scratch;
@@ -453,10 +445,9 @@ void cpu_conv_prepare(void *ctx, tta_op *op, const float *w, const float *b) {
         prim_set(&ci->reorder_wbd, DNNL_ARG_TO, (char *)op->saved + ci->wbd_off);
         prim_run(c, &ci->reorder_wbd, op->scratch);
     }
-    if (ci->wino_fwd)
-        cpu_wino_weights((float *)((char *)op->saved + ci->uf_off), w, op->out.c, op->in.c, 0,
-                         conv_wino_threads(c, ci));
-    if (ci->wino_bd)
+    if (!ci->wino) return;
+    cpu_wino_weights((float *)((char *)op->saved + ci->uf_off), w, op->out.c, op->in.c, 0, conv_wino_threads(c, ci));
+    if (ci->ubd_off != SIZE_MAX)
         cpu_wino_weights((float *)((char *)op->saved + ci->ubd_off), w, op->out.c, op->in.c, 1,
                          conv_wino_threads(c, ci));
 }
@@ -470,7 +461,7 @@ void cpu_conv_forward(void *ctx, tta_op *op, float *out, const float *inp) {
     cpu_ctx *c = ctx;
     conv_impl *ci = op->impl;
     assert(ci->w);
-    if (ci->wino_fwd) {
+    if (ci->wino) {
         cpu_wino_conv(out, inp, (const float *)((char *)op->saved + ci->uf_off), ci->b, op->relu, op->in, op->out.c,
                       conv_wino_threads(c, ci), op->scratch);
         return;
@@ -494,6 +485,13 @@ void cpu_conv_backward(void *ctx, tta_op *op, float *dinp, float *dw, float *db,
     conv_impl *ci = op->impl;
     assert(op->train);
     if (op->relu) relu_mask(dout, out, tta_shape_count(op->out));
+    if (ci->wino) { /* the data gradient, then the weight gradient: one after the other in scratch */
+        if (op->need_dinp)
+            cpu_wino_conv(dinp, dout, (const float *)((char *)op->saved + ci->ubd_off), NULL, 0, op->out, op->in.c,
+                          conv_wino_threads(c, ci), op->scratch);
+        cpu_wino_conv_dw(dw, op->bias ? db : NULL, inp, dout, op->in, op->out.c, conv_wino_threads(c, ci), op->scratch);
+        return;
+    }
     if (ci->direct_dw) {
         cpu_conv_dw_direct(dw, op->bias ? db : NULL, inp, dout, op->in, op->out, cpu_blocked(c, op->out), op->kernel,
                            op->stride, op->pad, ci->direct_threads, c->isa, op->scratch);
@@ -507,10 +505,7 @@ void cpu_conv_backward(void *ctx, tta_op *op, float *dinp, float *dw, float *db,
         prim_run(c, &ci->reorder_dout, op->scratch);
         dk = plain;
     }
-    if (ci->wino_bd) {
-        cpu_wino_conv(dinp, dout, (const float *)((char *)op->saved + ci->ubd_off), NULL, 0, op->out, op->in.c,
-                      conv_wino_threads(c, ci), op->scratch);
-    } else if (op->need_dinp) {
+    if (op->need_dinp) {
         const float *wb = ci->wbd_is_wf ? conv_wf(op)
                           : ci->wbd_off == SIZE_MAX ? ci->w
                                                     : (const float *)((char *)op->saved + ci->wbd_off);
@@ -518,10 +513,6 @@ void cpu_conv_backward(void *ctx, tta_op *op, float *dinp, float *dw, float *db,
         prim_set(&ci->bwd_d, DNNL_ARG_WEIGHTS, wb);
         prim_set(&ci->bwd_d, DNNL_ARG_DIFF_SRC, dinp);
         prim_run(c, &ci->bwd_d, op->scratch);
-    }
-    if (ci->wino_dw) {
-        cpu_wino_conv_dw(dw, op->bias ? db : NULL, inp, dout, op->in, op->out.c, conv_wino_threads(c, ci), op->scratch);
-        return;
     }
     float *dwk = ci->dw_off == SIZE_MAX ? dw : (float *)((char *)op->scratch + ci->dw_off);
     prim_set(&ci->bwd_w, DNNL_ARG_SRC, inp);
