@@ -1,11 +1,15 @@
-/* cpu_conv_wino.c: 3x3 convolutions of stride 1 and padding 1 by Winograd F(2x2, 3x3) on
- * nChw8c maps (the layout of hosts whose oneDNN runs AVX2 kernels): the forward (with bias and
- * ReLU), the data gradient and the weight (and bias) gradient.
+/* cpu_conv_wino.c: 3x3 convolutions of stride 1 and padding 1 by Winograd F(2x2, 3x3): the
+ * forward (with bias and ReLU), the data gradient and the weight (and bias) gradient, on nChw8c
+ * maps with AVX2 kernels or on nChw16c maps with AVX-512 kernels (one body at two widths,
+ * cpu_conv_wino_kernels.h; both give the same bits).
  *
  * Why: oneDNN 2.6 has Winograd kernels for AVX-512 only. On an AVX2 host its direct kernels ran
  * fmnist-cnn's 3x3 convolutions at 72-80 % of the SGEMM peak (16 vector registers leave little
  * room for register blocking), and the step at 67-81 % of it (docs/replay.md, "Winograd on
- * AVX2 hosts"), against 92-104 % where oneDNN's AVX-512 Winograd runs.
+ * AVX2 hosts"), against 92-104 % where oneDNN's AVX-512 Winograd runs. On AVX-512 hosts this
+ * F(2x2, 3x3) was faster than oneDNN's F(4x4, 3x3) where the channels are few
+ * (ic*oc/(ic+oc) < 24) and did every pass, where oneDNN's weight gradient was slower than its
+ * direct one (docs/replay.md, "tta's Winograd on AVX-512 hosts").
  *
  * The algorithm (Lavin and Gray, "Fast Algorithms for Convolutional Neural Networks", 2016):
  * the output is cut into 2x2 tiles; each tile's 4x4 input window d becomes V = B^T d B, each
@@ -53,9 +57,10 @@
 #define WINO_ROWS 6
 
 int cpu_wino_supported(const cpu_ctx *c, const tta_op *op) {
-    return WINO_HAVE_KERNELS && c->isa >= CPU_ISA_AVX2 && op->kind == TTA_OP_CONV && op->kernel == 3 &&
-           op->stride == 1 && op->pad == 1 && op->in.h == op->out.h && op->in.w == op->out.w &&
-           cpu_blocked(c, op->in) == 8 && cpu_blocked(c, op->out) == 8;
+    const int lanes = cpu_blocked(c, op->in);
+    return WINO_HAVE_KERNELS && op->kind == TTA_OP_CONV && op->kernel == 3 && op->stride == 1 && op->pad == 1 &&
+           op->in.h == op->out.h && op->in.w == op->out.w && cpu_blocked(c, op->out) == lanes &&
+           ((lanes == 8 && c->isa >= CPU_ISA_AVX2) || (lanes == 16 && c->isa == CPU_ISA_AVX512));
 }
 
 size_t cpu_wino_weights_bytes(int ic, int oc) { return cpu_align64((size_t)16 * ic * oc * sizeof(float)); }
@@ -159,191 +164,86 @@ static void filter_adjoint(float dg[9], const float du[16]) {
 
 #if WINO_HAVE_KERNELS
 
-/* c[R][NV*8] = (or += with ADD) a x b over K: a's element (r, k) at a[r * ar + k * ak], b[K][NV*8]
- * (rows ldb apart), c's rows ldc apart. R, NV and ADD are constants where it is inlined, so the
- * sums live in registers. The forward's products read a row-major V (ar = K, ak = 1); the weight
- * gradient's read V transposed (ar = 1, ak = channels) and add to partial sums. */
-CPU_TARGET_AVX2 static inline __attribute__((always_inline)) void
-block(float *restrict c, int ldc, const float *restrict a, int ar, int ak, const float *restrict b, int ldb, int K,
-      const int R, const int NV, const int ADD) {
-    __m256 acc[WINO_ROWS][2];
-    for (int r = 0; r < R; r++)
-        for (int v = 0; v < NV; v++) acc[r][v] = _mm256_setzero_ps();
-    for (int k = 0; k < K; k++) {
-        __m256 b0 = _mm256_loadu_ps(b + (size_t)k * ldb), b1 = b0;
-        if (NV == 2) b1 = _mm256_loadu_ps(b + (size_t)k * ldb + 8);
-        for (int r = 0; r < R; r++) {
-            __m256 x = _mm256_broadcast_ss(a + (size_t)r * ar + (size_t)k * ak);
-            acc[r][0] = _mm256_fmadd_ps(x, b0, acc[r][0]);
-            if (NV == 2) acc[r][1] = _mm256_fmadd_ps(x, b1, acc[r][1]);
-        }
-    }
-    for (int r = 0; r < R; r++)
-        for (int v = 0; v < NV; v++) {
-            float *cp = c + (size_t)r * ldc + v * 8;
-            _mm256_storeu_ps(cp, ADD ? _mm256_add_ps(_mm256_loadu_ps(cp), acc[r][v]) : acc[r][v]);
-        }
-}
+/* The kernels, once per vector width (cpu_conv_wino_kernels.h): nChw8c maps with AVX2, nChw16c
+ * maps with AVX-512. */
+#define WV 8
+#define WVEC __m256
+#define WTARGET CPU_TARGET_AVX2
+#define WFN(name) name##_avx2
+#define WROWS 6
+#define WLOAD(p) _mm256_loadu_ps(p)
+#define WSTORE(p, v) _mm256_storeu_ps((p), (v))
+#define WADD(a, b) _mm256_add_ps((a), (b))
+#define WSUB(a, b) _mm256_sub_ps((a), (b))
+#define WMAX(a, b) _mm256_max_ps((a), (b))
+#define WFMA(a, b, c) _mm256_fmadd_ps((a), (b), (c))
+#define WBCAST(p) _mm256_broadcast_ss(p)
+#define WZERO() _mm256_setzero_ps()
+#include "replay/cpu_conv_wino_kernels.h"
+#undef WV
+#undef WVEC
+#undef WTARGET
+#undef WFN
+#undef WROWS
+#undef WLOAD
+#undef WSTORE
+#undef WADD
+#undef WSUB
+#undef WMAX
+#undef WFMA
+#undef WBCAST
+#undef WZERO
 
-#define BLOCK_ROWS(NV, ADD)                                                                          \
-    switch (R) {                                                                                     \
-    case 6: block(c, ldc, a, ar, ak, b, ldb, K, 6, NV, ADD); break;                                  \
-    case 5: block(c, ldc, a, ar, ak, b, ldb, K, 5, NV, ADD); break;                                  \
-    case 4: block(c, ldc, a, ar, ak, b, ldb, K, 4, NV, ADD); break;                                  \
-    case 3: block(c, ldc, a, ar, ak, b, ldb, K, 3, NV, ADD); break;                                  \
-    case 2: block(c, ldc, a, ar, ak, b, ldb, K, 2, NV, ADD); break;                                  \
-    default: block(c, ldc, a, ar, ak, b, ldb, K, 1, NV, ADD); break;                                 \
-    }
+#define WV 16
+#define WVEC __m512
+#define WTARGET CPU_TARGET_AVX512
+#define WFN(name) name##_avx512
+#define WROWS 12
+#define WLOAD(p) _mm512_loadu_ps(p)
+#define WSTORE(p, v) _mm512_storeu_ps((p), (v))
+#define WADD(a, b) _mm512_add_ps((a), (b))
+#define WSUB(a, b) _mm512_sub_ps((a), (b))
+#define WMAX(a, b) _mm512_max_ps((a), (b))
+#define WFMA(a, b, c) _mm512_fmadd_ps((a), (b), (c))
+#define WBCAST(p) _mm512_set1_ps(*(p))
+#define WZERO() _mm512_setzero_ps()
+#include "replay/cpu_conv_wino_kernels.h"
+#undef WV
+#undef WVEC
+#undef WTARGET
+#undef WFN
+#undef WROWS
+#undef WLOAD
+#undef WSTORE
+#undef WADD
+#undef WSUB
+#undef WMAX
+#undef WFMA
+#undef WBCAST
+#undef WZERO
 
-/* C[rows][N] = A x B over K (add: C +=), A's element (r, k) at A[r * ar + k * ak], B[K][N];
- * N % 8 == 0; blocks of WINO_ROWS rows by 16 columns, then 8. The forward and the data gradient:
- * M[T][N] = V[T][K] x U[K][N] for one of the 16 positions (ar = K, ak = 1). The weight gradient:
- * dU[C][N] += V[T][C]^T x dM[T][N], the sums over the tiles (ar = 1, ak = C, K = T, add). */
-CPU_TARGET_AVX2 static void product(float *restrict C, const float *restrict A, int ar, int ak, const float *restrict B,
-                                    int rows, int K, int N, int add) {
-    const int ldb = N, ldc = N;
-    for (int r0 = 0; r0 < rows; r0 += WINO_ROWS) {
-        const int R = rows - r0 < WINO_ROWS ? rows - r0 : WINO_ROWS;
-        const float *a = A + (size_t)r0 * ar;
-        for (int j = 0; j < N; j += 16) {
-            float *c = C + (size_t)r0 * N + j;
-            const float *b = B + j;
-            if (j + 16 <= N && add) BLOCK_ROWS(2, 1)
-            else if (j + 16 <= N) BLOCK_ROWS(2, 0)
-            else if (add) BLOCK_ROWS(1, 1)
-            else BLOCK_ROWS(1, 0)
-        }
-    }
-}
+/* One width's kernels: the maps' channel block is `lanes`. */
+typedef struct {
+    int lanes;
+    void (*product)(float *restrict C, const float *restrict A, int ar, int ak, const float *restrict B, int rows,
+                    int K, int N, int add);
+    void (*input_transform)(float *restrict V, size_t ps, int t0, const float *restrict x, int K, int h, int w,
+                            int ty0, int rows);
+    void (*output_transform)(float *restrict y, const float *restrict M, size_t ps, int t0, const float *bias,
+                             int relu, int N, int h, int w, int ty0, int rows);
+    void (*dout_transform)(float *restrict dM, size_t ps, int t0, const float *restrict dy, int N, int h, int w,
+                           int ty0, int rows, double *bsum);
+} wino_kernels;
 
-/* V[p][t][K] (positions ps floats apart) for the tiles of tile rows ty0 .. ty0+rows-1 of one
- * image x (nChw8c, K channels, h x w), from tile t0 on: the 4x4 window of tile (ty, tx) starts
- * at row 2ty-1, column 2tx-1; outside the map it reads zeros (the padding). */
-CPU_TARGET_AVX2 static void input_transform(float *restrict V, size_t ps, int t0, const float *restrict x, int K,
-                                            int h, int w, int ty0, int rows) {
-    const int tw = (w + 1) / 2;
-    const __m256 zero = _mm256_setzero_ps();
-    for (int kb = 0; kb < K / 8; kb++) {
-        const float *xb = x + (size_t)kb * h * w * 8;
-        for (int r = 0; r < rows; r++) {
-            const int y0 = 2 * (ty0 + r) - 1;
-            for (int tx = 0; tx < tw; tx++) {
-                const int x0 = 2 * tx - 1, t = t0 + r * tw + tx;
-                __m256 d[4][4];
-                if (y0 >= 0 && y0 + 3 < h && x0 >= 0 && x0 + 3 < w) { /* inside the map: no checks */
-                    const float *xt = xb + ((size_t)y0 * w + x0) * 8;
-                    for (int i = 0; i < 4; i++)
-                        for (int j = 0; j < 4; j++) d[i][j] = _mm256_loadu_ps(xt + ((size_t)i * w + j) * 8);
-                } else {
-                    for (int i = 0; i < 4; i++) {
-                        int y = y0 + i;
-                        for (int j = 0; j < 4; j++) {
-                            int xx = x0 + j;
-                            d[i][j] = y >= 0 && y < h && xx >= 0 && xx < w
-                                          ? _mm256_loadu_ps(xb + ((size_t)y * w + xx) * 8)
-                                          : zero;
-                        }
-                    }
-                }
-                __m256 s[4][4]; /* B^T d */
-                for (int j = 0; j < 4; j++) {
-                    s[0][j] = _mm256_sub_ps(d[0][j], d[2][j]);
-                    s[1][j] = _mm256_add_ps(d[1][j], d[2][j]);
-                    s[2][j] = _mm256_sub_ps(d[2][j], d[1][j]);
-                    s[3][j] = _mm256_sub_ps(d[1][j], d[3][j]);
-                }
-                float *v = V + (size_t)t * K + kb * 8;
-                for (int i = 0; i < 4; i++) { /* (B^T d) B */
-                    _mm256_storeu_ps(v + (i * 4 + 0) * ps, _mm256_sub_ps(s[i][0], s[i][2]));
-                    _mm256_storeu_ps(v + (i * 4 + 1) * ps, _mm256_add_ps(s[i][1], s[i][2]));
-                    _mm256_storeu_ps(v + (i * 4 + 2) * ps, _mm256_sub_ps(s[i][2], s[i][1]));
-                    _mm256_storeu_ps(v + (i * 4 + 3) * ps, _mm256_sub_ps(s[i][1], s[i][3]));
-                }
-            }
-        }
-    }
-}
+static const wino_kernels wino_avx2 = {8, product_avx2, input_transform_avx2, output_transform_avx2,
+                                       dout_transform_avx2};
+static const wino_kernels wino_avx512 = {16, product_avx512, input_transform_avx512, output_transform_avx512,
+                                         dout_transform_avx512};
 
-/* y (one image, nChw8c, N channels, h x w) of tile rows ty0 .. ty0+rows-1 from M[p][t][N]
- * (positions ps floats apart, from tile t0 on): A^T M A, plus the bias, then the ReLU; the parts
- * of a tile past the map's edge are not written. */
-CPU_TARGET_AVX2 static void output_transform(float *restrict y, const float *restrict M, size_t ps, int t0,
-                                             const float *bias, int relu, int N, int h, int w, int ty0, int rows) {
-    const int tw = (w + 1) / 2;
-    const __m256 zero = _mm256_setzero_ps();
-    for (int nb = 0; nb < N / 8; nb++) {
-        float *yb = y + (size_t)nb * h * w * 8;
-        const __m256 b = bias ? _mm256_loadu_ps(bias + nb * 8) : zero;
-        for (int r = 0; r < rows; r++) {
-            const int oy = 2 * (ty0 + r);
-            for (int tx = 0; tx < tw; tx++) {
-                const int ox = 2 * tx, t = t0 + r * tw + tx;
-                const float *m = M + (size_t)t * N + nb * 8;
-                __m256 s[2][4]; /* A^T M */
-                for (int j = 0; j < 4; j++) {
-                    __m256 m0 = _mm256_loadu_ps(m + (0 * 4 + j) * ps), m1 = _mm256_loadu_ps(m + (1 * 4 + j) * ps);
-                    __m256 m2 = _mm256_loadu_ps(m + (2 * 4 + j) * ps), m3 = _mm256_loadu_ps(m + (3 * 4 + j) * ps);
-                    s[0][j] = _mm256_add_ps(_mm256_add_ps(m0, m1), m2);
-                    s[1][j] = _mm256_sub_ps(_mm256_sub_ps(m1, m2), m3);
-                }
-                for (int i = 0; i < 2 && oy + i < h; i++) { /* (A^T M) A */
-                    __m256 o0 = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(s[i][0], s[i][1]), s[i][2]), b);
-                    __m256 o1 = _mm256_add_ps(_mm256_sub_ps(_mm256_sub_ps(s[i][1], s[i][2]), s[i][3]), b);
-                    if (relu) {
-                        o0 = _mm256_max_ps(o0, zero);
-                        o1 = _mm256_max_ps(o1, zero);
-                    }
-                    float *yr = yb + ((size_t)(oy + i) * w + ox) * 8;
-                    _mm256_storeu_ps(yr, o0);
-                    if (ox + 1 < w) _mm256_storeu_ps(yr + 8, o1);
-                }
-            }
-        }
-    }
-}
-
-/* dM[p][t][N] (positions ps floats apart, from tile t0 on) = A dY A^T for the output tiles of
- * tile rows ty0 .. ty0+rows-1 of one image's dout (nChw8c, N channels, h x w), the adjoint of
- * output_transform: a tile's pixels past the map's edge have no gradient (zero). With bsum,
- * each channel's dout over those rows is added to bsum[N] (the bias gradient). */
-CPU_TARGET_AVX2 static void dout_transform(float *restrict dM, size_t ps, int t0, const float *restrict dy, int N,
-                                           int h, int w, int ty0, int rows, double *bsum) {
-    const int tw = (w + 1) / 2;
-    const __m256 zero = _mm256_setzero_ps();
-    for (int nb = 0; nb < N / 8; nb++) {
-        const float *db = dy + (size_t)nb * h * w * 8;
-        __m256 bacc = zero;
-        for (int r = 0; r < rows; r++) {
-            const int oy = 2 * (ty0 + r);
-            for (int tx = 0; tx < tw; tx++) {
-                const int ox = 2 * tx, t = t0 + r * tw + tx;
-                __m256 g[2][2];
-                for (int i = 0; i < 2; i++)
-                    for (int j = 0; j < 2; j++)
-                        g[i][j] = oy + i < h && ox + j < w ? _mm256_loadu_ps(db + ((size_t)(oy + i) * w + ox + j) * 8)
-                                                           : zero;
-                bacc = _mm256_add_ps(bacc, _mm256_add_ps(_mm256_add_ps(g[0][0], g[0][1]),
-                                                         _mm256_add_ps(g[1][0], g[1][1])));
-                __m256 s[4][2] = {/* A dY */
-                                  {g[0][0], g[0][1]},
-                                  {_mm256_add_ps(g[0][0], g[1][0]), _mm256_add_ps(g[0][1], g[1][1])},
-                                  {_mm256_sub_ps(g[0][0], g[1][0]), _mm256_sub_ps(g[0][1], g[1][1])},
-                                  {_mm256_sub_ps(zero, g[1][0]), _mm256_sub_ps(zero, g[1][1])}};
-                float *m = dM + (size_t)t * N + nb * 8;
-                for (int i = 0; i < 4; i++) { /* (A dY) A^T */
-                    _mm256_storeu_ps(m + (i * 4 + 0) * ps, s[i][0]);
-                    _mm256_storeu_ps(m + (i * 4 + 1) * ps, _mm256_add_ps(s[i][0], s[i][1]));
-                    _mm256_storeu_ps(m + (i * 4 + 2) * ps, _mm256_sub_ps(s[i][0], s[i][1]));
-                    _mm256_storeu_ps(m + (i * 4 + 3) * ps, _mm256_sub_ps(zero, s[i][1]));
-                }
-            }
-        }
-        if (bsum) {
-            float l[8];
-            _mm256_storeu_ps(l, bacc);
-            for (int k = 0; k < 8; k++) bsum[nb * 8 + k] += l[k];
-        }
-    }
+/* The kernels for maps blocked by `lanes` (8 or 16). */
+static const wino_kernels *kernels_of(int lanes) {
+    assert(lanes == 8 || lanes == 16);
+    return lanes == 16 ? &wino_avx512 : &wino_avx2;
 }
 
 /* The unit u of plan pl: its first image, image count, first tile row and tile rows. */
@@ -355,9 +255,10 @@ static void unit_of(const wino_plan *pl, int n, int u, int *img0, int *ni, int *
 }
 
 void cpu_wino_conv(float *out, const float *inp, const float *U, const float *bias, int relu, tta_shape in, int oc,
-                   int threads, void *scratch) {
+                   int lanes, int threads, void *scratch) {
     const int K = in.c, N = oc, h = in.h, w = in.w;
-    assert(K % 8 == 0 && N % 8 == 0 && threads >= 1);
+    const wino_kernels *kn = kernels_of(lanes);
+    assert(K % lanes == 0 && N % lanes == 0 && threads >= 1);
     const wino_plan pl = plan_of(in.n, K, N, h, w);
     const size_t per_thread = thread_bytes(K, N, h, w);
     const size_t in_image = (size_t)K * h * w, out_image = (size_t)N * h * w;
@@ -371,20 +272,21 @@ void cpu_wino_conv(float *out, const float *inp, const float *U, const float *bi
             unit_of(&pl, in.n, u, &img0, &ni, &ty0, &r);
             const int per_img = r * pl.tw, T = ni * per_img;
             for (int i = 0; i < ni; i++)
-                input_transform(V, (size_t)T * K, i * per_img, inp + (size_t)(img0 + i) * in_image, K, h, w, ty0, r);
+                kn->input_transform(V, (size_t)T * K, i * per_img, inp + (size_t)(img0 + i) * in_image, K, h, w, ty0, r);
             for (int p = 0; p < 16; p++)
-                product(M + (size_t)p * T * N, V + (size_t)p * T * K, K, 1, U + (size_t)p * K * N, T, K, N, 0);
+                kn->product(M + (size_t)p * T * N, V + (size_t)p * T * K, K, 1, U + (size_t)p * K * N, T, K, N, 0);
             for (int i = 0; i < ni; i++)
-                output_transform(out + (size_t)(img0 + i) * out_image, M, (size_t)T * N, i * per_img, bias, relu, N, h,
+                kn->output_transform(out + (size_t)(img0 + i) * out_image, M, (size_t)T * N, i * per_img, bias, relu, N, h,
                                  w, ty0, r);
         }
     }
 }
 
-void cpu_wino_conv_dw(float *dw, float *db, const float *inp, const float *dout, tta_shape in, int oc, int threads,
-                      void *scratch) {
+void cpu_wino_conv_dw(float *dw, float *db, const float *inp, const float *dout, tta_shape in, int oc, int lanes,
+                      int threads, void *scratch) {
     const int K = in.c, N = oc, h = in.h, w = in.w;
-    assert(K % 8 == 0 && N % 8 == 0 && threads >= 1);
+    const wino_kernels *kn = kernels_of(lanes);
+    assert(K % lanes == 0 && N % lanes == 0 && threads >= 1);
     const wino_plan pl = plan_of(in.n, K, N, h, w);
     const size_t per_thread = thread_bytes(K, N, h, w), per_slot = slot_bytes(K, N);
     const size_t in_image = (size_t)K * h * w, out_image = (size_t)N * h * w;
@@ -405,13 +307,13 @@ void cpu_wino_conv_dw(float *dw, float *db, const float *inp, const float *dout,
                 unit_of(&pl, in.n, u, &img0, &ni, &ty0, &r);
                 const int per_img = r * pl.tw, T = ni * per_img;
                 for (int i = 0; i < ni; i++) {
-                    input_transform(V, (size_t)T * K, i * per_img, inp + (size_t)(img0 + i) * in_image, K, h, w, ty0,
+                    kn->input_transform(V, (size_t)T * K, i * per_img, inp + (size_t)(img0 + i) * in_image, K, h, w, ty0,
                                     r);
-                    dout_transform(dM, (size_t)T * N, i * per_img, dout + (size_t)(img0 + i) * out_image, N, h, w,
+                    kn->dout_transform(dM, (size_t)T * N, i * per_img, dout + (size_t)(img0 + i) * out_image, N, h, w,
                                    ty0, r, db ? bsum : NULL);
                 }
                 for (int p = 0; p < 16; p++)
-                    product(dU + (size_t)p * K * N, V + (size_t)p * T * K, 1, K, dM + (size_t)p * T * N, K, T, N, 1);
+                    kn->product(dU + (size_t)p * K * N, V + (size_t)p * T * K, 1, K, dM + (size_t)p * T * N, K, T, N, 1);
             }
         }
         /* (the loop's barrier) the slots in order into slot 0, each element on one thread */
@@ -441,14 +343,15 @@ void cpu_wino_conv_dw(float *dw, float *db, const float *inp, const float *dout,
 #else
 
 void cpu_wino_conv(float *out, const float *inp, const float *U, const float *bias, int relu, tta_shape in, int oc,
-                   int threads, void *scratch) {
-    (void)out, (void)inp, (void)U, (void)bias, (void)relu, (void)in, (void)oc, (void)threads, (void)scratch;
+                   int lanes, int threads, void *scratch) {
+    (void)out, (void)inp, (void)U, (void)bias, (void)relu, (void)in, (void)oc, (void)lanes, (void)threads,
+        (void)scratch;
     assert(!"cpu_wino_conv without x86-64 kernels: cpu_wino_supported is 0 there");
 }
 
-void cpu_wino_conv_dw(float *dw, float *db, const float *inp, const float *dout, tta_shape in, int oc, int threads,
-                      void *scratch) {
-    (void)dw, (void)db, (void)inp, (void)dout, (void)in, (void)oc, (void)threads, (void)scratch;
+void cpu_wino_conv_dw(float *dw, float *db, const float *inp, const float *dout, tta_shape in, int oc, int lanes,
+                      int threads, void *scratch) {
+    (void)dw, (void)db, (void)inp, (void)dout, (void)in, (void)oc, (void)lanes, (void)threads, (void)scratch;
     assert(!"cpu_wino_conv_dw without x86-64 kernels: cpu_wino_supported is 0 there");
 }
 

@@ -225,14 +225,22 @@ static int conv_backward_weights_algos(const cpu_ctx *c, const tta_op *op) {
     return conv_winograd_shape(op) ? 0 : 1;
 }
 
-/* Which passes of a 3x3 convolution of stride 1 on nChw8c maps (an AVX2 host, where oneDNN 2.6
- * has no Winograd) run tta's own Winograd F(2x2, 3x3) (cpu_conv_wino.c): all three, in every
- * shape the rules above give Winograd to (16 or more channels on both sides), on either vendor.
- * Measured on fmnist-cnn's four shapes (AMD EPYC Zen 4 as an AVX2 host, docs/replay.md
- * "Winograd on AVX2 hosts"): the forward and the data gradient faster than oneDNN's direct
- * kernels in each shape, the weight gradient in three shapes and the same in the fourth. */
+/* Whether a 3x3 convolution of stride 1 runs tta's own Winograd F(2x2, 3x3) (cpu_conv_wino.c),
+ * every pass, instead of the rules above. Always 16 or more channels on both sides:
+ *   nChw8c maps (an AVX2 host, where oneDNN 2.6 has no Winograd): on either vendor. Measured on
+ *     fmnist-cnn's four shapes (AMD EPYC Zen 4 as an AVX2 host, docs/replay.md "Winograd on AVX2
+ *     hosts"): the forward and the data gradient faster than oneDNN's direct kernels in each
+ *     shape, the weight gradient in three shapes and the same in the fourth.
+ *   nChw16c maps (AVX-512): under the amd rule, where ic*oc/(ic+oc) < 24. Measured on Zen 4
+ *     (docs/replay.md "tta's Winograd on AVX-512 hosts"): 16->32, 32->32 and 32->64 took 12-20 %
+ *     less time than oneDNN's forward and data Winograd with a direct weight gradient; 64->64 on
+ *     7x7 maps took 15-20 % more (oneDNN's F(4x4, 3x3) does 4x fewer multiplications, this one
+ *     2.25x, and the transforms weigh less with more channels). The intel rule keeps oneDNN's:
+ *     not measured on an Intel host. */
 static int conv_own_winograd(const cpu_ctx *c, const tta_op *op) {
-    return c->conv_rule != CPU_CONV_RULE_DIRECT && cpu_wino_supported(c, op) && conv_winograd_shape(op);
+    if (c->conv_rule == CPU_CONV_RULE_DIRECT || !cpu_wino_supported(c, op) || !conv_winograd_shape(op)) return 0;
+    if (cpu_blocked(c, op->in) == 8) return 1; /* oneDNN has no Winograd for nChw8c maps */
+    return c->conv_rule == CPU_CONV_RULE_AMD && !conv_channels_at_least(op, 24);
 }
 
 /* The thread count tta's Winograd runs on now: the backend's (which may change between steps,
@@ -319,7 +327,9 @@ static int conv_wino_init(const cpu_ctx *c, tta_op *op, conv_impl *ci) {
     size_t scratch = cpu_wino_scratch(op->in.c, op->out.c, op->in.h, op->in.w, ci->wino_threads);
     if (op->train)
         scratch = max_sz(scratch, cpu_wino_dw_scratch(op->in.c, op->out.c, op->in.h, op->in.w, ci->wino_threads));
-    if (c->verbose) fprintf(stderr, "cpu backend: convolution -> tta winograd F(2x2,3x3) avx2, every pass\n");
+    if (c->verbose)
+        fprintf(stderr, "cpu backend: convolution -> tta winograd F(2x2,3x3) %s, every pass\n",
+                cpu_blocked(c, op->in) == 16 ? "avx512" : "avx2");
     op->algorithm = conv_algorithm_name(ci, op);
     op->saved_bytes = saved;
     op->scratch_bytes = scratch;
@@ -463,7 +473,7 @@ void cpu_conv_forward(void *ctx, tta_op *op, float *out, const float *inp) {
     assert(ci->w);
     if (ci->wino) {
         cpu_wino_conv(out, inp, (const float *)((char *)op->saved + ci->uf_off), ci->b, op->relu, op->in, op->out.c,
-                      conv_wino_threads(c, ci), op->scratch);
+                      cpu_blocked(c, op->in), conv_wino_threads(c, ci), op->scratch);
         return;
     }
     prim_set(&ci->fwd, DNNL_ARG_SRC, inp);
@@ -488,8 +498,9 @@ void cpu_conv_backward(void *ctx, tta_op *op, float *dinp, float *dw, float *db,
     if (ci->wino) { /* the data gradient, then the weight gradient: one after the other in scratch */
         if (op->need_dinp)
             cpu_wino_conv(dinp, dout, (const float *)((char *)op->saved + ci->ubd_off), NULL, 0, op->out, op->in.c,
-                          conv_wino_threads(c, ci), op->scratch);
-        cpu_wino_conv_dw(dw, op->bias ? db : NULL, inp, dout, op->in, op->out.c, conv_wino_threads(c, ci), op->scratch);
+                          cpu_blocked(c, op->in), conv_wino_threads(c, ci), op->scratch);
+        cpu_wino_conv_dw(dw, op->bias ? db : NULL, inp, dout, op->in, op->out.c, cpu_blocked(c, op->in),
+                         conv_wino_threads(c, ci), op->scratch);
         return;
     }
     if (ci->direct_dw) {

@@ -150,26 +150,28 @@ size_t cpu_conv_dw_direct_scratch(tta_shape in, tta_shape out, int K, int S, int
 void cpu_conv_dw_direct(float *dw, float *db, const float *inp, const float *dout, tta_shape in, tta_shape out,
                         int block, int K, int S, int P, int threads, int isa, void *scratch);
 
-/* cpu_conv_wino.c: 3x3 convolutions of stride 1 and padding 1 on nChw8c maps (AVX2 hosts) by
- * Winograd F(2x2, 3x3): the forward, the data gradient and the weight gradient.
- * cpu_wino_supported: whether op is such a convolution on this host. cpu_wino_weights writes U (cpu_wino_weights_bytes(ic, oc))
+/* cpu_conv_wino.c: 3x3 convolutions of stride 1 and padding 1 by Winograd F(2x2, 3x3) on maps
+ * blocked by `lanes` channels: nChw8c (AVX2 kernels) or nChw16c (AVX-512 kernels); the forward,
+ * the data gradient and the weight gradient. The two widths give the same bits.
+ * cpu_wino_supported: whether op is such a convolution on this host (its input and output both
+ * nChw8c, or both nChw16c on an AVX-512 host). cpu_wino_weights writes U (cpu_wino_weights_bytes(ic, oc))
  * from w (OIHW, oc x ic x 3 x 3): the forward's, or with data_gradient the data gradient's.
- * cpu_wino_conv: out (nChw8c, oc channels, in's n, h and w) = the convolution of inp (nChw8c,
- * shape in) by U, plus bias (oc floats, or NULL), then a ReLU if relu; on `threads` OpenMP
- * threads, with cpu_wino_scratch(in.c, oc, in.h, in.w, threads) bytes of scratch. The result
- * does not depend on the thread count. */
+ * cpu_wino_conv: out (oc channels, in's n, h and w) = the convolution of inp (shape in) by U,
+ * plus bias (oc floats, or NULL), then a ReLU if relu; both maps blocked by lanes (8 or 16, a
+ * divisor of in.c and oc); on `threads` OpenMP threads, with cpu_wino_scratch(in.c, oc, in.h,
+ * in.w, threads) bytes of scratch. The result does not depend on the thread count. */
 int cpu_wino_supported(const cpu_ctx *c, const tta_op *op);
 size_t cpu_wino_weights_bytes(int ic, int oc);
 size_t cpu_wino_scratch(int ic, int oc, int h, int w, int threads);
 void cpu_wino_weights(float *U, const float *w, int oc, int ic, int data_gradient, int threads);
 void cpu_wino_conv(float *out, const float *inp, const float *U, const float *bias, int relu, tta_shape in, int oc,
-                   int threads, void *scratch);
+                   int lanes, int threads, void *scratch);
 /* cpu_wino_conv_dw: dw (OIHW, oc x in.c x 3 x 3) and db (oc floats, or NULL) of the convolution
- * of inp (nChw8c, shape in) whose output gradient is dout (nChw8c, oc channels, in's n, h, w;
- * already masked by a fused ReLU); with cpu_wino_dw_scratch(in.c, oc, in.h, in.w, threads)
+ * of inp (shape in) whose output gradient is dout (oc channels, in's n, h, w; already masked by
+ * a fused ReLU), both blocked by lanes; with cpu_wino_dw_scratch(in.c, oc, in.h, in.w, threads)
  * bytes of scratch. Its bits do not depend on the thread count either. */
 size_t cpu_wino_dw_scratch(int ic, int oc, int h, int w, int threads);
-void cpu_wino_conv_dw(float *dw, float *db, const float *inp, const float *dout, tta_shape in, int oc, int threads,
-                      void *scratch);
+void cpu_wino_conv_dw(float *dw, float *db, const float *inp, const float *dout, tta_shape in, int oc, int lanes,
+                      int threads, void *scratch);
 
 #endif

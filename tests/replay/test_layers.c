@@ -248,24 +248,25 @@ static int own_winograd_here(void) {
 /* The cpu backend's Winograd convolutions (docs/replay.md "Winograd convolutions"): the results
  * within the same tolerance of the reference as the direct ones, on fmnist-cnn's four 3x3
  * shapes at small batches, and each shape on the algorithms the rule in cpu_dnnl.c gives.
- * oneDNN's on AVX-512: intel: the forward too where ic*oc/(ic+oc) >= 20, only the backward
- * below; amd: the forward and the data gradient where ic*oc/(ic+oc) >= 20, the weight gradient
- * always direct. Where oneDNN runs AVX2 kernels (nChw8c maps): tta's own, every pass of every
- * such shape. TTA_CONV_RULE=direct, or off 3x3 stride 1: direct. */
+ * On AVX-512: intel: oneDNN's, the forward too where ic*oc/(ic+oc) >= 20, only the backward
+ * below; amd: tta's own (every pass) where ic*oc/(ic+oc) < 24, above it oneDNN's forward and
+ * data gradient and a direct weight gradient. Where oneDNN runs AVX2 kernels (nChw8c maps):
+ * tta's own, every pass of every such shape. TTA_CONV_RULE=direct, or off 3x3 stride 1: direct. */
 TEST(conv_winograd_matches_reference) {
     int cpu = strcmp(tb->ops->name, "cpu") == 0, wino = cpu && onednn_runs_avx512() && !conv_rule_direct();
-    int own = cpu && !onednn_runs_avx512() && own_winograd_here(), amd = conv_rule_amd();
+    int amd = conv_rule_amd(), own = cpu && !onednn_runs_avx512() && own_winograd_here();
+    int own16 = wino && amd; /* tta's own on nChw16c maps, below 24 */
     const char *a, *big = own ? "winograd" : !wino ? "direct" : amd ? "winograd forward+data" : "winograd";
-    const char *small = own ? "winograd" : !wino || amd ? "direct" : "winograd backward";
+    const char *small = own || own16 ? "winograd" : !wino ? "direct" : "winograd backward";
     a = conv_case(3, 32, 14, 64, 3, 1, 1, 1, 1, 1); /* layer2: bias, fused ReLU, odd batch */
-    if (cpu) CHECK(a && !strcmp(a, big));
+    if (cpu) CHECK(a && !strcmp(a, own16 ? "winograd" : big));
     a = conv_case(2, 64, 7, 64, 3, 1, 1, 0, 0, 1);  /* res2 */
     if (cpu) CHECK(a && !strcmp(a, big));
     a = conv_case(2, 16, 28, 32, 3, 1, 1, 0, 0, 1); /* layer1 */
     if (cpu) CHECK(a && !strcmp(a, small));
     a = conv_case(2, 32, 14, 32, 3, 1, 1, 0, 0, 0); /* res1, no input gradient */
     if (cpu) CHECK(a && !strcmp(a, small));
-    a = conv_case(2, 32, 14, 64, 3, 1, 1, 0, 0, 0); /* no input gradient: amd's forward only */
+    a = conv_case(2, 64, 7, 64, 3, 1, 1, 0, 0, 0);  /* no input gradient: amd's forward only */
     if (cpu) CHECK(a && !strcmp(a, own ? "winograd" : !wino ? "direct" : amd ? "winograd forward" : "winograd"));
     a = conv_case(2, 32, 14, 64, 3, 2, 1, 0, 0, 1); /* stride 2: direct everywhere */
     if (cpu) CHECK(a && !strcmp(a, "direct"));
@@ -282,6 +283,16 @@ TEST(conv_winograd_matches_reference) {
  * 1 and 3 threads: the same bits, forward, data, weight and bias gradients. */
 TEST(conv_own_winograd_edges) {
     int own = strcmp(tb->ops->name, "cpu") == 0 && own_winograd_here();
+    /* nChw16c maps (on AVX-512 under the amd rule, ic*oc/(ic+oc) < 24): the 16-wide column block */
+    int own16 = own && onednn_runs_avx512() && conv_rule_amd();
+    const char *b16 = conv_case_hw(3, 16, 5, 9, 48, 3, 1, 1, 1, 1, 1); /* odd sides, 32 + 16 columns */
+    if (own16) CHECK(b16 && !strcmp(b16, "winograd"));
+    b16 = conv_case_hw(2, 48, 28, 27, 32, 3, 1, 1, 1, 0, 1); /* several bands of tile rows */
+    if (own16) CHECK(b16 && !strcmp(b16, "winograd"));
+    b16 = conv_case_hw(7, 32, 3, 3, 48, 3, 1, 1, 0, 0, 1); /* several images a unit, the last one short */
+    if (own16) CHECK(b16 && !strcmp(b16, "winograd"));
+    b16 = conv_case_hw(2, 32, 1, 1, 16, 3, 1, 1, 0, 1, 0); /* a 1x1 map, no input gradient */
+    if (own16) CHECK(b16 && !strcmp(b16, "winograd"));
     const char *a = conv_case_hw(3, 24, 5, 9, 40, 3, 1, 1, 1, 1, 1); /* odd sides, 8-wide columns */
     if (own) CHECK(a && !strcmp(a, "winograd"));
     a = conv_case_hw(2, 40, 1, 1, 24, 3, 1, 1, 1, 0, 1); /* a 1x1 map: one tile, 8 of 9 taps padding */
