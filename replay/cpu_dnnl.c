@@ -232,11 +232,12 @@ static int conv_backward_weights_algos(const cpu_ctx *c, const tta_op *op) {
  *     hosts"): the forward and the data gradient faster than oneDNN's direct kernels in each
  *     shape, the weight gradient in three shapes and the same in the fourth.
  *   nChw16c maps (AVX-512): under the amd rule, where ic*oc/(ic+oc) < 24. Measured on Zen 4
- *     (docs/replay.md "tta's Winograd on AVX-512 hosts"): 16->32, 32->32 and 32->64 took 12-20 %
- *     less time than oneDNN's forward and data Winograd with a direct weight gradient; 64->64 on
- *     7x7 maps took 15-20 % more (oneDNN's F(4x4, 3x3) does 4x fewer multiplications, this one
- *     2.25x, and the transforms weigh less with more channels). The intel rule keeps oneDNN's:
- *     not measured on an Intel host. */
+ *     (docs/replay.md "tta's Winograd on AVX-512 hosts"), forward + backward, 7 interleaved
+ *     pairs: 16->32 and 32->32 a median 13 and 18 % less time than oneDNN's direct kernels (the
+ *     amd rule's choice there), 32->64 12 % less than oneDNN's forward and data Winograd with a
+ *     direct weight gradient; 64->64 on 7x7 maps 12-30 % more than that (oneDNN's F(4x4, 3x3)
+ *     does 4x fewer multiplications, this one 2.25x, and its heavier transforms weigh less with
+ *     more channels). The intel rule keeps oneDNN's: not measured on an Intel host. */
 static int conv_own_winograd(const cpu_ctx *c, const tta_op *op) {
     if (c->conv_rule == CPU_CONV_RULE_DIRECT || !cpu_wino_supported(c, op) || !conv_winograd_shape(op)) return 0;
     if (cpu_blocked(c, op->in) == 8) return 1; /* oneDNN has no Winograd for nChw8c maps */
