@@ -6,7 +6,7 @@
  * Why: oneDNN 2.6 has Winograd kernels for AVX-512 only. On an AVX2 host its direct kernels ran
  * fmnist-cnn's 3x3 convolutions at 72-80 % of the SGEMM peak (16 vector registers leave little
  * room for register blocking), and the step at 67-81 % of it (docs/replay.md, "Winograd on
- * AVX2 hosts"), against 92-104 % where oneDNN's AVX-512 Winograd runs. On an AVX-512 AMD host
+ * AVX2 hosts"), against 92-104 % where oneDNN's AVX-512 Winograd runs. On an AVX-512 Zen 4 host
  * this F(2x2, 3x3), every pass, took 12-18 % less time than oneDNN's kernels where the channels
  * are few (ic*oc/(ic+oc) < 24; cpu_dnnl.c, conv_own_winograd; docs/replay.md, "tta's Winograd
  * on AVX-512 hosts").

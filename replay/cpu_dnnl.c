@@ -191,7 +191,7 @@ static dnnl_dim_t pad_right(int in, int out, int k, int s, int p) { return (dnnl
  * convolution stays direct). They do 4x fewer multiplications in the channel products but add
  * transforms whose cost per product grows as 1/ic + 1/oc, so the better algorithm depends on
  * the shape, the pass and the CPU. Measured (fmnist-cnn, two threads, docs/replay.md
- * "Winograd convolutions"), one rule per CPU vendor (cpu_ctx.conv_rule):
+ * "Winograd convolutions"), one rule per CPU (cpu_ctx.conv_rule):
  *   intel (Xeon VM): the backward (data and weights) was faster with Winograd in every 3x3
  *     shape with 16 or more channels on both sides, the forward only where
  *     ic*oc/(ic+oc) >= 20 (32->64 and 64->64; 16->32 took twice as long, 32->32 the same).
@@ -199,8 +199,11 @@ static dnnl_dim_t pad_right(int in, int out, int k, int s, int p) { return (dnnl
  *     (direct 10 % faster at 16->32, the same at 32->32, slower at 32->64 and 64->64); the
  *     weight gradient direct everywhere (Winograd 1.2-1.6x slower at 16->32 and 32->32,
  *     10 % slower at 32->64, the same at 64->64).
+ *   zen4 (EPYC, Zen 4: AVX-512 on a 256-bit datapath): oneDNN's as on intel (its Winograd weight
+ *     gradient beat the direct one there: 64->64's backward 5.1 against 6.5 ms), below
+ *     ic*oc/(ic+oc) = 24 tta's own Winograd (conv_own_winograd).
  * oneDNN's own choice (dnnl_convolution_auto) takes Winograd for all of them.
- * The rules depend only on the shapes, the ISA and the vendor, never on timings, so a run's
+ * The rules depend only on the shapes, the ISA and the CPU, never on timings, so a run's
  * bits do not change from one run to the next. Each returns the first index into
  * {winograd, direct} to try; where oneDNN has no Winograd kernel the direct one follows. */
 static int conv_winograd_shape(const tta_op *op) {
@@ -221,7 +224,7 @@ static int conv_backward_data_algos(const cpu_ctx *c, const tta_op *op) {
     return conv_winograd_shape(op) ? 0 : 1;
 }
 static int conv_backward_weights_algos(const cpu_ctx *c, const tta_op *op) {
-    if (c->conv_rule != CPU_CONV_RULE_INTEL) return 1;
+    if (c->conv_rule != CPU_CONV_RULE_INTEL && c->conv_rule != CPU_CONV_RULE_ZEN4) return 1;
     return conv_winograd_shape(op) ? 0 : 1;
 }
 
@@ -231,17 +234,18 @@ static int conv_backward_weights_algos(const cpu_ctx *c, const tta_op *op) {
  *     fmnist-cnn's four shapes (AMD EPYC Zen 4 as an AVX2 host, docs/replay.md "Winograd on AVX2
  *     hosts"): the forward and the data gradient faster than oneDNN's direct kernels in each
  *     shape, the weight gradient in three shapes and the same in the fourth.
- *   nChw16c maps (AVX-512): under the amd rule, where ic*oc/(ic+oc) < 24. Measured on Zen 4
+ *   nChw16c maps (AVX-512): under the zen4 rule, where ic*oc/(ic+oc) < 24. Measured on Zen 4
  *     (docs/replay.md "tta's Winograd on AVX-512 hosts"), forward + backward, 7 interleaved
  *     pairs: 16->32 and 32->32 a median 13 and 18 % less time than oneDNN's direct kernels (the
  *     amd rule's choice there), 32->64 12 % less than oneDNN's forward and data Winograd with a
  *     direct weight gradient; 64->64 on 7x7 maps 12-30 % more than that (oneDNN's F(4x4, 3x3)
  *     does 4x fewer multiplications, this one 2.25x, and its heavier transforms weigh less with
- *     more channels). The intel rule keeps oneDNN's: not measured on an Intel host. */
+ *     more channels). The intel and amd rules keep oneDNN's: not measured on those CPUs (on Zen
+ *     5 a full 512-bit datapath doubles the products' speed, not the transforms'). */
 static int conv_own_winograd(const cpu_ctx *c, const tta_op *op) {
     if (c->conv_rule == CPU_CONV_RULE_DIRECT || !cpu_wino_supported(c, op) || !conv_winograd_shape(op)) return 0;
     if (cpu_blocked(c, op->in) == 8) return 1; /* oneDNN has no Winograd for nChw8c maps */
-    return c->conv_rule == CPU_CONV_RULE_AMD && !conv_channels_at_least(op, 24);
+    return c->conv_rule == CPU_CONV_RULE_ZEN4 && !conv_channels_at_least(op, 24);
 }
 
 /* The thread count tta's Winograd runs on now: the backend's (which may change between steps,

@@ -37,13 +37,15 @@ typedef struct {
  * CPU it does not name (this project's Xeon VM) it ran the baseline SSE2 build. */
 enum { CPU_ISA_BASE = 0, CPU_ISA_AVX2 = 1, CPU_ISA_AVX512 = 2 };
 
-/* Which of oneDNN's convolution algorithms (Winograd or direct) each pass of a convolution runs
- * is a rule measured per CPU vendor (cpu_dnnl.c, docs/replay.md "Winograd convolutions"): the
- * vendor is read from CPUID at run time, TTA_CONV_RULE=intel|amd overrides it (to test or
- * measure either rule on any host), and TTA_CONV_RULE=direct runs every pass on oneDNN's direct
- * kernels (no Winograd, oneDNN's or tta's own: the baseline a Winograd is measured against). A rule never depends on timings, so a run's bits do not
- * change from one run to the next on the same host. */
-enum { CPU_CONV_RULE_INTEL = 0, CPU_CONV_RULE_AMD = 1, CPU_CONV_RULE_DIRECT = 2 };
+/* Which convolution algorithm (oneDNN's Winograd or direct kernels, or tta's own Winograd) each
+ * pass of a convolution runs is a rule measured per CPU (cpu_dnnl.c, docs/replay.md "Winograd
+ * convolutions"): intel (an Intel Xeon), amd (an AMD EPYC of family 26, Zen 5) and zen4 (AMD
+ * family 25, Zen 4: AVX-512 on a 256-bit datapath), read from CPUID at run time;
+ * TTA_CONV_RULE=intel|amd|zen4 overrides it (to test or measure any rule on any host), and
+ * TTA_CONV_RULE=direct runs every pass on oneDNN's direct kernels (no Winograd, oneDNN's or tta's
+ * own: the baseline a Winograd is measured against). A rule never depends on timings, so a run's
+ * bits do not change from one run to the next on the same host. */
+enum { CPU_CONV_RULE_INTEL = 0, CPU_CONV_RULE_AMD = 1, CPU_CONV_RULE_DIRECT = 2, CPU_CONV_RULE_ZEN4 = 3 };
 #if defined(__x86_64__) && defined(__GNUC__)
 #define CPU_TARGET_AVX512 __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")))
 #define CPU_TARGET_AVX2 __attribute__((target("avx2,fma")))

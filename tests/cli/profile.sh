@@ -194,8 +194,8 @@ check "the HTML report has the profile section" grep -q "Profile of a training s
 
 # A convolution's algorithm (docs/replay.md "Winograd convolutions"): fmnist-cnn at batch 16 on
 # the cpu backend. Where oneDNN runs AVX-512 kernels (the host has them and ONEDNN_MAX_CPU_ISA does
-# not cap them) its 3x3 convolutions run Winograd by cpu_dnnl.c's rule for the CPU's vendor
-# (TTA_CONV_RULE overrides it; under amd, tta's own where ic*oc/(ic+oc) < 24); on an AVX2 host (or capped to AVX2) tta's own Winograd runs every
+# not cap them) its 3x3 convolutions run Winograd by cpu_dnnl.c's rule for the CPU (intel, amd or
+# zen4; TTA_CONV_RULE overrides it; under zen4, tta's own where ic*oc/(ic+oc) < 24); on an AVX2 host (or capped to AVX2) tta's own Winograd runs every
 # pass of them (cpu_conv_wino.c); TTA_CONV_RULE=direct runs every pass direct.
 # JSON, the stored rows (plain SQL), the text and the report say the same.
 cnn_db="$work/cnn.db"
@@ -209,16 +209,22 @@ if grep -qw avx512f /proc/cpuinfo && grep -qw avx512bw /proc/cpuinfo && grep -qw
 fi
 avx2=0
 if grep -qw avx2 /proc/cpuinfo && grep -qw fma /proc/cpuinfo; then avx2=1; fi
-rule=${TTA_CONV_RULE:-$(grep -qm1 'vendor_id.*AuthenticAMD' /proc/cpuinfo && echo amd || echo intel)}
+host_rule=intel
+if grep -qm1 'vendor_id.*AuthenticAMD' /proc/cpuinfo; then
+    host_rule=amd
+    if [ "$(grep -m1 '^cpu family' /proc/cpuinfo | tr -dc 0-9)" = 25 ]; then host_rule=zen4; fi
+fi
+rule=${TTA_CONV_RULE:-$host_rule}
 /usr/bin/python3 - "$work/cnn.json" "$avx512" "$rule" "$avx2" <<'PY'
 import json, sys
 d, avx512, amd = json.load(open(sys.argv[1])), sys.argv[2] == '1', sys.argv[3] == 'amd'
-direct, avx2 = sys.argv[3] == 'direct', sys.argv[4] == '1'
+direct, avx2, zen4 = sys.argv[3] == 'direct', sys.argv[4] == '1', sys.argv[3] == 'zen4'
 alg = {l['name']: l.get('algorithm') for l in d['layers']}
-# amd: tta's own Winograd where ic*oc/(ic+oc) < 24 (every shape but res2's 64 -> 64)
-small, big = ('winograd', 'winograd forward+data') if amd else ('winograd backward', 'winograd')
+small, big = ('direct', 'winograd forward+data') if amd else ('winograd backward', 'winograd')
+if zen4:  # tta's own Winograd where ic*oc/(ic+oc) < 24 (every shape but res2's 64 -> 64)
+    small = 'winograd'
 want = {'prep.conv': 'direct', 'layer1.conv': small, 'res1.res1.conv': small, 'res1.res2.conv': small,
-        'layer2.conv': 'winograd' if amd else big, 'res2.res1.conv': big, 'res2.res2.conv': big}
+        'layer2.conv': big, 'res2.res1.conv': big, 'res2.res2.conv': big}
 if not avx512:  # tta's own Winograd: every pass of every 3x3 convolution but the stem
     want = {k: 'winograd' if avx2 and k != 'prep.conv' else 'direct' for k in want}
 if direct: want = {k: 'direct' for k in want}
@@ -230,15 +236,18 @@ TTA_CONV_RULE=amd "$TTA" --db "$cnn_db" profile bench/recipes/fmnist-cnn.json --
     --format json --no-store > "$work/cnn_amd.json" 2>/dev/null
 TTA_CONV_RULE=intel "$TTA" --db "$cnn_db" profile bench/recipes/fmnist-cnn.json --batch 16 --steps 3 --threads 2 \
     --format json --no-store > "$work/cnn_intel.json" 2>/dev/null
-/usr/bin/python3 - "$work/cnn_amd.json" "$work/cnn_intel.json" "$avx512" "$avx2" <<'PY'
+TTA_CONV_RULE=zen4 "$TTA" --db "$cnn_db" profile bench/recipes/fmnist-cnn.json --batch 16 --steps 3 --threads 2 \
+    --format json --no-store > "$work/cnn_zen4.json" 2>/dev/null
+/usr/bin/python3 - "$work/cnn_amd.json" "$work/cnn_intel.json" "$work/cnn_zen4.json" "$avx512" "$avx2" <<'PY'
 import json, sys
-a, i = ({l['name']: l.get('algorithm') for l in json.load(open(f))['layers']} for f in sys.argv[1:3])
-ok = (a['res1.res1.conv'], a['layer2.conv'], i['res1.res1.conv'], i['layer2.conv']) == \
-     (('winograd', 'winograd', 'winograd backward', 'winograd') if sys.argv[3] == '1' else
-      ('winograd',) * 4 if sys.argv[4] == '1' else ('direct',) * 4)
-sys.exit(0 if ok else 1)
+a, i, z = ({l['name']: l.get('algorithm') for l in json.load(open(f))['layers']} for f in sys.argv[1:4])
+got = tuple(r[k] for r in (a, i, z) for k in ('res1.res1.conv', 'layer2.conv', 'res2.res1.conv'))
+want = (('direct', 'winograd forward+data', 'winograd forward+data', 'winograd backward', 'winograd', 'winograd',
+         'winograd', 'winograd', 'winograd') if sys.argv[4] == '1' else
+        ('winograd',) * 9 if sys.argv[5] == '1' else ('direct',) * 9)
+sys.exit(0 if got == want else 1)
 PY
-check "TTA_CONV_RULE=amd and =intel pick each rule's algorithms (AVX-512: $avx512, AVX2: $avx2)" test $? -eq 0
+check "TTA_CONV_RULE=amd, =intel and =zen4 pick each rule's algorithms (AVX-512: $avx512, AVX2: $avx2)" test $? -eq 0
 TTA_CONV_RULE=direct "$TTA" --db "$cnn_db" profile bench/recipes/fmnist-cnn.json --batch 16 --steps 3 --threads 2 \
     --format json --no-store > "$work/cnn_direct.json" 2>/dev/null
 check "TTA_CONV_RULE=direct runs every convolution direct" /usr/bin/python3 -c "
@@ -249,7 +258,7 @@ TTA_CONV_RULE=arm "$TTA" --db "$cnn_db" profile bench/recipes/fmnist-cnn.json --
     >/dev/null 2>"$work/err"
 rc=$?
 check "TTA_CONV_RULE=arm is refused with exit 1 and the expected values (rc $rc)" \
-    test $rc -eq 1 -a "$(cat "$work/err")" = "tta profile: TTA_CONV_RULE=arm: expected intel, amd or direct"
+    test $rc -eq 1 -a "$(cat "$work/err")" = "tta profile: TTA_CONV_RULE=arm: expected intel, amd, zen4 or direct"
 if command -v sqlite3 >/dev/null; then
     check "the stored algorithms are the JSON's (plain SQL)" test \
         "$(sqlite3 "$cnn_db" "SELECT group_concat(name || '=' || algorithm, ',') FROM (SELECT name, algorithm FROM profile_layers WHERE algorithm IS NOT NULL ORDER BY idx)")" = \

@@ -227,13 +227,15 @@ static int onednn_runs_avx512(void) {
 }
 
 /* The convolution rule the cpu backend follows (cpu_internal.h CPU_CONV_RULE_*): TTA_CONV_RULE
- * where set, else the CPU's vendor. Returns 1 for amd, 0 for intel. */
-static int conv_rule_amd(void) {
+ * where set, else the CPU's vendor and AMD family. Whether it is amd (Zen 5's), and whether zen4. */
+static int conv_rule_is(const char *name) {
     const char *rule = getenv("TTA_CONV_RULE");
-    if (rule) return strcmp(rule, "amd") == 0;
+    if (rule) return strcmp(rule, name) == 0;
     __builtin_cpu_init();
-    return __builtin_cpu_is("amd");
+    const char *host = !__builtin_cpu_is("amd") ? "intel" : __builtin_cpu_is("amdfam19h") ? "zen4" : "amd";
+    return strcmp(host, name) == 0;
 }
+static int conv_rule_amd(void) { return conv_rule_is("amd"); }
 static int conv_rule_direct(void) {
     const char *rule = getenv("TTA_CONV_RULE");
     return rule && !strcmp(rule, "direct");
@@ -249,15 +251,16 @@ static int own_winograd_here(void) {
  * within the same tolerance of the reference as the direct ones, on fmnist-cnn's four 3x3
  * shapes at small batches, and each shape on the algorithms the rule in cpu_dnnl.c gives.
  * On AVX-512: intel: oneDNN's, the forward too where ic*oc/(ic+oc) >= 20, only the backward
- * below; amd: tta's own (every pass) where ic*oc/(ic+oc) < 24, above it oneDNN's forward and
- * data gradient and a direct weight gradient. Where oneDNN runs AVX2 kernels (nChw8c maps):
- * tta's own, every pass of every such shape. TTA_CONV_RULE=direct, or off 3x3 stride 1: direct. */
+ * below; amd: oneDNN's forward and data gradient where ic*oc/(ic+oc) >= 20, the weight gradient
+ * always direct; zen4: tta's own (every pass) where ic*oc/(ic+oc) < 24, above it as intel. Where
+ * oneDNN runs AVX2 kernels (nChw8c maps): tta's own, every pass of every such shape.
+ * TTA_CONV_RULE=direct, or off 3x3 stride 1: direct. */
 TEST(conv_winograd_matches_reference) {
     int cpu = strcmp(tb->ops->name, "cpu") == 0, wino = cpu && onednn_runs_avx512() && !conv_rule_direct();
     int amd = conv_rule_amd(), own = cpu && !onednn_runs_avx512() && own_winograd_here();
-    int own16 = wino && amd; /* tta's own on nChw16c maps, below 24 */
+    int own16 = wino && conv_rule_is("zen4"); /* tta's own on nChw16c maps, below 24 */
     const char *a, *big = own ? "winograd" : !wino ? "direct" : amd ? "winograd forward+data" : "winograd";
-    const char *small = own || own16 ? "winograd" : !wino ? "direct" : "winograd backward";
+    const char *small = own || own16 ? "winograd" : !wino || amd ? "direct" : "winograd backward";
     a = conv_case(3, 32, 14, 64, 3, 1, 1, 1, 1, 1); /* layer2: bias, fused ReLU, odd batch */
     if (cpu) CHECK(a && !strcmp(a, own16 ? "winograd" : big));
     a = conv_case(2, 64, 7, 64, 3, 1, 1, 0, 0, 1);  /* res2 */
@@ -283,8 +286,8 @@ TEST(conv_winograd_matches_reference) {
  * 1 and 3 threads: the same bits, forward, data, weight and bias gradients. */
 TEST(conv_own_winograd_edges) {
     int own = strcmp(tb->ops->name, "cpu") == 0 && own_winograd_here();
-    /* nChw16c maps (on AVX-512 under the amd rule, ic*oc/(ic+oc) < 24): the 16-wide column block */
-    int own16 = own && onednn_runs_avx512() && conv_rule_amd();
+    /* nChw16c maps (on AVX-512 under the zen4 rule, ic*oc/(ic+oc) < 24): the 16-wide column block */
+    int own16 = own && onednn_runs_avx512() && conv_rule_is("zen4");
     const char *b16 = conv_case_hw(3, 16, 5, 9, 48, 3, 1, 1, 1, 1, 1); /* odd sides, 32 + 16 columns */
     if (own16) CHECK(b16 && !strcmp(b16, "winograd"));
     b16 = conv_case_hw(2, 48, 28, 27, 32, 3, 1, 1, 1, 0, 1); /* several bands of tile rows */
