@@ -52,9 +52,6 @@
 /* The weight gradient's ranges of units, each with partial sums of its own (16 x ic x oc floats):
  * 8 give 2 threads 4 ranges each to even out a thread that lost its core. */
 #define WINO_DW_SLOTS 8
-/* Rows of tiles per register block of the channel product (6 rows x 16 channels: 12 of the 16
- * vector registers hold sums, 2 a row of U, 1 the broadcast of V). */
-#define WINO_ROWS 6
 
 int cpu_wino_supported(const cpu_ctx *c, const tta_op *op) {
     const int lanes = cpu_blocked(c, op->in);
@@ -180,19 +177,6 @@ static void filter_adjoint(float dg[9], const float du[16]) {
 #define WBCAST(p) _mm256_broadcast_ss(p)
 #define WZERO() _mm256_setzero_ps()
 #include "replay/cpu_conv_wino_kernels.h"
-#undef WV
-#undef WVEC
-#undef WTARGET
-#undef WFN
-#undef WROWS
-#undef WLOAD
-#undef WSTORE
-#undef WADD
-#undef WSUB
-#undef WMAX
-#undef WFMA
-#undef WBCAST
-#undef WZERO
 
 #define WV 16
 #define WVEC __m512
@@ -208,19 +192,6 @@ static void filter_adjoint(float dg[9], const float du[16]) {
 #define WBCAST(p) _mm512_set1_ps(*(p))
 #define WZERO() _mm512_setzero_ps()
 #include "replay/cpu_conv_wino_kernels.h"
-#undef WV
-#undef WVEC
-#undef WTARGET
-#undef WFN
-#undef WROWS
-#undef WLOAD
-#undef WSTORE
-#undef WADD
-#undef WSUB
-#undef WMAX
-#undef WFMA
-#undef WBCAST
-#undef WZERO
 
 /* One width's kernels: the maps' channel block is `lanes`. */
 typedef struct {

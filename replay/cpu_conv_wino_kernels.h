@@ -9,6 +9,7 @@
  *                 broadcast fit the ISA's vector registers: 16 for AVX2, 32 for AVX-512)
  *   WLOAD, WSTORE, WADD, WSUB, WMAX, WFMA(a, b, c) = a * b + c, WBCAST (a float's address),
  *   WZERO()       the operations, unaligned.
+ * It undefines them at its end, for the next width.
  * The arithmetic is the same in both widths, lane by lane: a channel's result does not depend on
  * the width (each output channel is one lane of one vector, summed in the same order).
  * Why one body: the two copies differ only in width; a fix made in one place reaches both. */
@@ -208,3 +209,17 @@ WTARGET static void WFN(dout_transform)(float *restrict dM, size_t ps, int t0, c
         }
     }
 }
+
+#undef WV
+#undef WVEC
+#undef WTARGET
+#undef WFN
+#undef WROWS
+#undef WLOAD
+#undef WSTORE
+#undef WADD
+#undef WSUB
+#undef WMAX
+#undef WFMA
+#undef WBCAST
+#undef WZERO
