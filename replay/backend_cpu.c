@@ -699,25 +699,23 @@ static const tta_backend_ops cpu_ops = {
     .parallel_rows = cpu_parallel_rows,
 };
 
+/* The convolution rules' names (TTA_CONV_RULE's values), indexed by CPU_CONV_RULE_*. */
+static const char *const conv_rule_names[] = {
+    [CPU_CONV_RULE_INTEL] = "intel", [CPU_CONV_RULE_AMD] = "amd", [CPU_CONV_RULE_DIRECT] = "direct",
+    [CPU_CONV_RULE_ZEN4] = "zen4"};
+
 /* The convolution rule (cpu_internal.h, CPU_CONV_RULE_*): TTA_CONV_RULE where set, else the CPU's
  * vendor and, on AMD, its family (25: Zen 3 and 4, of which only Zen 4 has AVX-512, the only ISA
  * where the rules differ). Returns it, or -1 with a message in err for another value of
  * TTA_CONV_RULE. */
 static int conv_rule_of_host(char *err, size_t errlen) {
-    static const struct {
-        const char *name;
-        int rule;
-    } rules[] = {{"intel", CPU_CONV_RULE_INTEL},
-                 {"amd", CPU_CONV_RULE_AMD},
-                 {"zen4", CPU_CONV_RULE_ZEN4},
-                 {"direct", CPU_CONV_RULE_DIRECT}};
     const char *rule = getenv("TTA_CONV_RULE");
     if (!rule) {
         if (!__builtin_cpu_is("amd")) return CPU_CONV_RULE_INTEL;
         return __builtin_cpu_is("amdfam19h") ? CPU_CONV_RULE_ZEN4 : CPU_CONV_RULE_AMD;
     }
-    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
-        if (!strcmp(rule, rules[i].name)) return rules[i].rule;
+    for (int i = 0; i < (int)(sizeof conv_rule_names / sizeof conv_rule_names[0]); i++)
+        if (!strcmp(rule, conv_rule_names[i])) return i;
     snprintf(err, errlen, "TTA_CONV_RULE=%s: expected intel, amd, zen4 or direct", rule);
     return -1;
 }
@@ -745,11 +743,7 @@ tta_backend *tta_backend_cpu_create(const tta_backend_options *opt, char *err, s
                                                                                  : CPU_ISA_BASE;
     if (c->verbose)
         fprintf(stderr, "cpu backend: oneDNN ISA 0x%x, feature maps blocked by %d, %s convolution rule\n",
-                (unsigned)isa, c->block,
-                c->conv_rule == CPU_CONV_RULE_AMD      ? "amd"
-                : c->conv_rule == CPU_CONV_RULE_ZEN4   ? "zen4"
-                : c->conv_rule == CPU_CONV_RULE_DIRECT ? "direct"
-                                                       : "intel");
+                (unsigned)isa, c->block, conv_rule_names[c->conv_rule]);
     if (c->threads > 0) cpu_set_threads(c, c->threads);
     tta_backend *be = callocCheck(1, sizeof *be);
     be->ops = &cpu_ops;

@@ -42,23 +42,22 @@ WFN(block)(float *restrict c, int ldc, const float *restrict a, int ar, int ak, 
 
 #define WINO_BLOCK_CASE(n, NV, ADD)                                                                  \
     case n: WFN(block)(c, ldc, a, ar, ak, b, ldb, K, n, NV, ADD); break;
-#if WROWS == 12
-#define WINO_BLOCK_ROWS(NV, ADD)                                                                     \
-    switch (R) {                                                                                     \
-        WINO_BLOCK_CASE(12, NV, ADD) WINO_BLOCK_CASE(11, NV, ADD) WINO_BLOCK_CASE(10, NV, ADD)       \
-        WINO_BLOCK_CASE(9, NV, ADD) WINO_BLOCK_CASE(8, NV, ADD) WINO_BLOCK_CASE(7, NV, ADD)          \
-        WINO_BLOCK_CASE(6, NV, ADD) WINO_BLOCK_CASE(5, NV, ADD) WINO_BLOCK_CASE(4, NV, ADD)          \
-        WINO_BLOCK_CASE(3, NV, ADD) WINO_BLOCK_CASE(2, NV, ADD) default : WFN(block)(c, ldc, a, ar, ak, b, ldb, K, 1, NV, ADD); \
-    }
+#if WROWS == 12 /* the block heights above 6 */
+#define WINO_BLOCK_TALL(NV, ADD)                                                                     \
+    WINO_BLOCK_CASE(12, NV, ADD) WINO_BLOCK_CASE(11, NV, ADD) WINO_BLOCK_CASE(10, NV, ADD)           \
+    WINO_BLOCK_CASE(9, NV, ADD) WINO_BLOCK_CASE(8, NV, ADD) WINO_BLOCK_CASE(7, NV, ADD)
 #elif WROWS == 6
-#define WINO_BLOCK_ROWS(NV, ADD)                                                                     \
-    switch (R) {                                                                                     \
-        WINO_BLOCK_CASE(6, NV, ADD) WINO_BLOCK_CASE(5, NV, ADD) WINO_BLOCK_CASE(4, NV, ADD)          \
-        WINO_BLOCK_CASE(3, NV, ADD) WINO_BLOCK_CASE(2, NV, ADD) default : WFN(block)(c, ldc, a, ar, ak, b, ldb, K, 1, NV, ADD); \
-    }
+#define WINO_BLOCK_TALL(NV, ADD)
 #else
 #error "WROWS: 6 or 12"
 #endif
+#define WINO_BLOCK_ROWS(NV, ADD)                                                                     \
+    switch (R) {                                                                                     \
+        WINO_BLOCK_TALL(NV, ADD)                                                                     \
+        WINO_BLOCK_CASE(6, NV, ADD) WINO_BLOCK_CASE(5, NV, ADD) WINO_BLOCK_CASE(4, NV, ADD)          \
+        WINO_BLOCK_CASE(3, NV, ADD) WINO_BLOCK_CASE(2, NV, ADD)                                      \
+    default: WFN(block)(c, ldc, a, ar, ak, b, ldb, K, 1, NV, ADD);                                   \
+    }
 
 /* C[rows][N] = A x B over K (add: C +=), A's element (r, k) at A[r * ar + k * ak], B[K][N];
  * N % WV == 0; blocks of at most WROWS rows (of even heights) by 2 WV columns, then WV. The forward and the data gradient:
@@ -81,6 +80,7 @@ WTARGET static void WFN(product)(float *restrict C, const float *restrict A, int
     }
 }
 #undef WINO_BLOCK_ROWS
+#undef WINO_BLOCK_TALL
 #undef WINO_BLOCK_CASE
 
 /* V[p][t][K] (positions ps floats apart) for the tiles of tile rows ty0 .. ty0+rows-1 of one

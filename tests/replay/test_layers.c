@@ -235,7 +235,6 @@ static int conv_rule_is(const char *name) {
     const char *host = !__builtin_cpu_is("amd") ? "intel" : __builtin_cpu_is("amdfam19h") ? "zen4" : "amd";
     return strcmp(host, name) == 0;
 }
-static int conv_rule_amd(void) { return conv_rule_is("amd"); }
 static int conv_rule_direct(void) {
     const char *rule = getenv("TTA_CONV_RULE");
     return rule && !strcmp(rule, "direct");
@@ -257,7 +256,7 @@ static int own_winograd_here(void) {
  * TTA_CONV_RULE=direct, or off 3x3 stride 1: direct. */
 TEST(conv_winograd_matches_reference) {
     int cpu = strcmp(tb->ops->name, "cpu") == 0, wino = cpu && onednn_runs_avx512() && !conv_rule_direct();
-    int amd = conv_rule_amd(), own = cpu && !onednn_runs_avx512() && own_winograd_here();
+    int amd = conv_rule_is("amd"), own = cpu && !onednn_runs_avx512() && own_winograd_here();
     int own16 = wino && conv_rule_is("zen4"); /* tta's own on nChw16c maps, below 24 */
     const char *a, *big = own ? "winograd" : !wino ? "direct" : amd ? "winograd forward+data" : "winograd";
     const char *small = own || own16 ? "winograd" : !wino || amd ? "direct" : "winograd backward";
