@@ -5,6 +5,7 @@
  *   p = [0.5, -1, 2, 0.25] (decayed), b = [0.1, -0.2] (not decayed),
  *   loss = sum((p*[1,2,-1,0.5])^2) + sum(3 b^2) + sum(p)*sum(b), 5 steps. */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "replay/optim.h"
@@ -112,6 +113,88 @@ TEST(lars_trust_ratio) {
     tta_optim_free(&o);
 }
 
+/* One SGD step of element i, every operation rounded to float on its own in the order that
+ * sgd_step.h states (volatile: the compiler may not fuse a multiply into an add here). */
+static void sgd_reference(const tta_opt_config *c, float *p, float g, float *v, float lr, float wd) {
+    volatile float mu = (float)c->momentum, t, gi;
+    t = wd * *p;
+    gi = g + t;
+    if (c->caffe) {
+        volatile float a = mu * *v, b = lr * gi;
+        *v = a + b;
+        if (c->nesterov) {
+            volatile float m = mu * *v, s = m + b;
+            *p = *p - s;
+        } else
+            *p = *p - *v;
+    } else {
+        volatile float a = mu * *v;
+        *v = a + gi;
+        if (c->nesterov) {
+            volatile float m = mu * *v, s = gi + m, d = lr * s;
+            *p = *p - d;
+        } else {
+            volatile float d = lr * *v;
+            *p = *p - d;
+        }
+    }
+}
+
+/* The SGD update, whatever the vectors it runs on (replay/optim.c picks them by the CPU), gives
+ * the bits of the scalar arithmetic: every convention, decayed or not, tensors of every length
+ * from 1 to 40 and one of 1,003 at odd offsets (the vector loops' heads and tails), through
+ * tta_optim_step and through the fused block update. */
+TEST(sgd_same_bits_any_length) {
+    enum { N = 1003 + 40 * 41 / 2 };
+    static float p[N], g[N], v[N], pw[N], vw[N];
+    tta_param_tensor t[41];
+    size_t at = 0;
+    for (int k = 0; k < 41; k++) {
+        size_t len = k < 40 ? (size_t)k + 1 : 1003;
+        t[k] = (tta_param_tensor){at, len, k % 2, 0};
+        at += len;
+    }
+    CHECK(at == N);
+    for (int conv = 0; conv < 4; conv++) {
+        tta_opt_config c = {.kind = TTA_OPT_SGD, .momentum = 0.9, .nesterov = conv & 1, .caffe = conv >> 1,
+                            .weight_decay = 5e-4};
+        tta_optim o;
+        CHECK(tta_optim_init(&o, &c, N) == 0);
+        uint32_t r = 12345u + (uint32_t)conv;
+        for (int i = 0; i < N; i++) {
+            r = r * 1664525u + 1013904223u;
+            p[i] = pw[i] = (float)(r >> 8) / 16777216.0f - 0.5f;
+            r = r * 1664525u + 1013904223u;
+            g[i] = (float)(r >> 8) / 16777216.0f * 0.2f - 0.1f;
+            vw[i] = 0;
+        }
+        double lrs[3] = {0.1, 0.0371, 0.25};
+        for (int s = 0; s < 3; s++) {
+            float lr = (float)lrs[s];
+            if (s == 2) /* the last step through the fused path, in blocks of 3 rows of up to 7 */
+                for (int k = 0; k < 41; k++) {
+                    t[k].fused = 1;
+                    for (size_t o0 = t[k].offset; o0 < t[k].offset + t[k].count;) {
+                        size_t left = t[k].offset + t[k].count - o0, cols = left < 7 ? left : 7;
+                        int rows = left >= 21 ? 3 : 1;
+                        tta_optim_update_block(&o, p, g, &t[k], lrs[s], o0, rows, (int)cols, cols);
+                        o0 += (size_t)rows * cols;
+                    }
+                }
+            else
+                tta_optim_step(&o, p, g, t, 41, lrs[s]);
+            for (int k = 0; k < 41; k++)
+                for (size_t i = t[k].offset; i < t[k].offset + t[k].count; i++)
+                    sgd_reference(&c, &pw[i], g[i], &vw[i], lr, t[k].decay ? (float)c.weight_decay : 0.0f);
+            memcpy(v, o.state, sizeof v);
+            CHECK(!memcmp(p, pw, sizeof p));
+            CHECK(!memcmp(v, vw, sizeof v));
+        }
+        for (int k = 0; k < 41; k++) t[k].fused = 0;
+        tta_optim_free(&o);
+    }
+}
+
 TEST(invalid_configs) {
     tta_optim o;
     tta_opt_config bad = {.kind = TTA_OPT_ADAM, .beta1 = 1.0, .beta2 = 0.999, .eps = 1e-8};
@@ -125,6 +208,7 @@ int main(void) {
     RUN(caffe_differs_when_lr_changes);
     RUN(adam_and_adamw_like_pytorch);
     RUN(lars_trust_ratio);
+    RUN(sgd_same_bits_any_length);
     RUN(invalid_configs);
     return test_summary();
 }
