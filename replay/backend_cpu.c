@@ -253,7 +253,8 @@ static void cpu_pool_bwd(void *ctx, tta_op *op, float *dinp, const float *dout, 
 #define SGEMM_PARALLEL_MIN_MACS (1 << 20)
 
 /* One product C[M][N] = op(A) op(B) (row-major, op = transpose when ta / tb), and what to do to C
- * after it: add the bias b[N] to every row and/or apply the ReLU (forward only). */
+ * after it: add the bias b[N] to every row and/or apply the ReLU (forward only); openblas: its
+ * slices go to OpenBLAS even when big (gemm_library). */
 typedef struct {
     int ta, tb, M, N, K;
     const float *A, *B;
@@ -261,6 +262,7 @@ typedef struct {
     float *C;
     const float *bias;
     int relu;
+    int openblas;
 } gemm_job;
 
 static int gemm_big(const gemm_job *j) { return (double)j->M * j->N * j->K >= SGEMM_PARALLEL_MIN_MACS; }
@@ -273,7 +275,7 @@ static void gemm_slice(const gemm_job *j, int by_cols, int lo, int hi) {
     const float *A = by_cols ? j->A : j->ta ? j->A + lo : j->A + (size_t)lo * j->lda;
     const float *B = !by_cols ? j->B : j->tb ? j->B + (size_t)lo * j->ldb : j->B + lo;
     float *C = by_cols ? j->C + lo : j->C + (size_t)lo * N;
-    if (gemm_big(j)) { /* (fails only on arguments out of range: these are the layer's own shapes) */
+    if (gemm_big(j) && !j->openblas) { /* (fails only on arguments out of range: these are the layer's own shapes) */
         dnnl_status_t st =
             dnnl_sgemm(j->ta ? 'T' : 'N', j->tb ? 'T' : 'N', m, n, j->K, 1.0f, A, j->lda, B, j->ldb, 0.0f, C, N);
         assert(st == dnnl_success);
@@ -389,10 +391,22 @@ static void gemm_run(const gemm_job *jobs, int njobs, const tta_param_update *u,
     if (u && !split_update) u->apply(u->ctx, off, jobs[0].M, jobs[0].N, (size_t)jobs[0].N);
 }
 
+/* Whether the big slices of a product with these transpositions go to OpenBLAS rather than to
+ * dnnl_sgemm on this backend's host: on AVX2 hosts, the backward's products (A^T B, the weight
+ * gradient, and A B, the input gradient). oneDNN 2.6's AVX2 sgemm ran them at 72-84 GFLOP/s
+ * against 107-109 for OpenBLAS 0.3.21's Haswell kernels (one thread, best of 200, on the mlp's
+ * slices: 256 x 784 x 128 and 256 x 512 x 128 A^T B, 128 x 256 x 512 A B, leading dimensions 512
+ * and 784; Zen 4 run as an AVX2 host, ONEDNN_MAX_CPU_ISA=AVX2 OPENBLAS_CORETYPE=Haswell), while on
+ * A B^T, the forward, oneDNN's was the faster (110.6 against 105.6: OpenBLAS packs B^T on every
+ * call). With AVX-512, oneDNN's is the faster on all three (105-113 against 96-104). The choice
+ * depends on the host alone, so the bits do not change from one run to the next. */
+static int gemm_library_openblas(const cpu_ctx *c, int ta, int tb) { return c->isa == CPU_ISA_AVX2 && (ta || !tb); }
+
 static void cpu_linear_forward(void *ctx, tta_op *op, float *out, const float *inp, const float *w,
                                const float *b) {
     int B = op->in.n, In = op->in.c * op->in.h * op->in.w, O = op->out.c;
-    gemm_job j = {0, 1, B, O, In, inp, w, In, In, out, op->bias ? b : NULL, op->relu};
+    gemm_job j = {0, 1, B, O, In, inp, w, In, In, out, op->bias ? b : NULL, op->relu,
+                  gemm_library_openblas(ctx, 0, 1)};
     gemm_run(&j, 1, NULL, 0);
 }
 
@@ -413,11 +427,11 @@ static void linear_bwd_prologue(const tta_op *op, float *dout, const float *out,
     }
 }
 
-static void linear_bwd_jobs(const tta_op *op, float *dinp, float *dw, const float *dout, const float *inp,
-                            const float *w, gemm_job j[2]) {
+static void linear_bwd_jobs(const cpu_ctx *c, const tta_op *op, float *dinp, float *dw, const float *dout,
+                            const float *inp, const float *w, gemm_job j[2]) {
     int B = op->in.n, In = op->in.c * op->in.h * op->in.w, O = op->out.c;
-    j[0] = (gemm_job){1, 0, O, In, B, dout, inp, O, In, dw, NULL, 0};
-    j[1] = (gemm_job){0, 0, B, In, O, dout, w, O, In, dinp, NULL, 0};
+    j[0] = (gemm_job){1, 0, O, In, B, dout, inp, O, In, dw, NULL, 0, gemm_library_openblas(c, 1, 0)};
+    j[1] = (gemm_job){0, 0, B, In, O, dout, w, O, In, dinp, NULL, 0, gemm_library_openblas(c, 0, 0)};
 }
 
 static void cpu_linear_backward(void *ctx, tta_op *op, float *dinp, float *dw, float *db,
@@ -430,7 +444,7 @@ static void cpu_linear_backward(void *ctx, tta_op *op, float *dinp, float *dw, f
     if (u && op->bias) u->apply(u->ctx, (size_t)op->b_off, 1, op->out.c, (size_t)op->out.c);
     /* the weight gradient and the input gradient: one region */
     gemm_job j[2];
-    linear_bwd_jobs(op, dinp, dw, dout, inp, w, j);
+    linear_bwd_jobs(ctx, op, dinp, dw, dout, inp, w, j);
     assert(!u || op->w_off >= 0);
     gemm_run(j, op->need_dinp ? 2 : 1, u, u ? (size_t)op->w_off : 0);
 }
@@ -449,8 +463,8 @@ static void cpu_linear_backward_pair(void *ctx, const tta_linear_grad *a, const 
     const tta_param_update *ua = a->op->update, *ub = b->op->update;
     int T = omp_in_parallel() ? 1 : omp_get_max_threads();
     gemm_job ja[2], jb[2];
-    linear_bwd_jobs(a->op, a->dinp, a->dw, a->dout, a->inp, a->w, ja);
-    linear_bwd_jobs(b->op, NULL, b->dw, b->dout, b->inp, b->w, jb);
+    linear_bwd_jobs(ctx, a->op, a->dinp, a->dw, a->dout, a->inp, a->w, ja);
+    linear_bwd_jobs(ctx, b->op, NULL, b->dw, b->dout, b->inp, b->w, jb);
     /* a's input gradient cut by columns (gemm_run's choice: N >= M) and b's weight gradient by rows
      * (a fused update's), over the same length: the same bounds */
     int pair = T > 1 && ua && ub && a->op->need_dinp && !b->op->need_dinp && gemm_big(&ja[0]) && gemm_big(&ja[1]) &&
