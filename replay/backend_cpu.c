@@ -236,7 +236,8 @@ static void cpu_pool_bwd(void *ctx, tta_op *op, float *dinp, const float *dout, 
  * ISA at run time; inside the region, or with one thread, it runs on the calling thread alone):
  * on the mlp's slices (128 x 256 x 784 and the like, one thread, AVX-512) it ran at 175-183
  * GFLOP/s against OpenBLAS 0.3.21's 143-170 (the forward's W^T operand 143: OpenBLAS packs it on
- * every call). The small ones stay on OpenBLAS, on the calling thread: outside a region
+ * every call); on AVX2 hosts the backward's go to OpenBLAS (gemm_library_openblas). The small ones
+ * stay on OpenBLAS, on the calling thread: outside a region
  * dnnl_sgemm would start its own threads and might split K among them, and the bits would then
  * depend on the thread count. dnnl_sgemm must not be interrupted by a signal handler: its JIT
  * kernels point rsp into the heap (oneDNN issue #4845, fixed after 2.6), the handler's frame lands
