@@ -341,8 +341,16 @@ static void gemm_range(const gemm_job *j, int by_cols, int lo, int hi) {
     }
 }
 
+/* Whether job j is cut into pieces of C's columns (else of its rows): the longer side, but a
+ * weight gradient (A^T B) always into rows, whether its update is fused (which needs rows: one
+ * contiguous block of the parameter per thread) or not and whatever the thread count, so that each
+ * element is computed by the same call in every case: OpenBLAS's AVX2 (Haswell) kernels, which
+ * compute it on AVX2 hosts (gemm_library_openblas), sum in an order that depends on the call's
+ * shape (the mlp cut into columns at one thread and into rows at two gave other bits). */
+static int gemm_by_cols(const gemm_job *j) { return !j->ta && j->N >= j->M; }
+
 /* Runs the jobs (independent products) in one OpenMP region: each thread computes its pieces of
- * every job (gemm_bounds: the longer side of C cut every GEMM_PIECE), with the job's bias and ReLU
+ * every job (gemm_bounds: the side gemm_by_cols says cut every GEMM_PIECE), with the job's bias and ReLU
  * on each piece, so that no barrier separates a product from its epilogue, nor two products from
  * each other. A job under SGEMM_PARALLEL_MIN_MACS runs whole on the calling thread, before the
  * region.
@@ -361,13 +369,13 @@ static void gemm_run(const gemm_job *jobs, int njobs, const tta_param_update *u,
     assert(njobs <= 2);
     for (int k = 0; k < njobs; k++) {
         const gemm_job *j = &jobs[k];
-        by_cols[k] = j->N >= j->M;
+        by_cols[k] = gemm_by_cols(j);
         if (!gemm_big(j)) gemm_slice(j, 0, 0, j->M);
         else if (T <= 1) gemm_range(j, by_cols[k], 0, by_cols[k] ? j->N : j->M);
         else big++;
     }
     int split_update = u && T > 1 && gemm_big(&jobs[0]);
-    if (split_update) by_cols[0] = 0;
+    assert(!split_update || !by_cols[0]); /* (a fused update's job is a weight gradient: rows) */
     int wait = split_update && njobs > 1 && gemm_big(&jobs[1]), readers_done = 0;
     if (big) {
 #pragma omp parallel num_threads(T)
@@ -466,10 +474,10 @@ static void cpu_linear_backward_pair(void *ctx, const tta_linear_grad *a, const 
     gemm_job ja[2], jb[2];
     linear_bwd_jobs(ctx, a->op, a->dinp, a->dw, a->dout, a->inp, a->w, ja);
     linear_bwd_jobs(ctx, b->op, NULL, b->dw, b->dout, b->inp, b->w, jb);
-    /* a's input gradient cut by columns (gemm_run's choice: N >= M) and b's weight gradient by rows
+    /* a's input gradient cut by columns (gemm_by_cols) and b's weight gradient by rows
      * (a fused update's), over the same length: the same bounds */
     int pair = T > 1 && ua && ub && a->op->need_dinp && !b->op->need_dinp && gemm_big(&ja[0]) && gemm_big(&ja[1]) &&
-               gemm_big(&jb[0]) && ja[1].N >= ja[1].M && ja[1].N == jb[0].M && b->dout == a->dinp;
+               gemm_big(&jb[0]) && gemm_by_cols(&ja[1]) && ja[1].N == jb[0].M && b->dout == a->dinp;
     if (!pair) {
         cpu_linear_backward(ctx, a->op, a->dinp, a->dw, a->db, a->dout, a->inp, a->w, a->out);
         cpu_linear_backward(ctx, b->op, b->dinp, b->dw, b->db, b->dout, b->inp, b->w, b->out);
