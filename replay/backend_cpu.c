@@ -255,7 +255,7 @@ static void cpu_pool_bwd(void *ctx, tta_op *op, float *dinp, const float *dout, 
 
 /* One product C[M][N] = op(A) op(B) (row-major, op = transpose when ta / tb), and what to do to C
  * after it: add the bias b[N] to every row and/or apply the ReLU (forward only); openblas: its
- * slices go to OpenBLAS even when big (gemm_library). */
+ * slices go to OpenBLAS even when big (gemm_library_openblas). */
 typedef struct {
     int ta, tb, M, N, K;
     const float *A, *B;
