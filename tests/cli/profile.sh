@@ -2,7 +2,7 @@
 # `tta profile` and `tta report profile` on real Fashion-MNIST (skips without it): the JSON
 # contract; memory by category sums to the total and the model's categories to the allocator's
 # total; per-layer FLOPs of the MLP against hand-computed values; per-layer times plus data
-# loading and the optimizer sum to the step time within 5%; a batch sweep grows feature maps in
+# loading and the optimizer sum to the step time within 10%; a batch sweep grows feature maps in
 # proportion to the batch; peaks and profiles are stored and reported with a roofline; bad input
 # is refused with the file and the reason; the threading line says OpenMP's wait (tta's own, or the
 # user's).
@@ -64,8 +64,12 @@ py_check "fc2 FLOPs by hand" \
     "[l['flops'] for l in d['layers'] if l['name']=='fc2'] == [3*2*64*256*128 + 2*64*128]"
 py_check "relu1 is fused into fc1 and carries no time of its own" \
     "[(l['fused_into'], l['time_s']) for l in d['layers'] if l['name']=='relu1'] == [('fc1', 0)]"
-py_check "per-layer times + data loading sum to the step time within 5%" \
-    "abs(sum(l['time_s'] for l in d['layers']) + d['phases']['data_s'] - d['step_s']) <= 0.05 * d['step_s']"
+# (within 10%: the loss and the glue between the layers' clocks are no layer's, 2.2-3.3 % of this
+# step on every build measured, the ASan one included; with 5 % one descheduled thread in the glue
+# of 8 measured steps failed it once in a `./test.sh` of 255 tests. A layer missing from the
+# accounting or counted twice moves the sum by far more: fc1 alone is three quarters of the step.)
+py_check "per-layer times + data loading sum to the step time within 10%" \
+    "abs(sum(l['time_s'] for l in d['layers']) + d['phases']['data_s'] - d['step_s']) <= 0.10 * d['step_s']"
 py_check "samples/s = batch / step time" "abs(d['samples_per_s'] - 64 / d['step_s']) < 1e-6 * d['samples_per_s']"
 # (within 5%, as the layers above: the phases are read from the session's own clocks inside the step,
 # the step from the clock around it; a thread descheduled between two reads on a busy machine moved
