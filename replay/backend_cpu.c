@@ -324,23 +324,6 @@ static int gemm_piece_start(int len, int np, int p) {
     return at < len ? at : len;
 }
 
-/* Thread t's pieces of nt, as the range lo..hi of C's columns (by_cols) or rows they cover. */
-static void gemm_bounds(const gemm_job *j, int by_cols, int t, int nt, int *lo, int *hi) {
-    int len = by_cols ? j->N : j->M, np = gemm_pieces(len);
-    *lo = gemm_piece_start(len, np, np * t / nt);
-    *hi = gemm_piece_start(len, np, np * (t + 1) / nt);
-}
-
-/* Columns (by_cols) or rows lo..hi of j (whole pieces), one sgemm call a piece, on the calling
- * thread. */
-static void gemm_range(const gemm_job *j, int by_cols, int lo, int hi) {
-    int len = by_cols ? j->N : j->M, np = gemm_pieces(len);
-    for (int p = 0; p < np; p++) {
-        int a = gemm_piece_start(len, np, p), b = gemm_piece_start(len, np, p + 1);
-        if (a >= lo && b <= hi && b > a) gemm_slice(j, by_cols, a, b);
-    }
-}
-
 /* Whether job j is cut into pieces of C's columns (else of its rows): the longer side, but a
  * weight gradient (A^T B) always into rows, whether its update is fused (which needs rows: one
  * contiguous block of the parameter per thread) or not and whatever the thread count, so that each
@@ -348,6 +331,23 @@ static void gemm_range(const gemm_job *j, int by_cols, int lo, int hi) {
  * compute it on AVX2 hosts (gemm_library_openblas), sum in an order that depends on the call's
  * shape (the mlp cut into columns at one thread and into rows at two gave other bits). */
 static int gemm_by_cols(const gemm_job *j) { return !j->ta && j->N >= j->M; }
+
+/* Thread t's pieces of nt, as the range lo..hi of C's columns or rows (gemm_by_cols) they cover. */
+static void gemm_bounds(const gemm_job *j, int t, int nt, int *lo, int *hi) {
+    int len = gemm_by_cols(j) ? j->N : j->M, np = gemm_pieces(len);
+    *lo = gemm_piece_start(len, np, np * t / nt);
+    *hi = gemm_piece_start(len, np, np * (t + 1) / nt);
+}
+
+/* Columns or rows (gemm_by_cols) lo..hi of j (whole pieces), one sgemm call a piece, on the
+ * calling thread. */
+static void gemm_range(const gemm_job *j, int lo, int hi) {
+    int by_cols = gemm_by_cols(j), len = by_cols ? j->N : j->M, np = gemm_pieces(len);
+    for (int p = 0; p < np; p++) {
+        int a = gemm_piece_start(len, np, p), b = gemm_piece_start(len, np, p + 1);
+        if (a >= lo && b <= hi && b > a) gemm_slice(j, by_cols, a, b);
+    }
+}
 
 /* Runs the jobs (independent products) in one OpenMP region: each thread computes its pieces of
  * every job (gemm_bounds: the side gemm_by_cols says cut every GEMM_PIECE), with the job's bias and ReLU
@@ -365,17 +365,16 @@ static int gemm_by_cols(const gemm_job *j) { return !j->ta && j->N >= j->M; }
  * always have: no thread waits for another's job 0, as at a barrier); at once when job 1 ran
  * before the region; the whole of it on the calling thread after the jobs when job 0 ran there. */
 static void gemm_run(const gemm_job *jobs, int njobs, const tta_param_update *u, size_t off) {
-    int T = omp_in_parallel() ? 1 : omp_get_max_threads(), big = 0, by_cols[2] = {0, 0};
+    int T = omp_in_parallel() ? 1 : omp_get_max_threads(), big = 0;
     assert(njobs <= 2);
     for (int k = 0; k < njobs; k++) {
         const gemm_job *j = &jobs[k];
-        by_cols[k] = gemm_by_cols(j);
         if (!gemm_big(j)) gemm_slice(j, 0, 0, j->M);
-        else if (T <= 1) gemm_range(j, by_cols[k], 0, by_cols[k] ? j->N : j->M);
+        else if (T <= 1) gemm_range(j, 0, gemm_by_cols(j) ? j->N : j->M);
         else big++;
     }
     int split_update = u && T > 1 && gemm_big(&jobs[0]);
-    assert(!split_update || !by_cols[0]); /* (a fused update's job is a weight gradient: rows) */
+    assert(!split_update || !gemm_by_cols(&jobs[0])); /* (a fused update's job is a weight gradient: rows) */
     int wait = split_update && njobs > 1 && gemm_big(&jobs[1]), readers_done = 0;
     if (big) {
 #pragma omp parallel num_threads(T)
@@ -385,13 +384,13 @@ static void gemm_run(const gemm_job *jobs, int njobs, const tta_param_update *u,
                 int k = wait ? njobs - 1 - i : i; /* (waiting: job 1, the parameter's reader, first) */
                 const gemm_job *j = &jobs[k];
                 if (!gemm_big(j)) continue;
-                gemm_bounds(j, by_cols[k], t, nt, &lo, &hi);
-                gemm_range(j, by_cols[k], lo, hi);
+                gemm_bounds(j, t, nt, &lo, &hi);
+                gemm_range(j, lo, hi);
                 if (wait && k == 1) __atomic_add_fetch(&readers_done, 1, __ATOMIC_RELEASE);
             }
             if (split_update) {
                 const gemm_job *j = &jobs[0];
-                gemm_bounds(j, by_cols[0], t, nt, &lo, &hi);
+                gemm_bounds(j, t, nt, &lo, &hi);
                 while (wait && __atomic_load_n(&readers_done, __ATOMIC_ACQUIRE) < nt) sched_yield();
                 if (hi > lo) u->apply(u->ctx, off + (size_t)lo * j->N, hi - lo, j->N, (size_t)j->N);
             }
@@ -490,17 +489,17 @@ static void cpu_linear_backward_pair(void *ctx, const tta_linear_grad *a, const 
 #pragma omp parallel num_threads(T)
     {
         int t = omp_get_thread_num(), nt = omp_get_num_threads(), lo, hi, rlo, rhi;
-        gemm_bounds(&ja[1], 1, t, nt, &lo, &hi);
-        gemm_range(&ja[1], 1, lo, hi);
+        gemm_bounds(&ja[1], t, nt, &lo, &hi);
+        gemm_range(&ja[1], lo, hi);
         __atomic_add_fetch(&readers_done, 1, __ATOMIC_RELEASE);
         if (hi > lo) {
             linear_bwd_prologue(b->op, b->dout, b->out, b->db, lo, hi);
             if (b->op->bias) ub->apply(ub->ctx, (size_t)b->op->b_off + (size_t)lo, 1, hi - lo, (size_t)(hi - lo));
         }
-        gemm_bounds(&ja[0], 0, t, nt, &rlo, &rhi);
-        gemm_range(&ja[0], 0, rlo, rhi);
+        gemm_bounds(&ja[0], t, nt, &rlo, &rhi);
+        gemm_range(&ja[0], rlo, rhi);
         if (hi > lo) {
-            gemm_range(&jb[0], 0, lo, hi);
+            gemm_range(&jb[0], lo, hi);
             ub->apply(ub->ctx, (size_t)b->op->w_off + (size_t)lo * jb[0].N, hi - lo, jb[0].N, (size_t)jb[0].N);
         }
         while (__atomic_load_n(&readers_done, __ATOMIC_ACQUIRE) < nt) sched_yield();

@@ -81,12 +81,8 @@ __attribute__((target("avx2"))) static void sgd_tensor_avx2(const tta_opt_config
 }
 #endif
 
-static void sgd_tensor_base(const tta_opt_config *c, float *restrict p, const float *restrict g, float *restrict v,
-                            size_t n, float lr, float wd) {
-    sgd_tensor_body(c, p, g, v, n, lr, wd);
-}
-
-/* sgd_tensor_body on the widest vectors the CPU has (the bits do not depend on which). */
+/* sgd_tensor_body on the widest vectors the CPU has (the bits do not depend on which): AVX2, else
+ * the baseline's, inlined here. */
 static void sgd_tensor(const tta_opt_config *c, float *restrict p, const float *restrict g, float *restrict v,
                        size_t n, float lr, float wd) {
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -95,7 +91,7 @@ static void sgd_tensor(const tta_opt_config *c, float *restrict p, const float *
         return;
     }
 #endif
-    sgd_tensor_base(c, p, g, v, n, lr, wd);
+    sgd_tensor_body(c, p, g, v, n, lr, wd);
 }
 
 /* Below this many parameters one thread updates them all: waking a sleeping (passive) OpenMP
