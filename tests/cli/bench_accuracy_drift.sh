@@ -9,11 +9,8 @@ set -uo pipefail
 TTA=${TTA:-build/tta}
 build=$(cd "$(dirname "$TTA")" && pwd)
 here=$(cd "$(dirname "$0")/../.." && pwd)
-if [ ! -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ] &&
-    [ ! -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte ]; then
-    echo "SKIPPED: no Fashion-MNIST in /usr/share/datasets/fashion-mnist (Debian's dataset-fashion-mnist)"
-    exit 77
-fi
+. "$(dirname "$0")/lib/fmnist.sh"
+skip_without_fmnist
 if ! /usr/bin/python3 -c 'import scipy' 2>/dev/null; then
     echo "SKIPPED: bench/accuracy_drift needs Debian's python3-scipy (./setup.sh --test installs it)"
     exit 77

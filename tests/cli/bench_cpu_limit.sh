@@ -8,11 +8,8 @@ set -uo pipefail
 TTA=${TTA:-build/tta}
 build=$(cd "$(dirname "$TTA")" && pwd)
 here=$(cd "$(dirname "$0")/../.." && pwd)
-if [ ! -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ] &&
-    [ ! -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte ]; then
-    echo "SKIPPED: no Fashion-MNIST in /usr/share/datasets/fashion-mnist (Debian's dataset-fashion-mnist)"
-    exit 77
-fi
+. "$(dirname "$0")/lib/fmnist.sh"
+skip_without_fmnist
 work=$(mktemp -d /tmp/tta-cpu-limit.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 . "$(dirname "$0")/lib/check.sh"
