@@ -55,6 +55,27 @@ def idx_path(d, name):
     return p if os.path.exists(p) else p + ".gz"
 
 
+def read_fmnist(d):
+    """Fashion-MNIST from folder d as (train images [50000][1][28][28] / 255, their labels (int64),
+    validation images [10000][1][28][28] / 255, their labels): the first 50,000 training images, and
+    the 10,000 test images for validation, as tta splits them"""
+    xtr = torch.from_numpy(read_idx(idx_path(d, "train-images-idx3-ubyte")).astype(np.float32) / 255.0)
+    ytr = torch.from_numpy(read_idx(idx_path(d, "train-labels-idx1-ubyte")))
+    xva = torch.from_numpy(read_idx(idx_path(d, "t10k-images-idx3-ubyte")).astype(np.float32) / 255.0)
+    yva = torch.from_numpy(read_idx(idx_path(d, "t10k-labels-idx1-ubyte")))
+    n_train = xtr.shape[0] - 10000
+    return xtr[:n_train], ytr[:n_train].long(), xva, yva.long()
+
+
+def model_params(text):
+    """a recipe's model_params ("k=v,k=v" or space-separated) as {k: int}"""
+    params = {}
+    for kv in (text or "").replace(",", " ").split():
+        k, v = kv.split("=")
+        params[k] = int(float(v))
+    return params
+
+
 class Residual(nn.Module):
     def __init__(self, inner):
         super().__init__()
@@ -137,11 +158,7 @@ def main():
     torch.set_num_threads(a.threads)
     torch.manual_seed(a.seed)
     gen = torch.Generator().manual_seed(a.seed + 1)
-    params = {}
-    for kv in (r.get("model_params") or "").replace(",", " ").split():
-        k, v = kv.split("=")
-        params[k] = int(float(v))
-    net = build(r["model"], params).to(dev)
+    net = build(r["model"], model_params(r.get("model_params"))).to(dev)
     o = r["optimizer"]
     opt = torch.optim.SGD(net.parameters(), lr=0.0, momentum=o.get("momentum", 0), nesterov=o.get("nesterov", False),
                           weight_decay=o.get("weight_decay", 0))
@@ -152,13 +169,10 @@ def main():
 
     t0 = time.perf_counter()  # run_start: data are touched
     d = r["dataset"].get("path", "/usr/share/datasets/fashion-mnist")
-    xtr = torch.from_numpy(read_idx(idx_path(d, "train-images-idx3-ubyte")).astype(np.float32) / 255.0)
-    ytr = torch.from_numpy(read_idx(idx_path(d, "train-labels-idx1-ubyte")))
-    xva = torch.from_numpy(read_idx(idx_path(d, "t10k-images-idx3-ubyte")).astype(np.float32) / 255.0)
-    yva = torch.from_numpy(read_idx(idx_path(d, "t10k-labels-idx1-ubyte")))
-    n_train = xtr.shape[0] - 10000
-    xtr, ytr = xtr[:n_train].to(dev), ytr[:n_train].to(dev).long()
-    xva, yva = xva.to(dev), yva.to(dev).long()
+    xtr, ytr, xva, yva = read_fmnist(d)
+    n_train = xtr.shape[0]
+    xtr, ytr = xtr.to(dev), ytr.to(dev)
+    xva, yva = xva.to(dev), yva.to(dev)
     sync()
     data_s = time.perf_counter() - t0  # reading the data, before the first epoch
     steps = n_train // bs

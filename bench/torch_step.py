@@ -36,29 +36,25 @@ import os
 import sys
 import time
 
-import numpy as np
 import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "replay"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from make_torch_reference import TtaNet, load_spec  # noqa: E402
-from torch_replay import augment, build, idx_path, read_idx  # noqa: E402
+from torch_replay import augment, build, model_params, read_fmnist  # noqa: E402
 
 FMNIST = "/usr/share/datasets/fashion-mnist"
 
 
 def fmnist(d):
-    """(train images [50000][1][28][28] / 255, their labels, validation images [10000][1][28][28] / 255):
-    Fashion-MNIST's first 50,000 training images and its 10,000 test images, read as
-    bench/torch_replay.py reads them"""
+    """(train images, their labels, validation images) of bench/torch_replay.py's read_fmnist, with
+    a clear error where the dataset is missing"""
     try:
-        x = torch.from_numpy(read_idx(idx_path(d, "train-images-idx3-ubyte")).astype(np.float32) / 255.0)
-        y = torch.from_numpy(read_idx(idx_path(d, "train-labels-idx1-ubyte")))
-        xva = torch.from_numpy(read_idx(idx_path(d, "t10k-images-idx3-ubyte")).astype(np.float32) / 255.0)
+        xtr, ytr, xva, _ = read_fmnist(d)
     except OSError as e:
         raise SystemExit("torch_step.py: Fashion-MNIST in %s: %s (Debian's dataset-fashion-mnist)" % (d, e))
-    return x[:50000], y[:50000].long(), xva
+    return xtr, ytr, xva
 
 
 def step_flops(net, batch):
@@ -86,14 +82,7 @@ def run(label, model, overrides, batch, args, data, momentum=0.9, nesterov=False
     torch.manual_seed(1)
     gen = torch.Generator().manual_seed(2)
     counted = TtaNet(load_spec(model), (1, 28, 28), 10, overrides)  # the FLOP count's layers
-    if idiomatic:
-        params = {}
-        for kv in (overrides or "").replace(",", " ").split():
-            k, v = kv.split("=")
-            params[k] = int(float(v))
-        net = build(model, params)
-    else:
-        net = counted
+    net = build(model, model_params(overrides)) if idiomatic else counted
     opt = torch.optim.SGD(net.parameters(), lr=0.01, momentum=momentum, nesterov=nesterov,
                           weight_decay=weight_decay)
     xtr, ytr, xva = data
